@@ -1,0 +1,1 @@
+"""allreduce-lab core: topologies, routing, workload DAGs, the round engine, schedulers, bounds."""

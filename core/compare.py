@@ -1,0 +1,153 @@
+"""Compare methods across configurations (the paper's Table 2, recomputed)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .bounds import lower_bounds
+from .schedulers import RANDOMIZED, ScheduleConfig, run_method
+from .schedulers.listsched import merged_dag
+from .topology import Preset, make_topology, preset
+
+DEFAULT_METHODS = ("ps", "ring", "greedy", "critical-path")
+MERGED_METHODS = ("greedy", "critical-path", "optimal", "rl", "rl-sample")
+
+
+@dataclass
+class MethodResult:
+    """One method on one configuration: mean rounds over seeds, the spread, and bounds of its own DAG."""
+
+    method: str
+    rounds: float
+    per_seed: list[int]
+    own_bound: int
+    seconds: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def std(self) -> float:
+        """Standard deviation over seeds (0 for deterministic methods)."""
+        return float(np.std(self.per_seed)) if len(self.per_seed) > 1 else 0.0
+
+
+@dataclass
+class Row:
+    """One configuration: sizes, the merged DAG's lower bound, every method's result, the paper's values."""
+
+    name: str
+    spec: str
+    nodes: int
+    edges: int
+    servers: int
+    workloads: int
+    lower_bound: int
+    bounds: dict
+    results: dict[str, MethodResult]
+    paper: Preset | None
+
+    def best_merged(self) -> MethodResult | None:
+        """The best method that schedules the merged DAG (the one the lower bound is for)."""
+        got = [r for m, r in self.results.items() if m in MERGED_METHODS]
+        return min(got, key=lambda r: r.rounds) if got else None
+
+    def gap(self, method: str) -> float | None:
+        """rounds / lower bound - 1 for a merged-DAG method, else None."""
+        r = self.results.get(method)
+        if r is None or method not in MERGED_METHODS:
+            return None
+        return r.rounds / self.lower_bound - 1
+
+    def as_dict(self) -> dict:
+        """Plain JSON-ready form."""
+        best = self.best_merged()
+        return {
+            "name": self.name, "spec": self.spec, "nodes": self.nodes, "edges": self.edges,
+            "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
+            "bounds": self.bounds,
+            "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info}
+                        for m, r in self.results.items()},
+            "best_merged_gap": (best.rounds / self.lower_bound - 1) if best else None,
+            "paper": None if self.paper is None else {
+                "nodes": self.paper.paper_nodes, "edges": self.paper.paper_edges,
+                "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
+                "ring": self.paper.paper_ring, "rl": self.paper.paper_rl},
+        }
+
+
+def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) -> list[tuple[str, str, Preset | None]]:
+    """(name, spec, paper values) for a preset and/or explicit spec strings."""
+    out: list[tuple[str, str, Preset | None]] = []
+    if preset_name:
+        out += [(p.name, p.spec, p) for p in preset(preset_name)]
+    out += [(s, s, None) for s in specs]
+    if not out:
+        raise ValueError("compare needs --preset NAME or at least one topology spec")
+    return out
+
+
+def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] = DEFAULT_METHODS,
+            seeds: int = 5, config: ScheduleConfig | None = None,
+            progress: Callable[[str], None] | None = None) -> list[Row]:
+    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds."""
+    base = config or ScheduleConfig()
+    methods = list(methods)
+    if seeds < 1:
+        raise ValueError(f"seeds must be >= 1, got {seeds}")
+    rows = []
+    for name, spec, paper in configs:
+        topo = make_topology(spec)
+        dag = merged_dag(topo, base)
+        lb = lower_bounds(dag)
+        results: dict[str, MethodResult] = {}
+        for m in methods:
+            if progress:
+                progress(f"{name} {m}")
+            start = time.perf_counter()
+            runs = range(seeds) if m in RANDOMIZED else [base.seed]
+            per_seed, info, own = [], {}, 0
+            for s in runs:
+                sched = run_method(m, topo, replace(base, seed=s))
+                per_seed.append(sched.n_rounds)
+                info = sched.info
+                own = own or lower_bounds(sched.dag).best
+            results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
+                                      _small_info(info))
+        rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
+                        lb.as_dict(), results, paper))
+    return rows
+
+
+def _small_info(info: dict) -> dict:
+    """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
+    return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_seconds",
+                                                   "ring_adjacent", "samples", "checkpoint")}
+
+
+def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the text/CSV table."""
+    header = ["config", "nodes", "edges", "workloads"] + methods + ["LB(merged)", "best gap",
+                                                                    "paper PS", "paper Ring", "paper RL"]
+    body = []
+    for r in rows:
+        cells = [r.name, str(r.nodes), str(r.edges), str(r.workloads)]
+        for m in methods:
+            res = r.results[m]
+            txt = f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"
+            if m == "optimal" and not res.info.get("proven_optimal"):
+                txt += "*"
+            cells.append(txt)
+        best = r.best_merged()
+        cells += [str(r.lower_bound), f"{100 * (best.rounds / r.lower_bound - 1):.1f}%" if best else "-"]
+        p = r.paper
+        cells += [_num(p.paper_ps if p else None), _num(p.paper_ring if p else None), _num(p.paper_rl if p else None)]
+        body.append(cells)
+    return header, body
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"

@@ -1,0 +1,160 @@
+"""Routing and node trees: the only place in the project that computes routes.
+
+For root r every node is routed along a shortest path to r. Its next hop is the neighbour one
+step closer to r with the lowest node id (``mode="shortest"``, the default and the model's
+rule), or, with ``mode="balanced"``, the ((r + v) mod m)-th of the m closer neighbours of v, so
+that different roots spread over equal-length routes. The next hops of one root form a tree
+over all nodes; the **node tree** keeps only the servers: the parent of server s is the first
+server on s's route, and the tree edge is that route segment, which crosses switches only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from .topology import Topology
+
+ROUTING_MODES = ("shortest", "balanced")
+
+
+@dataclass(frozen=True, eq=False)
+class Routes:
+    """Next hops toward every server and the node trees they induce.
+
+    Attributes
+    ----------
+    topology : the graph routed over.
+    mode : ``"shortest"`` (lowest-id tie-break) or ``"balanced"``.
+    dist : int array (S, n), hop distance from each node to root server i (row i = servers[i]).
+    next_hop : int array (S, n), next node toward root i (-1 at the root itself).
+    parent : int array (S, S), parent server *index* of server j in tree i (-1 at the root).
+    seg_nodes : int array (S, S, L+1), the node path from server j to its parent in tree i,
+        padded with -1; seg_len : int array (S, S), its number of links (0 at the root).
+    """
+
+    topology: Topology
+    mode: str
+    dist: np.ndarray
+    next_hop: np.ndarray
+    parent: np.ndarray
+    seg_nodes: np.ndarray
+    seg_len: np.ndarray
+
+    @cached_property
+    def seg_links(self) -> np.ndarray:
+        """Directed link ids of every segment, int array (S, S, L) padded with -1."""
+        nodes = self.seg_nodes
+        a, b = nodes[..., :-1], nodes[..., 1:]
+        ok = (a >= 0) & (b >= 0)
+        out = np.full(a.shape, -1, dtype=np.int64)
+        out[ok] = self.topology.link_ids_of(a[ok], b[ok])
+        return out
+
+    @cached_property
+    def depth(self) -> np.ndarray:
+        """Depth (tree edges to the root) of server j in tree i, int array (S, S)."""
+        s = self.parent.shape[0]
+        depth = np.zeros((s, s), dtype=np.int64)
+        cur = self.parent.copy()
+        rows = np.arange(s)[:, None]
+        alive = cur >= 0
+        while alive.any():
+            depth += alive
+            cur = np.where(alive, self.parent[rows, np.maximum(cur, 0)], -1)
+            alive = cur >= 0
+        return depth
+
+    def route(self, src: int, dst_server: int) -> list[int]:
+        """Node path from node `src` to server `dst_server` along the routing of that root."""
+        i = int(self.topology.server_index[dst_server])
+        if i < 0:
+            raise ValueError(f"route destination {dst_server} is not a server")
+        path = [int(src)]
+        while path[-1] != dst_server:
+            path.append(int(self.next_hop[i, path[-1]]))
+        return path
+
+    def node_tree(self, root: int) -> "NodeTree":
+        """The node tree of one root server (node id)."""
+        i = int(self.topology.server_index[root])
+        if i < 0:
+            raise ValueError(f"root {root} is not a server")
+        servers = self.topology.servers
+        parent = {int(servers[j]): int(servers[p]) for j, p in enumerate(self.parent[i]) if p >= 0}
+        segments = {int(servers[j]): [int(x) for x in self.seg_nodes[i, j, : self.seg_len[i, j] + 1]]
+                    for j in range(len(servers)) if self.parent[i, j] >= 0}
+        used = np.zeros(self.topology.n_edges, dtype=bool)
+        links = self.seg_links[i]
+        used[links[links >= 0] // 2] = True
+        return NodeTree(root=int(root), parent=parent, segments=segments,
+                        used_edges=np.flatnonzero(used), pruned_edges=np.flatnonzero(~used))
+
+
+@dataclass(frozen=True)
+class NodeTree:
+    """One root's node tree: parent server and route segment of each other server."""
+
+    root: int
+    parent: dict[int, int]
+    segments: dict[int, list[int]]
+    used_edges: np.ndarray
+    pruned_edges: np.ndarray
+
+    def children(self, server: int) -> list[int]:
+        """Servers whose parent is `server`, ascending."""
+        return sorted(s for s, p in self.parent.items() if p == server)
+
+
+def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
+    """Route every node toward every server and build all node trees (vectorized over roots)."""
+    if mode not in ROUTING_MODES:
+        raise ValueError(f"routing must be one of {', '.join(ROUTING_MODES)}, got {mode!r}")
+    t = topology
+    n = t.n_nodes
+    servers = t.servers
+    ptr, nbr, _ = t.adjacency
+    src_of_entry = np.repeat(np.arange(n), np.diff(ptr))
+    graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(n, n))
+    dist = shortest_path(graph, unweighted=True, indices=servers).astype(np.int64)  # (S, n)
+
+    closer = dist[:, nbr] == dist[:, src_of_entry] - 1  # (S, entries): entry j leads toward root
+    big = np.iinfo(np.int64).max
+    if mode == "shortest":
+        key = np.where(closer, nbr[None, :], big)
+        next_hop = np.minimum.reduceat(key, ptr[:-1], axis=1)
+    else:
+        count = np.add.reduceat(closer.astype(np.int64), ptr[:-1], axis=1)  # (S, n)
+        csum = np.cumsum(closer, axis=1)
+        before = np.concatenate([np.zeros((len(servers), 1), np.int64), csum[:, :-1]], axis=1)
+        start = before[:, ptr[:-1]]  # closer entries before each node's block
+        rank = csum - start[:, src_of_entry] - 1
+        choice = (servers[:, None] + np.arange(n)[None, :]) % np.maximum(count, 1)
+        pick = closer & (rank == choice[:, src_of_entry])
+        next_hop = np.maximum.reduceat(np.where(pick, nbr[None, :], -1), ptr[:-1], axis=1)
+    next_hop = np.where(next_hop == big, -1, next_hop).astype(np.int64)
+    next_hop[np.arange(len(servers)), servers] = -1
+
+    # Walk from every server toward each root until the first server: the node-tree segment.
+    s_count = len(servers)
+    rows = np.repeat(np.arange(s_count), s_count)
+    cur = np.tile(servers, s_count)
+    is_root = cur == servers[rows]
+    steps = [np.where(is_root, -1, cur)]
+    active = ~is_root
+    while active.any():
+        nxt = np.where(active, next_hop[rows, np.where(active, cur, 0)], -1)
+        steps.append(nxt)
+        cur = np.where(active, nxt, cur)
+        active = active & ~t.is_server[np.maximum(cur, 0)]
+    seg_nodes = np.stack(steps, axis=1).reshape(s_count, s_count, -1)
+    seg_len = (seg_nodes >= 0).sum(axis=2) - 1
+    seg_len = np.maximum(seg_len, 0)
+    end = seg_nodes[np.arange(s_count)[:, None], np.arange(s_count)[None, :], seg_len]
+    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
+    return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
+                  seg_nodes=seg_nodes, seg_len=seg_len)

@@ -1,0 +1,89 @@
+"""Read and write ``allreduce-schedule/1`` files (MODEL.md §8)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .schedulers.base import Schedule
+from .topology import to_dict
+
+FORMAT = "allreduce-schedule/1"
+
+
+class ScheduleFileError(ValueError):
+    """A file that is not a readable allreduce-schedule/1 document (one-line reason)."""
+
+
+def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str, Any]:
+    """The JSON document of a schedule: topology, workloads, rounds and stats."""
+    dag = schedule.dag
+    path = dag.path.to_lists()
+    prefix = dag.prefix.to_lists()
+    phase = ["reduce" if p == 0 else "broadcast" for p in dag.phase.tolist()]
+    workloads = [
+        {"id": w, "root": r, "chunk": c, "phase": ph, "path": pa, "prefix": pr, "carries_own": own}
+        for w, (r, c, ph, pa, pr, own) in enumerate(zip(dag.root.tolist(), dag.chunk.tolist(), phase, path,
+                                                        prefix, dag.carries_own.tolist()))
+    ]
+    stats = stats if stats is not None else schedule.stats()
+    return {
+        "format": FORMAT,
+        "topology": to_dict(dag.topology),
+        "method": schedule.method,
+        "merge": bool(dag.merge),
+        "chunks": int(dag.chunks),
+        "kind": dag.kind,
+        "routing": dag.meta.get("routing", "shortest"),
+        "workloads": workloads,
+        "rounds": [ids.tolist() for ids in schedule.rounds],
+        "stats": _plain(stats),
+        "info": _plain(schedule.info),
+    }
+
+
+def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None) -> dict[str, Any]:
+    """Write the schedule as JSON; returns the document written."""
+    doc = schedule_to_dict(schedule, stats)
+    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
+    return doc
+
+
+def read_schedule_file(path: str | Path) -> dict[str, Any]:
+    """Load a schedule file's JSON, checking only that it is JSON with the right format tag."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScheduleFileError(f"{path}: no such file")
+    try:
+        data = json.loads(p.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ScheduleFileError(f"{path}: not JSON ({err})") from None
+    return check_header(data, str(path))
+
+
+def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
+    """Raise ScheduleFileError unless `data` looks like an allreduce-schedule/1 document."""
+    if not isinstance(data, dict):
+        raise ScheduleFileError(f"{name}: the document must be a JSON object")
+    if data.get("format") != FORMAT:
+        raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {data.get('format')!r}")
+    for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):
+        if not isinstance(data.get(key), kind):
+            raise ScheduleFileError(f"{name}: '{key}' must be a JSON {kind.__name__.replace('dict', 'object')}")
+    return data
+
+
+def _plain(x: Any) -> Any:
+    """JSON-safe copy (numpy scalars and arrays to Python)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
