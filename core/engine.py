@@ -242,3 +242,65 @@ def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -> tupl
     for w in np.flatnonzero(eng.sent_round < 0)[:1000].tolist():
         violations.append(Violation("missing", None, w, None, f"workload {dag.describe(w)} is never sent"))
     return eng, violations
+
+
+class RoundBuilder:
+    """A round being assembled one workload at a time from a candidate pool.
+
+    Tracks the load each directed link already carries in the round and which candidates
+    still fit (all their links below capacity). Used by the step-by-step agents and envs.
+    """
+
+    def __init__(self, engine: Engine, pool: np.ndarray):
+        dag = engine.dag
+        self.pool = np.asarray(pool, dtype=np.int64)
+        self.cap = engine.link_capacity
+        self.used = np.zeros(len(self.cap), dtype=np.int64)
+        self.pos, self.lk = dag.links.gather(self.pool)  # (candidate position, link) pairs
+        self.n_links_of = np.bincount(self.pos, minlength=len(self.pool))
+        self.valid = np.ones(len(self.pool), dtype=bool)
+        self.picked: list[int] = []  # positions in pool, in pick order
+        self.on_link = np.bincount(self.lk, minlength=len(self.cap))  # valid candidates per link
+
+    @property
+    def done(self) -> bool:
+        """True when no candidate fits any more."""
+        return not self.valid.any()
+
+    def ids(self) -> np.ndarray:
+        """Workload ids picked so far, in pick order."""
+        return self.pool[np.array(self.picked, dtype=np.int64)]
+
+    def add(self, i: int) -> None:
+        """Pick pool position i (must be valid); candidates whose links fill up stop being valid."""
+        if not self.valid[i]:
+            raise InvalidRound([Violation("capacity", None, int(self.pool[i]), None,
+                                          f"workload {int(self.pool[i])} conflicts with the round so far")])
+        links = self._links_of(i)
+        self.used[links] += 1
+        self.picked.append(int(i))
+        full = np.zeros(len(self.cap), dtype=bool)
+        full[links[self.used[links] >= self.cap[links]]] = True
+        was = self.valid.copy()
+        if full.any():
+            hit = full[self.lk]
+            self.valid[self.pos[hit]] = False
+        self.valid[i] = False
+        gone = was & ~self.valid
+        if gone.any():
+            drop = gone[self.pos]
+            np.subtract.at(self.on_link, self.lk[drop], 1)
+
+    def _links_of(self, i: int) -> np.ndarray:
+        start = int(np.searchsorted(self.pos, i))
+        return self.lk[start:start + self.n_links_of[i]]
+
+    def conflict_degree(self) -> np.ndarray:
+        """For each candidate, how many other valid candidates share one of its links (counted per link)."""
+        w = self.on_link[self.lk] - 1
+        return np.bincount(self.pos, weights=w, minlength=len(self.pool))
+
+    def exclusive_share(self) -> np.ndarray:
+        """For each candidate, the share of its links no other valid candidate needs."""
+        alone = (self.on_link[self.lk] <= 1).astype(np.float64)
+        return np.bincount(self.pos, weights=alone, minlength=len(self.pool)) / np.maximum(self.n_links_of, 1)

@@ -1,7 +1,8 @@
 """Topology generators, spec strings and presets.
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
-``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``.
+``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
+``example:fig3`` (the paper's four-host example).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Callable
 
 from .bcube import bcube
 from .dcell import dcell, dcell_servers
+from .examples import EXAMPLES, example, fig3
 from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, to_dict
 from .graph import SERVER, SWITCH, Topology, TopologyError
@@ -18,7 +20,7 @@ from .jellyfish import jellyfish
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "make_topology", "parse_spec", "FAMILIES", "PRESETS", "Preset", "preset",
+    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
 ]
 
@@ -52,8 +54,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         if not rest:
             raise TopologyError("file: spec needs a path, e.g. file:net.graphml")
         return "file", {}
+    if family == "example":
+        if rest not in EXAMPLES:
+            raise TopologyError(f"unknown example {rest!r}; known: {', '.join(EXAMPLES)}")
+        return "example", {}
     if family not in FAMILIES:
-        known = ", ".join(list(FAMILIES) + ["file"])
+        known = ", ".join(list(FAMILIES) + ["file", "example"])
         raise TopologyError(f"unknown topology family {head!r}; known: {known}")
     fam = FAMILIES[family]
     params: dict[str, int] = dict(fam.optional)
@@ -80,6 +86,8 @@ def make_topology(spec: str) -> Topology:
     family, params = parse_spec(spec)
     if family == "file":
         return load_topology_file(spec.strip().partition(":")[2])
+    if family == "example":
+        return example(spec.strip().partition(":")[2])
     return FAMILIES[family].build(**params)
 
 

@@ -1,0 +1,189 @@
+"""Observations of both agents: per-candidate and per-flow-tree feature vectors.
+
+Every feature is normalized so that one network, with weights shared across candidates,
+runs on any topology and any size. The observer keeps the per-episode static data (chain
+lengths, a backward schedule) and reads the dynamic state from the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..bounds import lower_bounds
+from ..engine import Engine, RoundBuilder
+from ..schedulers.base import list_schedule
+from ..schedulers.listsched import critical_path_rank
+from ..workloads import WorkloadDAG
+
+FEATURES_VERSION = 2
+
+LOWER_FEATURES = (
+    "tail",               # remaining chain from the workload / remaining-rounds estimate
+    "link_pressure_max",  # max over its links of remaining load / max remaining link load
+    "link_pressure_mean", # mean of the same over its links
+    "path_links",         # number of links it occupies / the longest path
+    "successors",         # workloads it unlocks / the most any workload unlocks
+    "desc_pressure",      # max link pressure among itself and its descendants
+    "slack",              # latest round in a backward schedule minus now, / lower bound
+    "broadcast",          # 1 for broadcast, 0 for reduce
+    "tree_progress",      # share of its flow-tree already sent
+    "pool_conflicts",     # pool candidates sharing a link with it / pool size
+    "round_progress",     # rounds so far / lower bound
+    "tail_rank",          # its chain length's rank in the pool, 0 (shortest) .. 1 (longest)
+)
+DYNAMIC_FEATURES = (
+    "conflicts_valid",    # within the round: valid candidates sharing a link with it / valid candidates
+    "conflicts_rel",      # the same count / the largest such count among valid candidates
+    "exclusive_links",    # share of its links that no other valid candidate needs
+)
+UPPER_FEATURES = (
+    "remaining",          # share of the tree not yet sent
+    "ready",              # ready workloads of the tree / (S - 1)
+    "tail",               # longest remaining chain in the tree / remaining-rounds estimate
+    "pressure",           # max link pressure over its ready workloads
+    "slack",              # least slack over its ready workloads
+    "last_selected",      # the upper agent's last action for this tree (paper: last action)
+    "shared_links",       # share of its ready workloads on a link another ready workload needs
+    "round_progress",     # rounds so far / lower bound
+    "sent_last_round",    # its workloads sent last round / (S - 1)
+)
+
+
+class Observer:
+    """Computes both agents' features for one DAG from an engine's state."""
+
+    def __init__(self, dag: WorkloadDAG):
+        self.dag = dag
+        self.n_links_of = dag.links.lengths
+        self.max_links = max(1, int(self.n_links_of.max()))
+        self.succ_count = dag.successors.lengths
+        self.max_succ = max(1, int(self.succ_count.max()))
+        self.lb0 = max(1, lower_bounds(dag).best)
+        self.latest = backward_latest(dag)
+        self.tree_size = np.bincount(dag.tree, minlength=dag.n_trees)
+        self.per_tree = max(1, dag.topology.n_servers - 1)
+        self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
+        self._levels = dag.topo_levels
+
+    def state(self, engine: Engine) -> "RoundState":
+        """Dynamic quantities shared by both agents' features at the start of a round."""
+        dag = self.dag
+        sent = engine.sent_round >= 0
+        unsent_entry = ~sent[self._link_rows]
+        rem = np.bincount(self._link_vals[unsent_entry], minlength=dag.topology.n_links).astype(np.float64)
+        rem = rem / dag.topology.link_capacity
+        lmax = max(1.0, float(rem.max()))
+        press = np.zeros(dag.n)
+        np.maximum.at(press, self._link_rows, rem[self._link_vals] / lmax)
+        desc = np.where(sent, 0.0, press)
+        for level in reversed(self._levels[:-1]):
+            pos, succ = dag.successors.gather(level)
+            if len(pos):
+                best = desc[level].copy()
+                np.maximum.at(best, pos, desc[succ])
+                desc[level] = np.where(sent[level], 0.0, best)
+        tails = dag.tail[~sent]
+        lb_rem = max(lmax, float(tails.max()) if len(tails) else 1.0, 1.0)
+        tree_sent = np.bincount(dag.tree[sent], minlength=dag.n_trees)
+        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, engine.ready_mask(), engine.n_rounds)
+
+    def lower(self, st: "RoundState", cand: np.ndarray) -> np.ndarray:
+        """Features of candidate workloads, float32 (len(cand), len(LOWER_FEATURES))."""
+        dag = self.dag
+        pos, lk = dag.links.gather(cand)
+        k = len(cand)
+        mean = np.bincount(pos, weights=st.remaining[lk] / st.lmax, minlength=k) / np.maximum(self.n_links_of[cand], 1)
+        on_link = np.bincount(lk, minlength=dag.topology.n_links)
+        conflicts = np.bincount(pos, weights=on_link[lk] - 1, minlength=k)
+        tails = dag.tail[cand]
+        rank = np.argsort(np.argsort(tails, kind="stable"), kind="stable") / max(1, k - 1)
+        out = np.stack([
+            tails / st.lb_rem,
+            st.pressure[cand],
+            mean,
+            self.n_links_of[cand] / self.max_links,
+            self.succ_count[cand] / self.max_succ,
+            st.desc_pressure[cand],
+            (self.latest[cand] - st.round) / self.lb0,
+            dag.phase[cand].astype(np.float64),
+            st.tree_sent[dag.tree[cand]] / self.tree_size[dag.tree[cand]],
+            conflicts / max(1, k),
+            np.full(k, st.round / self.lb0),
+            rank,
+        ], axis=1)
+        return out.astype(np.float32)
+
+    def upper(self, st: "RoundState", last_selected: np.ndarray, sent_last: np.ndarray) -> np.ndarray:
+        """Features of every flow-tree, float32 (n_trees, len(UPPER_FEATURES))."""
+        dag = self.dag
+        nt = dag.n_trees
+        ready = np.flatnonzero(st.ready)
+        rt = dag.tree[ready]
+        ready_count = np.bincount(rt, minlength=nt)
+        tail_unsent = np.where(self._unsent(st), dag.tail, 0)
+        max_tail = np.zeros(nt)
+        np.maximum.at(max_tail, dag.tree, tail_unsent)
+        pressure = np.zeros(nt)
+        np.maximum.at(pressure, rt, st.pressure[ready])
+        slack = np.full(nt, 1.0)
+        if len(ready):
+            np.minimum.at(slack, rt, (self.latest[ready] - st.round) / self.lb0)
+        pos, lk = dag.links.gather(ready)
+        on_link = np.bincount(lk, minlength=dag.topology.n_links)
+        shared = np.zeros(len(ready))
+        np.maximum.at(shared, pos, (on_link[lk] > 1).astype(np.float64))
+        shared_tree = np.bincount(rt, weights=shared, minlength=nt) / np.maximum(ready_count, 1)
+        out = np.stack([
+            1.0 - st.tree_sent / self.tree_size,
+            ready_count / self.per_tree,
+            max_tail / st.lb_rem,
+            pressure,
+            slack,
+            last_selected.astype(np.float64),
+            shared_tree,
+            np.full(nt, st.round / self.lb0),
+            sent_last / self.per_tree,
+        ], axis=1)
+        return out.astype(np.float32)
+
+    def _unsent(self, st: "RoundState") -> np.ndarray:
+        return st.tree_sent[self.dag.tree] < self.tree_size[self.dag.tree]
+
+
+@dataclasses.dataclass
+class RoundState:
+    """What both agents see of the engine at the start of a round."""
+
+    remaining: np.ndarray       # remaining load per directed link (in capacity units)
+    lmax: float                 # the largest remaining link load (>= 1)
+    pressure: np.ndarray        # per workload: max remaining load of its links / lmax
+    desc_pressure: np.ndarray   # per workload: max pressure of itself and its unsent descendants
+    lb_rem: float               # remaining-rounds estimate: max(lmax, longest unsent chain)
+    tree_sent: np.ndarray       # workloads sent per tree
+    ready: np.ndarray           # ready mask
+    round: int                  # rounds applied so far
+
+
+def dynamic_features(builder: "RoundBuilder") -> np.ndarray:
+    """Within-round features of every pool candidate given the picks so far, float32 (k, 3)."""
+    deg = builder.conflict_degree()
+    n_valid = max(1, int(builder.valid.sum()))
+    top = max(1.0, float(deg[builder.valid].max()) if builder.valid.any() else 1.0)
+    return np.stack([deg / n_valid, deg / top, builder.exclusive_share()], axis=1).astype(np.float32)
+
+
+def backward_latest(dag: WorkloadDAG) -> np.ndarray:
+    """Latest round of each workload in a backward critical-path list schedule of the reversed DAG.
+
+    Scheduling the reversed DAG from the end gives each workload a round by which it is
+    needed (the idea of forward-backward improvement); ``latest - now`` is its slack.
+    """
+    rev = dataclasses.replace(dag, prefix=dag.successors, meta={})
+    rounds = list_schedule(rev, critical_path_rank(rev))
+    latest = np.empty(dag.n, dtype=np.int64)
+    last = len(rounds) - 1
+    for r, ids in enumerate(rounds):
+        latest[ids] = last - r
+    return latest

@@ -1,0 +1,63 @@
+"""The two policies: shared-weight scorers over candidates (lower) and flow-trees (upper).
+
+Both score each item from its own feature vector with one small MLP, so the same weights
+run on any topology and any size. The lower agent's MLP reads a candidate's round-start
+features and returns a base score h and coefficients c for the within-round (dynamic)
+features d, so its score at a step is ``h + c . d``: one network call per round, a dot
+product per step. Infeasible items get their logits masked before the softmax (lower) or
+are never selected (upper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """Shape of both networks (stored in the checkpoint sidecar)."""
+
+    hidden: int = 64
+    """Width of the two hidden layers."""
+    upper_bias: float = 3.0
+    """Initial logit of selecting a tree (sigmoid(3) ~ 0.95: start by selecting nearly all)."""
+    features_version: int = FEATURES_VERSION
+    n_lower: int = len(LOWER_FEATURES)
+    n_dynamic: int = len(DYNAMIC_FEATURES)
+    n_upper: int = len(UPPER_FEATURES)
+
+    def as_dict(self) -> dict:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0) -> nn.Sequential:
+    net = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                        nn.Linear(hidden, n_out))
+    nn.init.zeros_(net[-1].weight)
+    nn.init.constant_(net[-1].bias, bias)
+    return net
+
+
+class HierarchicalPolicy(nn.Module):
+    """The flow-tree selection (upper) and workload scheduling (lower) policies."""
+
+    def __init__(self, config: PolicyConfig = PolicyConfig()):
+        super().__init__()
+        self.config = config
+        self.upper = _mlp(config.n_upper, config.hidden, 1, config.upper_bias)
+        self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic)
+
+    def tree_logits(self, feats: torch.Tensor) -> torch.Tensor:
+        """Selection logit of each flow-tree, shape (n_trees,)."""
+        return self.upper(feats).squeeze(-1)
+
+    def workload_heads(self, feats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Base score h (k,) and dynamic-feature coefficients c (k, D) of each candidate."""
+        out = self.lower(feats)
+        return out[:, 0], out[:, 1:]
