@@ -42,9 +42,13 @@ class Engine:
     def __init__(self, dag: WorkloadDAG):
         self._dag = dag
         self._cap = dag.topology.link_capacity
+        # capacities with one extra "sentinel" link of unlimited capacity that pads short paths
+        self._cap_ext = np.r_[self._cap, np.iinfo(np.int64).max // 4]
         self._unit_capacity = bool(self._cap.max() == 1)
         self._sent_round = np.full(dag.n, -1, dtype=np.int64)
         self._waiting = dag.n_prefix.copy()  # prefixes not yet sent
+        self._ready = self._waiting == 0
+        self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
         self._n_sent = 0
 
@@ -58,6 +62,13 @@ class Engine:
     def rounds(self) -> list[np.ndarray]:
         """Workload ids of every applied round (copies)."""
         return [r.copy() for r in self._rounds]
+
+    @property
+    def last_round(self) -> np.ndarray:
+        """Workload ids of the last applied round (read-only view; empty before the first)."""
+        v = (self._rounds[-1] if self._rounds else np.zeros(0, np.int64)).view()
+        v.setflags(write=False)
+        return v
 
     @property
     def n_rounds(self) -> int:
@@ -86,9 +97,16 @@ class Engine:
         """Capacity of each directed link."""
         return self._cap
 
+    @property
+    def last_freed(self) -> np.ndarray:
+        """Workloads that became ready when the last round was applied."""
+        return self._last_freed
+
     def ready_mask(self) -> np.ndarray:
-        """Workloads that may be sent in the next round (unsent, all prefixes sent)."""
-        return (self._sent_round < 0) & (self._waiting == 0)
+        """Workloads that may be sent in the next round (unsent, all prefixes sent; read-only view)."""
+        v = self._ready.view()
+        v.setflags(write=False)
+        return v
 
     # ---- rules ----------------------------------------------------------------------------
     def check(self, ids: np.ndarray | list[int]) -> list[Violation]:
@@ -106,8 +124,12 @@ class Engine:
 
     def _commit(self, ids: np.ndarray) -> None:
         self._sent_round[ids] = len(self._rounds)
+        self._ready[ids] = False
         _, succ = self._dag.successors.gather(ids)
         np.subtract.at(self._waiting, succ, 1)
+        freed = succ[self._waiting[succ] == 0]
+        self._last_freed = freed[self._sent_round[freed] < 0]  # replay may send out of order
+        self._ready[self._last_freed] = True
         self._rounds.append(np.sort(ids))
         self._n_sent += len(ids)
 
@@ -116,18 +138,23 @@ class Engine:
         """Greedy round: walk `candidates` in order, keep each one whose links all have room.
 
         Equal to the sequential loop, computed in vectorized passes. `used` (per directed link)
-        is the load already in the round and is not modified.
+        is the load already in the round and is not modified. Returns the kept ids, sorted.
         """
-        used = np.zeros(len(self._cap), dtype=np.int64) if used is None else used.astype(np.int64)
+        cap = self._cap_ext
+        used_ext = np.zeros(len(cap), dtype=np.int64)
+        if used is not None:
+            used_ext[:-1] = used
+        cols = self._dag.link_columns
         chosen: list[np.ndarray] = []
-        batch = max(1024, 2 * len(self._cap))
-        for start in range(0, len(candidates), batch):
-            part = candidates[start:start + batch]
-            got = _fill_batch(part, self._dag, self._cap, used, self._unit_capacity)
-            if len(got):
-                chosen.append(got)
-            if np.all(used >= self._cap):
-                break
+        first = max(4096, 4 * len(self._cap))  # usually fills most links; the rest goes in one pass
+        for part in (candidates[:first], candidates[first:]):
+            part = np.asarray(part, dtype=np.int64)
+            if len(part) == 0:
+                continue
+            part = part[_fits(used_ext < cap, cols, part)]
+            if len(part):
+                links = np.stack([c[part] for c in cols], axis=1)
+                chosen.append(_fill_batch(part, links, cap, used_ext, self._unit_capacity))
         return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
 
     def run(self, select: Callable[["Engine"], np.ndarray], max_rounds: int | None = None) -> "Engine":
@@ -144,41 +171,60 @@ class Engine:
         return utilization(self._dag, self._rounds)
 
 
-def _fill_batch(cand: np.ndarray, dag: WorkloadDAG, cap: np.ndarray, used: np.ndarray,
+def _fits(room: np.ndarray, cols: tuple[np.ndarray, ...], ids: np.ndarray) -> np.ndarray:
+    """Mask of the workloads `ids` whose every link has room (column-wise: fast for short paths)."""
+    ok = room[cols[0][ids]]
+    for c in cols[1:]:
+        ok &= room[c[ids]]
+    return ok
+
+
+def _all_cols(mask: np.ndarray) -> np.ndarray:
+    """Row-wise all() of a 2-D bool array, column by column."""
+    out = mask[:, 0].copy()
+    for j in range(1, mask.shape[1]):
+        out &= mask[:, j]
+    return out
+
+
+def _fill_batch(cand: np.ndarray, links: np.ndarray, cap: np.ndarray, used: np.ndarray,
                 unit: bool) -> np.ndarray:
-    """Sequential greedy over one batch, vectorized; updates `used` in place."""
-    pos, lk = dag.links.gather(cand)  # pos: index into cand = priority (lower first)
-    alive = np.ones(len(cand), dtype=bool)
-    accepted = np.zeros(len(cand), dtype=bool)
-    while True:
-        full = used[lk] >= cap[lk]
-        if full.any():
-            alive[pos[full]] = False
-        keep = alive[pos]
-        pos, lk = pos[keep], lk[keep]
-        if len(pos) == 0:
-            break
+    """Sequential greedy over one batch (in priority order), vectorized; updates `used` in place.
+
+    Each pass accepts every candidate that would be accepted whatever the undecided
+    candidates ahead of it do (it has room on each link even if all of them were taken),
+    then drops the candidates that no longer fit. The best remaining candidate is always
+    accepted, so every pass makes progress; the result equals the one-by-one loop.
+    """
+    sentinel = len(cap) - 1
+    width = links.shape[1]
+    idx = np.arange(len(cand))
+    accepted = []
+    while len(idx):
+        lk = links[idx]
         if unit:
-            # the best remaining candidate on every one of its links is safe to accept
             best = np.full(len(cap), len(cand), dtype=np.int64)
-            np.minimum.at(best, lk, pos)
-            blocked = pos[best[lk] != pos]
+            np.minimum.at(best, lk.ravel(), np.repeat(idx, width))
+            safe = _all_cols((best[lk] == idx[:, None]) | (lk == sentinel))
         else:
-            order = np.argsort(lk, kind="stable")  # pos order kept within a link
-            lk_s, pos_s = lk[order], pos[order]
-            first = np.r_[True, lk_s[1:] != lk_s[:-1]]
-            group_start = np.maximum.accumulate(np.where(first, np.arange(len(lk_s)), 0))
-            ahead = np.arange(len(lk_s)) - group_start  # remaining candidates ahead on that link
-            blocked = pos_s[used[lk_s] + ahead >= cap[lk_s]]
-        safe = np.zeros(len(cand), dtype=bool)
-        safe[pos] = True
-        safe[blocked] = False
-        take = safe[pos]
-        np.add.at(used, lk[take], 1)
-        accepted |= safe
-        alive &= ~safe
-        pos, lk = pos[~take], lk[~take]
-    return cand[accepted]
+            flat = lk.ravel()
+            order = np.argsort(flat, kind="stable")  # candidate order kept within a link
+            fs = flat[order]
+            first = np.r_[True, fs[1:] != fs[:-1]]
+            start = np.maximum.accumulate(np.where(first, np.arange(len(fs)), 0))
+            ahead = np.empty(len(fs), dtype=np.int64)
+            ahead[order] = np.arange(len(fs)) - start
+            room = (used[flat] + ahead.reshape(-1) < cap[flat]).reshape(lk.shape)
+            safe = _all_cols(room)
+        acc = idx[safe]
+        accepted.append(acc)
+        np.add.at(used, links[acc].ravel(), 1)
+        used[sentinel] = 0
+        rest = idx[~safe]
+        if len(rest) == 0:
+            break
+        idx = rest[_all_cols((used < cap)[links[rest]])]
+    return cand[np.sort(np.concatenate(accepted))] if accepted else cand[:0]
 
 
 def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiting: np.ndarray,
@@ -202,11 +248,11 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
         out.append(Violation("prefix", round_no, w, None,
                              f"round {round_no}: workload {dag.describe(w)} waits for prefix "
                              f"{', '.join(map(str, missing[:5]))}{'...' if len(missing) > 5 else ''} not sent earlier"))
-    pos, lk = dag.links.gather(uniq)
-    load = np.bincount(lk, minlength=topo.n_links)
+    lk = dag.links_padded[uniq]
+    load = np.bincount(lk.ravel(), minlength=topo.n_links + 1)[:-1]
     cap = topo.link_capacity
     for link in np.flatnonzero(load > cap).tolist():
-        on = uniq[pos[lk == link]]
+        on = uniq[(lk == link).any(axis=1)]
         out.append(Violation("capacity", round_no, int(on[-1]), link,
                              f"round {round_no}: link {topo.link_label(link)} carries {load[link]} workloads "
                              f"({', '.join(map(str, on[:6].tolist()))}) over its capacity {cap[link]}"))

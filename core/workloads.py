@@ -119,6 +119,22 @@ class WorkloadDAG:
         return tail
 
     @cached_property
+    def links_padded(self) -> np.ndarray:
+        """Links of every workload as an (n, longest path) matrix padded with the sentinel id n_links."""
+        lens = self.links.lengths
+        width = max(1, int(lens.max()) if self.n else 1)
+        out = np.full((self.n, width), self.topology.n_links, dtype=np.int64)
+        rows = self.links.rows_of_values()
+        cols = np.arange(len(rows)) - self.links.ptr[rows]
+        out[rows, cols] = self.links.values
+        return out
+
+    @cached_property
+    def link_columns(self) -> tuple[np.ndarray, ...]:
+        """The columns of `links_padded`, each contiguous: column j holds every workload's j-th link."""
+        return tuple(np.ascontiguousarray(c) for c in self.links_padded.T)
+
+    @cached_property
     def link_load(self) -> np.ndarray:
         """Number of workloads that cross each directed link."""
         return np.bincount(self.links.values, minlength=self.topology.n_links)

@@ -95,9 +95,15 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> list[np.ndarray]:
     `rank` is a permutation-like priority (lower first); ties are broken by workload id.
     """
     order = np.lexsort((np.arange(dag.n), rank))  # workloads in priority order
+    place = np.empty(dag.n, dtype=np.int64)
+    place[order] = np.arange(dag.n)
+    engine = Engine(dag)
+    ready_by_place = engine.ready_mask()[order].copy()  # the ready set, kept in priority order
 
-    def select(engine: Engine) -> np.ndarray:
-        ready = order[engine.ready_mask()[order]]
-        return engine.fill(ready)
+    def select(eng: Engine) -> np.ndarray:
+        if eng.n_rounds:
+            ready_by_place[place[eng.last_round]] = False
+            ready_by_place[place[eng.last_freed]] = True
+        return eng.fill(order[np.flatnonzero(ready_by_place)])
 
-    return Engine(dag).run(select).rounds
+    return engine.run(select).rounds
