@@ -228,34 +228,44 @@ def _fill_batch(cand: np.ndarray, links: np.ndarray, cap: np.ndarray, used: np.n
 
 
 def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiting: np.ndarray,
-                round_no: int) -> list[Violation]:
-    """The rules a round would break, given the state before it (the one place rounds are checked)."""
+                round_no: int, ext: np.ndarray | None = None) -> list[Violation]:
+    """The rules a round would break, given the state before it (the one place rounds are checked).
+
+    `ext` maps internal workload ids to the ids shown in messages (a file's own ids).
+    """
     out: list[Violation] = []
     topo = dag.topology
+
+    def show(w: int) -> int:
+        return int(w) if ext is None else int(ext[w])
+
+    def name(w: int) -> str:
+        return dag.describe(w, show(w))
+
     bad = (ids < 0) | (ids >= dag.n)
     for w in ids[bad].tolist():
         out.append(Violation("unknown", round_no, w, None, f"round {round_no}: workload {w} does not exist"))
     ids = ids[~bad]
     uniq, counts = np.unique(ids, return_counts=True)
     for w in uniq[counts > 1].tolist():
-        out.append(Violation("duplicate", round_no, w, None,
-                             f"round {round_no}: workload {dag.describe(w)} appears twice in the round"))
+        out.append(Violation("duplicate", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} appears twice in the round"))
     for w in uniq[sent_round[uniq] >= 0].tolist():
-        out.append(Violation("already-sent", round_no, w, None,
-                             f"round {round_no}: workload {dag.describe(w)} was already sent in round {sent_round[w]}"))
+        out.append(Violation("already-sent", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} was already sent in round {sent_round[w]}"))
     for w in uniq[(waiting[uniq] > 0) & (sent_round[uniq] < 0)].tolist():
-        missing = [p for p in dag.prefix.row(w).tolist() if sent_round[p] < 0]
-        out.append(Violation("prefix", round_no, w, None,
-                             f"round {round_no}: workload {dag.describe(w)} waits for prefix "
+        missing = [show(p) for p in dag.prefix.row(w).tolist() if sent_round[p] < 0]
+        out.append(Violation("prefix", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} waits for prefix "
                              f"{', '.join(map(str, missing[:5]))}{'...' if len(missing) > 5 else ''} not sent earlier"))
     lk = dag.links_padded[uniq]
     load = np.bincount(lk.ravel(), minlength=topo.n_links + 1)[:-1]
     cap = topo.link_capacity
     for link in np.flatnonzero(load > cap).tolist():
-        on = uniq[(lk == link).any(axis=1)]
-        out.append(Violation("capacity", round_no, int(on[-1]), link,
+        on = [show(w) for w in uniq[(lk == link).any(axis=1)].tolist()]
+        out.append(Violation("capacity", round_no, on[-1], link,
                              f"round {round_no}: link {topo.link_label(link)} carries {load[link]} workloads "
-                             f"({', '.join(map(str, on[:6].tolist()))}) over its capacity {cap[link]}"))
+                             f"({', '.join(map(str, on[:6]))}) over its capacity {cap[link]}"))
     return out
 
 
@@ -269,24 +279,27 @@ def utilization(dag: WorkloadDAG, rounds: list[np.ndarray]) -> np.ndarray:
     return out / dag.topology.link_capacity[:, None]
 
 
-def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -> tuple[Engine, list[Violation]]:
+def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]],
+           ext: np.ndarray | None = None) -> tuple[Engine, list[Violation]]:
     """Apply rounds in order, collecting every violation instead of stopping at the first.
 
     A round with violations is still recorded (its valid workloads count as sent) so later
     rounds are judged against a sensible state. Workloads never sent are reported as `missing`.
+    `ext` maps internal ids to the ids used in the violations (a file's own ids).
     """
     eng = Engine(dag)
     violations: list[Violation] = []
     for ids in rounds:
         ids = np.asarray(ids, dtype=np.int64)
-        v = eng.check(ids)
+        v = check_round(dag, ids, eng.sent_round, eng._waiting, eng.n_rounds, ext)  # noqa: SLF001
         violations.extend(v)
         ok = ids[(ids >= 0) & (ids < dag.n)]
         ok = np.unique(ok)
         ok = ok[eng.sent_round[ok] < 0]
         eng._commit(ok)  # noqa: SLF001 - replay keeps going to report everything
     for w in np.flatnonzero(eng.sent_round < 0)[:1000].tolist():
-        violations.append(Violation("missing", None, w, None, f"workload {dag.describe(w)} is never sent"))
+        shown = w if ext is None else int(ext[w])
+        violations.append(Violation("missing", None, shown, None, f"workload {dag.describe(w, shown)} is never sent"))
     return eng, violations
 
 

@@ -158,3 +158,31 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
     return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
                   seg_nodes=seg_nodes, seg_len=seg_len)
+
+
+def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | None:
+    """Shortest path from server `src` to server `dst` whose interior nodes are all switches
+    (lowest-id next hop among equals), or None if no such path exists."""
+    t = topology
+    ptr, nbr, _ = t.adjacency
+    dist = {dst: 0}
+    frontier = [dst]
+    while frontier and src not in dist:
+        nxt = []
+        for v in frontier:
+            if v != dst and t.is_server[v]:
+                continue  # a server other than the end is never crossed
+            for u in nbr[ptr[v]:ptr[v + 1]].tolist():
+                if u not in dist:
+                    dist[u] = dist[v] + 1
+                    nxt.append(u)
+        frontier = nxt
+    if src not in dist:
+        return None
+    path = [src]
+    while path[-1] != dst:
+        v = path[-1]
+        d = dist[v]
+        path.append(min(u for u in nbr[ptr[v]:ptr[v + 1]].tolist()
+                        if dist.get(u) == d - 1 and (u == dst or not t.is_server[u])))
+    return path

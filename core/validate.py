@@ -47,6 +47,11 @@ class Report:
         return out
 
 
+def _is_int(x: Any) -> bool:
+    """A JSON integer (booleans are not)."""
+    return type(x) is int
+
+
 def _v(rule: str, message: str, workload: int | None = None, rnd: int | None = None,
        link: int | None = None) -> Violation:
     return Violation(rule, rnd, workload, link, message)
@@ -62,7 +67,7 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
         report.violations.append(_v("topology", f"topology: {err}"))
         return report
     chunks = data.get("chunks", 1)
-    if not isinstance(chunks, int) or chunks < 1:
+    if not _is_int(chunks) or chunks < 1:
         report.violations.append(_v("header", f"chunks must be an integer >= 1, got {chunks!r}"))
         chunks = 1
     dag, id_of, problems = _dag_from_workloads(topo, data["workloads"], chunks)
@@ -76,9 +81,9 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     except ValueError:
         report.violations.append(_v("prefix", "the prefix relation has a cycle: no schedule can satisfy it"))
         return report
-    engine, round_violations = replay(dag, rounds)
     ext = np.array(sorted(id_of, key=id_of.get), dtype=np.int64) if id_of else np.zeros(0, np.int64)
-    report.violations.extend(_external(v, ext) for v in round_violations)
+    engine, round_violations = replay(dag, rounds, ext)
+    report.violations.extend(round_violations)
     data_problems, n_trees = _check_data(dag, engine.sent_round, topo, chunks, ext)
     report.violations.extend(data_problems)
     report.trees = n_trees
@@ -90,19 +95,12 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     return report
 
 
-def _external(v: Violation, ext: np.ndarray) -> Violation:
-    """Report workload ids as written in the file."""
-    if v.workload is None or v.workload >= len(ext):
-        return v
-    return Violation(v.rule, v.round, int(ext[v.workload]), v.link, v.message)
-
-
 def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[WorkloadDAG, dict, list[Violation]]:
     problems: list[Violation] = []
     id_of: dict[Any, int] = {}
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
-        if not isinstance(w, dict) or not isinstance(wid, int):
+        if not isinstance(w, dict) or not _is_int(wid):
             problems.append(_v("structure", f"workload entry {k}: must be an object with an integer 'id'"))
             continue
         if wid in id_of:
@@ -125,10 +123,10 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
     for i, w in enumerate(rows):
         wid = w["id"]
         root, chunk = w.get("root"), w.get("chunk", 0)
-        if not isinstance(root, int) or not (0 <= root < topo.n_nodes) or not topo.is_server[root]:
+        if not _is_int(root) or not (0 <= root < topo.n_nodes) or not topo.is_server[root]:
             problems.append(_v("structure", f"workload {wid}: root {root!r} is not a server", wid))
             root = int(topo.servers[0])
-        if not isinstance(chunk, int) or not (0 <= chunk < chunks):
+        if not _is_int(chunk) or not (0 <= chunk < chunks):
             problems.append(_v("structure", f"workload {wid}: chunk {chunk!r} is not in 0..{chunks - 1}", wid))
             chunk = 0
         tree[i] = tree_key.setdefault((root, chunk), len(tree_key))
@@ -147,8 +145,12 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
         else:
             links.append(topo.link_ids(path).tolist())
         paths.append(path)
-        for p in w.get("prefix", []) or []:
-            if p not in id_of:
+        prefix = w.get("prefix", [])
+        if not isinstance(prefix, list):
+            problems.append(_v("structure", f"workload {wid}: prefix must be a list of workload ids, got {prefix!r}", wid))
+            prefix = []
+        for p in prefix:
+            if not _is_int(p) or p not in id_of:
                 problems.append(_v("structure", f"workload {wid}: prefix {p!r} is not a workload id", wid))
                 continue
             pre_r.append(i)
@@ -165,7 +167,7 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
 
 
 def _check_path(topo: Topology, path: Any) -> tuple[bool, str]:
-    if not isinstance(path, list) or len(path) < 2 or not all(isinstance(x, int) for x in path):
+    if not isinstance(path, list) or len(path) < 2 or not all(_is_int(x) for x in path):
         return False, f"path must be a list of at least 2 node ids, got {path!r}"
     if any(x < 0 or x >= topo.n_nodes for x in path):
         return False, f"path {path} names a node outside 0..{topo.n_nodes - 1}"
@@ -191,7 +193,7 @@ def _rounds(raw: list, id_of: dict) -> tuple[list[np.ndarray], list[Violation]]:
             continue
         got = []
         for w in ids:
-            if w not in id_of:
+            if not _is_int(w) or w not in id_of:
                 problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
             else:
                 got.append(id_of[w])
@@ -220,8 +222,11 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
                                    f"not at the sender {topo.labels[dag.src[a]]}", int(ext[a])))
     good = feeds & ~wrong_tree & ~wrong_end
     feed = csr.from_pairs(pv[good], pr[good], n)  # w -> reduce workloads whose payload includes w
-    # multiplicity of each reduce payload in its root's sum, in reverse topological order
-    at_root = reduce & (dag.dst == dag.root)
+    # multiplicity of each reduce payload in its root's sum, in reverse topological order; a
+    # payload that reaches the root but is relayed onward (a ring passing through) is not summed
+    relayed = np.zeros(n, dtype=bool)
+    relayed[pv[good]] = True
+    at_root = reduce & (dag.dst == dag.root) & ~relayed
     mult = at_root.astype(np.int64)
     for level in reversed(dag.topo_levels):
         pos, up = feed.gather(level)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import csr
 from .csr import CSR
-from .routing import Routes, compute_routes
+from .routing import Routes, compute_routes, switch_only_route
 from .topology import Topology
 
 REDUCE, BROADCAST = 0, 1
@@ -147,10 +147,10 @@ class WorkloadDAG:
             "prefix": self.prefix.row(w).tolist(), "carries_own": bool(self.carries_own[w]),
         }
 
-    def describe(self, w: int) -> str:
-        """A short readable name: ``#12 reduce s01->s11 (tree s11)``."""
+    def describe(self, w: int, shown_id: int | None = None) -> str:
+        """A short readable name: ``#12 reduce s01->s11 (tree s11)`` (`shown_id` replaces the id)."""
         lab = self.topology.labels
-        return (f"#{int(w)} {PHASES[int(self.phase[w])]} {lab[self.src[w]]}->{lab[self.dst[w]]} "
+        return (f"#{int(w) if shown_id is None else shown_id} {PHASES[int(self.phase[w])]} {lab[self.src[w]]}->{lab[self.dst[w]]} "
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
 
 
@@ -356,7 +356,9 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
     # segments of the send from ring position a to a+1, split at intermediate servers
     hop_segments: list[list[list[int]]] = []
     for a in range(s):
-        full = routes.route(order[a], order[(a + 1) % s])
+        # a ring-adjacent pair talks over switches only; otherwise the routed path, relayed at servers
+        a_node, b_node = order[a], order[(a + 1) % s]
+        full = switch_only_route(topology, a_node, b_node) or routes.route(a_node, b_node)
         cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
         hop_segments.append([full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)])
 

@@ -39,36 +39,65 @@ def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
 
 
 def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
-    """Build a Topology from the JSON forms described in this module's docstring."""
-    if "topology" in data and isinstance(data["topology"], dict):
+    """Build a Topology from the JSON forms described in this module's docstring.
+
+    Nodes keep the order of ``nodes`` and links the order of ``links``, so directed link
+    ``2i``/``2i+1`` is ``links[i]`` forward/backward, as in the file.
+    """
+    if isinstance(data, dict) and isinstance(data.get("topology"), dict):
         data = data["topology"]
     if not isinstance(data, dict):
         raise TopologyError("a JSON topology must be an object with 'nodes' and 'links'")
     links = data.get("links", data.get("edges"))
     if not isinstance(links, list):
         raise TopologyError("a JSON topology needs a list 'links' (or 'edges') of [u, v] or [u, v, capacity]")
-    g = nx.Graph()
-    if "nodes" in data:
-        for node in data["nodes"]:
-            if not isinstance(node, dict) or "id" not in node:
-                raise TopologyError(f"each node must be an object with an 'id', got {node!r}")
-            g.add_node(node["id"], kind=node.get("kind", node.get("type")), label=node.get("label", node["id"]))
-    elif "servers" in data:
-        servers = set(data["servers"])
-        for u, v, *_ in links:
-            for x in (u, v):
-                g.add_node(x, kind=SERVER if x in servers else SWITCH)
-    else:
-        raise TopologyError("a JSON topology needs 'nodes' (with kinds) or a 'servers' list")
     for link in links:
         if not isinstance(link, (list, tuple)) or len(link) not in (2, 3):
             raise TopologyError(f"each link must be [u, v] or [u, v, capacity], got {link!r}")
+    ids: list[Any] = []
+    kinds: list[bool] = []
+    labels: list[str] = []
+    if "nodes" in data:
+        if not isinstance(data["nodes"], list):
+            raise TopologyError(f"'nodes' must be a list of objects with id and kind, got {data['nodes']!r:.60}")
+        for node in data["nodes"]:
+            if not isinstance(node, dict) or "id" not in node or not _hashable(node["id"]):
+                raise TopologyError(f"each node must be an object with an 'id', got {node!r:.60}")
+            kind = str(node.get("kind", node.get("type", ""))).lower()
+            if kind not in (SERVER, SWITCH):
+                raise TopologyError(f"node {node['id']!r}: kind must be 'server' or 'switch', got {kind or 'nothing'!r}")
+            ids.append(node["id"])
+            kinds.append(kind == SERVER)
+            labels.append(str(node.get("label", node["id"])))
+    elif "servers" in data:
+        if not isinstance(data["servers"], list) or not all(_hashable(x) for x in data["servers"]):
+            raise TopologyError("'servers' must be a list of node ids")
+        servers = set(data["servers"])
+        for link in links:
+            for x in link[:2]:
+                if _hashable(x) and x not in ids:
+                    ids.append(x)
+                    kinds.append(x in servers)
+                    labels.append(str(x))
+    else:
+        raise TopologyError("a JSON topology needs 'nodes' (with kinds) or a 'servers' list")
+    index = {x: i for i, x in enumerate(ids)}
+    if len(index) != len(ids):
+        raise TopologyError("node ids must be unique")
+    edges, caps = [], []
+    for link in links:
         u, v = link[0], link[1]
         for x in (u, v):
-            if x not in g:
+            if not _hashable(x) or x not in index:
                 raise TopologyError(f"link {link!r} names node {x!r}, which is not in 'nodes'")
-        g.add_edge(u, v, capacity=link[2] if len(link) == 3 else 1)
-    return from_networkx(g, spec)
+        edges.append((index[u], index[v]))
+        caps.append(_capacity(link[2] if len(link) == 3 else 1, (u, v)))
+    return Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
+                    capacity=np.array(caps, np.int64), labels=tuple(labels))
+
+
+def _hashable(x: Any) -> bool:
+    return isinstance(x, (int, str)) and not isinstance(x, bool)
 
 
 def load_topology_file(path: str | Path) -> Topology:
@@ -101,6 +130,8 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str) -> Topology:
 
 
 def _capacity(value: Any, edge: tuple) -> int:
+    if isinstance(value, bool):
+        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}")
     try:
         c = int(value)
     except (TypeError, ValueError):

@@ -82,6 +82,10 @@ def jellyfish(switches: int, ports: int, switch_ports: int, seed: int = 0) -> To
         raise TopologyError(f"Jellyfish degree impossible: switch_ports={r} > switches-1={n - 1} (no parallel links)")
     if n > 2000:
         raise TopologyError(f"Jellyfish switches={n} is over the limit of 2000")
+    if n * (p - r) > 100_000:
+        raise TopologyError(f"Jellyfish has switches*(ports-switch_ports) = {n * (p - r)} servers; the limit is 100000")
+    if seed < 0:
+        raise TopologyError(f"Jellyfish needs seed >= 0, got seed={seed}")
     per = p - r
     n_srv = n * per
     rng = np.random.default_rng(seed)

@@ -1,0 +1,128 @@
+"""compare: the paper's Table 2 recomputed, as rows, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from core import cli
+from core.bounds import lower_bounds
+from core.compare import DEFAULT_METHODS, compare, configurations, rows_to_table
+from core.topology import preset
+from core.workloads import tree_dag
+
+from _corelib import schedule, topo
+
+METHODS = list(DEFAULT_METHODS)
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return compare(configurations("table2"), METHODS, seeds=2)
+
+
+def test_default_methods():
+    assert METHODS == ["ps", "ring", "greedy", "critical-path"]
+
+
+def test_rows_sizes_and_bounds(rows):
+    presets = preset("table2")
+    assert [r.name for r in rows] == [p.name for p in presets]
+    for r, p in zip(rows, presets):
+        t = topo(p.spec)
+        assert r.paper is p and r.spec == t.spec
+        assert (r.nodes, r.edges) == (p.paper_nodes, p.paper_edges)
+        assert r.servers == t.n_servers
+        assert r.workloads == 2 * t.n_servers * (t.n_servers - 1)
+        assert r.lower_bound == lower_bounds(tree_dag(t)).best == r.bounds["best"]
+        assert list(r.results) == METHODS
+
+
+def test_randomized_methods_are_means_over_seeds(rows):
+    for r in rows:
+        for m in METHODS:
+            res = r.results[m]
+            if m in ("ps", "greedy"):
+                want = [schedule(r.spec, m, seed=s).n_rounds for s in (0, 1)]
+                assert res.per_seed == want
+                assert res.rounds == pytest.approx(np.mean(want))
+                assert res.std == pytest.approx(np.std(want))
+            else:
+                assert res.per_seed == [schedule(r.spec, m).n_rounds]
+                assert res.rounds == res.per_seed[0] and res.std == 0.0
+            assert res.own_bound == lower_bounds(schedule(r.spec, m).dag).best
+            assert min(res.per_seed) >= res.own_bound
+
+
+def test_gaps_and_best(rows):
+    for r in rows:
+        assert r.gap("ps") is None and r.gap("ring") is None  # other DAGs than the bound's
+        for m in ("greedy", "critical-path"):
+            assert r.gap(m) == pytest.approx(r.results[m].rounds / r.lower_bound - 1)
+            assert r.gap(m) >= 0
+        best = r.best_merged()
+        assert best.rounds == min(r.results["greedy"].rounds, r.results["critical-path"].rounds)
+        d = json.loads(json.dumps(r.as_dict()))
+        assert d["best_merged_gap"] == pytest.approx(best.rounds / r.lower_bound - 1)
+        assert d["paper"]["ps"] == r.paper.paper_ps
+
+
+def test_table_cells(rows):
+    header, body = rows_to_table(rows, METHODS)
+    assert header == ["config", "nodes", "edges", "workloads", "ps", "ring", "greedy", "critical-path",
+                      "LB(merged)", "best gap", "paper PS", "paper Ring", "paper RL"]
+    assert len(body) == 9
+    first = body[0]
+    assert first[:4] == ["BCube(3,1)", "15", "18", "144"]
+    r = rows[0]
+    assert first[4] == f"{r.results['ps'].rounds:.1f}" and first[5] == f"{r.results['ring'].rounds:.0f}"
+    assert first[8] == "12"
+    assert first[10:] == ["16.8", "18.0", "10.2"]
+
+
+def test_configurations():
+    assert configurations(None, ["bcube:n=2,k=1"]) == [("bcube:n=2,k=1", "bcube:n=2,k=1", None)]
+    assert len(configurations("table2", ["fattree:k=4"])) == 10
+    with pytest.raises(ValueError, match="--preset"):
+        configurations(None, [])
+    with pytest.raises(ValueError, match="seeds must be >= 1"):
+        compare(configurations(None, ["bcube:n=2,k=1"]), seeds=0)
+
+
+def test_cli_compare_json(capsys, rows):
+    code = cli.main(["compare", "--preset", "table2", "--format", "json", "--seeds", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out)
+    assert [d["name"] for d in data] == [r.name for r in rows]
+    for d, r in zip(data, rows):
+        assert d["nodes"] == r.nodes and d["edges"] == r.edges and d["lower_bound"] == r.lower_bound
+        assert set(d["methods"]) == set(METHODS)
+        assert d["methods"]["ps"]["per_seed"] == r.results["ps"].per_seed
+        assert d["methods"]["critical-path"]["rounds"] == r.results["critical-path"].rounds
+
+
+def test_cli_compare_csv_and_text(capsys):
+    code = cli.main(["compare", "--preset", "table2", "--format", "csv", "--methods", "ps,critical-path",
+                     "--seeds", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 10
+    table = list(csv.reader(io.StringIO(out)))
+    assert table[0][:6] == ["config", "nodes", "edges", "workloads", "ps", "critical-path"]
+    assert [row[0] for row in table[1:]] == [p.name for p in preset("table2")]
+    assert table[1][5] == str(schedule("bcube:n=3,k=1", "critical-path").n_rounds)
+    code = cli.main(["compare", "bcube:n=2,k=1", "fattree:k=2", "--methods", "greedy,optimal",
+                     "--time-limit", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 4  # header, two rows, footnote
+    assert lines[1].startswith("bcube:n=2,k=1") and lines[2].startswith("fattree:k=2")
+    assert "*" not in lines[1]  # proven optimal: no asterisk
+    assert "* = not proven optimal" in lines[3]

@@ -1,0 +1,259 @@
+"""The data-level validator catches planted faults, and reports all of them, not only the first.
+
+The base documents are the Fig. 3 example (ids and rounds frozen in test_core_fig3_log.py):
+critical-path rounds [[1, 2, 12, 14, 20], [0, 7, 8, 13, 18], [6, 16, 17, 19], [3, 9, 10, 11, 22, 23],
+[4, 5, 15], [21]]; A->B is directed link 0.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from core import cli
+from core.schedule_io import ScheduleFileError, schedule_to_dict
+from core.validate import validate_document
+
+from _corelib import schedule
+
+
+@pytest.fixture()
+def doc():
+    return copy.deepcopy(schedule_to_dict(schedule("example:fig3", "critical-path")))
+
+
+@pytest.fixture()
+def plain_doc():
+    return copy.deepcopy(schedule_to_dict(schedule("example:fig3", "critical-path", merge=False)))
+
+
+def move(d, w, to_round):
+    for r in d["rounds"]:
+        if w in r:
+            r.remove(w)
+    d["rounds"][to_round].append(w)
+
+
+def test_base_documents_are_valid(doc, plain_doc):
+    assert doc["rounds"] == [[1, 2, 12, 14, 20], [0, 7, 8, 13, 18], [6, 16, 17, 19], [3, 9, 10, 11, 22, 23],
+                             [4, 5, 15], [21]]
+    for d in (doc, plain_doc):
+        rep = validate_document(d)
+        assert rep.ok and rep.violations == []
+        assert rep.trees == 4
+
+
+def test_planted_double_count_relay_adds_own_piece(plain_doc):
+    # merge off, tree A: workload 2 relays C's piece over B->A; claiming it carries B's own piece too
+    # counts B twice in A's sum. Rounds and prefixes stay legal: only the data layer can see it.
+    w = plain_doc["workloads"][2]
+    assert (w["path"], w["prefix"], w["carries_own"]) == ([1, 0], [1], False)
+    w["carries_own"] = True
+    rep = validate_document(plain_doc)
+    assert [v.rule for v in rep.violations] == ["data"]
+    assert rep.violations[0].message == "server B's piece is counted 2 times in the sum of flow-tree A"
+
+
+def test_planted_double_count_duplicate_workload(doc):
+    # a second copy of B's merged reduce (B + C + D) into A, sent in an extra round
+    dup = dict(doc["workloads"][0], id=24)
+    doc["workloads"].append(dup)
+    doc["rounds"].append([24])
+    doc["stats"]["rounds"] = 7
+    rep = validate_document(doc)
+    msgs = [v.message for v in rep.violations if v.rule == "data"]
+    for s in "BCD":
+        assert f"server {s}'s piece is counted 2 times in the sum of flow-tree A" in msgs
+    assert "server A's piece is counted 2 times in the sum of flow-tree A" not in msgs
+
+
+def test_planted_capacity_violation(doc):
+    move(doc, 18, 0)  # A->B already carries 12 in round 0
+    rep = validate_document(doc)
+    assert len(rep.violations) == 1
+    (v,) = rep.violations
+    assert (v.rule, v.round, v.link, v.workload) == ("capacity", 0, 0, 18)
+    assert "link A->B carries 2 workloads (12, 18) over its capacity 1" in v.message
+
+
+def test_planted_prefix_violation(doc):
+    move(doc, 0, 0)  # B->A of tree A in the same round as its prefixes 1 and 2
+    rep = validate_document(doc)
+    assert len(rep.violations) == 1
+    (v,) = rep.violations
+    assert (v.rule, v.round, v.workload) == ("prefix", 0, 0)
+    assert "prefix 1, 2 not sent earlier" in v.message
+
+
+def test_planted_broadcast_before_the_sum_is_complete(doc):
+    # broadcast 3 (A->B of tree A) with its prefix removed and sent first: the engine rules hold,
+    # but A does not hold its sum yet (reduce 0 into A comes in a later round)
+    w = doc["workloads"][3]
+    assert (w["phase"], w["path"], w["prefix"]) == ("broadcast", [0, 1], [0])
+    w["prefix"] = []
+    for r in doc["rounds"]:
+        if 3 in r:
+            r.remove(3)
+    doc["rounds"].insert(0, [3])
+    doc["stats"]["rounds"] = 7
+    rep = validate_document(doc)
+    # only the data layer objects, and only about tree A: 3 leaves A too early, so B never holds the
+    # sum and its forwards 4 and 5 (and B, C, D's copies) are wrong too
+    assert set(rep.by_rule()) == {"data"}
+    assert all(v.message.endswith("flow-tree A") for v in rep.violations)
+    first = rep.violations[0]
+    assert (first.workload, first.round) == (3, 0)
+    assert first.message == "round 0: broadcast 3 leaves A before it holds the sum of flow-tree A"
+    assert {v.workload for v in rep.violations if "leaves" in v.message} == {3, 4, 5}
+
+
+def test_planted_missing_workload(doc):
+    doc["rounds"][5].remove(21)  # the last broadcast of tree D, B->A; round 6 is left empty
+    rep = validate_document(doc)
+    assert rep.by_rule() == {"missing": 1, "data": 1}
+    missing = [v for v in rep.violations if v.rule == "missing"][0]
+    assert missing.workload == 21
+    assert "server A never receives the sum of flow-tree D" in [v.message for v in rep.violations]
+
+
+def test_missing_flow_tree(doc):
+    gone = set(range(18, 24))  # every workload of tree D
+    doc["workloads"] = [w for w in doc["workloads"] if w["id"] not in gone]
+    doc["rounds"] = [[w for w in r if w not in gone] for r in doc["rounds"]]
+    rep = validate_document(doc)
+    assert [v.message for v in rep.violations] == ["no flow-tree for shard D chunk 0: its sum is never formed"]
+
+
+def test_reduce_prefix_from_another_tree(doc):
+    # 13 (tree C, B->C) also waits for 1 (tree A, C->B): legal order, but it would mix shards
+    doc["workloads"][13]["prefix"] = [12, 1]
+    rep = validate_document(doc)
+    assert rep.by_rule() == {"data": 1}
+    assert rep.violations[0].message == "workload 13: reduce prefix 1 belongs to another flow-tree (shards would mix)"
+
+
+def test_all_violations_are_reported(doc):
+    move(doc, 18, 0)  # capacity on A->B
+    move(doc, 13, 0)  # 13 (B->C) waits for 12, also in round 0
+    rep = validate_document(doc)
+    assert len(rep.violations) == 2
+    assert rep.by_rule() == {"prefix": 1, "capacity": 1}
+    assert {(v.rule, v.workload) for v in rep.violations} == {("prefix", 13), ("capacity", 18)}
+
+
+def test_cli_reports_all_violations(doc, tmp_path, capsys):
+    move(doc, 18, 0)
+    move(doc, 13, 0)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(doc))
+    code = cli.main(["validate", str(f)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 2
+    assert any(line.startswith("  [capacity]") and "(workload 18, round 0, link 0)" in line for line in lines)
+    assert any(line.startswith("  [prefix]") and "(workload 13, round 0)" in line for line in lines)
+    assert err.strip() == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1"
+
+
+def test_structure_faults(doc):
+    doc["workloads"][4]["path"] = [1, 3, 2]  # B->C of tree A rerouted through server D
+    doc["workloads"][5]["path"] = [1, 0, 3]  # A and D are not adjacent (and A is a server)
+    doc["workloads"][9]["prefix"] = [6, 7, 8, 77]  # 77 does not exist
+    doc["rounds"][0].append(55)  # not a workload
+    doc["stats"]["rounds"] = 9
+    rep = validate_document(doc)
+    by = rep.by_rule()
+    assert by["path"] == 2 and by["unknown"] == 1 and by["stats"] == 1 and by["structure"] == 1
+    msgs = " | ".join(v.message for v in rep.violations)
+    assert "crosses server 3" in msgs and "prefix 77 is not a workload id" in msgs
+    assert "workload 55 is not defined" in msgs and "stats.rounds says 9 but the file has 6 rounds" in msgs
+
+
+def test_duplicate_ids_and_cycles(doc):
+    d = copy.deepcopy(doc)
+    d["workloads"].append(dict(d["workloads"][0]))
+    assert "workload id 0 is used twice" in [v.message for v in validate_document(d).violations]
+    d = copy.deepcopy(doc)
+    d["workloads"][1]["prefix"] = [0]  # 0 waits for 1 and 1 for 0
+    rep = validate_document(d)
+    assert rep.by_rule() == {"prefix": 1} and "cycle" in rep.violations[0].message
+
+
+def test_bad_topology_in_document(doc):
+    doc["topology"]["links"] = doc["topology"]["links"][:1]  # A-B only: C and D are cut off
+    rep = validate_document(doc)
+    assert rep.by_rule() == {"topology": 1}
+    assert "connected" in rep.violations[0].message
+
+
+def test_arbitrary_ids_are_accepted(doc):
+    for w in doc["workloads"]:
+        w["id"] += 1000
+        w["prefix"] = [p + 1000 for p in w["prefix"]]
+    doc["rounds"] = [[w + 1000 for w in r] for r in doc["rounds"]]
+    assert validate_document(doc).ok
+    move(doc, 1018, 0)
+    (v,) = validate_document(doc).violations
+    assert (v.rule, v.workload, v.round) == ("capacity", 1018, 0)
+
+
+def test_not_a_document():
+    with pytest.raises(ScheduleFileError):
+        validate_document([1, 2])
+
+
+# ---- bugs -------------------------------------------------------------------------------------
+def test_validate_ring_relayed_through_root():
+    rep = validate_document(schedule_to_dict(schedule("example:fig3", "ring")))
+    assert rep.ok, [v.message for v in rep.violations]
+
+
+def test_messages_use_the_files_ids(doc):
+    for w in doc["workloads"]:
+        w["id"] += 1000
+        w["prefix"] = [p + 1000 for p in w["prefix"]]
+    doc["rounds"] = [[w + 1000 for w in r] for r in doc["rounds"]]
+    move(doc, 1018, 0)
+    move(doc, 1000, 0)
+    msgs = {v.rule: v.message for v in validate_document(doc).violations}
+    assert "(1012, 1018)" in msgs["capacity"]
+    assert "1001, 1002" in msgs["prefix"]
+
+
+def test_violation_link_matches_the_files_link_list():
+    d = copy.deepcopy(schedule_to_dict(schedule("bcube:n=3,k=1", "critical-path")))
+    assert 3 in d["rounds"][0]
+    assert 4 in d["rounds"][1]
+    move(d, 4, 0)  # 3 and 4 both cross sw0.1 -> s10 (server 3, switch 10)
+    (v,) = validate_document(d).violations
+    links = [tuple(lk[:2]) for lk in d["topology"]["links"]]
+    i = links.index((3, 10)) if (3, 10) in links else links.index((10, 3))
+    want = 2 * i + (1 if links[i] == (3, 10) else 0)  # the direction 10 -> 3
+    assert v.rule == "capacity" and v.link == want
+
+
+@pytest.mark.parametrize("fault", ["prefix_not_list", "round_entry_is_list", "prefix_entry_is_list",
+                                   "nodes_not_list"])
+def test_validate_malformed_fields_do_not_crash(doc, tmp_path, capsys, fault):
+    if fault == "prefix_not_list":
+        doc["workloads"][0]["prefix"] = 5
+    elif fault == "round_entry_is_list":
+        doc["rounds"][0].append([1])
+    elif fault == "prefix_entry_is_list":
+        doc["workloads"][0]["prefix"] = [[1]]
+    else:
+        doc["topology"]["nodes"] = 5
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(doc))
+    code = cli.main(["validate", str(f)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err
+
+
+def test_boolean_path_is_a_path_violation(doc):
+    doc["workloads"][0]["path"] = [True, False]
+    rep = validate_document(doc)
+    assert "path" in rep.by_rule()
