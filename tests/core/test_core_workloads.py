@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +14,7 @@ from core.routing import compute_routes
 from core.topology import make_topology
 from core.workloads import BROADCAST, REDUCE, ring_dag, tree_dag
 
-from _corelib import longest_chain, random_topologies, topo
+from _corelib import longest_chain, random_topologies, to_nx, topo
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "bcube:n=2,k=2", "dcell:n=3,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
@@ -189,8 +190,17 @@ def check_ring(t, chunks=1):
     if dag.meta["ring_adjacent"]:
         assert adjacent
 
-    def segments(a):  # the route from ring position a to a+1, cut at servers
-        full = r.route(order[a], order[(a + 1) % s])
+    def switch_only(u, v):  # brute force: shortest path with switches inside, lowest-id next hops
+        g = to_nx(t)
+        inner = g.subgraph([x for x in g if not t.is_server[x]] + [u, v]).copy()
+        if not nx.has_path(inner, u, v):
+            return None
+        paths = [p for p in nx.all_shortest_paths(inner, u, v)
+                 if all(not t.is_server[x] for x in p[1:-1])]
+        return min(paths) if paths else None  # lexicographic min = lowest-id next hop at each step
+
+    def segments(a):  # a ring-adjacent step goes over switches only; else the route, cut at servers
+        full = switch_only(order[a], order[(a + 1) % s]) or r.route(order[a], order[(a + 1) % s])
         cuts = [i for i, v in enumerate(full) if t.is_server[v]]
         return [full[cuts[m]:cuts[m + 1] + 1] for m in range(len(cuts) - 1)]
 
