@@ -20,6 +20,8 @@ from ..topology import Topology, make_topology
 from ..workloads import WorkloadDAG
 from .features import DYNAMIC_FEATURES, LOWER_FEATURES, UPPER_FEATURES, Observer, RoundState, dynamic_features
 
+OBS_BOUND = 10.0  # features are normalized; observations are clipped to [-10, 10]
+
 LowerFill = Callable[[Engine, RoundState, np.ndarray], np.ndarray]
 UpperSelect = Callable[[RoundState, np.ndarray], np.ndarray]
 
@@ -75,7 +77,8 @@ class FlowTreeSelectionEnv(gym.Env):
         self.max_rounds = max_rounds or 3 * self.dag.n + 10
         nt = self.dag.n_trees
         self.action_space = spaces.MultiBinary(nt)
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(nt, len(UPPER_FEATURES)), dtype=np.float32)
+        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(nt, len(UPPER_FEATURES)),
+                                            dtype=np.float32)
         self.engine = Engine(self.dag)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -91,7 +94,7 @@ class FlowTreeSelectionEnv(gym.Env):
         ready = np.flatnonzero(self._state.ready)
         self._selectable = np.zeros(self.dag.n_trees, dtype=bool)
         self._selectable[self.dag.tree[ready]] = True
-        obs = self.observer.upper(self._state, self._last, self._sent_last)
+        obs = np.clip(self.observer.upper(self._state, self._last, self._sent_last), -OBS_BOUND, OBS_BOUND)
         return obs, {"action_mask": self._selectable.astype(np.int8), "rounds": self.engine.n_rounds,
                      "sent": self.engine.n_sent}
 
@@ -152,7 +155,8 @@ class WorkloadSchedulingEnv(gym.Env):
         self.max_rounds = max_rounds or 3 * self.dag.n + 10
         self.n_features = len(LOWER_FEATURES) + len(DYNAMIC_FEATURES)
         self.action_space = spaces.Discrete(self.dag.n)
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.dag.n, self.n_features), dtype=np.float32)
+        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(self.dag.n, self.n_features),
+                                            dtype=np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start a new AllReduce; returns (observation, info with action_mask)."""
@@ -179,7 +183,7 @@ class WorkloadSchedulingEnv(gym.Env):
             obs[b.pool, : len(LOWER_FEATURES)] = self._static
             obs[b.pool, len(LOWER_FEATURES):] = dynamic_features(b)
             mask[b.pool[b.valid]] = 1
-        return obs, {"action_mask": mask, "rounds": self.engine.n_rounds, "sent": self.engine.n_sent}
+        return np.clip(obs, -OBS_BOUND, OBS_BOUND), {"action_mask": mask, "rounds": self.engine.n_rounds, "sent": self.engine.n_sent}
 
     def step(self, action):
         """Add one workload to the round (closing it when nothing else fits)."""

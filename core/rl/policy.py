@@ -44,6 +44,16 @@ def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0) -> nn.Sequential
     return net
 
 
+def use_torch_threads() -> None:
+    """Run torch on one thread (ALLREDUCE_LAB_TORCH_THREADS overrides).
+
+    The networks are tiny: one thread is fastest, and on a busy 2-core machine several
+    threads spin-wait on each other and slow training many times over.
+    """
+    import os
+    torch.set_num_threads(int(os.environ.get("ALLREDUCE_LAB_TORCH_THREADS", "1")))
+
+
 class HierarchicalPolicy(nn.Module):
     """The flow-tree selection (upper) and workload scheduling (lower) policies."""
 

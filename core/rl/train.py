@@ -30,7 +30,7 @@ from ..topology import make_topology, parse_spec, preset
 from ..workloads import WorkloadDAG
 from .checkpoint import checkpoint_dir, load_checkpoint, save_checkpoint, slug
 from .features import Observer
-from .policy import HierarchicalPolicy, PolicyConfig
+from .policy import HierarchicalPolicy, PolicyConfig, use_torch_threads
 from .rollout import Episode, RoundRecord, play
 
 REWARDS = ("paper", "rounds")
@@ -169,6 +169,7 @@ class TrainResult:
 def train(dag: WorkloadDAG, cfg: TrainConfig, policy: HierarchicalPolicy | None = None,
           progress: bool = True, on_log: Callable[[dict], None] | None = None) -> TrainResult:
     """Train both agents on one DAG with Algorithm 1 until `iterations` or `budget_s` runs out."""
+    use_torch_threads()
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     policy = policy or HierarchicalPolicy(PolicyConfig(hidden=cfg.hidden))

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint
 from ..rl.features import Observer
+from ..rl.policy import use_torch_threads
 from ..rl.rollout import play
 from ..topology import Topology
 from .base import Schedule, ScheduleConfig
@@ -25,6 +26,7 @@ def learned_schedule(topology: Topology, config: ScheduleConfig, sample: bool = 
     if path is None:
         raise CheckpointError(f"no RL checkpoint for {topology.spec}: train one with "
                               f"`allreduce-lab train {topology.spec} --reward rounds` or pass --checkpoint")
+    use_torch_threads()
     policy, meta = load_checkpoint(path)
     dag = merged_dag(topology, config)
     obs = Observer(dag)

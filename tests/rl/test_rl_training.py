@@ -1,0 +1,99 @@
+"""Algorithm 1 learns, and checkpoints round-trip and refuse what does not fit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, save_checkpoint
+from core.rl.features import Observer
+from core.rl.policy import HierarchicalPolicy
+from core.rl.rollout import play
+from core.rl.train import TrainConfig, advantages, train
+from core.schedule_io import schedule_to_dict
+from core.schedulers import ScheduleConfig, run_method
+from core.schedulers.listsched import merged_dag
+from core.topology import make_topology
+from core.validate import validate_document
+
+
+def mean_rounds(dag, policy, n=16, seed=123):
+    rng = np.random.default_rng(seed)
+    obs = Observer(dag)
+    return float(np.mean([play(dag, policy, sample=True, rng=rng, observer=obs).n_rounds for _ in range(n)]))
+
+
+@pytest.mark.slow
+def test_short_training_beats_the_untrained_policy():
+    dag = merged_dag(make_topology("bcube:n=3,k=1"), ScheduleConfig())
+    before = mean_rounds(dag, HierarchicalPolicy())
+    cfg = TrainConfig(reward="rounds", iterations=12, upper_iters=1, lower_iters=4, batch=16, budget_s=600, seed=0)
+    res = train(dag, cfg, progress=False)
+    after = mean_rounds(dag, res.policy)
+    assert after < before - 1.0, (before, after)
+    assert res.greedy_rounds <= res.critical_path_rounds
+
+
+def test_advantages_baseline_is_the_batch_mean():
+    adv = advantages([np.array([-1.0, -1.0]), np.array([-1.0, -1.0, -1.0, -1.0])], gamma=1.0)
+    # the shorter episode did better: positive advantage on its rounds, negative on the longer one's
+    assert adv[0][0] > 0 > adv[1][0]
+
+
+def test_checkpoint_round_trip_gives_the_same_schedule(tmp_path):
+    topo = make_topology("bcube:n=3,k=1")
+    dag = merged_dag(topo, ScheduleConfig())
+    res = train(dag, TrainConfig(reward="rounds", iterations=1, upper_iters=1, lower_iters=1, batch=4), progress=False)
+    save_checkpoint(res.policy, tmp_path / "ck", {"topology": topo.spec, "family": "bcube", "servers": 9})
+    a = run_method("rl-sample", topo, ScheduleConfig(checkpoint=str(tmp_path / "ck"), samples=3, seed=5))
+    policy, meta = load_checkpoint(tmp_path / "ck.json")
+    b = play(dag, policy, sample=False)
+    a2 = run_method("rl-sample", topo, ScheduleConfig(checkpoint=str(tmp_path / "ck.safetensors"), samples=3, seed=5))
+    assert [r.tolist() for r in a.rounds] == [r.tolist() for r in a2.rounds]
+    greedy = run_method("rl", topo, ScheduleConfig(checkpoint=str(tmp_path / "ck")))
+    assert [r.tolist() for r in greedy.rounds] == [r.tolist() for r in b.rounds]
+    assert meta["topology"] == topo.spec
+
+
+def test_mismatched_checkpoints_refuse_to_load(tmp_path):
+    pol = HierarchicalPolicy()
+    save_checkpoint(pol, tmp_path / "ok", {"topology": "bcube:n=3,k=1"})
+    side = json.loads((tmp_path / "ok.json").read_text())
+    for name, change in [("version", {"features_version": 999}),
+                         ("features", {"lower_features": ["tail"]}),
+                         ("format", {"format": "other"})]:
+        save_checkpoint(pol, tmp_path / name, {})
+        (tmp_path / f"{name}.json").write_text(json.dumps({**side, **change}))
+        with pytest.raises(CheckpointError):
+            load_checkpoint(tmp_path / name)
+    # a network whose shape differs from the sidecar's
+    save_checkpoint(HierarchicalPolicy(type(pol.config)(hidden=8)), tmp_path / "shape", {})
+    (tmp_path / "shape.json").write_text(json.dumps(side))
+    with pytest.raises(CheckpointError, match="shape"):
+        load_checkpoint(tmp_path / "shape")
+    with pytest.raises(CheckpointError, match="need both"):
+        load_checkpoint(tmp_path / "missing")
+
+
+def test_no_checkpoint_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    with pytest.raises(CheckpointError, match="no RL checkpoint"):
+        run_method("rl", make_topology("bcube:n=3,k=1"))
+
+
+def shipped():
+    from core.rl.checkpoint import checkpoint_dir
+    return sorted(checkpoint_dir().glob("*.json"))
+
+
+@pytest.mark.parametrize("side", shipped(), ids=lambda p: p.stem)
+def test_every_shipped_checkpoint_loads_and_its_schedule_validates(side):
+    policy, meta = load_checkpoint(side)
+    topo = make_topology(meta["topology"])
+    sched = run_method("rl", topo, ScheduleConfig(checkpoint=str(side)))
+    rep = validate_document(json.loads(json.dumps(schedule_to_dict(sched))))
+    assert rep.ok, rep.violations[:3]
+    assert sched.n_rounds == meta["final"]["rl"], "greedy decoding must reproduce the sidecar's final rounds"
+    assert find_checkpoint(meta["topology"]) == side
