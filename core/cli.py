@@ -75,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=None, help="outer iterations I of Algorithm 1")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--reward", default="paper", help="reward shaping: paper (eqs. 3-5, default) or rounds")
-    p.add_argument("--init", default=None, help="start from this checkpoint instead of random weights")
+    p.add_argument("--init", default=None, help="start from this checkpoint instead of fresh weights")
+    p.add_argument("--prior", choices=["none", "heuristic"], default="none",
+                   help="fresh lower agent: from scratch (none, default) or from the heuristic prior")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return ap
 

@@ -17,7 +17,7 @@ from ..schedulers.base import list_schedule
 from ..schedulers.listsched import critical_path_rank
 from ..workloads import WorkloadDAG
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 
 LOWER_FEATURES = (
     "tail",               # remaining chain from the workload / remaining-rounds estimate

@@ -26,6 +26,11 @@ class PolicyConfig:
     """Width of the two hidden layers."""
     upper_bias: float = 3.0
     """Initial logit of selecting a tree (sigmoid(3) ~ 0.95: start by selecting nearly all)."""
+    prior: str = "none"
+    """Initial linear skip path of the lower agent: "none" (zeros: learn from scratch) or
+    "heuristic" (score = scale * (tail + link pressure - within-round conflicts))."""
+    prior_scale: float = 5.0
+    """Scale of the heuristic prior (larger: the untrained policy samples closer to greedy)."""
     features_version: int = FEATURES_VERSION
     n_lower: int = len(LOWER_FEATURES)
     n_dynamic: int = len(DYNAMIC_FEATURES)
@@ -34,6 +39,9 @@ class PolicyConfig:
     def as_dict(self) -> dict:
         """Plain dict for JSON."""
         return asdict(self)
+
+
+PRIORS = ("none", "heuristic")
 
 
 def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0) -> nn.Sequential:
@@ -60,8 +68,20 @@ class HierarchicalPolicy(nn.Module):
     def __init__(self, config: PolicyConfig = PolicyConfig()):
         super().__init__()
         self.config = config
+        if config.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {config.prior!r}")
         self.upper = _mlp(config.n_upper, config.hidden, 1, config.upper_bias)
         self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic)
+        # linear skip path beside the MLP: zeros, or the heuristic prior
+        self.lower_skip = nn.Linear(config.n_lower, 1 + config.n_dynamic)
+        nn.init.zeros_(self.lower_skip.weight)
+        nn.init.zeros_(self.lower_skip.bias)
+        if config.prior == "heuristic":
+            with torch.no_grad():
+                k = config.prior_scale
+                self.lower_skip.weight[0, LOWER_FEATURES.index("tail")] = k
+                self.lower_skip.weight[0, LOWER_FEATURES.index("link_pressure_max")] = k
+                self.lower_skip.bias[1 + DYNAMIC_FEATURES.index("conflicts_valid")] = -k
 
     def tree_logits(self, feats: torch.Tensor) -> torch.Tensor:
         """Selection logit of each flow-tree, shape (n_trees,)."""
@@ -69,5 +89,5 @@ class HierarchicalPolicy(nn.Module):
 
     def workload_heads(self, feats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Base score h (k,) and dynamic-feature coefficients c (k, D) of each candidate."""
-        out = self.lower(feats)
+        out = self.lower(feats) + self.lower_skip(feats)
         return out[:, 0], out[:, 1:]

@@ -1,0 +1,169 @@
+"""Dashboard speed in a real browser (Playwright + Debian chromium, headless, offline).
+
+(a) time from `streamlit run app.py` to the first screen being interactive: the player's round
+    counter shown, its heatmaps drawn and the Next button enabled (target <= 5 s);
+(b) re-render time for stepping one round on DCell(6,1) with PS, Ring and critical-path side by
+    side: from the click on Next (in the page's clock) until plotly has drawn the figure whose
+    heatmap markers sit on the new round (target <= 0.5 s).
+
+Prints the figures; it is a benchmark, not a test. Usage:
+    python benchmarks/bench_dashboard.py [--starts 3] [--steps 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+MARKERS_AT = """(r) => {
+  const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+    el => el.data && el.data.some(t => t.type === 'heatmap'));
+  return plots.length === 1 && plots[0].layout.shapes.length > 0
+    && plots[0].layout.shapes.every(s => s.x0 === r - 0.5);
+}"""
+TEXT = "(t) => document.body.innerText.includes(t)"
+TIMER = """() => {
+  // In-page clock: from the click on Next to plotly's 'afterplot' of the figure whose markers sit on the new round.
+  document.addEventListener('click', () => { window.__clicked = performance.now(); }, true);
+  const hooked = new WeakSet();
+  const hook = () => document.querySelectorAll('.js-plotly-plot').forEach(el => {
+    if (hooked.has(el) || !el.on) return;
+    hooked.add(el);
+    el.on('plotly_afterplot', () => {
+      const shapes = (el.layout && el.layout.shapes) || [];
+      if (window.__drawn === null && window.__clicked !== null && shapes.length
+          && shapes.every(s => s.x0 === window.__want - 0.5)) window.__drawn = performance.now();
+    });
+  });
+  new MutationObserver(hook).observe(document.body, {subtree: true, childList: true});
+  hook();
+}"""
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    """`streamlit run app.py --server.headless true` on `port`."""
+    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_healthy(port: int, timeout: float = 60) -> None:
+    """Block until the server answers its health check."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("streamlit did not start")
+
+
+def first_screen(browser, timeout_ms: int = 120_000) -> float:
+    """Seconds from `streamlit run` to the player being interactive (fresh server, fresh page)."""
+    port = free_port()
+    page = browser.new_page(viewport={"width": 1500, "height": 1300})
+    start = time.perf_counter()
+    proc = start_server(port)
+    try:
+        wait_healthy(port)
+        page.goto(f"http://localhost:{port}/", timeout=timeout_ms)
+        page.wait_for_function(TEXT, arg="Round 1 of", timeout=timeout_ms)
+        page.wait_for_function(MARKERS_AT, arg=1, timeout=timeout_ms)
+        page.get_by_role("button", name="Next").wait_for(state="visible", timeout=timeout_ms)
+        if not page.get_by_role("button", name="Next").is_enabled():
+            raise RuntimeError("Next is not enabled")
+        return time.perf_counter() - start
+    finally:
+        page.close()
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def stepping(browser, steps: int, timeout_ms: int = 120_000) -> list[float]:
+    """Seconds per one-round step on DCell(6,1) with PS, Ring and critical-path side by side."""
+    port = free_port()
+    proc = start_server(port)
+    page = browser.new_page(viewport={"width": 1500, "height": 1300})
+    page.set_default_timeout(timeout_ms)
+    try:
+        wait_healthy(port)
+        page.goto(f"http://localhost:{port}/")
+        page.wait_for_function(TEXT, arg="Round 1 of")
+        page.get_by_role("combobox", name="Configuration").click()
+        page.get_by_role("option", name="DCell(6,1)", exact=True).click()
+        page.wait_for_function(TEXT, arg="Showing DCell(6,1)")
+        page.wait_for_function(TEXT, arg="of 126 directed links busy")  # the player shows DCell(6,1)
+        tags = page.locator('[data-testid="stMultiSelectTagsContainer"]').last.locator("[data-tag]")
+        page.wait_for_timeout(500)
+        if tags.count() < 3 or tags.nth(2).get_attribute("aria-label") != "Critical-path":
+            if tags.count() >= 3:
+                tags.nth(2).get_by_role("button").click()
+            page.get_by_role("combobox", name="Methods").click()
+            page.get_by_role("option", name="Critical-path", exact=True).click()
+            page.keyboard.press("Escape")
+        page.wait_for_function("() => document.body.innerText.includes('Critical-path: round 1 of')")
+        page.wait_for_function("""() => { const p = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+            el => el.data && el.data.some(t => t.type === 'heatmap'));
+            return p.length === 1 && p[0].data.filter(t => t.type === 'heatmap').length === 3; }""")
+        page.wait_for_function(MARKERS_AT, arg=1)
+        page.wait_for_timeout(1000)
+        page.evaluate(TIMER)
+        times = []
+        nxt = page.get_by_role("button", name="Next")
+        for r in range(2, steps + 4):
+            page.evaluate("(r) => { window.__want = r; window.__clicked = null; window.__drawn = null; }", r)
+            nxt.click()
+            page.wait_for_function("() => window.__drawn !== null", polling=10)
+            page.wait_for_function(TEXT, arg=f"Round {r} of", polling=10)
+            if r > 3:  # the first two steps warm caches and the browser
+                times.append(page.evaluate("() => (window.__drawn - window.__clicked) / 1000"))
+        return times
+    finally:
+        page.close()
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def main() -> None:
+    """Run both measurements and print them beside their targets."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--starts", type=int, default=3, help="cold starts to time for (a) (default 3)")
+    ap.add_argument("--steps", type=int, default=12, help="steps to time for (b) (default 12)")
+    a = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        starts = [first_screen(browser) for _ in range(a.starts)]
+        steps = stepping(browser, a.steps)
+        browser.close()
+    print(f"(a) streamlit run -> first screen interactive: median {statistics.median(starts):.2f} s "
+          f"(runs: {', '.join(f'{s:.2f}' for s in starts)}; target <= 5 s)")
+    steps.sort()
+    p90 = steps[min(len(steps) - 1, int(round(0.9 * (len(steps) - 1))))]
+    print(f"(b) step one round, DCell(6,1), PS + Ring + critical-path: median {statistics.median(steps):.3f} s, "
+          f"p90 {p90:.3f} s, min {steps[0]:.3f} s over {len(steps)} steps (target <= 0.5 s)")
+    print(f"load average {os.getloadavg()[0]:.1f} at end (other work on this machine inflates both numbers)")
+
+
+if __name__ == "__main__":
+    main()
