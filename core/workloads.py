@@ -99,24 +99,12 @@ class WorkloadDAG:
     @cached_property
     def head(self) -> np.ndarray:
         """Longest chain of prefixes before each workload (0 if it has none): its earliest round."""
-        head = np.zeros(self.n, dtype=np.int64)
-        for level in self.topo_levels[1:]:
-            pos, pre = self.prefix.gather(level)
-            best = np.zeros(len(level), dtype=np.int64)
-            np.maximum.at(best, pos, head[pre] + 1)
-            head[level] = best
-        return head
+        return _chain_lengths(self.topo_levels, self.prefix, start=0)
 
     @cached_property
     def tail(self) -> np.ndarray:
         """Longest chain starting at each workload, itself included (its remaining critical path)."""
-        tail = np.ones(self.n, dtype=np.int64)
-        for level in reversed(self.topo_levels[:-1]):
-            pos, succ = self.successors.gather(level)
-            best = np.ones(len(level), dtype=np.int64)
-            np.maximum.at(best, pos, tail[succ] + 1)
-            tail[level] = best
-        return tail
+        return _chain_lengths(self.topo_levels[::-1], self.successors, start=1)
 
     @cached_property
     def links_padded(self) -> np.ndarray:
@@ -152,6 +140,18 @@ class WorkloadDAG:
         lab = self.topology.labels
         return (f"#{int(w) if shown_id is None else shown_id} {PHASES[int(self.phase[w])]} {lab[self.src[w]]}->{lab[self.dst[w]]} "
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
+
+
+def _chain_lengths(levels: list[np.ndarray], rel: CSR, start: int) -> np.ndarray:
+    """Longest chain through `rel`, level by level: x[w] = max(start, max over rel(w) of x + 1)."""
+    n = sum(len(level) for level in levels)
+    out = np.full(n, start, dtype=np.int64)
+    for level in levels[1:]:
+        pos, other = rel.gather(level)
+        best = np.full(len(level), start, dtype=np.int64)
+        np.maximum.at(best, pos, out[other] + 1)
+        out[level] = best
+    return out
 
 
 def _assemble(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
