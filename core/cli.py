@@ -207,6 +207,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
     print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    for r in rows:
+        for m, res in r.results.items():
+            if res.error:
+                print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
 
 

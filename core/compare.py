@@ -13,7 +13,7 @@ from .schedulers import RANDOMIZED, ScheduleConfig, run_method
 from .schedulers.listsched import merged_dag
 from .topology import Preset, make_topology, preset
 
-DEFAULT_METHODS = ("ps", "ring", "greedy", "critical-path")
+DEFAULT_METHODS = ("ps", "ring", "greedy", "critical-path", "rl")
 MERGED_METHODS = ("greedy", "critical-path", "optimal", "rl", "rl-sample")
 
 
@@ -22,11 +22,12 @@ class MethodResult:
     """One method on one configuration: mean rounds over seeds, the spread, and bounds of its own DAG."""
 
     method: str
-    rounds: float
+    rounds: float | None
     per_seed: list[int]
     own_bound: int
     seconds: float
     info: dict = field(default_factory=dict)
+    error: str | None = None
 
     @property
     def std(self) -> float:
@@ -51,13 +52,13 @@ class Row:
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for)."""
-        got = [r for m, r in self.results.items() if m in MERGED_METHODS]
+        got = [r for m, r in self.results.items() if m in MERGED_METHODS and r.rounds is not None]
         return min(got, key=lambda r: r.rounds) if got else None
 
     def gap(self, method: str) -> float | None:
         """rounds / lower bound - 1 for a merged-DAG method, else None."""
         r = self.results.get(method)
-        if r is None or method not in MERGED_METHODS:
+        if r is None or r.rounds is None or method not in MERGED_METHODS:
             return None
         return r.rounds / self.lower_bound - 1
 
@@ -69,7 +70,7 @@ class Row:
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
-                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info}
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error}
                         for m, r in self.results.items()},
             "best_merged_gap": (best.rounds / self.lower_bound - 1) if best else None,
             "paper": None if self.paper is None else {
@@ -110,11 +111,15 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
             start = time.perf_counter()
             runs = range(seeds) if m in RANDOMIZED else [base.seed]
             per_seed, info, own = [], {}, 0
-            for s in runs:
-                sched = run_method(m, topo, replace(base, seed=s))
-                per_seed.append(sched.n_rounds)
-                info = sched.info
-                own = own or lower_bounds(sched.dag).best
+            try:
+                for s in runs:
+                    sched = run_method(m, topo, replace(base, seed=s))
+                    per_seed.append(sched.n_rounds)
+                    info = sched.info
+                    own = own or lower_bounds(sched.dag).best
+            except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
+                results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
+                continue
             results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
                                       _small_info(info))
         rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
@@ -125,7 +130,7 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
 def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_seconds",
-                                                   "ring_adjacent", "samples", "checkpoint")}
+                                                   "ring_adjacent", "samples", "checkpoint", "trained_on")}
 
 
 def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -137,6 +142,9 @@ def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[
         cells = [r.name, str(r.nodes), str(r.edges), str(r.workloads)]
         for m in methods:
             res = r.results[m]
+            if res.rounds is None:
+                cells.append("n/a")
+                continue
             txt = f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"
             if m == "optimal" and not res.info.get("proven_optimal"):
                 txt += "*"

@@ -2,7 +2,7 @@
 
 Two servers are *ring-adjacent* when a path whose interior nodes are all switches joins them.
 The ring is a Hamiltonian cycle of that graph when one is found (depth-first search with
-Warnsdorff's rule, under a step budget), shortened by 2-opt moves that keep every edge
+Warnsdorff's rule and seeded random restarts, under a step budget), shortened by 2-opt moves that keep every edge
 adjacent; otherwise the best tour found by nearest-neighbour + 2-opt on hop distance, whose
 sends then cross other servers and are relayed there.
 """
@@ -65,20 +65,45 @@ def ring_order(topology: Topology, routes: Routes, budget: int = 3_000_000) -> t
     return [int(servers[i]) for i in tour], adjacent
 
 
-def _hamiltonian(adj: np.ndarray, dist: np.ndarray, budget: int) -> list[int] | None:
+def _hamiltonian(adj: np.ndarray, dist: np.ndarray, budget: int, per_try: int = 20_000,
+                 seed: int = 0) -> list[int] | None:
+    """A Hamiltonian cycle by depth-first search with Warnsdorff's rule, restarted from other
+    start nodes with random tie-breaks every `per_try` steps (deep backtracking from one start
+    is slow where restarts are quick); deterministic for a seed; None after `budget` steps."""
     s = len(adj)
-    nbrs = [sorted(np.flatnonzero(adj[i]).tolist(), key=lambda j, i=i: (dist[i, j], j)) for i in range(s)]
-    if any(len(x) < 2 for x in nbrs):
-        return None
-    visited = np.zeros(s, dtype=bool)
-    path = [0]
-    visited[0] = True
-    steps = 0
-    stack = [iter(_warnsdorff(0, nbrs, visited))]
-    while stack:
-        steps += 1
-        if steps > budget:
+    rng = np.random.default_rng(seed)
+    spent = 0
+    attempt = 0
+    while spent < budget:
+        jitter = rng.random(s) if attempt else np.zeros(s)
+        start = int(rng.integers(s)) if attempt else 0
+        nbrs = [sorted(np.flatnonzero(adj[i]).tolist(), key=lambda j, i=i: (dist[i, j], jitter[j], j))
+                for i in range(s)]
+        if any(len(x) < 2 for x in nbrs):
             return None
+        cycle, steps = _dfs_cycle(adj, nbrs, jitter, start, min(per_try, budget - spent))
+        if cycle is not None:
+            return cycle
+        spent += steps
+        attempt += 1
+    return None
+
+
+def _dfs_cycle(adj: np.ndarray, nbrs: list[list[int]], jitter: np.ndarray, start: int,
+               budget: int) -> tuple[list[int] | None, int]:
+    s = len(adj)
+    visited = np.zeros(s, dtype=bool)
+    visited[start] = True
+    path = [start]
+
+    def order(v: int) -> list[int]:  # Warnsdorff: fewest onward choices first
+        cand = [u for u in nbrs[v] if not visited[u]]
+        return sorted(cand, key=lambda u: (sum(1 for x in nbrs[u] if not visited[x]), jitter[u]))
+
+    stack = [iter(order(start))]
+    steps = 0
+    while stack and steps < budget:
+        steps += 1
         nxt = next(stack[-1], None)
         if nxt is None:
             stack.pop()
@@ -87,17 +112,12 @@ def _hamiltonian(adj: np.ndarray, dist: np.ndarray, budget: int) -> list[int] | 
         path.append(nxt)
         visited[nxt] = True
         if len(path) == s:
-            if adj[nxt, 0]:
-                return path
+            if adj[nxt, start]:
+                return path, steps
             visited[path.pop()] = False
             continue
-        stack.append(iter(_warnsdorff(nxt, nbrs, visited)))
-    return None
-
-
-def _warnsdorff(v: int, nbrs: list[list[int]], visited: np.ndarray) -> list[int]:
-    cand = [u for u in nbrs[v] if not visited[u]]
-    return sorted(cand, key=lambda u: sum(1 for x in nbrs[u] if not visited[x]))
+        stack.append(iter(order(nxt)))
+    return None, steps
 
 
 def _nearest_neighbour(dist: np.ndarray) -> list[int]:

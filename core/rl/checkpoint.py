@@ -87,7 +87,8 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
 
 
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
-    """The shipped checkpoint for a spec: same spec, else same family (largest), else None."""
+    """The shipped checkpoint for a spec: same spec, else the same family's largest, else the
+    largest of any family (the shared-weight policy runs on any topology), else None."""
     d = directory or checkpoint_dir()
     if not d.is_dir():
         return None
@@ -109,4 +110,5 @@ def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
     same = [(meta.get("servers", 0), f) for f, meta in sidecars if meta.get("family") == family]
     if same:
         return max(same)[1]
-    return None
+    anyone = [(meta.get("servers", 0), f) for f, meta in sidecars]
+    return max(anyone)[1] if anyone else None
