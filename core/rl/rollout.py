@@ -107,7 +107,9 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
             else:
                 picks.append(j)
             if trace:
-                top = np.argsort(-score, kind="stable")[:TRACE_CANDIDATES]
+                top = np.argpartition(-score, TRACE_CANDIDATES)[:TRACE_CANDIDATES] \
+                    if len(score) > TRACE_CANDIDATES else np.arange(len(score))
+                top = top[np.argsort(-score[top], kind="stable")]
                 steps.append({"candidates": pool[valid[top]].tolist(), "scores": score[top].round(4).tolist(),
                               "chosen": int(pool[valid[j]])})
             builder.add(int(valid[j]))
