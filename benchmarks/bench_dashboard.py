@@ -77,7 +77,9 @@ def wait_healthy(port: int, timeout: float = 60) -> None:
 
 
 def first_screen(browser, timeout_ms: int = 120_000) -> float:
-    """Seconds from `streamlit run` to the player being interactive (fresh server, fresh page)."""
+    """Seconds from `streamlit run` to the first screen (Topology & trees) being interactive:
+    its last caption shown, both workload-tree charts drawn by plotly, and the root selector
+    enabled (fresh server, fresh page)."""
     port = free_port()
     page = browser.new_page(viewport={"width": 1500, "height": 1300})
     start = time.perf_counter()
@@ -85,11 +87,13 @@ def first_screen(browser, timeout_ms: int = 120_000) -> float:
     try:
         wait_healthy(port)
         page.goto(f"http://localhost:{port}/", timeout=timeout_ms)
-        page.wait_for_function(TEXT, arg="Round 1 of", timeout=timeout_ms)
-        page.wait_for_function(MARKERS_AT, arg=1, timeout=timeout_ms)
-        page.get_by_role("button", name="Next").wait_for(state="visible", timeout=timeout_ms)
-        if not page.get_by_role("button", name="Next").is_enabled():
-            raise RuntimeError("Next is not enabled")
+        page.wait_for_function(TEXT, arg="Merging saves", timeout=timeout_ms)
+        page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+            .filter(el => el.data && el.data.length).length >= 2""", timeout=timeout_ms)
+        root = page.get_by_role("combobox", name="Root (parameter server of the shard)")
+        root.wait_for(state="visible", timeout=timeout_ms)
+        if not root.is_enabled():
+            raise RuntimeError("the root selector is not enabled")
         return time.perf_counter() - start
     finally:
         page.close()
@@ -105,7 +109,7 @@ def stepping(browser, steps: int, timeout_ms: int = 120_000) -> list[float]:
     page.set_default_timeout(timeout_ms)
     try:
         wait_healthy(port)
-        page.goto(f"http://localhost:{port}/")
+        page.goto(f"http://localhost:{port}/player")
         page.wait_for_function(TEXT, arg="Round 1 of")
         page.get_by_role("combobox", name="Configuration").click()
         page.get_by_role("option", name="DCell(6,1)", exact=True).click()

@@ -127,6 +127,23 @@ class WorkloadDAG:
         """Number of workloads that cross each directed link."""
         return np.bincount(self.links.values, minlength=self.topology.n_links)
 
+    def payload(self, w: int) -> list[int]:
+        """Servers whose pieces workload w carries: for a reduce workload its sender's (if it
+        carries its own) and, recursively, those of its reduce prefixes; for a broadcast, every
+        server (the tree's sum)."""
+        if self.phase[w] == BROADCAST:
+            return self.topology.servers.tolist()
+        out, stack, seen = set(), [int(w)], set()
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if self.carries_own[x]:
+                out.add(int(self.src[x]))
+            stack.extend(p for p in self.prefix.row(x).tolist() if self.phase[p] == REDUCE)
+        return sorted(out)
+
     def workload(self, w: int) -> dict:
         """One workload as a plain dict (the schedule file's form)."""
         return {

@@ -6,7 +6,12 @@ from typing import Callable
 
 from .base import Schedule, ScheduleConfig, Scheduler, list_schedule
 from .listsched import critical_path, greedy, parameter_server, ring
-from .optimal import optimal
+
+
+def optimal(topology, config: ScheduleConfig, progress: Callable[[float], None] | None = None) -> Schedule:
+    """CP-SAT exact schedule (OR-Tools is imported only when this method runs)."""
+    from .optimal import optimal as solve
+    return solve(topology, config, progress)
 
 
 def _learned(sample: bool) -> Scheduler:

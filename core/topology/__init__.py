@@ -20,7 +20,7 @@ from .jellyfish import jellyfish
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "FAMILIES", "PRESETS", "Preset", "preset",
+    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
 ]
 
@@ -79,6 +79,41 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     if missing:
         raise TopologyError(f"{spec}: missing parameter(s) {', '.join(missing)} for {family}")
     return family, params
+
+
+def predicted_size(spec: str, stop_above: int = 10 ** 7) -> dict[str, int] | None:
+    """Servers, switches and nodes a family spec would build (MODEL.md §1), without building it.
+
+    None for file/example specs. Counting stops once servers exceed `stop_above`, so absurd
+    parameters cost nothing. Raises TopologyError for a malformed spec.
+    """
+    family, p = parse_spec(spec)
+    if family == "bcube":
+        if p["n"] < 2 or p["k"] < 0:
+            return None
+        servers = p["n"] ** (p["k"] + 1) if p["k"] < 64 else stop_above + 1
+        switches = (p["k"] + 1) * p["n"] ** p["k"] if servers <= stop_above else servers
+    elif family == "dcell":
+        if p["n"] < 2 or p["k"] < 0:
+            return None
+        servers = p["n"]
+        for _ in range(p["k"]):
+            servers = servers * (servers + 1)
+            if servers > stop_above:
+                break
+        switches = servers // p["n"]
+    elif family == "jellyfish":
+        if p["switches"] < 1 or not 0 <= p["switch_ports"] < p["ports"]:
+            return None
+        switches = p["switches"]
+        servers = switches * (p["ports"] - p["switch_ports"])
+    elif family == "fattree":
+        if p["k"] < 2:
+            return None
+        servers, switches = p["k"] ** 3 // 4, 5 * p["k"] ** 2 // 4
+    else:
+        return None
+    return {"servers": servers, "switches": switches, "nodes": servers + switches}
 
 
 def make_topology(spec: str) -> Topology:

@@ -26,7 +26,7 @@ def rows():
 
 
 def test_default_methods():
-    assert METHODS == ["ps", "ring", "greedy", "critical-path"]
+    assert METHODS == ["ps", "ring", "greedy", "critical-path", "rl"]
 
 
 def test_rows_sizes_and_bounds(rows):
@@ -65,7 +65,8 @@ def test_gaps_and_best(rows):
             assert r.gap(m) == pytest.approx(r.results[m].rounds / r.lower_bound - 1)
             assert r.gap(m) >= 0
         best = r.best_merged()
-        assert best.rounds == min(r.results["greedy"].rounds, r.results["critical-path"].rounds)
+        merged = [r.results[m].rounds for m in ("greedy", "critical-path", "rl") if r.results[m].rounds is not None]
+        assert best.rounds == min(merged)
         d = json.loads(json.dumps(r.as_dict()))
         assert d["best_merged_gap"] == pytest.approx(best.rounds / r.lower_bound - 1)
         assert d["paper"]["ps"] == r.paper.paper_ps
@@ -73,15 +74,16 @@ def test_gaps_and_best(rows):
 
 def test_table_cells(rows):
     header, body = rows_to_table(rows, METHODS)
-    assert header == ["config", "nodes", "edges", "workloads", "ps", "ring", "greedy", "critical-path",
+    assert header == ["config", "nodes", "edges", "workloads", "ps", "ring", "greedy", "critical-path", "rl",
                       "LB(merged)", "best gap", "paper PS", "paper Ring", "paper RL"]
     assert len(body) == 9
     first = body[0]
     assert first[:4] == ["BCube(3,1)", "15", "18", "144"]
     r = rows[0]
     assert first[4] == f"{r.results['ps'].rounds:.1f}" and first[5] == f"{r.results['ring'].rounds:.0f}"
-    assert first[8] == "12"
-    assert first[10:] == ["16.8", "18.0", "10.2"]
+    assert first[8] == f"{r.results['rl'].rounds:.0f}"
+    assert first[9] == "12"
+    assert first[11:] == ["16.8", "18.0", "10.2"]
 
 
 def test_configurations():

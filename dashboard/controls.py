@@ -1,0 +1,164 @@
+"""Sidebar inputs shared by the pages: the topology picker and the scheduling options.
+
+Widget values survive page switches (each widget is re-seeded from a ``keep:`` copy), and the
+last topology that loaded is kept in ``st.session_state["good_source"]``: a bad choice shows an
+error or warning saying what to change, and the pages keep showing the last good topology.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+from core.schedulers import METHODS, ScheduleConfig
+from core.topology import TopologyError, preset
+
+from . import data
+from .inputs import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_DRAW_NODES, Source, TooBig,
+                     family_params, family_spec)
+
+T = TypeVar("T")
+METHOD_TITLES = {"ps": "Parameter Server", "ring": "Ring AllReduce", "greedy": "Greedy (merged)",
+                 "critical-path": "Critical-path", "optimal": "Optimal (CP-SAT)", "rl": "Hierarchical RL",
+                 "rl-sample": "RL, best of samples"}
+"""How each core method is named on screen."""
+SLOW_METHODS = ("optimal", "rl-sample")
+"""Methods that may run for seconds: they get a progress bar."""
+SOURCE_MODES = ("Table 2 preset", "Family", "Upload")
+
+
+def persistent(widget: Callable[..., Any], name: str, default: Any, *args: Any, **kwargs: Any) -> Any:
+    """Draw `widget` (e.g. ``st.sidebar.selectbox``) under the key ``w:<name>``; its value survives page switches.
+
+    The value lives in ``keep:<name>``: it seeds the widget on every run and a change callback
+    stores the user's new value there before the page runs.
+    """
+    store, key = f"keep:{name}", f"w:{name}"
+    st.session_state.setdefault(store, default)
+    st.session_state[key] = st.session_state[store]
+    value = widget(*args, key=key, on_change=_remember, args=(name,), **kwargs)
+    st.session_state[store] = value
+    return value
+
+
+def remembered(name: str, default: Any) -> Any:
+    """The stored value of a persistent widget (its default before it was ever drawn)."""
+    return st.session_state.get(f"keep:{name}", default)
+
+
+def forget(name: str, value: Any) -> None:
+    """Replace a persistent widget's stored value (before it is drawn, e.g. to clamp it to a new range)."""
+    st.session_state[f"keep:{name}"] = value
+
+
+def _remember(name: str) -> None:
+    st.session_state[f"keep:{name}"] = st.session_state[f"w:{name}"]
+
+
+def good_source() -> Source:
+    """The last topology that loaded (BCube(3,1) at first)."""
+    return st.session_state.get("good_source", DEFAULT_SOURCE)
+
+
+def topology_picker() -> Source:
+    """Sidebar: a Table 2 preset, a family with parameters, or an upload; returns the last good choice."""
+    sb = st.sidebar
+    sb.subheader("Topology")
+    mode = persistent(sb.radio, "source_mode", SOURCE_MODES[0], "Source", SOURCE_MODES, horizontal=True,
+                      label_visibility="collapsed")
+    candidate: Source | None = None
+    if mode == "Table 2 preset":
+        presets = {p.name: p for p in preset("table2")}
+        chosen = presets[persistent(sb.selectbox, "preset", DEFAULT_SOURCE.label, "Configuration", list(presets))]
+        candidate = Source(chosen.spec, chosen.name)
+    elif mode == "Family":
+        family = persistent(sb.selectbox, "family", "bcube", "Family", list(FAMILY_DEFAULTS),
+                            format_func=FAMILY_TITLES.get)
+        params = {}
+        cols = sb.columns(2)
+        for i, name in enumerate(family_params(family)):
+            params[name] = int(persistent(cols[i % 2].number_input, f"{family}.{name}",
+                                          FAMILY_DEFAULTS[family][name], name, step=1))
+        spec = family_spec(family, params)
+        named = {p.spec: p.name for p in preset("table2")}
+        candidate = Source(spec, named.get(spec, spec))
+    else:
+        up = sb.file_uploader("GraphML or JSON edge list", type=["graphml", "xml", "json"], key="upload",
+                              help="GraphML: nodes need kind=server|switch. JSON: {\"nodes\": [{\"id\", \"kind\"}], "
+                                   "\"links\": [[u, v], ...]}.")
+        if up is not None:
+            candidate = Source(f"upload:{up.name}", up.name, up.getvalue())
+        else:
+            sb.caption("Upload a file to replace the topology shown.")
+    good = good_source()
+    if candidate is not None and (candidate.spec, candidate.data) != (good.spec, good.data):
+        try:
+            data.topology(candidate)
+        except TooBig as err:
+            st.warning(f"{err} Still showing {good.name}.")
+        except (TopologyError, ValueError, KeyError) as err:
+            st.error(f"Cannot use {candidate.name}: {err}. Change the input; still showing {good.name}.")
+        else:
+            good = candidate
+            st.session_state["good_source"] = good
+    sb.caption(f"Showing **{good.name}** (drawings up to {MAX_DRAW_NODES} nodes).")
+    return good
+
+
+def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "Methods", where: Any = None
+                   ) -> list[str]:
+    """A multiselect of core's methods (at most `limit`), in the sidebar or in the container `where`."""
+    box = where if where is not None else st.sidebar
+    return list(persistent(box.multiselect, name, default, label, list(METHODS), max_selections=limit,
+                           format_func=lambda m: METHOD_TITLES.get(m, m)))
+
+
+def schedule_options(name: str) -> ScheduleConfig:
+    """Sidebar: seed, chunks, merge and the optimal solver's time limit, as a core ScheduleConfig."""
+    with st.sidebar.expander("Scheduling options"):
+        seed = persistent(st.number_input, f"{name}.seed", 0, "Seed (PS, greedy, sampled RL)", min_value=0,
+                          max_value=10_000, step=1)
+        chunks = persistent(st.number_input, f"{name}.chunks", 1, "Chunks per shard (k)", min_value=1, max_value=4,
+                            step=1)
+        merge = persistent(st.checkbox, f"{name}.merge", True, "Merge reduce workloads")
+        limit = persistent(st.slider, f"{name}.time", 10, "Optimal: time limit (s)", 2, 120)
+    return ScheduleConfig(seed=int(seed), chunks=int(chunks), merge=bool(merge), time_limit=float(limit))
+
+
+def player_width(name: str) -> int:
+    """Sidebar: the width of the round player in pixels (a fixed width keeps stepping fast in the browser)."""
+    return int(persistent(st.sidebar.select_slider, f"{name}.width", 1100, "Player width (px)",
+                          [800, 950, 1100, 1250, 1400, 1600, 1900]))
+
+
+def with_progress(label: str, work: Callable[[Callable[[float], None]], T], expected_seconds: float) -> T:
+    """Run `work(progress)` in a helper thread while a progress bar shows its progress (or elapsed time)."""
+    state: dict[str, Any] = {"done": 0.0}
+
+    def progress(frac: float) -> None:
+        state["done"] = float(frac)
+
+    def run() -> None:
+        try:
+            state["value"] = work(progress)
+        except BaseException as err:  # noqa: BLE001 - re-raised in the script thread below
+            state["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    add_script_run_ctx(worker)
+    bar = st.progress(0.0, text=label)
+    start = time.perf_counter()
+    worker.start()
+    while worker.is_alive():
+        elapsed = time.perf_counter() - start
+        frac = min(0.99, max(state["done"], elapsed / max(expected_seconds, 1e-3)))
+        bar.progress(frac, text=f"{label} — {elapsed:.0f} s")
+        worker.join(0.2)
+    bar.empty()
+    if "error" in state:
+        raise state["error"]
+    return state["value"]

@@ -1,0 +1,107 @@
+"""A schedule laid out for replay: per-round arrays computed once, so stepping a round only slices.
+
+`Playback` re-arranges what core computed (the schedule's rounds, its DAG's link lists and
+`Schedule.utilization()`); it decides nothing about the schedule itself. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from core.schedulers import Schedule
+from core.workloads import WorkloadDAG
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """What one round sends: each busy (directed link, workload) pair and the workload's flow-tree."""
+
+    links: np.ndarray
+    trees: np.ndarray
+    workloads: np.ndarray
+
+    @property
+    def n_links_busy(self) -> int:
+        """Distinct directed links used in the round."""
+        return len(np.unique(self.links))
+
+    @property
+    def n_workloads(self) -> int:
+        """Workloads sent in the round."""
+        return len(np.unique(self.workloads))
+
+
+@dataclass(frozen=True, eq=False)
+class Playback:
+    """One method's schedule as flat per-round arrays (rounds are 0-based here)."""
+
+    method: str
+    dag: WorkloadDAG
+    rounds: list[np.ndarray]
+    stats: dict
+    util_pct: np.ndarray
+    """Percent of capacity used, uint8 (directed links x rounds)."""
+    sent: np.ndarray
+    """Workloads sent in each round."""
+    busy: np.ndarray
+    """Directed links used in each round."""
+    ptr: np.ndarray
+    link: np.ndarray
+    tree: np.ndarray
+    workload: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_rounds(self) -> int:
+        """Number of rounds of the schedule."""
+        return len(self.sent)
+
+    @property
+    def n_links(self) -> int:
+        """Number of directed links of the topology."""
+        return self.util_pct.shape[0]
+
+    def round(self, r: int) -> RoundView:
+        """The busy links of round r (0-based); empty past the last round."""
+        if r < 0 or r >= self.n_rounds:
+            empty = np.zeros(0, dtype=np.int64)
+            return RoundView(empty, empty, empty)
+        a, b = self.ptr[r], self.ptr[r + 1]
+        return RoundView(self.link[a:b], self.tree[a:b], self.workload[a:b])
+
+
+def build_playback(schedule: Schedule) -> Playback:
+    """Per-round arrays of a core schedule: link usage, flow-trees on links, counts, stats."""
+    dag = schedule.dag
+    rounds = [np.asarray(r, dtype=np.int64) for r in schedule.rounds]
+    links, trees, works, lens = [], [], [], []
+    for ids in rounds:
+        pos, lk = dag.links.gather(ids)
+        w = ids[pos]
+        links.append(lk)
+        works.append(w)
+        trees.append(dag.tree[w])
+        lens.append(len(lk))
+    ptr = np.zeros(len(rounds) + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    cat = (lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64))
+    util = schedule.utilization()
+    busy = (util > 0).sum(axis=0).astype(np.int64) if util.size else np.zeros(len(rounds), np.int64)
+    small = {k: v for k, v in schedule.info.items() if k != "trace"}
+    return Playback(method=schedule.method, dag=dag, rounds=rounds, stats=schedule.stats(),
+                    util_pct=np.clip(np.rint(util * 100), 0, 255).astype(np.uint8),
+                    sent=np.array([len(r) for r in rounds], dtype=np.int64), busy=busy, ptr=ptr,
+                    link=cat(links), tree=cat(trees), workload=cat(works), info=small)
+
+
+def heatmap_table(pb: Playback) -> pd.DataFrame:
+    """The heatmap's numbers: percent of capacity per directed link (rows) and round (columns, 1-based)."""
+    t = pb.dag.topology
+    labels = [t.link_label(link) for link in range(t.n_links)]
+    frame = pd.DataFrame(pb.util_pct.astype(int), columns=[f"round {r + 1}" for r in range(pb.n_rounds)])
+    frame.insert(0, "link", labels)
+    frame.insert(0, "link_id", np.arange(t.n_links))
+    return frame

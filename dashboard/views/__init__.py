@@ -1,0 +1,1 @@
+"""Screen sections: Streamlit rendering of what `dashboard.data` returns, drawn with `dashboard.figures`."""

@@ -1,0 +1,162 @@
+"""Sections of the Policy debugger: what the two RL agents saw and chose, and where RL leaves critical-path.
+
+Built on an RL schedule's ``info["trace"]``: per round the upper agent's flow-tree probabilities
+(``tree_probs``) and choices (``trees_selected``), and the lower agent's steps
+(``steps``: candidates, scores, chosen).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.schedulers import Schedule, ScheduleConfig
+
+from .. import data, figures
+from ..controls import METHOD_TITLES, forget, persistent, remembered, with_progress
+from ..inputs import Source, TooBig, check_playable
+
+CHART_CONFIG = {"displaylogo": False}
+BASELINE = "critical-path"
+
+
+def options() -> tuple[str, ScheduleConfig]:
+    """Sidebar: which RL method, its seed and (for rl-sample) the number of sampled rollouts."""
+    st.sidebar.subheader("RL schedule")
+    method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
+                        format_func=METHOD_TITLES.get)
+    seed = persistent(st.sidebar.number_input, "debug.seed", 0, "Seed", min_value=0, max_value=10_000, step=1)
+    samples = 16
+    if method == "rl-sample":
+        samples = int(persistent(st.sidebar.number_input, "debug.samples", 16, "Sampled rollouts", min_value=1,
+                                 max_value=256, step=1))
+    return method, ScheduleConfig(seed=int(seed), samples=samples)
+
+
+def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule | None, Schedule | None]:
+    """The RL schedule and the critical-path schedule of the same DAG; (None, None) when RL cannot run."""
+    try:
+        check_playable(data.topology(source).n_servers, source.name)
+    except TooBig as err:
+        st.warning(str(err))
+        return None, None
+    try:
+        if method == "rl-sample":
+            rl = with_progress(f"Sampling {config.samples} RL rollouts on {source.name}",
+                               partial(_schedule, source, method, config), 0.5 * config.samples)
+        else:
+            rl = data.schedule(source, method, config)
+    except Exception as err:  # noqa: BLE001 - the page says why and keeps running
+        st.warning(f"RL scheduler not available: {err}")
+        st.caption("This page shows, for an RL schedule, the upper agent's flow-tree probabilities and choices "
+                   "per round, the lower agent's candidate scores per step, and where the schedule differs from "
+                   "critical-path. It works as soon as core's RL scheduler is installed.")
+        return None, None
+    return rl, data.schedule(source, BASELINE, config)
+
+
+def _schedule(source: Source, method: str, config: ScheduleConfig, progress) -> Schedule:
+    return data.schedule(source, method, config, progress)
+
+
+def overview(rl: Schedule, cp: Schedule) -> tuple[list[list[int]], list[list[int]]]:
+    """Metrics (RL rounds, critical-path rounds, bound, differing rounds); returns the per-round differences."""
+    only_rl, only_cp = data.round_differences(rl, cp)
+    differ = sum(1 for a, b in zip(only_rl, only_cp) if a or b)
+    s = rl.stats()
+    cols = st.columns(4)
+    cols[0].metric(METHOD_TITLES[rl.method], rl.n_rounds, help="rounds")
+    cols[1].metric("Critical-path", cp.n_rounds, delta=rl.n_rounds - cp.n_rounds, delta_color="inverse",
+                   help="rounds; delta = RL minus critical-path")
+    cols[2].metric("Lower bound", s["lower_bound"])
+    cols[3].metric("Rounds that differ", differ, help="rounds whose workload set is not critical-path's")
+    return only_rl, only_cp
+
+
+def trace_of(rl: Schedule) -> dict | None:
+    """The RL schedule's trace, or None (with a note) when it has none."""
+    trace = rl.info.get("trace")
+    if not trace:
+        st.info("This RL schedule carries no trace (info['trace']); only the differences are shown.")
+        return None
+    return trace
+
+
+def round_picker(n_rounds: int) -> int:
+    """A slider over the RL schedule's rounds (1-based)."""
+    forget("debug.round", min(max(1, int(remembered("debug.round", 1))), max(1, n_rounds)))
+    return int(persistent(st.slider, "debug.round", 1, "Round", 1, max(2, n_rounds), disabled=n_rounds < 2))
+
+
+def tree_labels(rl: Schedule) -> list[str]:
+    """One name per flow-tree: its root (and chunk when there are several)."""
+    d = rl.dag
+    lab = d.topology.labels
+    return [lab[int(root)] + (f"/{int(c)}" if d.chunks > 1 else "")
+            for root, c in zip(d.tree_root.tolist(), d.tree_chunk.tolist())]
+
+
+def upper_agent(rl: Schedule, trace: dict, r: int) -> None:
+    """Flow-tree selection: probabilities over all rounds (x = chosen), and round r's bars."""
+    probs = np.asarray(trace["tree_probs"], dtype=float)
+    names = tree_labels(rl)
+    left, right = st.columns([3, 2])
+    with left:
+        st.plotly_chart(figures.tree_probs_figure(probs, trace["trees_selected"], names, current_round=r),
+                        config=CHART_CONFIG, key="debug-tree-probs")
+    with right:
+        chosen = set(trace["trees_selected"][r - 1]) if r <= len(trace["trees_selected"]) else set()
+        row = probs[r - 1] if r <= len(probs) else np.zeros(len(names))
+        st.plotly_chart(figures.bars_figure(names, row, [t in chosen for t in range(len(names))],
+                                            title=f"Round {r}: {len(chosen)} of {len(names)} trees selected",
+                                            value_name="probability"),
+                        config=CHART_CONFIG, key="debug-tree-round")
+
+
+def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int) -> None:
+    """Workload scheduling in round r: candidate scores of a step, and every step in a table."""
+    steps = trace["steps"][r - 1] if r <= len(trace["steps"]) else []
+    if not steps:
+        st.caption(f"Round {r}: the lower agent took no step.")
+        return
+    cp_round = set(cp.rounds[r - 1].tolist()) if r <= cp.n_rounds else set()
+    d = rl.dag
+    forget("debug.step", min(max(1, int(remembered("debug.step", 1))), len(steps)))
+    k = int(persistent(st.slider, "debug.step", 1, "Step within the round", 1, max(2, len(steps)),
+                       disabled=len(steps) < 2))
+    step = steps[k - 1]
+    cands = [int(w) for w in step["candidates"]]
+    st.plotly_chart(figures.bars_figure([f"#{w}" for w in cands], step["scores"], [w == step["chosen"] for w in cands],
+                                        title=f"Step {k}: chose {d.describe(step['chosen'])}",
+                                        value_name="score", marked=[w not in cp_round for w in cands]),
+                    config=CHART_CONFIG, key="debug-step-scores")
+    st.caption("Red: the workload chosen. Black outline: not sent by critical-path in this round. "
+               f"{len(cands)} candidates scored at this step.")
+    rows = []
+    for i, s in enumerate(steps, start=1):
+        scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
+        rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
+                     "candidates": len(scores), "best score": max(scores.values()) if scores else None,
+                     "critical-path sends it too": int(s["chosen"]) in cp_round})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def differences(rl: Schedule, cp: Schedule, only_rl: list[list[int]], only_cp: list[list[int]], r: int) -> None:
+    """Where RL differs from critical-path: per-round counts, and the workloads of round r."""
+    st.plotly_chart(figures.round_diff_figure([len(x) for x in only_rl], [len(x) for x in only_cp], rl.method,
+                                              BASELINE, current_round=r,
+                                              titles=(METHOD_TITLES[rl.method], METHOD_TITLES[BASELINE])),
+                    config=CHART_CONFIG, key="debug-diff")
+    a, b = st.columns(2)
+    d = rl.dag
+    with a:
+        st.markdown(f"**Only {METHOD_TITLES[rl.method]} sends in round {r}**")
+        st.dataframe(pd.DataFrame({"workload": [d.describe(w) for w in only_rl[r - 1]] if r <= len(only_rl) else []}),
+                     hide_index=True, width="stretch")
+    with b:
+        st.markdown(f"**Only critical-path sends in round {r}**")
+        st.dataframe(pd.DataFrame({"workload": [d.describe(w) for w in only_cp[r - 1]] if r <= len(only_cp) else []}),
+                     hide_index=True, width="stretch")

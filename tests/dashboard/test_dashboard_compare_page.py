@@ -1,0 +1,94 @@
+"""The Compare page: the Table 2 table, chart, spread and CSV against core's compare()."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_tools import charts, open_app, traces
+
+from core.compare import compare, configurations
+from core.topology import preset
+
+FAST = ["greedy", "critical-path"]
+
+
+@pytest.fixture
+def at(missing_rl):
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(FAST).run()
+    at.number_input(key="w:compare.seeds").set_value(2).run()
+    return at
+
+
+def test_table_has_every_configuration_with_our_numbers_and_the_papers(at):
+    frame = at.dataframe[0].value
+    assert list(frame["configuration"]) == [p.name for p in preset("table2")]
+    want = {r.name: r for r in compare([c for c in configurations("table2") if c[0] in ("BCube(3,1)", "DCell(4,1)")],
+                                       FAST, seeds=2)}
+    for name, row in want.items():
+        got = frame[frame["configuration"] == name].iloc[0]
+        assert got["Greedy (merged)"] == pytest.approx(row.results["greedy"].rounds)
+        assert got["Critical-path"] == pytest.approx(row.results["critical-path"].rounds)
+        assert got["lower bound"] == row.lower_bound and got["workloads"] == row.workloads
+        assert got["paper Parameter Server"] == pytest.approx(row.paper.paper_ps)
+        assert got["paper Hierarchical RL"] == pytest.approx(row.paper.paper_rl)
+
+
+def test_bar_chart_has_our_bars_and_the_papers_diamonds(at):
+    bars = charts(at)[0]
+    ours = traces(bars, "bar")
+    assert [t["meta"] for t in ours] == FAST and all(len(t["x"]) == 9 for t in ours)
+    assert [t["name"] for t in ours] == ["Greedy (merged)", "Critical-path"]
+    assert {t["meta"] for t in traces(bars, "scatter")} == {"ps", "ring", "rl"}
+
+
+def test_spread_over_seeds_for_one_configuration(at):
+    at.selectbox(key="w:compare.spread").set_value("DCell(4,1)").run()
+    spread = charts(at)[1]
+    (row,) = compare([c for c in configurations("table2") if c[0] == "DCell(4,1)"], FAST, seeds=2)
+    boxes = {t["meta"]: list(t["y"]) for t in traces(spread, "box")}
+    assert boxes == {m: row.results[m].per_seed for m in FAST}
+    assert len(boxes["greedy"]) == 2 and len(boxes["critical-path"]) == 1
+
+
+def test_csv_download_is_offered(at):
+    assert [b.label for b in at.get("download_button")] == ["Download table (CSV)"]
+
+
+def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypatch):
+    from core import schedulers
+
+    real = schedulers.METHODS["greedy"]
+
+    def only_bcube(topology, config, progress=None):
+        if not topology.spec.startswith("bcube"):
+            raise ValueError(f"no RL checkpoint for {topology.spec}")
+        return real(topology, config, progress)
+
+    monkeypatch.setitem(schedulers.METHODS, "rl", only_bcube)
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
+    (warning,) = at.warning
+    assert warning.value.startswith("RL scheduler not available on DCell(4,1), DCell(5,1), DCell(6,1), Jellyfish(10)")
+    assert "no RL checkpoint for dcell:n=4,k=1" in warning.value
+    frame = at.dataframe[0].value
+    assert len(frame) == 9 and frame["Hierarchical RL"].notna().tolist() == [True] * 3 + [False] * 6
+
+
+def test_missing_rl_is_said_and_the_comparison_goes_on(at):
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
+    assert any(w.value.startswith("RL scheduler not available on BCube(3,1)") for w in at.warning)
+    frame = at.dataframe[0].value
+    assert frame["Critical-path"].notna().all() and frame["Hierarchical RL"].isna().all()
+
+
+def test_a_method_that_crashes_leaves_the_other_methods_compared(monkeypatch):
+    from core import schedulers
+
+    def crash(topology, config, progress=None):
+        raise RuntimeError("policy exploded")
+
+    monkeypatch.setitem(schedulers.METHODS, "rl", crash)
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(["greedy", "rl"]).run()
+    assert any("policy exploded" in w.value for w in at.warning)
+    assert at.dataframe[0].value["Greedy (merged)"].notna().all()

@@ -1,0 +1,68 @@
+"""The cached wrappers over core: sources, trees, counts, schedule documents (outside a running app)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from core.compare import compare, configurations
+from core.schedulers import ScheduleConfig
+from core.topology import TopologyError
+from dashboard import data
+from dashboard.inputs import Source, TooBig
+
+FIG3 = Source("example:fig3", "Fig. 3")
+
+
+def test_fig3_counts_and_payloads():
+    counts = data.tree_counts(FIG3, 0)
+    assert (counts["unmerged_reduce"], counts["merged_reduce"]) == (5, 3)
+    assert counts["merged_total"] == 2 * 4 * 3
+    merged = {(a.src, a.dst): a.text for a in data.workload_arcs(FIG3, 0, True)}
+    assert "carries B+C+D" in merged[(1, 0)] and "carries C" in merged[(2, 1)] and "carries D" in merged[(3, 1)]
+    relays = [a for a in data.workload_arcs(FIG3, 0, False) if a.relay]
+    assert [(a.src, a.dst) for a in relays] == [(1, 0), (1, 0)]  # B relays C's and D's pieces
+    assert data.node_tree(FIG3, 0).pruned_edges.tolist() == [3]  # C–D
+
+
+def test_bad_sources_raise_one_line_errors():
+    with pytest.raises(TopologyError, match="n >= 2"):
+        data.topology(Source("bcube:n=1,k=1"))
+    with pytest.raises(TooBig):
+        data.topology(Source("dcell:n=9,k=3"))
+    with pytest.raises(TopologyError):
+        data.topology(Source("upload:x.txt", "x.txt", b"a b"))
+
+
+def test_schedule_document_and_heatmap_csv():
+    src, config = Source("bcube:n=3,k=1"), ScheduleConfig()
+    doc = json.loads(data.schedule_json(src, "critical-path", config))
+    assert doc["format"] == "allreduce-schedule/1" and len(doc["workloads"]) == 144
+    rows = list(csv.reader(io.StringIO(data.heatmap_csv(src, "critical-path", config))))
+    assert len(rows) == 1 + 36 and len(rows[0]) == 2 + len(doc["rounds"])
+
+
+def test_compare_row_matches_core_and_failures_become_reasons(monkeypatch):
+    from core import schedulers
+
+    row = data.compare_row("table2", "BCube(3,1)", ("greedy",), 2, ScheduleConfig())
+    (want,) = compare([c for c in configurations("table2") if c[0] == "BCube(3,1)"], ["greedy"], seeds=2)
+    assert row.results["greedy"].per_seed == want.results["greedy"].per_seed
+
+    def crash(topology, config, progress=None):
+        raise RuntimeError("policy exploded")
+
+    monkeypatch.setitem(schedulers.METHODS, "rl", crash)
+    assert data.compare_or_reason("table2", "BCube(3,1)", ("rl", "greedy"), 2, ScheduleConfig()) == "policy exploded"
+
+
+def test_round_differences_are_per_round_set_differences():
+    src, config = Source("bcube:n=3,k=1"), ScheduleConfig()
+    a, b = data.schedule(src, "greedy", config), data.schedule(src, "critical-path", config)
+    only_a, only_b = data.round_differences(a, b)
+    assert len(only_a) == max(a.n_rounds, b.n_rounds)
+    assert set(only_a[0]) == set(a.rounds[0].tolist()) - set(b.rounds[0].tolist())
+    assert set(only_b[0]) == set(b.rounds[0].tolist()) - set(a.rounds[0].tolist())

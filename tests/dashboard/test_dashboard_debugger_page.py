@@ -1,0 +1,90 @@
+"""The Policy debugger on an RL schedule's trace, against a stand-in RL with a known trace and the real one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apptest_tools import charts, metric, open_app, traces
+
+from core.schedulers import ScheduleConfig, run_method
+from core.topology import make_topology
+
+BCUBE = "bcube:n=3,k=1"
+
+
+def both():
+    t = make_topology(BCUBE)
+    return run_method("rl", t, ScheduleConfig()), run_method("critical-path", t, ScheduleConfig())
+
+
+def test_without_rl_the_page_says_so_and_keeps_running(missing_rl):
+    at = open_app("debugger")
+    assert [w.value for w in at.warning] == ["RL scheduler not available: No module named 'core.schedulers.learned'"]
+    assert not charts(at) and not at.exception
+
+
+def test_overview_and_upper_agent_show_the_trace(stand_in_rl):
+    at = open_app("debugger")
+    rl, cp = both()
+    trace = rl.info["trace"]
+    assert metric(at, "Hierarchical RL") == [str(rl.n_rounds)]
+    assert metric(at, "Critical-path") == [str(cp.n_rounds)]
+    differ = sum(set(a.tolist()) != set(b.tolist()) for a, b in zip(rl.rounds, cp.rounds)) + abs(rl.n_rounds - cp.n_rounds)
+    assert metric(at, "Rounds that differ") == [str(differ)]
+    probs_fig, round_fig = charts(at)[:2]
+    (heat,) = traces(probs_fig, "heatmap")
+    assert heat["z"].shape == (rl.n_rounds, rl.dag.n_trees)
+    assert np.allclose(heat["z"], np.array(trace["tree_probs"]))
+    (marks,) = traces(probs_fig, name="selected")
+    assert len(marks["x"]) == sum(len(s) for s in trace["trees_selected"])
+    at.slider(key="w:debug.round").set_value(3).run()
+    round_fig = charts(at)[1]
+    (bars,) = traces(round_fig, "bar")
+    assert np.allclose(bars["y"], trace["tree_probs"][2])
+    red = [i for i, c in enumerate(bars["marker"]["color"]) if c == "#e4002b"]
+    assert red == sorted(trace["trees_selected"][2])
+
+
+def test_lower_agent_steps_and_differences_from_critical_path(stand_in_rl):
+    at = open_app("debugger")
+    rl, cp = both()
+    trace = rl.info["trace"]
+    at.slider(key="w:debug.round").set_value(2).run()
+    at.slider(key="w:debug.step").set_value(2).run()
+    step = trace["steps"][1][1]
+    scores_fig = charts(at)[2]
+    (bars,) = traces(scores_fig, "bar")
+    assert list(bars["x"]) == [f"#{w}" for w in step["candidates"]]
+    assert np.allclose(bars["y"], step["scores"])
+    steps_table = at.dataframe[0].value
+    assert len(steps_table) == len(trace["steps"][1])
+    cp_round = set(cp.rounds[1].tolist())
+    assert list(steps_table["critical-path sends it too"]) == [s["chosen"] in cp_round for s in trace["steps"][1]]
+    diff_fig = charts(at)[3]
+    up, down = traces(diff_fig, "bar")
+    n = max(rl.n_rounds, cp.n_rounds)
+    only_rl = [len(set(rl.rounds[r].tolist() if r < rl.n_rounds else []) - set(cp.rounds[r].tolist() if r < cp.n_rounds else []))
+               for r in range(n)]
+    only_cp = [len(set(cp.rounds[r].tolist() if r < cp.n_rounds else []) - set(rl.rounds[r].tolist() if r < rl.n_rounds else []))
+               for r in range(n)]
+    assert list(up["y"]) == only_rl and list(-np.asarray(down["y"])) == only_cp
+    only_rl_table, only_cp_table = at.dataframe[1].value, at.dataframe[2].value
+    assert len(only_rl_table) == only_rl[1] and len(only_cp_table) == only_cp[1]
+
+
+def test_rl_sample_runs_behind_a_progress_bar(stand_in_rl):
+    at = open_app("debugger")
+    at.radio(key="w:debug.method").set_value("rl-sample").run()
+    at.number_input(key="w:debug.samples").set_value(4).run()
+    assert metric(at, "RL, best of samples") == [str(both()[0].n_rounds)]
+
+
+def test_real_rl_schedule_if_installed():
+    try:
+        rl, _ = both()
+    except Exception as err:  # noqa: BLE001
+        pytest.skip(f"RL scheduler not available: {err}")
+    at = open_app("debugger")
+    (heat,) = traces(charts(at)[0], "heatmap")
+    assert heat["z"].shape == (rl.n_rounds, rl.dag.n_trees)
+    assert metric(at, "Hierarchical RL") == [str(rl.n_rounds)]

@@ -1,0 +1,67 @@
+"""How merging works: the paper's Fig. 3 walked through step by step."""
+
+from __future__ import annotations
+
+from apptest_tools import charts, open_app, texts, traces
+
+from core.schedulers import ScheduleConfig, run_method
+from core.topology import make_topology
+
+
+def fig3():
+    return make_topology("example:fig3")
+
+
+def next_step(at):
+    at.button(key="merge:next").click().run()
+    return at
+
+
+def test_walk_through_fig3():
+    at = open_app("merging")
+    assert "Step 1 of 6" in texts(at)
+    (net,) = charts(at)
+    assert sorted(traces(net, name="servers")[0]["text"]) == ["A", "B", "C", "D"]
+
+    next_step(at)  # routes toward A: C–D is pruned
+    assert "No route uses **C–D**" in texts(at)
+    (net,) = charts(at)
+    assert len(traces(net, name="pruned links")) == 1
+
+    next_step(at)  # unmerged: B's own piece and the relayed pieces of C and D share B→A
+    (tree,) = charts(at)
+    assert len(traces(tree, name="workloads")[0]["text"]) == 5
+    assert "#0, #2 and #4 (B→A)" in texts(at)
+    hover = traces(tree, name="workloads")[0]["hovertext"]
+    assert any("B->A" in h and "carries C (relayed" in h for h in hover)
+    assert any("B->A" in h and "carries D (relayed" in h for h in hover)
+
+    next_step(at)  # merged: one workload B→A carrying B+C+D
+    (tree,) = charts(at)
+    hover = traces(tree, name="workloads")[0]["hovertext"]
+    assert len(hover) == 3 and any("B->A" in h and "carries B+C+D" in h for h in hover)
+
+    next_step(at)  # broadcast: three copies cross A→B unmerged, one merged
+    before, after = charts(at)
+    assert len(traces(before, name="workloads")[0]["text"]) == 5
+    assert len(traces(after, name="workloads")[0]["text"]) == 3
+
+
+def test_the_last_step_plays_all_four_shards():
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    assert "Step 6 of 6" in texts(at) and "merged: **24**" in texts(at)
+    t = fig3()
+    ps, cp = (run_method(m, t, ScheduleConfig()) for m in ("ps", "critical-path"))
+    last = max(ps.n_rounds, cp.n_rounds)
+    assert f"**Round 1 of {last}**" in texts(at)
+    table = at.dataframe[0].value  # the workloads PS sends in round 1, with their paths
+    assert sorted(table["workload"]) == sorted(ps.dag.describe(w) for w in ps.rounds[0])
+    at.button(key="fig3:next").click().run()
+    assert f"**Round 2 of {last}**" in texts(at)
+    table = at.dataframe[1].value  # critical-path's round 2
+    assert sorted(table["workload"]) == sorted(cp.dag.describe(w) for w in cp.rounds[1])
+    (fig,) = charts(at)
+    assert [h["z"].shape for h in traces(fig, "heatmap")] == [(t.n_links, ps.n_rounds), (t.n_links, cp.n_rounds)]
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]

@@ -1,0 +1,160 @@
+"""The Schedule player driven through its widgets; every number checked against core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apptest_tools import charts, metric, open_app, texts, traces
+
+from core.schedulers import ScheduleConfig, run_method
+from core.topology import make_topology
+from dashboard.controls import METHOD_TITLES
+
+BCUBE = "bcube:n=3,k=1"
+
+
+def schedules(spec: str, methods: list[str]) -> dict:
+    t = make_topology(spec)
+    return {m: run_method(m, t, ScheduleConfig()) for m in methods}
+
+
+def choose_methods(at, methods: list[str]):
+    at.multiselect(key="w:player.methods").set_value(methods).run()
+    return at
+
+
+def test_opens_on_bcube31_with_ps_ring_and_rl_or_critical_path():
+    at = open_app()
+    chosen = at.multiselect(key="w:player.methods").value
+    assert chosen[:2] == ["ps", "ring"] and chosen[2] in ("rl", "critical-path")
+    got = schedules(BCUBE, chosen)
+    assert metric(at, "Rounds") == [str(got[m].n_rounds) for m in chosen]
+    assert metric(at, "Gap") == [f"{100 * got[m].stats()['gap']:.0f}%" for m in chosen]
+    assert metric(at, "Mean util.") == [f"{100 * got[m].stats()['mean_utilization']:.0f}%" for m in chosen]
+    last = max(s.n_rounds for s in got.values())
+    assert f"**Round 1 of {last}**" in texts(at)
+
+
+def test_heatmaps_have_a_row_per_directed_link_and_a_column_per_round():
+    at = choose_methods(open_app(), ["ps", "ring", "critical-path"])
+    got = schedules(BCUBE, ["ps", "ring", "critical-path"])
+    (fig,) = charts(at)
+    heat = traces(fig, "heatmap")
+    n_links = make_topology(BCUBE).n_links
+    assert [h["z"].shape for h in heat] == [(n_links, got[m].n_rounds) for m in got]
+    for h, s in zip(heat, got.values()):  # the numbers are core's utilization, in percent
+        assert np.array_equal(h["z"], np.rint(s.utilization() * 100).astype(np.uint8))
+    assert fig["layout"]["coloraxis"]["cmin"] == 0 and fig["layout"]["coloraxis"]["cmax"] == 100
+    assert all(h["coloraxis"] == "coloraxis" for h in heat)  # one colour scale for all methods
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [0.5, 0.5, 0.5]
+
+
+def test_stepping_moves_the_counter_the_markers_and_the_busy_links():
+    methods = ["ps", "ring", "critical-path"]
+    at = choose_methods(open_app(), methods)
+    got = schedules(BCUBE, methods)
+    last = max(s.n_rounds for s in got.values())
+    at.button(key="player:next").click().run()
+    at.button(key="player:next").click().run()
+    assert f"**Round 3 of {last}**" in texts(at)
+    (fig,) = charts(at)
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [2.5, 2.5, 2.5]
+    chevrons = traces(fig, name="busy links")
+    for tr, s in zip(chevrons, got.values()):
+        links = np.unique(s.dag.links.gather(s.rounds[2])[1])
+        per_link = 1 if len(links) > 60 else 3
+        assert len(tr["x"]) == per_link * len(links)
+    for m, s in got.items():
+        sent = len(s.rounds[2])
+        busy = len(np.unique(s.dag.links.gather(s.rounds[2])[1]))
+        assert f"{sent} workloads sent · {busy} of 36 directed links busy" in texts(at)
+    at.button(key="player:back").click().run()
+    assert f"**Round 2 of {last}**" in texts(at)
+    at.slider(key="player:round").set_value(last).run()
+    assert f"**Round {last} of {last}**" in texts(at)
+    shortest = min(got, key=lambda m: got[m].n_rounds)
+    assert f"**{METHOD_TITLES[shortest]}**: finished after {got[shortest].n_rounds} rounds" in texts(at)
+    (fig,) = charts(at)
+    assert len(fig["layout"]["shapes"]) == sum(s.n_rounds >= last for s in got.values())
+    at.button(key="player:first").click().run()
+    assert f"**Round 1 of {last}**" in texts(at)
+
+
+def test_play_advances_a_round_per_run_and_pause_stops():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.button(key="player:play").click().run()
+    assert at.button(key="player:play").label == "Pause"
+    first = [t for t in texts(at).splitlines() if t.startswith("**Round ")][0]
+    at.run()
+    second = [t for t in texts(at).splitlines() if t.startswith("**Round ")][0]
+    assert int(second.split()[1]) == int(first.split()[1]) + 1
+    at.button(key="player:play").click().run()
+    assert at.button(key="player:play").label == "Play"
+
+
+def test_a_preset_change_redraws_for_the_new_topology():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.selectbox(key="w:preset").set_value("DCell(4,1)").run()
+    got = schedules("dcell:n=4,k=1", ["ps", "critical-path"])
+    (fig,) = charts(at)
+    assert [h["z"].shape for h in traces(fig, "heatmap")] == [(60, got[m].n_rounds) for m in got]
+    assert metric(at, "Rounds") == [str(s.n_rounds) for s in got.values()]
+
+
+def test_invalid_parameters_show_an_error_and_keep_the_last_good_topology():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.number_input(key="w:bcube.n").set_value(1).run()
+    assert len(at.error) == 1 and "n >= 2" in at.error[0].value and "BCube(3,1)" in at.error[0].value
+    (fig,) = charts(at)
+    assert [h["z"].shape[0] for h in traces(fig, "heatmap")] == [36, 36]  # still BCube(3,1)
+    at.number_input(key="w:bcube.n").set_value(4).run()  # a good value replaces it
+    assert not at.error
+    assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [2 * make_topology("bcube:n=4,k=1").n_edges] * 2
+
+
+def test_a_topology_too_big_for_the_browser_is_refused_with_a_warning():
+    at = choose_methods(open_app(), ["critical-path"])
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.number_input(key="w:bcube.k").set_value(5).run()  # 729 servers + 1458 switches
+    assert any("at most 600" in w.value for w in at.warning)
+    assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [36]
+
+
+def test_a_topology_too_big_to_animate_is_drawn_but_not_played():
+    at = choose_methods(open_app(), ["critical-path"])
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.number_input(key="w:bcube.n").set_value(9).run()  # 81 servers
+    assert any("animate at most 64" in w.value for w in at.warning)
+    assert not charts(at)
+    at.switch_page("dashboard/pages/topology.py").run()
+    assert metric(at, "Servers") == ["81"]
+
+
+def test_missing_rl_is_said_plainly_and_the_other_methods_still_play(missing_rl):
+    at = choose_methods(open_app(), ["ps", "rl", "critical-path"])
+    assert any(w.value.startswith("RL scheduler not available: ") for w in at.warning)
+    assert len(traces(charts(at)[0], "heatmap")) == 2
+    assert len(metric(at, "Rounds")) == 2
+
+
+def test_stand_in_rl_plays_beside_the_baselines(stand_in_rl):
+    at = open_app()
+    assert at.multiselect(key="w:player.methods").value == ["ps", "ring", "rl"]
+    got = schedules(BCUBE, ["ps", "ring", "rl"])
+    assert metric(at, "Rounds") == [str(s.n_rounds) for s in got.values()]
+
+
+def test_downloads_are_offered_per_method():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Schedule (JSON)", "Heatmap data (CSV)"] * 2
+
+
+@pytest.mark.parametrize("method", ["optimal"])
+def test_slow_methods_run_behind_a_progress_bar_and_are_cached(method):
+    at = open_app()
+    at.number_input(key="w:player.seed")  # the options exist
+    at.slider(key="w:player.time").set_value(2).run()
+    choose_methods(at, ["critical-path", method])
+    assert metric(at, "Rounds")[1] == str(run_method(method, make_topology(BCUBE), ScheduleConfig(time_limit=2)).n_rounds)

@@ -1,0 +1,128 @@
+"""The Topology & trees page driven through its widgets; counts, drawings and trees checked against core."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from apptest_tools import charts, iframes, metric, open_app, texts, traces
+
+from core.routing import compute_routes
+from core.topology import make_topology
+from core.workloads import tree_dag
+from dashboard.pyvis_view import graph_data
+
+BCUBE = "bcube:n=3,k=1"
+
+
+def page():
+    return open_app("topology")
+
+
+def upload(at, name: str, raw: bytes):
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, raw, "application/octet-stream")).run()
+    return at
+
+
+def test_counts_are_core_counts_with_the_papers_beside():
+    at = page()
+    s = make_topology(BCUBE).summary()
+    assert metric(at, "Nodes") == [str(s["nodes"])]
+    assert metric(at, "Servers") == [str(s["servers"])]
+    assert metric(at, "Switches") == [str(s["switches"])]
+    assert metric(at, "Links") == [str(s["edges"])]
+    assert "Paper (Table 2): 15 nodes, 18 links, 144 workloads." in texts(at)
+
+
+def test_network_draws_every_node_and_link_with_servers_and_switches_distinct():
+    at = page()
+    t = make_topology(BCUBE)
+    g = graph_data(iframes(at)[0])
+    assert len(g["nodes"]) == t.n_nodes and len(g["edges"]) == t.n_edges
+    shapes = {n["id"]: n["shape"] for n in g["nodes"]}
+    assert [v for v, s in shapes.items() if s == "dot"] == t.servers.tolist()
+    assert [v for v, s in shapes.items() if s == "square"] == t.switches.tolist()
+    assert g["options"]["physics"]["enabled"] is False  # structured positions, not a hairball
+    y = {n["id"]: n["y"] for n in g["nodes"]}
+    assert len({y[v] for v in t.servers.tolist()}) == 1  # BCube servers on one row, switches above by level
+    assert max(y[v] for v in t.switches.tolist()) < y[0]
+
+
+def test_node_tree_fades_exactly_the_pruned_links_for_the_chosen_root():
+    at = page()
+    t = make_topology(BCUBE)
+    routes = compute_routes(t)
+    for root in (0, 4):
+        at.selectbox(key=f"w:root:{BCUBE}").set_value(root).run()
+        tree = routes.node_tree(root)
+        g = graph_data(iframes(at)[1])
+        dashed = sorted(tuple(sorted((e["from"], e["to"]))) for e in g["edges"] if e.get("dashes"))
+        assert dashed == sorted(tuple(sorted(t.edges[e].tolist())) for e in tree.pruned_edges)
+        arrows = [e for e in g["edges"] if not e.get("dashes")]
+        assert len(arrows) == sum(len(p) - 1 for p in tree.segments.values())
+        assert metric(at, "Links pruned") == [str(len(tree.pruned_edges))]
+        assert metric(at, "Tree edges") == [str(t.n_servers - 1)]
+
+
+def test_workload_trees_before_and_after_merging_match_core_dags():
+    at = page()
+    t = make_topology(BCUBE)
+    plain, merged = tree_dag(t, merge=False), tree_dag(t, merge=True)
+    at.selectbox(key=f"w:root:{BCUBE}").set_value(0).run()
+    for phase, code in (("reduce", 0), ("broadcast", 1)):
+        at.segmented_control(key="topology:phase").set_value(phase).run()
+        before, after = charts(at)
+        for fig, dag in ((before, plain), (after, merged)):
+            want = int(((dag.tree_root[dag.tree] == 0) & (dag.phase == code)).sum())
+            labels = traces(fig, name="workloads")[0]["text"]
+            assert len(labels) == want
+        assert f"**{plain.n}** workloads" in texts(at) and f"**{merged.n}** workloads" in texts(at)
+    assert merged.n == 144  # the paper's count for BCube(3,1)
+
+
+def test_a_graphml_upload_replaces_the_topology():
+    t = make_topology("dcell:n=4,k=1")
+    lines = ['<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
+             '<key id="kind" for="node" attr.name="kind" attr.type="string"/><graph edgedefault="undirected">']
+    lines += [f'<node id="n{v}"><data key="kind">{"server" if t.is_server[v] else "switch"}</data></node>'
+              for v in range(t.n_nodes)]
+    lines += [f'<edge source="n{u}" target="n{v}"/>' for u, v in t.edges.tolist()]
+    lines.append("</graph></graphml>")
+    at = upload(page(), "dcell.graphml", "".join(lines).encode())
+    assert not at.error
+    assert metric(at, "Nodes") == [str(t.n_nodes)] and metric(at, "Links") == [str(t.n_edges)]
+    assert "Showing **dcell.graphml**" in "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_an_upload_that_is_not_a_graph_is_an_error_and_the_last_topology_stays():
+    at = upload(page(), "notes.json", b"this is not json")
+    assert len(at.error) == 1 and "notes.json" in at.error[0].value
+    assert metric(at, "Nodes") == ["15"]
+
+
+def test_a_graph_without_servers_is_an_error():
+    doc = {"nodes": [{"id": i, "kind": "switch"} for i in range(3)], "links": [[0, 1], [1, 2]]}
+    at = upload(page(), "switches.json", json.dumps(doc).encode())
+    assert len(at.error) == 1 and "at least 2 servers" in at.error[0].value
+    assert metric(at, "Nodes") == ["15"]
+
+
+def test_a_graph_too_big_to_draw_is_refused_with_a_warning():
+    n = 700
+    doc = {"nodes": [{"id": i, "kind": "server"} for i in range(n)], "links": [[i, i + 1] for i in range(n - 1)]}
+    at = upload(page(), "line.json", json.dumps(doc).encode())
+    assert any("700 nodes" in w.value and "at most 600" in w.value for w in at.warning)
+    assert metric(at, "Nodes") == ["15"]
+
+
+def test_choice_survives_a_page_switch():
+    at = page()
+    at.selectbox(key="w:preset").set_value("Jellyfish(10)").run()
+    at.switch_page("dashboard/pages/player.py").run()
+    n_links = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0").n_links
+    assert {h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")} == {n_links}
+    at.switch_page("dashboard/pages/topology.py").run()
+    assert at.selectbox(key="w:preset").value == "Jellyfish(10)"
+    assert metric(at, "Nodes") == ["20"]
+    assert np.isfinite(float(metric(at, "Diameter")[0]))
