@@ -94,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("allreduce-lab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output cut short (`| head`): stop quietly, as Unix tools do
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def cmd_topology(a: argparse.Namespace) -> int:

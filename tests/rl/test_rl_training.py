@@ -97,3 +97,18 @@ def test_every_shipped_checkpoint_loads_and_its_schedule_validates(side):
     assert rep.ok, rep.violations[:3]
     assert sched.n_rounds == meta["final"]["rl"], "greedy decoding must reproduce the sidecar's final rounds"
     assert find_checkpoint(meta["topology"]) == side
+
+
+@pytest.mark.parametrize("extra", [[], ["--chunks", "2"], ["--no-merge"], ["--routing", "balanced"]])
+@pytest.mark.parametrize("method", ["rl", "rl-sample"])
+def test_rl_cli_schedule_file_validates(tmp_path, capsys, method, extra):
+    from core import cli
+    if not shipped():
+        pytest.skip("no shipped checkpoint")
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", method, "--samples", "3", "--out", str(out)] + extra) == 0
+    assert cli.main(["validate", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["method"] == method and doc["chunks"] == (2 if "--chunks" in extra else 1)
+    assert doc["merge"] is ("--no-merge" not in extra)
+    assert "OK" in capsys.readouterr().out
