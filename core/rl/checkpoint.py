@@ -33,10 +33,14 @@ def checkpoint_dir() -> Path:
 
 def slug(spec: str) -> str:
     """File-name stem for a topology spec: ``bcube:n=3,k=1`` -> ``bcube_n3_k1``."""
+    from ..topology import FAMILIES
     family, params = parse_spec(spec)
-    keep = {k: v for k, v in params.items() if not (k == "seed" and family != "jellyfish")}
+    if family not in FAMILIES:
+        raise ValueError(f"no checkpoint name for {spec!r}: give --out")
+    fam = FAMILIES[family]
     short = {"switches": "s", "ports": "p", "switch_ports": "r", "seed": "seed"}
-    return "_".join([family] + [f"{short.get(k, k)}{v}" for k, v in keep.items()])
+    names = fam.required + tuple(fam.optional)
+    return "_".join([family] + [f"{short.get(k, k)}{params[k]}" for k in names])
 
 
 def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str, Any]) -> Path:
