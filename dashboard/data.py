@@ -15,10 +15,12 @@ from typing import Callable
 import numpy as np
 import streamlit as st
 
+from core.bounds import lower_bounds
 from core.compare import Row, compare, configurations
 from core.routing import NodeTree, Routes, compute_routes
 from core.schedule_io import schedule_to_dict
 from core.schedulers import Schedule, ScheduleConfig, run_method
+from core.schedulers.listsched import merged_dag
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
 from core.workloads import PHASES, WorkloadDAG, tree_dag
 
@@ -148,6 +150,13 @@ def tree_counts(source: Source, root: int) -> dict[str, int]:
 def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Schedule:
     """A method's schedule of the source's topology (raises what the method raises)."""
     return run_method(method, topology(source), config, progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def merged_bound(source: Source, config: ScheduleConfig) -> int:
+    """Lower bound of the topology's merged workload DAG (the reference of greedy, critical-path,
+    optimal and RL)."""
+    return lower_bounds(merged_dag(topology(source), config)).best
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)

@@ -20,7 +20,7 @@ plays = player.load(source, methods, config)
 if not plays:
     st.info("Pick at least one method that can schedule this topology (sidebar).")
 else:
-    player.summary(plays)
+    player.summary(plays, data.merged_bound(source, config))
     player.round_player("player", source, config, plays, width)
     with st.expander("Downloads"):
         player.downloads(source, plays, config)

@@ -29,7 +29,8 @@ def test_opens_on_bcube31_with_ps_ring_and_rl_or_critical_path():
     assert chosen[:2] == ["ps", "ring"] and chosen[2] in ("rl", "critical-path")
     got = schedules(BCUBE, chosen)
     assert metric(at, "Rounds") == [str(got[m].n_rounds) for m in chosen]
-    assert metric(at, "Gap") == [f"{100 * got[m].stats()['gap']:.0f}%" for m in chosen]
+    assert metric(at, "Gap to own bound") == [f"{100 * got[m].stats()['gap']:.0f}%" for m in chosen]
+    assert f"Lower bound of the merged workload DAG: **12 rounds**" in texts(at)
     assert metric(at, "Mean util.") == [f"{100 * got[m].stats()['mean_utilization']:.0f}%" for m in chosen]
     last = max(s.n_rounds for s in got.values())
     assert f"**Round 1 of {last}**" in texts(at)
