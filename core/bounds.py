@@ -52,7 +52,7 @@ def ports_bound(dag: WorkloadDAG) -> int:
     return int(np.max(-(-need // out)))
 
 
-def link_schedule_bound(dag: WorkloadDAG, max_links: int | None = None) -> int:
+def link_schedule_bound(dag: WorkloadDAG) -> int:
     """max over links of the exact one-link relaxation (release = head, tail = tail - 1)."""
     cap = dag.topology.link_capacity
     rows = dag.links.rows_of_values()
@@ -65,10 +65,7 @@ def link_schedule_bound(dag: WorkloadDAG, max_links: int | None = None) -> int:
     # only links whose simple bound (min head + load + min tail) could matter are worth the heap
     loads = ends - starts
     best = 0
-    cand = np.argsort(-loads)
-    if max_links is not None:
-        cand = cand[:max_links]
-    for g in cand.tolist():
+    for g in np.argsort(-loads).tolist():
         ws = w[starts[g]:ends[g]]
         c = int(cap[lk[starts[g]]])
         simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())

@@ -80,13 +80,3 @@ def from_padded(arr: np.ndarray) -> CSR:
     ptr = np.zeros(arr.shape[0] + 1, dtype=np.int64)
     np.cumsum(mask.sum(axis=1), out=ptr[1:])
     return CSR(ptr, arr[mask].astype(np.int64))
-
-
-def concat(parts: list[CSR], offsets: list[int] | None = None) -> CSR:
-    """Stack CSRs row-wise, adding offsets[i] to the values of part i."""
-    offsets = offsets or [0] * len(parts)
-    vals = np.concatenate([p.values + o for p, o in zip(parts, offsets)]) if parts else np.zeros(0, np.int64)
-    lens = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)
-    ptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=ptr[1:])
-    return CSR(ptr, vals)

@@ -109,10 +109,11 @@ class Engine:
         return v
 
     # ---- rules ----------------------------------------------------------------------------
-    def check(self, ids: np.ndarray | list[int]) -> list[Violation]:
-        """Every rule the round `ids` would break if applied now (empty list: valid)."""
+    def check(self, ids: np.ndarray | list[int], ext: np.ndarray | None = None) -> list[Violation]:
+        """Every rule the round `ids` would break if applied now (empty list: valid); `ext` maps
+        ids to the ones shown in the violations (a file's own ids)."""
         return check_round(self._dag, np.asarray(ids, dtype=np.int64), self._sent_round, self._waiting,
-                           len(self._rounds))
+                           len(self._rounds), ext)
 
     def apply(self, ids: np.ndarray | list[int]) -> None:
         """Send the round `ids`; raises InvalidRound naming each broken rule, workload and link."""
@@ -291,7 +292,7 @@ def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]],
     violations: list[Violation] = []
     for ids in rounds:
         ids = np.asarray(ids, dtype=np.int64)
-        v = check_round(dag, ids, eng.sent_round, eng._waiting, eng.n_rounds, ext)  # noqa: SLF001
+        v = eng.check(ids, ext)
         violations.extend(v)
         ok = ids[(ids >= 0) & (ids < dag.n)]
         ok = np.unique(ok)

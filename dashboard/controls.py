@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, TypeVar
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from core.schedulers import METHODS, ScheduleConfig
 from core.topology import TopologyError, preset

@@ -14,7 +14,7 @@ from typing import Any
 
 from safetensors.torch import load_file, save_file
 
-from ..topology import parse_spec
+from ..topology import FAMILIES, parse_spec
 from .features import FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
 from .policy import HierarchicalPolicy, PolicyConfig
 
@@ -33,7 +33,6 @@ def checkpoint_dir() -> Path:
 
 def slug(spec: str) -> str:
     """File-name stem for a topology spec: ``bcube:n=3,k=1`` -> ``bcube_n3_k1``."""
-    from ..topology import FAMILIES
     family, params = parse_spec(spec)
     if family not in FAMILIES:
         raise ValueError(f"no checkpoint name for {spec!r}: give --out")

@@ -19,6 +19,7 @@ from ..schedulers.listsched import merged_dag
 from ..topology import Topology, make_topology
 from ..workloads import WorkloadDAG
 from .features import DYNAMIC_FEATURES, LOWER_FEATURES, UPPER_FEATURES, Observer, RoundState, dynamic_features
+from .rewards import check_reward, lower_reward, upper_reward
 
 OBS_BOUND = 10.0  # features are normalized; observations are clipped to [-10, 10]
 
@@ -71,9 +72,7 @@ class FlowTreeSelectionEnv(gym.Env):
         self.dag = _dag(spec, topology, chunks)
         self.observer = Observer(self.dag)
         self.lower = lower or longest_chain_fill
-        if reward not in ("paper", "rounds"):
-            raise ValueError(f"reward must be paper or rounds, got {reward!r}")
-        self.reward_kind = reward
+        self.reward_kind = check_reward(reward)
         self.max_rounds = max_rounds or 3 * self.dag.n + 10
         nt = self.dag.n_trees
         self.action_space = spaces.MultiBinary(nt)
@@ -110,11 +109,7 @@ class FlowTreeSelectionEnv(gym.Env):
         self._last = sel
         self._sent_last = np.bincount(self.dag.tree[ids], minlength=self.dag.n_trees).astype(np.float64)
         done = self.engine.done
-        if self.reward_kind == "rounds":
-            reward = -1.0
-        else:
-            flows, trees = float(self.dag.n), float(self.dag.n_trees)
-            reward = len(ids) / flows + 0.1 * sel.sum() / trees + (10.0 if done else -trees / flows)
+        reward = upper_reward(self.reward_kind, len(ids), sel.sum(), self.dag.n, self.dag.n_trees, done)
         truncated = not done and self.engine.n_rounds >= self.max_rounds
         obs, info = self._observe()
         return obs, float(reward), done, truncated, info
@@ -149,9 +144,7 @@ class WorkloadSchedulingEnv(gym.Env):
         self.dag = _dag(spec, topology, chunks)
         self.observer = Observer(self.dag)
         self.upper = upper or select_all
-        if reward not in ("paper", "rounds"):
-            raise ValueError(f"reward must be paper or rounds, got {reward!r}")
-        self.reward_kind = reward
+        self.reward_kind = check_reward(reward)
         self.max_rounds = max_rounds or 3 * self.dag.n + 10
         self.n_features = len(LOWER_FEATURES) + len(DYNAMIC_FEATURES)
         self.action_space = spaces.Discrete(self.dag.n)
@@ -194,11 +187,12 @@ class WorkloadSchedulingEnv(gym.Env):
             obs, info = self._observe()
             return obs, 0.0, False, False, {**info, "invalid_action": True}
         b.add(int(where[0]))
-        reward = 1.0 / self.dag.n if self.reward_kind == "paper" else 0.0
+        # eq. 5 per workload sent; with "rounds", -1 when the round closes
+        reward = lower_reward("paper", 1, self.dag.n) if self.reward_kind == "paper" else 0.0
         if b.done:
             self.engine.apply(b.ids())
             if self.reward_kind == "rounds":
-                reward = -1.0
+                reward = lower_reward("rounds", len(b.ids()), self.dag.n)
             if not self.engine.done:
                 self._open_round()
         done = self.engine.done

@@ -15,7 +15,6 @@ training stops early once greedy decoding meets the DAG's lower bound (it is the
 from __future__ import annotations
 
 import csv
-import json
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -26,18 +25,15 @@ import torch
 from tqdm import tqdm
 
 from ..bounds import lower_bounds
-from ..schedulers.base import ScheduleConfig
+from ..schedulers.base import ScheduleConfig, list_schedule
 from ..schedulers.listsched import critical_path_rank, merged_dag
-from ..schedulers.base import list_schedule
 from ..topology import make_topology, parse_spec, preset
 from ..workloads import WorkloadDAG
 from .checkpoint import checkpoint_dir, load_checkpoint, save_checkpoint, slug
 from .features import Observer
 from .policy import HierarchicalPolicy, PolicyConfig, use_torch_threads
+from .rewards import check_reward, lower_reward, upper_reward
 from .rollout import Episode, RoundRecord, play
-
-REWARDS = ("paper", "rounds")
-
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -73,8 +69,7 @@ class TrainConfig:
     """Seed of torch and of the rollouts."""
 
     def __post_init__(self) -> None:
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
+        check_reward(self.reward)
         for name in ("iterations", "upper_iters", "lower_iters", "batch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -83,17 +78,11 @@ class TrainConfig:
 def round_rewards(ep: Episode, dag: WorkloadDAG, cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-round rewards (upper, lower) of an episode."""
     sent = np.array([r.sent for r in ep.records], dtype=np.float64)
-    t = len(sent)
-    if cfg.reward == "rounds":
-        return -np.ones(t), -np.ones(t)
-    flows, trees = float(dag.n), float(dag.n_trees)
     selected = np.array([r.selected.sum() for r in ep.records], dtype=np.float64)
-    stage = np.full(t, -trees / flows)
-    if not ep.truncated:
-        stage[-1] = 10.0
-    upper = sent / flows + 0.1 * selected / trees + stage  # eqs. 3 and 4
-    lower = sent / flows  # eq. 5, summed over the round's steps
-    return upper, lower
+    done = np.zeros(len(sent), dtype=bool)
+    done[-1:] = not ep.truncated
+    return (upper_reward(cfg.reward, sent, selected, dag.n, dag.n_trees, done),
+            lower_reward(cfg.reward, sent, dag.n))
 
 
 def advantages(rewards: list[np.ndarray], gamma: float) -> list[np.ndarray]:
@@ -294,8 +283,3 @@ def train_command(a) -> int:
               f"{res.critical_path_rounds}, lower bound {res.lower_bound}) in {res.seconds:.0f}s -> {side}",
               flush=True)
     return 0
-
-
-def describe_log(path: str | Path) -> dict:
-    """Summary of a checkpoint's sidecar (for the dashboard and README)."""
-    return json.loads(Path(path).with_suffix(".json").read_text())

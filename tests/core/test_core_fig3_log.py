@@ -7,7 +7,6 @@ Directed link 2e is u->v of edge e, 2e+1 is v->u: 0 A->B, 1 B->A, 2 B->C, 3 C->B
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from core.bounds import lower_bounds
