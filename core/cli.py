@@ -67,6 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
     _add_schedule_options(p)
 
+    p = sub.add_parser("run", help="execute a schedule file on torch.distributed; time it against dist.all_reduce")
+    p.add_argument("file", help="an allreduce-schedule/1 file (allreduce-lab schedule ... --out s.json)")
+    p.add_argument("--size", default="64MB", help="bytes all-reduced, K/M/G = 1024^1..3 (default 64MB)")
+    p.add_argument("--dtype", default="float32", help="float32 (default), float64, float16, bfloat16, int64, int32, int8, uint8")
+    p.add_argument("--repeat", type=int, default=5, help="timed repetitions (default 5)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed repetitions first (default 1)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds a rank may wait on another (default 300)")
+    p.add_argument("--port", type=int, default=0, help="local rendezvous port on 127.0.0.1 (default 0: a free one)")
+    p.add_argument("--ranks-per-process", type=int, default=1, help="local ranks hosted per process as threads (default 1)")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="under torchrun (default gloo)")
+    p.add_argument("--rank-map", default=None, help="server node ids in rank order, comma-separated (default: ascending ids)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
     p.add_argument("spec", nargs="?", help="topology spec to train on")
     p.add_argument("--preset", help="train one checkpoint per configuration of a preset (e.g. table2)")
@@ -218,6 +231,60 @@ def cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(a: argparse.Namespace) -> int:
+    """Run a schedule on real tensors (local processes, or one rank of torchrun); 0 correct, 1 wrong, 2 error."""
+    from .execute import bench, build_plan
+    from .execute.executor import ExecutionError
+    from .execute.launch import LaunchError
+
+    if a.repeat < 1 or a.warmup < 0 or a.timeout <= 0:
+        raise UsageError(f"--repeat must be >= 1, --warmup >= 0 and --timeout > 0, got {a.repeat}, {a.warmup}, {a.timeout}")
+    try:
+        ranks = [int(x) for x in a.rank_map.split(",")] if a.rank_map else None
+    except ValueError:
+        raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
+    plan = build_plan(read_schedule_file(a.file), ranks)
+    cfg = bench.BenchConfig(numel=max(1, bench.parse_size(a.size) // bench.element_size(a.dtype)), dtype=a.dtype,
+                            repeat=a.repeat, warmup=a.warmup)
+    bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
+    progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
+    try:
+        if bench.under_torchrun():
+            rep = bench.run_torchrun(plan, cfg, backend=a.backend, timeout=a.timeout, progress=progress)
+        else:
+            rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
+                                  progress=progress)
+    except (LaunchError, ExecutionError, OSError) as err:
+        bar.close()
+        print(f"allreduce-lab: error: {err}", file=sys.stderr)
+        return 2
+    bar.close()
+    if rep is None:  # a torchrun rank other than 0: rank 0 reports
+        return 0
+    if a.format == "json":
+        print(json.dumps(rep.as_dict(), indent=2))
+        return 0 if rep.correct else 1
+    print(f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {rep.processes} processes)  "
+          f"{rep.nbytes} bytes {rep.dtype}")
+    check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
+        if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
+    print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
+    print(f"  {'rep':>3}  {'schedule ms':>11} {'algbw':>7} {'busbw':>7}   {'all_reduce ms':>13} {'algbw':>7} {'busbw':>7}")
+    rows = rep.rows()
+    for r in rows:
+        print(f"  {r['rep']:>3}  {1e3 * r['schedule_s']:11.2f} {r['schedule_algbw']:7.3f} {r['schedule_busbw']:7.3f}   "
+              f"{1e3 * r['all_reduce_s']:13.2f} {r['all_reduce_algbw']:7.3f} {r['all_reduce_busbw']:7.3f}")
+    mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
+    print(f"  {'avg':>3}  {1e3 * mean('schedule_s'):11.2f} {mean('schedule_algbw'):7.3f} {mean('schedule_busbw'):7.3f}   "
+          f"{1e3 * mean('all_reduce_s'):13.2f} {mean('all_reduce_algbw'):7.3f} {mean('all_reduce_busbw'):7.3f}")
+    print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
+          f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
+          f"load {rep.load[0]:.2f}")
+    if rep.mode.startswith("local"):
+        print("  loopback has no topology: these times measure the executor, not the network")
+    return 0 if rep.correct else 1
+
+
 def cmd_train(a: argparse.Namespace) -> int:
     """Train RL checkpoints (see core.rl.train)."""
     from .rl.train import train_command
@@ -225,7 +292,7 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
-             "compare": cmd_compare, "train": cmd_train}
+             "compare": cmd_compare, "run": cmd_run, "train": cmd_train}
 
 
 if __name__ == "__main__":
