@@ -280,6 +280,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
           f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")
+    if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
+        print(f"  CPU seconds per AllReduce, all ranks: schedule {mean('schedule_cpu_s'):.3f}, "
+              f"all_reduce {mean('all_reduce_cpu_s'):.3f}")
     if rep.mode.startswith("local"):
         print("  loopback has no topology: these times measure the executor, not the network")
     return 0 if rep.correct else 1

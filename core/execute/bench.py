@@ -41,7 +41,8 @@ def bandwidths(nbytes: int, seconds: float, ranks: int) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class BenchConfig:
-    """One measurement: tensor elements and type, repetitions (after warm-up), input seed, device."""
+    """One measurement: tensor elements and type, repetitions (after warm-up), input seed, device, and
+    the executor's segment size (0: whole pieces)."""
 
     numel: int
     dtype: str = "float32"
@@ -49,6 +50,7 @@ class BenchConfig:
     warmup: int = 1
     seed: int = 0
     device: str = "cpu"
+    segment_bytes: int = 0
 
 
 def _torch_dtype(name: str):
@@ -97,11 +99,12 @@ def bench_rank(comm, report: Callable[[Any], None], plan, cfg: BenchConfig) -> d
 
     from .executor import Executor
 
-    ex = Executor(plan, comm)
+    ex = Executor(plan, comm, segment_bytes=cfg.segment_bytes)
     x = make_input(cfg, comm.rank)
     work, ref = torch.empty_like(x), torch.empty_like(x)
     n = cfg.warmup + cfg.repeat
     times = torch.zeros(2, n, dtype=torch.float64, device=x.device)
+    cpu = torch.zeros(2, n, dtype=torch.float64)  # CPU seconds of this process (all its threads)
     worst = torch.zeros(2, dtype=torch.float64, device=x.device)  # max |difference|, elements that differ
 
     def sync() -> None:
@@ -113,18 +116,22 @@ def bench_rank(comm, report: Callable[[Any], None], plan, cfg: BenchConfig) -> d
             buf.copy_(x)
             sync()
             comm.barrier()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run(buf)
             sync()
             times[k, i] = time.perf_counter() - t0
+            cpu[k, i] = time.process_time() - c0
         differ = int((work != ref).sum())
         if differ:
             worst[1] = max(float(worst[1]), differ)
             worst[0] = max(float(worst[0]), float(ref.sub_(work).abs_().max()))
         report(i + 1)
     comm.reduce_max(times)
+    if not x.is_cuda:
+        comm.all_reduce(cpu)  # summed over ranks (one process per rank: exact; threads: overcounted)
     comm.reduce_max(worst)
     return {"schedule_s": times[1, cfg.warmup:].tolist(), "all_reduce_s": times[0, cfg.warmup:].tolist(),
+            "schedule_cpu_s": cpu[1, cfg.warmup:].tolist(), "all_reduce_cpu_s": cpu[0, cfg.warmup:].tolist(),
             "max_abs_diff": float(worst[0]), "elements_differ": int(worst[1])}
 
 
@@ -147,7 +154,10 @@ class BenchReport:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    notes: list[str] = field(default_factory=list)
+    schedule_cpu_s: list[float] = field(default_factory=list)
+    all_reduce_cpu_s: list[float] = field(default_factory=list)
+    memory_mib: float = 0.0
+    """Summed proportional set size of the local rank processes at their end (0 if unknown)."""
 
     @property
     def correct(self) -> bool:
@@ -160,7 +170,9 @@ class BenchReport:
         for i, (a, b) in enumerate(zip(self.schedule_s, self.all_reduce_s)):
             sa, sb = bandwidths(self.nbytes, a, self.ranks), bandwidths(self.nbytes, b, self.ranks)
             out.append({"rep": i + 1, "schedule_s": a, "schedule_algbw": sa[0], "schedule_busbw": sa[1],
-                        "all_reduce_s": b, "all_reduce_algbw": sb[0], "all_reduce_busbw": sb[1]})
+                        "all_reduce_s": b, "all_reduce_algbw": sb[0], "all_reduce_busbw": sb[1],
+                        "schedule_cpu_s": self.schedule_cpu_s[i] if self.schedule_cpu_s else None,
+                        "all_reduce_cpu_s": self.all_reduce_cpu_s[i] if self.all_reduce_cpu_s else None})
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -169,7 +181,7 @@ class BenchReport:
                 "dtype": self.dtype, "mode": self.mode, "processes": self.processes, "correct": self.correct,
                 "max_abs_diff": self.max_abs_diff, "elements_differ": self.elements_differ,
                 "tolerance": self.tolerance, "repetitions": self.rows(), "wall_s": self.wall_s, "cpu_s": self.cpu_s,
-                "load": list(self.load)}
+                "load": list(self.load), "memory_mib": self.memory_mib}
 
 
 def rank_bytes(plan, numel: int, itemsize: int) -> int:
@@ -189,11 +201,17 @@ def run_local(plan, cfg: BenchConfig, *, port: int = 0, timeout: float = 300.0, 
     out = launch_local(bench_rank, (plan, cfg), plan.world_size, name=plan.describe_rank,
                        ranks_per_process=ranks_per_process, port=port, timeout=timeout, progress=progress,
                        fault=fault)
-    r = out.results[0]
-    return BenchReport(plan.spec, plan.method, plan.world_size, cfg.numel * itemsize, cfg.dtype, r["schedule_s"],
-                       r["all_reduce_s"], r["max_abs_diff"], r["elements_differ"],
-                       float_tolerance(cfg.dtype, plan.world_size), "local gloo, 127.0.0.1", out.processes,
-                       time.perf_counter() - t0, time.process_time() - c0 + out.cpu_s, os.getloadavg())
+    rep = _report(plan, cfg, out.results[0], "local gloo, 127.0.0.1", out.processes, time.perf_counter() - t0,
+                  time.process_time() - c0 + out.cpu_s)
+    rep.memory_mib = out.pss_mib
+    return rep
+
+
+def _report(plan, cfg: BenchConfig, r: dict[str, Any], mode: str, processes: int, wall: float, cpu: float) -> BenchReport:
+    return BenchReport(plan.spec, plan.method, plan.world_size, cfg.numel * element_size(cfg.dtype), cfg.dtype,
+                       r["schedule_s"], r["all_reduce_s"], r["max_abs_diff"], r["elements_differ"],
+                       float_tolerance(cfg.dtype, plan.world_size), mode, processes, wall, cpu, os.getloadavg(),
+                       r["schedule_cpu_s"], r["all_reduce_cpu_s"])
 
 
 def under_torchrun() -> bool:
@@ -232,7 +250,4 @@ def run_torchrun(plan, cfg: BenchConfig, *, backend: str = "gloo", timeout: floa
         dist.destroy_process_group()
     if rank != 0:
         return None
-    return BenchReport(plan.spec, plan.method, plan.world_size, cfg.numel * element_size(cfg.dtype), cfg.dtype,
-                       res["schedule_s"], res["all_reduce_s"], res["max_abs_diff"], res["elements_differ"],
-                       float_tolerance(cfg.dtype, plan.world_size), f"torchrun {backend}", world,
-                       time.perf_counter() - t0, float(cpu), os.getloadavg())
+    return _report(plan, cfg, res, f"torchrun {backend}", world, time.perf_counter() - t0, float(cpu))

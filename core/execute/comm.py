@@ -27,8 +27,8 @@ class Comm(Protocol):
     def prepare(self) -> None:
         """Called by every rank at the start of each AllReduce."""
 
-    def exchange(self, sends: list[tuple[torch.Tensor, int, int]], recvs: list[tuple[torch.Tensor, int, int]]) -> None:
-        """Post every (tensor, peer rank, tag) send and receive at once, then wait for all of them."""
+    def post(self, sends: list[tuple[torch.Tensor, int, int]], recvs: list[tuple[torch.Tensor, int, int]]) -> list:
+        """Start every (tensor, peer rank, tag) send and receive; returns their pending works."""
 
     def all_reduce(self, tensor: torch.Tensor) -> None:
         """The library's own AllReduce (sum, in place): the reference."""
@@ -56,13 +56,11 @@ class DistComm:
         if self._first:
             self.barrier()
 
-    def exchange(self, sends, recvs) -> None:
-        """One round through dist.batch_isend_irecv (NCCL groups it; gloo posts each op asynchronously)."""
+    def post(self, sends, recvs) -> list:
+        """Start the operations through dist.batch_isend_irecv (NCCL groups them; gloo posts each one)."""
         ops = [dist.P2POp(dist.isend, t, self._global[p], self.group, tag) for t, p, tag in sends]
         ops += [dist.P2POp(dist.irecv, t, self._global[p], self.group, tag) for t, p, tag in recvs]
-        if ops:
-            for work in dist.batch_isend_irecv(ops):
-                work.wait()
+        return dist.batch_isend_irecv(ops) if ops else []
 
     def all_reduce(self, tensor: torch.Tensor) -> None:
         """dist.all_reduce (sum)."""
@@ -91,12 +89,9 @@ class GlooComm:
     def prepare(self) -> None:
         """Nothing to do for gloo."""
 
-    def exchange(self, sends, recvs) -> None:
-        """Post every send and receive on the gloo group, then wait for all of them."""
-        works = [self.pg.send([t], p, tag) for t, p, tag in sends]
-        works += [self.pg.recv([t], p, tag) for t, p, tag in recvs]
-        for work in works:
-            work.wait()
+    def post(self, sends, recvs) -> list:
+        """Start every send and receive on the gloo group."""
+        return [self.pg.send([t], p, tag) for t, p, tag in sends] + [self.pg.recv([t], p, tag) for t, p, tag in recvs]
 
     def all_reduce(self, tensor: torch.Tensor) -> None:
         """Gloo's own allreduce (what dist.all_reduce calls on a gloo group)."""

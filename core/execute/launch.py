@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 PROCESS_MIB = 64
@@ -52,7 +52,8 @@ class Outcome:
     results: list[Any]
     cpu_s: float
     processes: int
-    errors: list[str] = field(default_factory=list)
+    pss_mib: float = 0.0
+    """Proportional set size of the rank processes at their end, summed (Linux; 0 elsewhere)."""
 
 
 def _groups(world: int, per: int) -> list[list[int]]:
@@ -141,7 +142,7 @@ def launch_local(task: Callable[..., Any], args: tuple, world: int, *, name: Cal
              for g in groups]
     results: dict[int, Any] = {}
     errors: list[tuple[int, str, bool]] = []
-    cpu = 0.0
+    cpu = pss = 0.0
     reported_cpu = 0
     try:
         for p in procs:
@@ -165,6 +166,7 @@ def launch_local(task: Callable[..., Any], args: tuple, world: int, *, name: Cal
                     errors.append((msg[1], msg[2], msg[3]))
                 elif kind == "cpu":
                     cpu += msg[1]
+                    pss += msg[2]
                     reported_cpu += 1
             dead = [(g, p.exitcode) for g, p in zip(groups, procs) if p.exitcode not in (None, 0)]
             if (errors or dead) and failed_at is None:
@@ -192,7 +194,7 @@ def launch_local(task: Callable[..., Any], args: tuple, world: int, *, name: Cal
             p.join(timeout=5)
         q.close()
         del store
-    return Outcome([results[r] for r in range(world)], cpu, len(procs))
+    return Outcome([results[r] for r in range(world)], cpu, len(procs), pss)
 
 
 def _failure_message(errors: list[tuple[int, str, bool]], dead: list[tuple[list[int], int]],
@@ -260,10 +262,22 @@ def _process_main(port: int, ranks: list[int], world: int, timeout: float, task:
             t.start()
         for t in threads:
             t.join()
-    q.put(("cpu", time.process_time()))
+    q.put(("cpu", time.process_time(), _pss_mib()))
     q.close()
     q.join_thread()
     os._exit(0)  # skip interpreter teardown (gloo threads); everything was reported
+
+
+def _pss_mib() -> float:
+    """This process's proportional set size in MiB (shared pages split among their users), 0 if unknown."""
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def _td(seconds: float):

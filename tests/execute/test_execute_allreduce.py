@@ -131,3 +131,20 @@ def test_a_mangled_but_valid_round_order_still_sums():
     doc["rounds"] = [list(reversed(r)) for r in doc["rounds"]]
     got, _, total = execute(build_plan(doc), numel=64)
     assert all(torch.equal(y, total) for y in got)
+
+
+@pytest.mark.parametrize("segment_bytes", [8, 24, 4096])
+@pytest.mark.parametrize("spec,method,chunks,merge", [("example:fig3", "ring", 1, True),
+                                                      ("dcell:n=2,k=1", "ps", 1, False),
+                                                      ("bcube:n=2,k=1", "critical-path", 2, True)])
+def test_pipelined_segments_give_the_same_sum(spec, method, chunks, merge, segment_bytes):
+    plan = build_plan(schedule(spec, method, chunks, merge))
+
+    def body(comm):
+        x = rank_input(comm.rank, 203)
+        Executor(plan, comm, segment_bytes=segment_bytes).allreduce_(x)
+        return x
+
+    total = sum(rank_input(r, 203) for r in range(plan.world_size))
+    for y in ranks(plan.world_size).run(body):
+        assert torch.equal(y, total)
