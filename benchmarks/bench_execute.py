@@ -94,7 +94,11 @@ def part_overhead(args) -> bool:
     sched = run_method("ring", make_topology("bcube:n=3,k=1"), ScheduleConfig())
     plan = build_plan(sched)
     print(f"2. executor overhead: Ring schedule of BCube(3,1), {nbytes} bytes float32, {plan.world_size} processes")
-    rep = run_local(plan, BenchConfig(numel=nbytes // 4, dtype="float32", repeat=args.repeat), timeout=args.timeout)
+    seg = parse_size(args.segment) if args.segment != "0" else 0
+    if seg:
+        print(f"   (executor segments of {seg} bytes)")
+    rep = run_local(plan, BenchConfig(numel=nbytes // 4, dtype="float32", repeat=args.repeat, segment_bytes=seg),
+                    timeout=args.timeout)
     rows = rep.rows()
     for r in rows:
         print(f"   rep {r['rep']}: schedule {1e3 * r['schedule_s']:8.1f} ms (algbw {r['schedule_algbw']:.3f}, busbw "
@@ -142,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--numel", type=int, default=10_007, help="int64 elements in the matrix part")
     ap.add_argument("--size", default="64MB", help="bytes in the overhead part")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--segment", default="0", help="executor segment size in the overhead part (0: whole pieces)")
     ap.add_argument("--steps", type=int, default=5, help="SGD steps in the DDP part")
     ap.add_argument("--time-limit", type=float, default=20.0, help="seconds for the optimal method")
     ap.add_argument("--timeout", type=float, default=300.0)

@@ -67,16 +67,21 @@ def describe_ranks(ranks: list[int], name: Callable[[int], str]) -> str:
     return f"the process of ranks {ranks[0]}-{ranks[-1]} ({', '.join(name(r) for r in ranks[:4])}{' ...' if len(ranks) > 4 else ''})"
 
 
-def available_mib() -> float | None:
-    """MemAvailable of /proc/meminfo in MiB (None where the system does not say)."""
+def _proc_mib(path: str, key: str) -> float | None:
+    """The value of `key` (in kB) in a /proc file, in MiB; None where the system does not say."""
     try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(key):
                     return int(line.split()[1]) / 1024
     except OSError:
         return None
     return None
+
+
+def available_mib() -> float | None:
+    """MemAvailable of /proc/meminfo in MiB (None where the system does not say)."""
+    return _proc_mib("/proc/meminfo", "MemAvailable:")
 
 
 def check_capacity(world: int, ranks_per_process: int, rank_bytes: int, what: str) -> None:
@@ -107,7 +112,7 @@ def _context(preload: tuple[str, ...]) -> mp.context.BaseContext:
         # import torch (and the main module, as multiprocessing does by default) once, in the server;
         # this only has an effect before the first launch of this process starts the server
         ctx.set_forkserver_preload(["__main__", "torch", "torch.distributed", "core.execute.executor",
-                                    "core.execute.bench", *preload])
+                                    "core.execute.bench", *preload, "core.execute._freeze"])
         return ctx
     return mp.get_context("spawn")
 
@@ -244,6 +249,8 @@ def _process_main(port: int, ranks: list[int], world: int, timeout: float, task:
             if kind == "stall":
                 time.sleep(float(value))
             result = task(comm, lambda x: q.put(("progress", rank, x)), *args)
+            if join:  # nobody leaves (closing its sockets) while another rank may still need it
+                comm.barrier()
             q.put(("done", rank, result))
         except Exception as err:  # reported to the parent, which names the rank and stops the others
             from .executor import ExecutionError, error_line
@@ -270,14 +277,7 @@ def _process_main(port: int, ranks: list[int], world: int, timeout: float, task:
 
 def _pss_mib() -> float:
     """This process's proportional set size in MiB (shared pages split among their users), 0 if unknown."""
-    try:
-        with open("/proc/self/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return _proc_mib("/proc/self/smaps_rollup", "Pss:") or 0.0
 
 
 def _td(seconds: float):
