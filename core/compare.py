@@ -10,6 +10,8 @@ import numpy as np
 
 from .bounds import lower_bounds
 from .schedulers import RANDOMIZED, ScheduleConfig, run_method
+from .seconds import time_report
+from .timing import DEFAULT_SIZE_BYTES, MODES
 from .schedulers.listsched import merged_dag
 from .topology import Preset, make_topology, preset
 
@@ -28,6 +30,8 @@ class MethodResult:
     seconds: float
     info: dict = field(default_factory=dict)
     error: str | None = None
+    time: dict = field(default_factory=dict)
+    """Seconds (mean over seeds) per mode with algbw/busbw and gaps, and the bounds of its DAG (`time_report`)."""
 
     @property
     def std(self) -> float:
@@ -70,7 +74,8 @@ class Row:
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
-                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error}
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
+                            "time": r.time}
                         for m, r in self.results.items()},
             "best_merged_gap": (best.rounds / self.lower_bound - 1) if best else None,
             "paper": None if self.paper is None else {
@@ -93,8 +98,11 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
 
 def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] = DEFAULT_METHODS,
             seeds: int = 5, config: ScheduleConfig | None = None,
-            progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds."""
+            progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES) -> list[Row]:
+    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
+
+    Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
+    """
     base = config or ScheduleConfig()
     methods = list(methods)
     if seeds < 1:
@@ -110,21 +118,51 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
                 progress(f"{name} {m}")
             start = time.perf_counter()
             runs = range(seeds) if m in RANDOMIZED else [base.seed]
-            per_seed, info, own = [], {}, 0
+            per_seed, info, own, reports = [], {}, 0, []
             try:
                 for s in runs:
                     sched = run_method(m, topo, replace(base, seed=s))
                     per_seed.append(sched.n_rounds)
                     info = sched.info
                     own = own or lower_bounds(sched.dag).best
+                    reports.append(time_report(sched.dag, sched.rounds, size))
             except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
                 results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
                 continue
             results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                      _small_info(info))
+                                      _small_info(info), time=_mean_report(reports))
         rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
                         lb.as_dict(), results, paper))
     return rows
+
+
+def _mean_report(reports: list[dict]) -> dict:
+    """The time report of a method averaged over its seeds (numbers averaged key by key)."""
+    def mean(items: list):
+        if isinstance(items[0], dict):
+            return {k: mean([x[k] for x in items]) for k in items[0]}
+        if isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            return float(np.mean(items))
+        return items[0]
+    return mean(reports) if reports else {}
+
+
+def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the seconds table: one line per configuration and method."""
+    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
+                                                                           "gap BW bound", "gap own bound"]
+    body = []
+    for r in rows:
+        for m in methods:
+            res = r.results[m]
+            if res.rounds is None or not res.time:
+                continue
+            a = res.time["async"]
+            body.append([r.name, m, f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"]
+                        + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                        + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
+                           f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+    return header, body
 
 
 def _small_info(info: dict) -> dict:

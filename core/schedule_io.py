@@ -18,8 +18,9 @@ class ScheduleFileError(ValueError):
     """A file that is not a readable allreduce-schedule/1 document (one-line reason)."""
 
 
-def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str, Any]:
-    """The JSON document of a schedule: topology, workloads, rounds and stats."""
+def schedule_to_dict(schedule: Schedule, stats: dict | None = None, timing: dict | None = None) -> dict[str, Any]:
+    """The JSON document of a schedule: topology (with link properties), workloads, rounds, stats and,
+    when given, the timing it was replayed with (message size, seconds per mode, bounds)."""
     dag = schedule.dag
     path = dag.path.to_lists()
     prefix = dag.prefix.to_lists()
@@ -30,6 +31,7 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
                                                         prefix, dag.carries_own.tolist()))
     ]
     stats = stats if stats is not None else schedule.stats()
+    extra = {"timing": _plain(timing)} if timing is not None else {}
     return {
         "format": FORMAT,
         "topology": to_dict(dag.topology),
@@ -42,12 +44,14 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
         "rounds": [ids.tolist() for ids in schedule.rounds],
         "stats": _plain(stats),
         "info": _plain(schedule.info),
+        **extra,
     }
 
 
-def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None) -> dict[str, Any]:
+def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
+                   timing: dict | None = None) -> dict[str, Any]:
     """Write the schedule as JSON; returns the document written."""
-    doc = schedule_to_dict(schedule, stats)
+    doc = schedule_to_dict(schedule, stats, timing)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")))
     return doc
 
