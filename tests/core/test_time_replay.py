@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import cli
 from core.bounds import gap, time_bounds
 from core.engine import replay as engine_replay
 from core.routing import compute_routes
@@ -21,6 +20,7 @@ from core.topology import make_topology, preset
 from core.workloads import BROADCAST, REDUCE, tree_dag
 
 from _corelib import HEURISTICS, make_graph, random_topologies, schedule
+from test_core_bad_input import assert_one_line_error, run_cli
 
 MS = 1e-3
 
@@ -62,8 +62,14 @@ def line_topology(cap: int = 1, bw=(8.0, 2.0)):
     return make_graph([True, True, True], [(0, 1), (1, 2)], [cap, cap]).with_links(bandwidth=np.array(bw), latency=0.0)
 
 
-def line_rounds(dag):
-    """A hand-made valid schedule of the merged line DAG (names: tree, then step of that tree)."""
+LINE_ROUNDS = [["a1", "b1"], ["b2", "c1", "a2"], ["c2", "b3", "a3"], ["c3", "a4"], ["b4", "c4"]]
+"""A hand-made valid schedule of the merged line DAG, capacity 1 (names: tree, then step of that tree)."""
+LANE_ROUNDS = [["b1", "c1", "a1", "b2"], ["a2", "c2", "b3", "b4"], ["a3", "c3"], ["a4", "c4"]]
+"""The same DAG on capacity-2 links: two workloads per directed link in rounds 0 and 1."""
+
+
+def line_rounds(dag, names=LINE_ROUNDS):
+    """Workload ids by name, and the rounds `names` as ids."""
     A, B, C = 0, 1, 2
     w = {
         "a1": find(dag, A, REDUCE, C, B), "a2": find(dag, A, REDUCE, B, A),
@@ -73,7 +79,6 @@ def line_rounds(dag):
         "c1": find(dag, C, REDUCE, A, B), "c2": find(dag, C, REDUCE, B, C),
         "c3": find(dag, C, BROADCAST, C, B), "c4": find(dag, C, BROADCAST, B, A),
     }
-    names = [["a1", "b1"], ["b2", "c1", "a2"], ["c2", "b3", "a3"], ["c3", "a4"], ["b4", "c4"]]
     return w, [[w[x] for x in r] for r in names]
 
 
@@ -111,9 +116,7 @@ def test_capacity_splits_bandwidth_into_lanes():
     # is alone on its link (lanes are static, so async can never be slower than sync).
     t = line_topology(cap=2, bw=(16.0, 16.0))
     dag = tree_dag(t)
-    w, _ = line_rounds(dag)
-    names = [["b1", "c1", "a1", "b2"], ["a2", "c2", "b3", "b4"], ["a3", "c3"], ["a4", "c4"]]
-    rounds = [[w[x] for x in r] for r in names]
+    w, rounds = line_rounds(dag, LANE_ROUNDS)
     assert not engine_replay(dag, rounds)[1]  # two workloads per directed link in rounds 0 and 1
     assert np.allclose(transfer_times(dag, 3e6), 1 * MS)
     sync, asyn = replay_modes(dag, rounds, size=3e6).values()
@@ -123,22 +126,20 @@ def test_capacity_splits_bandwidth_into_lanes():
 
 
 def test_lane_order_on_a_link():
-    # One link A>B of capacity 2 carrying three transfers in rounds 0, 0 and 1 (a star of 2 senders is not
-    # needed: the merged line DAG has b1, c1 and a3 on A>B). Slow the first one down through a per-link
-    # override of B-C so that c1's lane is the free one: a3 waits for the transfer 2 places ahead (b1).
+    # Link A>B (capacity 2) carries b1, c1 (round 0) and a3 (round 2). Given durations: b1 takes 5 ms, the
+    # rest 1 ms. c1's lane is free at 1 ms, but lanes go round-robin in schedule order, so a3 waits for the
+    # transfer 2 places ahead on A>B, b1, which keeps the order on the link.
     t = line_topology(cap=2, bw=(16.0, 16.0))
     dag = tree_dag(t)
-    w, _ = line_rounds(dag)
-    names = [["b1", "c1", "a1", "b2"], ["a2", "c2", "b3", "b4"], ["a3", "c3"], ["a4", "c4"]]
-    rounds = [[w[x] for x in r] for r in names]
+    w, rounds = line_rounds(dag, LANE_ROUNDS)
     plan = ReplayPlan(dag, rounds)
     dur = np.full(dag.n, 1 * MS)
     dur[w["b1"]] = 5 * MS  # b1 holds one A>B lane for 5 ms
     asyn = plan.run(3e6, "async", durations=dur)
-    # a3 needs a2 (after a1: 1-2 ms) and the lane of b1 (order b1, c1, a3 on A>B): starts at 5 ms
+    # a3 needs a2 (after a1: 1-2 ms) and the lane of b1: starts at 5 ms, not 2 ms
     assert asyn.start[w["a3"]] == pytest.approx(5 * MS)
     sync = plan.run(3e6, "sync", durations=dur)
-    assert sync.time == pytest.approx((5 + 1 + 1 + 1) * MS) and asyn.time <= sync.time
+    assert sync.time == pytest.approx((5 + 1 + 1 + 1) * MS) and asyn.time <= sync.time  # rounds of 5, 1, 1, 1 ms
 
 
 # ---- sync = rounds x round time on uniform links ----------------------------------------------------
@@ -189,6 +190,35 @@ def test_async_never_slower_than_sync_and_bounds_hold(t, method, size):
     rows = sched.dag.prefix.rows_of_values()
     for tm in (sync, asyn):
         assert np.all(tm.start[rows] >= tm.finish[sched.dag.prefix.values] * (1 - 1e-12))
+
+
+def reference_async(dag, rounds, dur):
+    """Start times written from docs/time.md, one workload at a time: after every prefix, and on each link
+    after the transfer `capacity` places ahead in (round, id) order."""
+    cap = dag.topology.link_capacity
+    on_link: dict[int, list[float]] = {}  # finish times of the transfers so far on each link, in order
+    finish = {}
+    start = {}
+    for r in rounds:
+        for w in sorted(int(x) for x in r):
+            s = max([finish[int(p)] for p in dag.prefix.row(w)], default=0.0)
+            for link in dag.links.row(w).tolist():
+                seen = on_link.setdefault(link, [])
+                if len(seen) >= cap[link]:
+                    s = max(s, seen[-cap[link]])
+            start[w] = s
+            finish[w] = s + dur[w]
+            for link in dag.links.row(w).tolist():
+                on_link[link].append(finish[w])
+    return np.array([start[w] for w in range(dag.n)])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(t=timed_topologies(), method=st.sampled_from(HEURISTICS))
+def test_async_matches_a_one_at_a_time_reference(t, method):
+    sched = run_method(method, t, ScheduleConfig())
+    tm = replay(sched, size=1e6, mode="async")
+    assert np.allclose(tm.start, reference_async(sched.dag, sched.rounds, tm.duration), rtol=1e-12, atol=0)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -264,12 +294,6 @@ def test_rounds_must_cover_the_dag_in_a_valid_order():
 
 
 # ---- files and the CLI --------------------------------------------------------------------------------
-def run_cli(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_schedule_file_records_links_and_timing(tmp_path, capsys):
     spec = "bcube:n=4,k=1,bw=100/25"
     path = tmp_path / "s.json"
@@ -304,14 +328,6 @@ def test_replay_of_an_edited_file_uses_its_link_properties(tmp_path, capsys):
     assert code == 0 and json.loads(out)["async"]["time_s"] == pytest.approx(16 * (2e-6 + 1e8 / 9 / 6.25e9))
 
 
-def assert_one_line_error(code, err, *needles):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("allreduce-lab: error: ") and "Traceback" not in err, err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-
-
 @pytest.mark.parametrize("argv,needles", [
     (["schedule", "bcube:n=3,k=1", "--size", "0"], ["--size", "at least 1 byte"]),
     (["schedule", "bcube:n=3,k=1", "--size", "12XB"], ["unknown unit 'XB'"]),
@@ -344,3 +360,18 @@ def test_replay_rejects_bad_files(tmp_path, capsys):
     odd = tmp_path / "size.json"
     odd.write_text(json.dumps(doc))
     assert_one_line_error(*run_cli(capsys, "replay", str(odd))[::2], "timing.size_bytes")
+
+
+def test_a_job_on_some_servers_uses_the_cluster_link_ids():
+    # the cluster simulator's recipe: a job on 4 servers of BCube(4,1); the other servers only forward.
+    cluster = make_topology("bcube:n=4,k=1")
+    job = cluster.with_servers([0, 1, 4, 5])
+    sched = run_method("critical-path", job, ScheduleConfig())
+    plan = ReplayPlan(sched.dag, sched.rounds)
+    tm = plan.run(1e8, "async")
+    assert tm.ranks == 4 and sched.dag.n == 2 * 4 * 3
+    # every workload crosses server-switch-server: each round lasts 2 µs + (100 MB / 4) / 12.5e9 B/s = 2.002 ms
+    assert tm.time == pytest.approx(sched.n_rounds * 2.002 * MS)
+    # a half share of every cluster link doubles the bandwidth part
+    half = plan.time(1e8, "async", link_bandwidth=cluster.link_bandwidth * 0.5)
+    assert half == pytest.approx(sched.n_rounds * (2e-6 + 4 * MS))
