@@ -100,3 +100,8 @@ def lower_bounds(dag: WorkloadDAG) -> Bounds:
     load = int(np.max(-(-dag.link_load // cap))) if dag.n else 0
     return Bounds(link_load=load, critical_path=int(dag.tail.max()) if dag.n else 0,
                   ports=ports_bound(dag), link_schedule=link_schedule_bound(dag))
+
+
+def gap(value: float, bound: float) -> float:
+    """How far `value` is above its lower `bound`: value / bound - 1 (0 when the bound is 0)."""
+    return float(value) / float(bound) - 1.0 if bound else 0.0
