@@ -24,10 +24,11 @@ import resource
 import time
 
 from core.compare import compare
+from core.engine import list_schedule
+from core.methods import run_method
+from core.priorities import critical_path_rank
 from core.routing import compute_routes
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.base import list_schedule
-from core.schedulers.listsched import critical_path_rank
+from core.schedule import ScheduleConfig
 from core.timing import ReplayPlan, format_size, parse_size, replay_modes
 from core.topology import make_topology, preset
 from core.workloads import tree_dag

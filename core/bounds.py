@@ -103,8 +103,8 @@ def lower_bounds(dag: WorkloadDAG) -> Bounds:
 
 
 def gap(value: float, bound: float) -> float:
-    """How far `value` (rounds or seconds) is above a lower `bound`: value / bound - 1 (0 when bound is 0)."""
-    return float(value) / float(bound) - 1.0 if bound > 0 else 0.0
+    """How far `value` is above its lower `bound`: value / bound - 1 (0 when the bound is 0)."""
+    return float(value) / float(bound) - 1.0 if bound else 0.0
 
 
 # ---- lower bounds in seconds (docs/time.md) ------------------------------------------------

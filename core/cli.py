@@ -11,9 +11,10 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from .compare import DEFAULT_METHODS, compare, configurations, rows_to_table, time_table
+from .compare import compare, configurations, default_methods, rows_to_table, time_table
+from .methods import get_method, method_names, run_method
+from .schedule import ScheduleConfig
 from .schedule_io import ScheduleFileError, read_schedule_file, write_schedule
-from .schedulers import METHODS, ScheduleConfig, run_method
 from .seconds import time_report
 from .timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from .topology import TopologyError, make_topology
@@ -76,8 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schedule", help="schedule AllReduce on a topology with one method")
     p.add_argument("spec")
-    p.add_argument("--method", default="critical-path", help=f"one of {', '.join(METHODS)} (default critical-path)")
+    p.add_argument("--method", default="critical-path",
+                   help=f"one of {', '.join(method_names())} (default critical-path)")
     p.add_argument("--out", help="write the schedule as allreduce-schedule/1 JSON")
+    p.add_argument("--trace", action="store_true",
+                   help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     _add_size_option(p)
     _add_schedule_options(p)
@@ -89,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="compare methods across configurations")
     p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
     p.add_argument("--preset", help="a named set of configurations, e.g. table2")
-    p.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help=f"comma-separated (default {','.join(DEFAULT_METHODS)}); add optimal, rl, rl-sample")
+    p.add_argument("--methods", default=None,
+                   help=f"comma-separated, from {', '.join(method_names())} "
+                        f"(default {','.join(default_methods())})")
     p.add_argument("--seeds", type=int, default=5, help="seeds averaged for ps and greedy (default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
     _add_size_option(p)
@@ -156,12 +161,11 @@ def cmd_topology(a: argparse.Namespace) -> int:
 
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
-    if a.method not in METHODS:
-        raise UsageError(f"unknown method {a.method!r}; known: {', '.join(METHODS)}")
+    method = get_method(a.method)
     t = make_topology(a.spec)
     cfg = _config(a)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if a.method in ("optimal", "rl-sample") else None
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
         if bar is not None:
@@ -175,10 +179,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     stats = sched.stats()
     timing = time_report(sched.dag, sched.rounds, size)
     if a.out:
-        write_schedule(sched, a.out, stats, timing)
+        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing)
     if a.format == "json":
-        print(json.dumps({**stats, "time": timing, "info": {k: v for k, v in sched.info.items() if k != "trace"}},
-                         indent=2, default=float))
+        print(json.dumps({**stats, "time": timing, "info": sched.info}, indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
@@ -243,10 +246,11 @@ def cmd_replay(a: argparse.Namespace) -> int:
 
 def cmd_compare(a: argparse.Namespace) -> int:
     """Print the method comparison as a text table, JSON or CSV."""
-    methods = [m.strip() for m in a.methods.split(",") if m.strip()]
+    methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods names no method")
     for m in methods:
-        if m not in METHODS:
-            raise UsageError(f"unknown method {m!r}; known: {', '.join(METHODS)}")
+        get_method(m)
     configs = configurations(a.preset, a.specs)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 

@@ -8,15 +8,23 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .bounds import lower_bounds
-from .schedulers import RANDOMIZED, ScheduleConfig, run_method
+from .bounds import gap, lower_bounds
+from .methods import get_method, iter_methods, run_method
+from .schedule import ScheduleConfig
 from .seconds import time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
-from .schedulers.listsched import merged_dag
 from .topology import Preset, make_topology, preset
+from .workloads import build_dag
 
-DEFAULT_METHODS = ("ps", "ring", "greedy", "critical-path", "rl")
-MERGED_METHODS = ("greedy", "critical-path", "optimal", "rl", "rl-sample")
+
+def default_methods() -> tuple[str, ...]:
+    """The registered methods `compare` runs when none are named."""
+    return tuple(m.name for m in iter_methods() if m.default)
+
+
+def schedules_tree_dag(method: str) -> bool:
+    """True for a method that schedules the tree DAG, the one the table's lower bound is for."""
+    return get_method(method).dag == "tree"
 
 
 @dataclass
@@ -56,15 +64,15 @@ class Row:
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for)."""
-        got = [r for m, r in self.results.items() if m in MERGED_METHODS and r.rounds is not None]
+        got = [r for m, r in self.results.items() if schedules_tree_dag(m) and r.rounds is not None]
         return min(got, key=lambda r: r.rounds) if got else None
 
     def gap(self, method: str) -> float | None:
         """rounds / lower bound - 1 for a merged-DAG method, else None."""
         r = self.results.get(method)
-        if r is None or r.rounds is None or method not in MERGED_METHODS:
+        if r is None or r.rounds is None or not schedules_tree_dag(method):
             return None
-        return r.rounds / self.lower_bound - 1
+        return gap(r.rounds, self.lower_bound)
 
     def as_dict(self) -> dict:
         """Plain JSON-ready form."""
@@ -77,7 +85,7 @@ class Row:
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
                             "time": r.time}
                         for m, r in self.results.items()},
-            "best_merged_gap": (best.rounds / self.lower_bound - 1) if best else None,
+            "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "paper": None if self.paper is None else {
                 "nodes": self.paper.paper_nodes, "edges": self.paper.paper_edges,
                 "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
@@ -96,7 +104,7 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
     return out
 
 
-def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] = DEFAULT_METHODS,
+def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] | None = None,
             seeds: int = 5, config: ScheduleConfig | None = None,
             progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES) -> list[Row]:
     """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
@@ -104,20 +112,22 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
     Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
     """
     base = config or ScheduleConfig()
-    methods = list(methods)
+    methods = list(default_methods() if methods is None else methods)
+    for m in methods:
+        get_method(m)
     if seeds < 1:
         raise ValueError(f"seeds must be >= 1, got {seeds}")
     rows = []
     for name, spec, paper in configs:
         topo = make_topology(spec)
-        dag = merged_dag(topo, base)
+        dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
         lb = lower_bounds(dag)
         results: dict[str, MethodResult] = {}
         for m in methods:
             if progress:
                 progress(f"{name} {m}")
             start = time.perf_counter()
-            runs = range(seeds) if m in RANDOMIZED else [base.seed]
+            runs = range(seeds) if get_method(m).randomized else [base.seed]
             per_seed, info, own, reports = [], {}, 0, []
             try:
                 for s in runs:
@@ -158,7 +168,7 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
             if res.rounds is None or not res.time:
                 continue
             a = res.time["async"]
-            body.append([r.name, m, f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"]
+            body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
                         + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
                         + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
                            f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
@@ -183,12 +193,12 @@ def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[
             if res.rounds is None:
                 cells.append("n/a")
                 continue
-            txt = f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"
-            if m == "optimal" and not res.info.get("proven_optimal"):
+            txt = f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"
+            if "proven_optimal" in res.info and not res.info["proven_optimal"]:
                 txt += "*"
             cells.append(txt)
         best = r.best_merged()
-        cells += [str(r.lower_bound), f"{100 * (best.rounds / r.lower_bound - 1):.1f}%" if best else "-"]
+        cells += [str(r.lower_bound), f"{100 * gap(best.rounds, r.lower_bound):.1f}%" if best else "-"]
         p = r.paper
         cells += [_num(p.paper_ps if p else None), _num(p.paper_ring if p else None), _num(p.paper_rl if p else None)]
         body.append(cells)

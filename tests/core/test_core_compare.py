@@ -11,13 +11,13 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
-from core.compare import DEFAULT_METHODS, compare, configurations, rows_to_table
+from core.compare import compare, configurations, default_methods, rows_to_table
 from core.topology import preset
 from core.workloads import tree_dag
 
 from _corelib import schedule, topo
 
-METHODS = list(DEFAULT_METHODS)
+METHODS = list(default_methods())
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from core.bounds import gap, time_bounds
 from core.engine import replay as engine_replay
+from core.methods import run_method
 from core.routing import compute_routes
+from core.schedule import ScheduleConfig
 from core.schedule_io import schedule_to_dict
-from core.schedulers import ScheduleConfig, run_method
 from core.timing import ReplayPlan, busbw, piece_bytes, replay, replay_modes, transfer_times
 from core.topology import make_topology, preset
 from core.workloads import BROADCAST, REDUCE, tree_dag
