@@ -163,8 +163,9 @@ def bandwidth_bound(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | 
 
 
 def time_bounds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None,
-                link_latency: np.ndarray | None = None) -> TimeBounds:
-    """All lower bounds in seconds for moving `size` bytes with this DAG (per-link overrides as in timing)."""
+                link_latency: np.ndarray | None = None, durations: np.ndarray | None = None) -> TimeBounds:
+    """All lower bounds in seconds for moving `size` bytes with this DAG (per-link overrides as in timing;
+    `durations` may pass the transfer times already computed for the same size and links)."""
     from .timing import link_arrays, longest_chain, piece_bytes, transfer_times
     bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     rate = bw * (1e9 / 8)
@@ -173,8 +174,7 @@ def time_bounds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None
     link = float(np.max(load[used] / rate[used])) if used.any() else 0.0
     lat_ext = np.r_[lat * 1e-6, 0.0]
     path_latency = lat_ext[dag.links_padded].sum(axis=1) if dag.n else np.zeros(0)
-    chain_lat = longest_chain(dag, path_latency)
-    chain = longest_chain(dag, transfer_times(dag, size, link_bandwidth, link_latency))
+    dur = transfer_times(dag, size, link_bandwidth, link_latency) if durations is None else durations
+    chains = longest_chain(dag, np.stack([path_latency, dur], axis=1)).max(axis=0) if dag.n else np.zeros(2)
     return TimeBounds(bandwidth=bandwidth_bound(dag, size, link_bandwidth), link=link,
-                      latency=float(chain_lat.max()) if dag.n else 0.0,
-                      critical_path=float(chain.max()) if dag.n else 0.0)
+                      latency=float(chains[0]), critical_path=float(chains[1]))

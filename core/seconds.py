@@ -20,7 +20,7 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
     """``{"size_bytes", "ranks", "links", "bounds", "sync": {...}, "async": {...}}``; each mode has time_s,
     algbw_Bps, busbw_Bps, max_link_utilization and its gap to every bound."""
     timings = replay_modes(dag, rounds, size=size, link_bandwidth=link_bandwidth, link_latency=link_latency)
-    bounds = time_bounds(dag, size, link_bandwidth, link_latency).as_dict()
+    bounds = time_bounds(dag, size, link_bandwidth, link_latency, timings["sync"].duration).as_dict()
     out: dict[str, Any] = {"size_bytes": float(size), "ranks": timings["sync"].ranks,
                            "links": link_summary(dag), "bounds": bounds}
     for mode in MODES:

@@ -79,11 +79,14 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
 
 
 def longest_chain(dag: WorkloadDAG, weight: np.ndarray) -> np.ndarray:
-    """For every workload, the heaviest prefix chain ending with it, itself included (seconds)."""
+    """For every workload, the heaviest prefix chain ending with it, itself included.
+
+    `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
+    """
     out = np.asarray(weight, dtype=np.float64).copy()
     for level in dag.topo_levels[1:]:
         pos, pre = dag.prefix.gather(level)
-        best = np.zeros(len(level))
+        best = np.zeros((len(level),) + out.shape[1:])
         np.maximum.at(best, pos, out[pre])
         out[level] += best
     return out
