@@ -155,6 +155,9 @@ def cmd_topology(a: argparse.Namespace) -> int:
         hist = s[f"{kind}_degree"]
         if hist:
             print(f"  {kind} degree: " + ", ".join(f"{d} x{c}" for d, c in hist.items()))
+    links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
+                      for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
+    print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     return 0
 

@@ -259,12 +259,16 @@ class Topology:
             "server_degree": _hist(deg[srv]),
             "switch_degree": _hist(deg[sw]),
             "diameter": int(nx.diameter(self.to_networkx())),
+            "bandwidth_gbps": _hist(self.bandwidth),
+            "latency_us": _hist(self.latency),
+            "failed_links": int(self.failed.sum()),
         }
 
 
-def _hist(values: np.ndarray) -> dict[int, int]:
+def _hist(values: np.ndarray) -> dict:
+    """Value -> count (integers stay int; bandwidths and latencies are floats)."""
     uniq, counts = np.unique(values, return_counts=True)
-    return {int(u): int(c) for u, c in zip(uniq, counts)}
+    return {(int(u) if float(u).is_integer() else float(u)): int(c) for u, c in zip(uniq.tolist(), counts)}
 
 
 def _check(t: Topology) -> None:

@@ -14,6 +14,7 @@ from core.topology import (DEFAULT_BANDWIDTH, DEFAULT_LATENCY, TopologyError, fr
 from core.units import UnitError, parse_bandwidth, parse_latency, parse_size
 
 from _corelib import make_graph
+from test_core_bad_input import run_cli
 
 FAMILIES = ["bcube:n=3,k=1", "bcube:n=3,k=2", "dcell:n=3,k=1", "dcell:n=2,k=2", "fattree:k=4",
             "jellyfish:switches=10,ports=5,switch_ports=4,seed=0", "example:fig3"]
@@ -93,6 +94,7 @@ def test_uniform_options_set_every_link():
 def test_per_level_bandwidth():
     t = make_topology("bcube:n=4,k=1,bw=100/25")
     assert np.all(t.bandwidth[t.edge_level == 0] == 100) and np.all(t.bandwidth[t.edge_level == 1] == 25)
+    assert t.summary()["bandwidth_gbps"] == {25: 16, 100: 16} and t.summary()["latency_us"] == {1: 32}
     f = make_topology("fattree:k=4,bw=100/100/25")
     assert set(f.bandwidth[f.edge_level == 2]) == {25.0} and set(f.bandwidth[f.edge_level < 2]) == {100.0}
 
@@ -223,3 +225,8 @@ def test_file_spec_takes_link_options(tmp_path):
     path.write_text(json.dumps(to_dict(t)))
     u = make_topology(f"file:{path},bw=10")
     assert np.all(u.bandwidth == 10.0) and u.spec == f"file:{path},bw=10"
+
+
+def test_cli_topology_shows_link_properties(capsys):
+    code, out, _ = run_cli(capsys, "topology", "bcube:n=4,k=1,bw=100/25,lat=500ns")
+    assert code == 0 and "links: bandwidth 25 Gbit/s x16, 100 Gbit/s x16; latency 0.5 µs x32" in out
