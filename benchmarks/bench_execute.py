@@ -23,11 +23,13 @@ import sys
 import time
 
 from core.execute import build_plan
-from core.execute.bench import BenchConfig, parse_size, run_local
+from core.execute.bench import BenchConfig, run_local
 from core.execute.ddp_check import PRELOAD, ddp_match
 from core.execute.launch import launch_local
-from core.schedulers import METHODS, ScheduleConfig, run_method
+from core.methods import METHODS, run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology, preset
+from core.units import parse_size
 
 
 def matrix_rank(comm, report, plans, numel: int) -> list[dict]:

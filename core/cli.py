@@ -11,9 +11,12 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from .compare import DEFAULT_METHODS, compare, configurations, rows_to_table
+from .compare import compare, configurations, default_methods, rows_to_table, time_table
+from .methods import get_method, method_names, run_method
+from .schedule import ScheduleConfig
 from .schedule_io import ScheduleFileError, read_schedule_file, write_schedule
-from .schedulers import METHODS, ScheduleConfig, run_method
+from .seconds import time_report
+from .timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from .topology import TopologyError, make_topology
 from .validate import validate_document
 
@@ -33,6 +36,31 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the shipped one for the family)")
 
 
+def _add_size_option(p: argparse.ArgumentParser, default: str | None = DEFAULT_SIZE) -> None:
+    p.add_argument("--size", default=default,
+                   help=f"AllReduce message size M: B, KB, MB, GB, KiB, MiB, GiB (default {default or 'the file’s, else ' + DEFAULT_SIZE})")
+
+
+def _time_lines(rep: dict) -> list[str]:
+    """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
+    lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
+             f"(links {_span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {_span(rep['links']['latency_us'], ' µs')}):"]
+    b = rep["bounds"]
+    for mode in MODES:
+        if mode in rep:
+            m = rep[mode]
+            lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / 1e9:6.2f} GB/s  "
+                         f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
+    lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
+                 f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    return lines
+
+
+def _span(lo_hi: list[float], unit: str) -> str:
+    lo, hi = lo_hi
+    return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
+
+
 def _config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint)
@@ -49,9 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schedule", help="schedule AllReduce on a topology with one method")
     p.add_argument("spec")
-    p.add_argument("--method", default="critical-path", help=f"one of {', '.join(METHODS)} (default critical-path)")
+    p.add_argument("--method", default="critical-path",
+                   help=f"one of {', '.join(method_names())} (default critical-path)")
     p.add_argument("--out", help="write the schedule as allreduce-schedule/1 JSON")
+    p.add_argument("--trace", action="store_true",
+                   help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
 
     p = sub.add_parser("validate", help="check an allreduce-schedule/1 file from scratch")
@@ -61,15 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="compare methods across configurations")
     p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
     p.add_argument("--preset", help="a named set of configurations, e.g. table2")
-    p.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help=f"comma-separated (default {','.join(DEFAULT_METHODS)}); add optimal, rl, rl-sample")
+    p.add_argument("--methods", default=None,
+                   help=f"comma-separated, from {', '.join(method_names())} "
+                        f"(default {','.join(default_methods())})")
     p.add_argument("--seeds", type=int, default=5, help="seeds averaged for ps and greedy (default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
 
     p = sub.add_parser("run", help="execute a schedule file on torch.distributed; time it against dist.all_reduce")
     p.add_argument("file", help="an allreduce-schedule/1 file (allreduce-lab schedule ... --out s.json)")
-    p.add_argument("--size", default="64MB", help="bytes all-reduced, K/M/G = 1024^1..3 (default 64MB)")
+    p.add_argument("--size", default="64MB", help="bytes all-reduced per rank: B, KB, MB, GB, KiB, MiB, GiB (default 64MB)")
     p.add_argument("--dtype", default="float32", help="float32 (default), float64, float16, bfloat16, int64, int32, int8, uint8")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (default 5)")
     p.add_argument("--warmup", type=int, default=1, help="untimed repetitions first (default 1)")
@@ -78,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ranks-per-process", type=int, default=1, help="local ranks hosted per process as threads (default 1)")
     p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="under torchrun (default gloo)")
     p.add_argument("--rank-map", default=None, help="server node ids in rank order, comma-separated (default: ascending ids)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = sub.add_parser("replay", help="time any allreduce-schedule/1 file in seconds (sync and async)")
+    p.add_argument("file")
+    _add_size_option(p, default=None)
+    p.add_argument("--mode", choices=["sync", "async", "both"], default="both",
+                   help="sync: a barrier after every round; async: no barriers (default both)")
     p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
@@ -127,33 +168,36 @@ def cmd_topology(a: argparse.Namespace) -> int:
         hist = s[f"{kind}_degree"]
         if hist:
             print(f"  {kind} degree: " + ", ".join(f"{d} x{c}" for d, c in hist.items()))
+    links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
+                      for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
+    print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     return 0
 
 
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
-    if a.method not in METHODS:
-        raise UsageError(f"unknown method {a.method!r}; known: {', '.join(METHODS)}")
+    method = get_method(a.method)
     t = make_topology(a.spec)
     cfg = _config(a)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if a.method in ("optimal", "rl-sample") else None
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
         if bar is not None:
             bar.n = frac
             bar.refresh()
 
+    size = parse_size(a.size, "--size")
     sched = run_method(a.method, t, cfg, progress)
     if bar is not None:
         bar.close()
     stats = sched.stats()
+    timing = time_report(sched.dag, sched.rounds, size)
     if a.out:
-        write_schedule(sched, a.out, stats)
+        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing)
     if a.format == "json":
-        print(json.dumps({**stats, "info": {k: v for k, v in sched.info.items() if k != "trace"}}, indent=2,
-                         default=float))
+        print(json.dumps({**stats, "time": timing, "info": sched.info}, indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
@@ -162,6 +206,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
+    print("\n".join(_time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint"):
         if key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
@@ -192,12 +237,36 @@ def cmd_validate(a: argparse.Namespace) -> int:
     return 2
 
 
+def cmd_replay(a: argparse.Namespace) -> int:
+    """Time a schedule file in seconds (it must validate first); exit 2 when it does not."""
+    data = read_schedule_file(a.file)
+    recorded = data.get("timing") if isinstance(data.get("timing"), dict) else {}
+    size = parse_size(a.size if a.size is not None else recorded.get("size_bytes", DEFAULT_SIZE),
+                      "--size" if a.size is not None else f"{a.file}: timing.size_bytes")
+    rep = validate_document(data, a.file)
+    if not rep.ok:
+        v = rep.violations[0]
+        more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
+        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: [{v.rule}] {v.message}{more}")
+    timing = time_report(rep.dag, rep.schedule_rounds, size)
+    if a.mode != "both":
+        timing.pop("async" if a.mode == "sync" else "sync")
+    if a.format == "json":
+        print(json.dumps(timing, indent=2, default=float))
+        return 0
+    print(f"{a.file}: {data.get('method', '?')} on {data['topology'].get('spec', '?')}, "
+          f"{rep.workloads} workloads in {rep.rounds} rounds")
+    print("\n".join(_time_lines(timing)))
+    return 0
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     """Print the method comparison as a text table, JSON or CSV."""
-    methods = [m.strip() for m in a.methods.split(",") if m.strip()]
+    methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods names no method")
     for m in methods:
-        if m not in METHODS:
-            raise UsageError(f"unknown method {m!r}; known: {', '.join(METHODS)}")
+        get_method(m)
     configs = configurations(a.preset, a.specs)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
@@ -205,7 +274,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         bar.set_postfix_str(what)
         bar.update(1 if bar.n < bar.total else 0)
 
-    rows = compare(configs, methods, a.seeds, _config(a), progress)
+    size = parse_size(a.size, "--size")
+    rows = compare(configs, methods, a.seeds, _config(a), progress, size=size)
     bar.close()
     if a.format == "json":
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
@@ -218,17 +288,26 @@ def cmd_compare(a: argparse.Namespace) -> int:
         w.writerows(body)
         print(buf.getvalue(), end="")
         return 0
-    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    for r in body:
-        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    _print_table(header, body, 1)
     print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    print()
+    _print_table(*time_table(rows, methods), 2)
+    print(f"seconds for M = {format_size(size)} (means over seeds for ps and greedy); algbw and busbw of the async "
+          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
+          f"AllReduce) and to the best bound of the method's own DAG")
     for r in rows:
         for m, res in r.results.items():
             if res.error:
                 print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
+
+
+def _print_table(header: list[str], body: list[list[str]], left: int) -> None:
+    """Print aligned columns; the first `left` columns flush left, the rest right."""
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    for cells in [header] + body:
+        print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -244,7 +323,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     except ValueError:
         raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
     plan = build_plan(read_schedule_file(a.file), ranks)
-    cfg = bench.BenchConfig(numel=max(1, bench.parse_size(a.size) // bench.element_size(a.dtype)), dtype=a.dtype,
+    cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
                             repeat=a.repeat, warmup=a.warmup)
     bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
     progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
@@ -269,14 +348,13 @@ def cmd_run(a: argparse.Namespace) -> int:
     check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
         if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
     print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
-    print(f"  {'rep':>3}  {'schedule ms':>11} {'algbw':>7} {'busbw':>7}   {'all_reduce ms':>13} {'algbw':>7} {'busbw':>7}")
     rows = rep.rows()
-    for r in rows:
-        print(f"  {r['rep']:>3}  {1e3 * r['schedule_s']:11.2f} {r['schedule_algbw']:7.3f} {r['schedule_busbw']:7.3f}   "
-              f"{1e3 * r['all_reduce_s']:13.2f} {r['all_reduce_algbw']:7.3f} {r['all_reduce_busbw']:7.3f}")
     mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
-    print(f"  {'avg':>3}  {1e3 * mean('schedule_s'):11.2f} {mean('schedule_algbw'):7.3f} {mean('schedule_busbw'):7.3f}   "
-          f"{1e3 * mean('all_reduce_s'):13.2f} {mean('all_reduce_algbw'):7.3f} {mean('all_reduce_busbw'):7.3f}")
+    cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
+    _print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
+                 [[f"  {label}"] + [f"{1e3 * v:.2f}" if k.endswith("_s") else f"{v:.3g}" for k, v in zip(cols, values)]
+                  for label, values in [(str(r["rep"]), [r[k] for k in cols]) for r in rows]
+                  + [("avg", [mean(k) for k in cols])]], left=1)
     print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
           f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")
@@ -295,7 +373,7 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
-             "compare": cmd_compare, "run": cmd_run, "train": cmd_train}
+             "compare": cmd_compare, "replay": cmd_replay, "run": cmd_run, "train": cmd_train}
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .schedulers.base import Schedule
+from .schedule import Schedule
 from .topology import to_dict
 
 FORMAT = "allreduce-schedule/1"
@@ -18,8 +18,11 @@ class ScheduleFileError(ValueError):
     """A file that is not a readable allreduce-schedule/1 document (one-line reason)."""
 
 
-def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str, Any]:
-    """The JSON document of a schedule: topology, workloads, rounds and stats."""
+def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool = False,
+                     timing: dict | None = None) -> dict[str, Any]:
+    """The JSON document of a schedule: topology (with link properties), workloads, rounds and stats (and
+    the learned method's step-by-step trace, only when `trace` is asked for; the timing it was replayed
+    with — message size, seconds per mode, bounds — when given)."""
     dag = schedule.dag
     path = dag.path.to_lists()
     prefix = dag.prefix.to_lists()
@@ -30,7 +33,7 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
                                                         prefix, dag.carries_own.tolist()))
     ]
     stats = stats if stats is not None else schedule.stats()
-    return {
+    doc = {
         "format": FORMAT,
         "topology": to_dict(dag.topology),
         "method": schedule.method,
@@ -43,11 +46,17 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
         "stats": _plain(stats),
         "info": _plain(schedule.info),
     }
+    if timing is not None:
+        doc["timing"] = _plain(timing)
+    if trace and schedule.trace is not None:
+        doc["trace"] = _plain(schedule.trace)
+    return doc
 
 
-def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None) -> dict[str, Any]:
-    """Write the schedule as JSON; returns the document written."""
-    doc = schedule_to_dict(schedule, stats)
+def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
+                   trace: bool = False, timing: dict | None = None) -> dict[str, Any]:
+    """Write the schedule as JSON (with the trace only if asked); returns the document written."""
+    doc = schedule_to_dict(schedule, stats, trace, timing)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")))
     return doc
 

@@ -22,6 +22,9 @@ from .topology import Topology
 
 REDUCE, BROADCAST = 0, 1
 PHASES = ("reduce", "broadcast")
+DAG_KINDS = ("tree", "plain", "ring")
+"""What a method schedules: parameter-server trees (merged unless merge is off), plain trees
+(merge always off: Parameter Server), or the server ring."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,6 +201,17 @@ def _assemble(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, 
 def _check_chunks(chunks: int) -> None:
     if not isinstance(chunks, (int, np.integer)) or chunks < 1:
         raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}")
+
+
+def build_dag(topology: Topology, kind: str = "tree", *, merge: bool = True, chunks: int = 1,
+              routing: str = "shortest", routes: Routes | None = None) -> WorkloadDAG:
+    """The workload DAG of one kind (`DAG_KINDS`) over `topology`'s routes."""
+    if kind not in DAG_KINDS:
+        raise ValueError(f"DAG kind must be one of {', '.join(DAG_KINDS)}, got {kind!r}")
+    routes = routes or compute_routes(topology, routing)
+    if kind == "ring":
+        return ring_dag(topology, chunks=chunks, routes=routes)
+    return tree_dag(topology, merge=merge and kind == "tree", chunks=chunks, routes=routes)
 
 
 def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,

@@ -10,33 +10,20 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..timing.model import algbw, busbw
+
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8")
-_UNITS = {"": 1, "B": 1, "K": 2 ** 10, "KB": 2 ** 10, "KIB": 2 ** 10, "M": 2 ** 20, "MB": 2 ** 20, "MIB": 2 ** 20,
-          "G": 2 ** 30, "GB": 2 ** 30, "GIB": 2 ** 30}
-
-
-def parse_size(text: str) -> int:
-    """Bytes of a size like ``64MB``, ``512K``, ``1GiB`` or ``4096`` (K/M/G are powers of 1024, as in nccl-tests)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
-    if not m or m.group(2).upper() not in _UNITS:
-        raise ValueError(f"--size must be a number of bytes with an optional unit K, M or G (e.g. 64MB), got {text!r}")
-    n = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
-    if n < 1:
-        raise ValueError(f"--size must be at least 1 byte, got {text!r}")
-    return n
 
 
 def bandwidths(nbytes: int, seconds: float, ranks: int) -> tuple[float, float]:
-    """(algbw, busbw) in GB/s for one AllReduce of `nbytes` over `ranks` ranks taking `seconds`."""
+    """(algbw, busbw) in GB/s (1e9 bytes/s) of one AllReduce of `nbytes` over `ranks` ranks taking `seconds`."""
     if seconds <= 0:
         return math.inf, math.inf
-    alg = nbytes / seconds / 1e9
-    return alg, alg * 2 * (ranks - 1) / ranks if ranks > 1 else 0.0
+    return algbw(nbytes, seconds) / 1e9, (busbw(nbytes, seconds, ranks) / 1e9 if ranks > 1 else 0.0)
 
 
 @dataclass(frozen=True)

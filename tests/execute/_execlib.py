@@ -14,7 +14,8 @@ import torch
 import torch.distributed as dist
 
 from core.execute.comm import GlooComm
-from core.schedulers import METHODS, ScheduleConfig, run_method
+from core.methods import METHODS, run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 
 SMALL = ("example:fig3", "bcube:n=2,k=1", "dcell:n=2,k=1")
