@@ -313,8 +313,7 @@ def _print_table(header: list[str], body: list[list[str]], left: int) -> None:
 def cmd_run(a: argparse.Namespace) -> int:
     """Run a schedule on real tensors (local processes, or one rank of torchrun); 0 correct, 1 wrong, 2 error."""
     from .execute import bench, build_plan
-    from .execute.executor import ExecutionError
-    from .execute.launch import LaunchError
+    from .execute.executor import error_line
 
     if a.repeat < 1 or a.warmup < 0 or a.timeout <= 0:
         raise UsageError(f"--repeat must be >= 1, --warmup >= 0 and --timeout > 0, got {a.repeat}, {a.warmup}, {a.timeout}")
@@ -322,6 +321,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         ranks = [int(x) for x in a.rank_map.split(",")] if a.rank_map else None
     except ValueError:
         raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
+    if a.backend == "nccl" and not bench.under_torchrun():
+        raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
     plan = build_plan(read_schedule_file(a.file), ranks)
     cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
                             repeat=a.repeat, warmup=a.warmup)
@@ -333,9 +334,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         else:
             rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
                                   progress=progress)
-    except (LaunchError, ExecutionError, OSError) as err:
+    except (RuntimeError, OSError) as err:  # launch, transfer and backend errors: one line
         bar.close()
-        print(f"allreduce-lab: error: {err}", file=sys.stderr)
+        print(f"allreduce-lab: error: {error_line(err)[0]}", file=sys.stderr)
         return 2
     bar.close()
     if rep is None:  # a torchrun rank other than 0: rank 0 reports

@@ -8,6 +8,7 @@ terms in two orders, ``2(n-1) * n * eps`` (inputs are uniform in [-1, 1)).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -224,7 +225,7 @@ def run_torchrun(plan, cfg: BenchConfig, *, backend: str = "gloo", timeout: floa
         if not torch.cuda.is_available():
             raise ValueError("--backend nccl needs CUDA GPUs; use --backend gloo")
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        cfg = BenchConfig(**{**cfg.__dict__, "device": f"cuda:{torch.cuda.current_device()}"})
+        cfg = dataclasses.replace(cfg, device=f"cuda:{torch.cuda.current_device()}")
     t0, c0 = time.perf_counter(), time.process_time()
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout))
     try:

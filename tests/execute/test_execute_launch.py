@@ -99,7 +99,8 @@ def test_invalid_schedule_file_is_refused(ring_file, tmp_path, capsys):
 @pytest.mark.parametrize("args,msg", [(["--size", "lots"], "--size must be"), (["--dtype", "complex"], "--dtype"),
                                       (["--repeat", "0"], "--repeat must be"), (["--rank-map", "a,b"], "--rank-map"),
                                       (["--rank-map", "0,1"], "distinct rank"),
-                                      (["--ranks-per-process", "0"], "--ranks-per-process")])
+                                      (["--ranks-per-process", "0"], "--ranks-per-process"),
+                                      (["--backend", "nccl"], "needs torchrun")])
 def test_bad_options(ring_file, capsys, args, msg):
     rc, _, err = run_cli(capsys, ring_file, *args)
     assert rc == 2 and msg in err and err.count("\n") == 1
