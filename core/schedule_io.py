@@ -32,6 +32,13 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
         for w, (r, c, ph, pa, pr, own) in enumerate(zip(dag.root.tolist(), dag.chunk.tolist(), phase, path,
                                                         prefix, dag.carries_own.tolist()))
     ]
+    if dag.n_groups:  # prefix groups (docs/scale.md): ids >= n in a prefix list name group id - n
+        n = dag.n
+        for item in workloads:
+            pre = item["prefix"]
+            if pre and max(pre) >= n:
+                item["prefix"] = [p for p in pre if p < n]
+                item["prefix_groups"] = [p - n for p in pre if p >= n]
     stats = stats if stats is not None else schedule.stats()
     doc = {
         "format": FORMAT,
@@ -43,6 +50,7 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
         "routing": dag.meta.get("routing", "shortest"),
         "workloads": workloads,
         "rounds": [ids.tolist() for ids in schedule.rounds],
+        **({"prefix_groups": dag.groups.to_lists()} if dag.n_groups else {}),
         "stats": _plain(stats),
         "info": _plain(schedule.info),
     }

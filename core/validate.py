@@ -74,7 +74,7 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     if not _is_int(chunks) or chunks < 1:
         report.violations.append(_v("header", f"chunks must be an integer >= 1, got {chunks!r}"))
         chunks = 1
-    dag, id_of, problems = _dag_from_workloads(topo, data["workloads"], chunks)
+    dag, id_of, problems = _dag_from_workloads(topo, data["workloads"], chunks, data.get("prefix_groups", []))
     report.violations.extend(problems)
     report.workloads = dag.n
     rounds, round_problems = _rounds(data["rounds"], id_of)
@@ -100,7 +100,8 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     return report
 
 
-def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[WorkloadDAG, dict, list[Violation]]:
+def _dag_from_workloads(topo: Topology, items: list, chunks: int,
+                        raw_groups: Any = ()) -> tuple[WorkloadDAG, dict, list[Violation]]:
     problems: list[Violation] = []
     id_of: dict[Any, int] = {}
     for k, w in enumerate(items):
@@ -113,6 +114,7 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
             continue
         id_of[wid] = len(id_of)
     n = len(id_of)
+    groups = _groups(raw_groups, id_of, problems)
     valid = [w for w in items if isinstance(w, dict) and w.get("id") in id_of]
     seen: set = set()
     rows = []
@@ -160,6 +162,16 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
                 continue
             pre_r.append(i)
             pre_v.append(id_of[p])
+        pg = w.get("prefix_groups", [])
+        if not isinstance(pg, list):
+            problems.append(_v("structure", f"workload {wid}: prefix_groups must be a list of group ids, got {pg!r}", wid))
+            pg = []
+        for g in pg:
+            if not _is_int(g) or not 0 <= g < groups.n_rows:
+                problems.append(_v("structure", f"workload {wid}: prefix group {g!r} is not in 0..{groups.n_rows - 1}", wid))
+                continue
+            pre_r.append(i)
+            pre_v.append(n + g)
     roots = sorted(tree_key, key=tree_key.get)
     dag = WorkloadDAG(
         topology=topo, kind="file", merge=False, chunks=chunks, tree=tree,
@@ -167,8 +179,28 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
         phase=phase, src=np.array([p[0] for p in paths], np.int64), dst=np.array([p[-1] for p in paths], np.int64),
         carries_own=own, path=csr.from_lists(paths), links=csr.from_lists(links),
         prefix=csr.from_pairs(np.array(pre_r, np.int64), np.array(pre_v, np.int64), n),
-        tree_root=np.array([r for r, _ in roots], np.int64), tree_chunk=np.array([c for _, c in roots], np.int64))
+        tree_root=np.array([r for r, _ in roots], np.int64), tree_chunk=np.array([c for _, c in roots], np.int64),
+        groups=groups)
     return dag, id_of, problems
+
+
+def _groups(raw: Any, id_of: dict, problems: list[Violation]) -> csr.CSR:
+    """The file's prefix groups (a list of member-id lists) in internal ids; bad members are reported."""
+    if not isinstance(raw, list):
+        problems.append(_v("structure", f"prefix_groups must be a list of lists of workload ids, got {raw!r}"))
+        raw = []
+    rows, vals = [], []
+    for g, members in enumerate(raw):
+        if not isinstance(members, list):
+            problems.append(_v("structure", f"prefix group {g} must be a list of workload ids, got {members!r}"))
+            continue
+        for m in members:
+            if not _is_int(m) or m not in id_of:
+                problems.append(_v("structure", f"prefix group {g}: member {m!r} is not a workload id"))
+                continue
+            rows.append(g)
+            vals.append(id_of[m])
+    return csr.from_pairs(np.array(rows, np.int64), np.array(vals, np.int64), len(raw))
 
 
 def _check_path(topo: Topology, path: Any) -> tuple[bool, str]:
@@ -214,8 +246,14 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     s_idx = topo.server_index
     reduce = dag.phase == 0
     # reduce prefixes that feed payload: reduce, same tree, ending at the sender
-    pr = dag.prefix.rows_of_values()
-    pv = dag.prefix.values
+    pr = dag.prefix.rows_of_values().astype(np.int64)
+    pv = dag.prefix.values.astype(np.int64)
+    grp = pv >= n
+    if grp.any():  # a reduce workload's payload also takes the members of its prefix groups
+        on_reduce = grp & reduce[pr]
+        pos, members = dag.groups.gather(pv[on_reduce] - n)
+        pr = np.r_[pr[~grp], pr[on_reduce][pos]]
+        pv = np.r_[pv[~grp], members]
     feeds = reduce[pr] & reduce[pv]
     wrong_tree = feeds & (dag.tree[pr] != dag.tree[pv])
     wrong_end = feeds & ~wrong_tree & (dag.dst[pv] != dag.src[pr])

@@ -83,13 +83,7 @@ def longest_chain(dag: WorkloadDAG, weight: np.ndarray) -> np.ndarray:
 
     `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
     """
-    out = np.asarray(weight, dtype=np.float64).copy()
-    for level in dag.topo_levels[1:]:
-        pos, pre = dag.prefix.gather(level)
-        best = np.zeros((len(level),) + out.shape[1:])
-        np.maximum.at(best, pos, out[pre])
-        out[level] += best
-    return out
+    return dag.longest_chain(weight)
 
 
 def algbw(size: float, seconds: float) -> float:

@@ -1,0 +1,300 @@
+"""Compiled kernels of the engine's greedy round fill (numba), used only by `core.engine`.
+
+`fill_mask` is the one-by-one greedy itself: walk the candidates in order and keep each one
+whose links all have room. `ClassHeads` runs the same greedy for a list scheduler over the
+whole ready set without walking all of it every round (docs/scale.md):
+
+* workloads with the same link tuple form a **route class**; two of them always conflict on
+  every link, so the greedy can keep at most ``c`` of a class in one round (c = the smallest
+  capacity on its links), and it keeps them in priority order: once one of the class is
+  refused, every later one is refused too (the load on its links only grows);
+* so each round only the best ready workload of every class (its **head**) needs to be
+  walked, in priority order, plus the class's next one when a head was kept and c > 1.
+  The result is exactly the one-by-one greedy over every ready workload.
+
+Each class keeps its ready workloads in a binary heap keyed by priority place; the heads are
+kept as one sorted array, updated each round only for the classes that changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .csr import CSR
+
+
+@njit(cache=True)
+def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
+    """Which of `cand` (in order) the one-by-one greedy keeps; `used` (per link) is updated."""
+    keep = np.zeros(len(cand), np.bool_)
+    for i in range(len(cand)):
+        w = cand[i]
+        ok = True
+        for e in range(lptr[w], lptr[w + 1]):
+            if used[lval[e]] >= cap[lval[e]]:
+                ok = False
+                break
+        if ok:
+            for e in range(lptr[w], lptr[w + 1]):
+                used[lval[e]] += 1
+            keep[i] = True
+    return keep
+
+
+@njit(cache=True)
+def _class_ids(lptr, lval, n_links):  # pragma: no cover - compiled
+    """Route class of every workload (workloads with the same link tuple share one), by hashing."""
+    n = len(lptr) - 1
+    size = 1024
+    while size < 2 * min(n, 1 << 26) + 2:
+        size *= 2
+    table = np.full(size, -1, np.int64)  # slot -> class id
+    rep = np.empty(n, np.int64)  # class id -> a workload of it
+    cls = np.empty(n, np.int32)
+    n_cls = 0
+    for w in range(n):
+        h = np.uint64(1469598103934665603)
+        for e in range(lptr[w], lptr[w + 1]):
+            h = (h ^ np.uint64(lval[e] + 1)) * np.uint64(1099511628211)
+        slot = np.int64(h % np.uint64(size))
+        while True:
+            c = table[slot]
+            if c < 0:
+                table[slot] = n_cls
+                rep[n_cls] = w
+                cls[w] = n_cls
+                n_cls += 1
+                if 2 * n_cls > size:  # grow and rehash
+                    size *= 2
+                    table = np.full(size, -1, np.int64)
+                    for cc in range(n_cls):
+                        r = rep[cc]
+                        hh = np.uint64(1469598103934665603)
+                        for e in range(lptr[r], lptr[r + 1]):
+                            hh = (hh ^ np.uint64(lval[e] + 1)) * np.uint64(1099511628211)
+                        s2 = np.int64(hh % np.uint64(size))
+                        while table[s2] >= 0:
+                            s2 = (s2 + 1) % size
+                        table[s2] = cc
+                break
+            r = rep[c]
+            same = lptr[r + 1] - lptr[r] == lptr[w + 1] - lptr[w]
+            if same:
+                for e in range(lptr[w + 1] - lptr[w]):
+                    if lval[lptr[r] + e] != lval[lptr[w] + e]:
+                        same = False
+                        break
+            if same:
+                cls[w] = c
+                break
+            slot = (slot + 1) % size
+    return cls, rep[:n_cls].copy()
+
+
+@njit(cache=True)
+def _push(heap, start, hlen, c, p):  # pragma: no cover - compiled
+    base = start[c]
+    i = hlen[c]
+    hlen[c] += 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[base + parent] <= p:
+            break
+        heap[base + i] = heap[base + parent]
+        i = parent
+    heap[base + i] = p
+
+
+@njit(cache=True)
+def _pop(heap, start, hlen, c):  # pragma: no cover - compiled
+    base = start[c]
+    top = heap[base]
+    hlen[c] -= 1
+    m = hlen[c]
+    if m == 0:
+        return top
+    last = heap[base + m]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= m:
+            break
+        if child + 1 < m and heap[base + child + 1] < heap[base + child]:
+            child += 1
+        if heap[base + child] >= last:
+            break
+        heap[base + i] = heap[base + child]
+        i = child
+    heap[base + i] = last
+    return top
+
+
+@njit(cache=True)
+def _round(order, place, cls, ccap, clptr, clval, cap, heap, start, hlen, heads, n_heads, changed, freed,
+           used, pending, kept, extra, lused):  # pragma: no cover - compiled
+    """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
+
+    Returns (kept workload ids, new number of heads); `heads[:n_heads]` is the sorted array of
+    the places of every non-empty class's best ready workload.
+    """
+    n_cls = len(ccap)
+    touched = np.zeros(n_cls, np.bool_)
+    todo = np.empty(len(freed) + 1, np.int64)
+    n_todo = 0
+    for w in freed:
+        c = cls[w]
+        _push(heap, start, hlen, c, place[w])
+        if not changed[c] and not touched[c]:
+            touched[c] = True
+            todo[n_todo] = c
+            n_todo += 1
+    # classes changed by the last round's walk are listed in `changed` (flags) + pending[:] scratch
+    n_changed = 0
+    for idx in range(n_heads):
+        c = cls[order[heads[idx]]]
+        if changed[c] or touched[c]:
+            continue
+        heads[n_changed] = heads[idx]  # keep an unchanged head, in place (still sorted)
+        n_changed += 1
+    kept_old = n_changed
+    fresh = np.empty(n_todo + len(pending), np.int64)
+    n_fresh = 0
+    for t in range(n_todo):
+        c = todo[t]
+        touched[c] = False
+        if hlen[c] > 0:
+            fresh[n_fresh] = heap[start[c]]
+            n_fresh += 1
+    for t in range(len(pending)):
+        c = pending[t]
+        if c < 0:
+            break
+        if changed[c]:
+            changed[c] = False
+            if hlen[c] > 0:
+                fresh[n_fresh] = heap[start[c]]
+                n_fresh += 1
+    fresh = np.sort(fresh[:n_fresh])
+    # merge kept old heads (heads[:kept_old]) with fresh, from the back
+    i, j, out = kept_old - 1, n_fresh - 1, kept_old + n_fresh - 1
+    while j >= 0:
+        if i >= 0 and heads[i] > fresh[j]:
+            heads[out] = heads[i]
+            i -= 1
+        else:
+            heads[out] = fresh[j]
+            j -= 1
+        out -= 1
+    n_heads = kept_old + n_fresh
+
+    # walk the heads in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
+    n_kept = 0
+    n_extra = 0
+    n_pend = 0
+    n_lused = 0
+    k = 0
+    while k < n_heads or n_extra > 0:
+        if n_extra > 0 and (k >= n_heads or extra[0] < heads[k]):
+            p = extra[0]
+            # pop the extra heap
+            n_extra -= 1
+            last = extra[n_extra]
+            ii = 0
+            while True:
+                ch = 2 * ii + 1
+                if ch >= n_extra:
+                    break
+                if ch + 1 < n_extra and extra[ch + 1] < extra[ch]:
+                    ch += 1
+                if extra[ch] >= last:
+                    break
+                extra[ii] = extra[ch]
+                ii = ch
+            if n_extra > 0:
+                extra[ii] = last
+        else:
+            p = heads[k]
+            k += 1
+        w = order[p]
+        c = cls[w]
+        ok = True
+        for e in range(clptr[c], clptr[c + 1]):
+            if used[clval[e]] >= cap[clval[e]]:
+                ok = False
+                break
+        if not ok:
+            continue
+        for e in range(clptr[c], clptr[c + 1]):
+            lk = clval[e]
+            if used[lk] == 0:
+                lused[n_lused] = lk
+                n_lused += 1
+            used[lk] += 1
+        kept[n_kept] = w
+        n_kept += 1
+        _pop(heap, start, hlen, c)
+        if not changed[c]:
+            changed[c] = True
+            pending[n_pend] = c
+            n_pend += 1
+        if ccap[c] > 1 and hlen[c] > 0:  # the class's next workload may still fit this round
+            q = heap[start[c]]
+            ii = n_extra
+            n_extra += 1
+            while ii > 0:
+                par = (ii - 1) >> 1
+                if extra[par] <= q:
+                    break
+                extra[ii] = extra[par]
+                ii = par
+            extra[ii] = q
+    for t in range(n_lused):
+        used[lused[t]] = 0
+    if n_pend < len(pending):
+        pending[n_pend] = -1
+    return kept[:n_kept].copy(), n_heads
+
+
+class ClassHeads:
+    """State of the class-head list scheduler over one DAG and one priority order."""
+
+    def __init__(self, links: CSR, capacity: np.ndarray, order: np.ndarray):
+        n = links.n_rows
+        self.order = np.ascontiguousarray(order, dtype=np.int64)
+        self.place = np.empty(n, np.int64)
+        self.place[self.order] = np.arange(n)
+        self.cls, rep = _class_ids(links.ptr, links.values, len(capacity))
+        lens = links.lengths[rep]
+        self.clptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
+        _, self.clval = links.gather(rep)
+        self.clval = self.clval.astype(np.int64)
+        cap = np.asarray(capacity, dtype=np.int64)
+        self.cap = cap
+        big = np.iinfo(np.int64).max
+        cc = np.full(len(rep), big, np.int64)
+        if len(self.clval):
+            np.minimum.at(cc, np.repeat(np.arange(len(rep)), lens), cap[self.clval])
+        self.ccap = cc
+        size = np.bincount(self.cls, minlength=len(rep))
+        self.start = np.r_[0, np.cumsum(size)].astype(np.int64)
+        self.hlen = np.zeros(len(rep), np.int64)
+        self.heap = np.empty(n, np.int64)
+        self.heads = np.empty(len(rep) + 1, np.int64)
+        self.n_heads = 0
+        self.changed = np.zeros(len(rep), np.bool_)
+        self.pending = np.full(len(rep) + 1, -1, np.int64)
+        self.used = np.zeros(len(cap), np.int64)
+        linkless = int(np.count_nonzero(links.lengths == 0))
+        room = int(min(cap.sum() + linkless, n)) + 1  # a round keeps at most this many workloads
+        self.kept = np.empty(room, np.int64)
+        self.extra = np.empty(room, np.int64)
+        self.lused = np.empty(len(cap) + 1, np.int64)
+
+    def next_round(self, freed: np.ndarray) -> np.ndarray:
+        """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
+        kept, self.n_heads = _round(self.order, self.place, self.cls, self.ccap, self.clptr, self.clval,
+                                    self.cap, self.heap, self.start, self.hlen, self.heads, self.n_heads,
+                                    self.changed, np.asarray(freed, dtype=np.int64), self.used, self.pending,
+                                    self.kept, self.extra, self.lused)
+        return kept
