@@ -237,6 +237,132 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
 
     `ext` maps internal workload ids to the ids shown in messages (a file's own ids).
     """
+    links = dag.links
+    unknown, dup, again, early, over, load = _round_rules(
+        np.asarray(ids, dtype=np.int64), dag.n, sent_round, waiting, links.ptr, links.values,
+        dag.topology.link_capacity)
+    if not (len(unknown) or len(dup) or len(again) or len(early) or len(over)):
+        return []
+    out: list[Violation] = []
+    topo = dag.topology
+
+    def show(w: int) -> int:
+        return int(w) if ext is None else int(ext[w])
+
+    def name(w: int) -> str:
+        return dag.describe(w, show(w))
+
+    for w in unknown.tolist():
+        out.append(Violation("unknown", round_no, w, None, f"round {round_no}: workload {w} does not exist"))
+    for w in dup.tolist():
+        out.append(Violation("duplicate", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} appears twice in the round"))
+    for w in again.tolist():
+        out.append(Violation("already-sent", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} was already sent in round {sent_round[w]}"))
+    for w in early.tolist():
+        missing = [show(p) for p in dag.prefix_of(w) if sent_round[p] < 0]
+        out.append(Violation("prefix", round_no, show(w), None,
+                             f"round {round_no}: workload {name(w)} waits for prefix "
+                             f"{', '.join(map(str, missing[:5]))}{'...' if len(missing) > 5 else ''} not sent earlier"))
+    if len(over):
+        ids = np.asarray(ids, dtype=np.int64)
+        uniq = np.unique(ids[(ids >= 0) & (ids < dag.n)])
+        lk = dag.links_padded[uniq]
+        cap = topo.link_capacity
+        for link, on_link in zip(over.tolist(), load.tolist()):
+            on = [show(w) for w in uniq[(lk == link).any(axis=1)].tolist()]
+            out.append(Violation("capacity", round_no, on[-1], link,
+                                 f"round {round_no}: link {topo.link_label(link)} carries {on_link} workloads "
+                                 f"({', '.join(map(str, on[:6]))}) over its capacity {cap[link]}"))
+    return out
+
+
+@njit(cache=True)
+def _round_rules(ids, n, sent_round, waiting, lptr, lval, cap):  # pragma: no cover - compiled
+    """The round's rule breaks: (unknown ids in order; then, ascending: duplicated, already sent,
+    prefix-waiting workloads, links over capacity, and those links' loads)."""
+    unknown = ids[(ids < 0) | (ids >= n)]
+    uniq = np.sort(ids[(ids >= 0) & (ids < n)])
+    keep = np.ones(len(uniq), np.bool_)
+    dup = np.zeros(len(uniq), np.bool_)
+    for k in range(1, len(uniq)):
+        if uniq[k] == uniq[k - 1]:
+            keep[k] = False
+            dup[k - 1] = True
+    dups = uniq[dup & keep]
+    uniq = uniq[keep]
+    again = np.zeros(len(uniq), np.bool_)
+    early = np.zeros(len(uniq), np.bool_)
+    load = np.zeros(len(cap), np.int64)
+    for k in range(len(uniq)):
+        w = uniq[k]
+        if sent_round[w] >= 0:
+            again[k] = True
+        elif waiting[w] > 0:
+            early[k] = True
+        for e in range(lptr[w], lptr[w + 1]):
+            load[lval[e]] += 1
+    n_over = 0
+    for k in range(len(uniq)):
+        w = uniq[k]
+        for e in range(lptr[w], lptr[w + 1]):
+            if load[lval[e]] > cap[lval[e]]:
+                n_over += 1
+    over = np.empty(0, np.int64)
+    if n_over:
+        over = np.flatnonzero(load > cap)
+    return unknown, dups, uniq[again], uniq[early], over, load[over]
+
+
+def utilization(self) -> np.ndarray:
+        """Share of capacity used on each directed link in each round: float (links, rounds)."""
+        return utilization(self._dag, self._rounds)
+
+
+@njit(cache=True)
+def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - compiled
+    """Count the sent `ids` off their successors' waits (through groups: a group whose last
+    member is sent releases its own waiters); returns the unsent workloads that became ready."""
+    out = np.empty(16 + 2 * len(ids), np.int64)
+    k = 0
+    stack = np.empty(1, np.int64)
+    for w in ids:
+        for e in range(sptr[w], sptr[w + 1]):
+            x = sval[e]
+            waiting[x] -= 1
+            if waiting[x] != 0:
+                continue
+            if x < n:
+                stack[0] = x
+                todo = stack
+            else:  # a group completed: its waiters lose one wait each
+                todo = np.empty(0, np.int64)
+                for f in range(sptr[x], sptr[x + 1]):
+                    y = sval[f]
+                    waiting[y] -= 1
+                if k + sptr[x + 1] - sptr[x] > len(out):
+                    out = np.concatenate((out[:k], np.empty(len(out) + sptr[x + 1] - sptr[x], np.int64)))
+                for f in range(sptr[x], sptr[x + 1]):
+                    y = sval[f]
+                    if waiting[y] == 0 and sent_round[y] < 0:
+                        out[k] = y
+                        k += 1
+            for y in todo:
+                if sent_round[y] < 0:  # a replay may have sent it out of order
+                    if k == len(out):
+                        out = np.concatenate((out, np.empty(len(out), np.int64)))
+                    out[k] = y
+                    k += 1
+    return out[:k]
+
+
+def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiting: np.ndarray,
+                round_no: int, ext: np.ndarray | None = None) -> list[Violation]:
+    """The rules a round would break, given the state before it (the one place rounds are checked).
+
+    `ext` maps internal workload ids to the ids shown in messages (a file's own ids).
+    """
     out: list[Violation] = []
     topo = dag.topology
 
@@ -296,11 +422,11 @@ def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]],
     for ids in rounds:
         ids = np.asarray(ids, dtype=np.int64)
         v = eng.check(ids, ext)
-        violations.extend(v)
-        ok = ids[(ids >= 0) & (ids < dag.n)]
-        ok = np.unique(ok)
-        ok = ok[eng.sent_round[ok] < 0]
-        eng._commit(ok)  # noqa: SLF001 - replay keeps going to report everything
+        if v:
+            violations.extend(v)
+            ids = np.unique(ids[(ids >= 0) & (ids < dag.n)])
+            ids = ids[eng.sent_round[ids] < 0]
+        eng._commit(ids)  # noqa: SLF001 - replay keeps going to report everything
     for w in np.flatnonzero(eng.sent_round < 0)[:1000].tolist():
         shown = w if ext is None else int(ext[w])
         violations.append(Violation("missing", None, shown, None, f"workload {dag.describe(w, shown)} is never sent"))

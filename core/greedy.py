@@ -46,9 +46,7 @@ def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
 def _class_ids(lptr, lval, n_links):  # pragma: no cover - compiled
     """Route class of every workload (workloads with the same link tuple share one), by hashing."""
     n = len(lptr) - 1
-    size = 1024
-    while size < 2 * min(n, 1 << 26) + 2:
-        size *= 2
+    size = 1024  # grows with the number of classes (small: the table stays in cache)
     table = np.full(size, -1, np.int64)  # slot -> class id
     rep = np.empty(n, np.int64)  # class id -> a workload of it
     cls = np.empty(n, np.int32)
@@ -131,16 +129,19 @@ def _pop(heap, start, hlen, c):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _round(order, place, cls, ccap, clptr, clval, cap, heap, start, hlen, heads, n_heads, changed, freed,
-           used, pending, kept, extra, lused):  # pragma: no cover - compiled
+def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_heads, new_hcls,
+           changed, freed, used, pending, kept, extra, lused):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
-    Returns (kept workload ids, new number of heads); `heads[:n_heads]` is the sorted array of
-    the places of every non-empty class's best ready workload.
+    Returns (kept workload ids, new number of heads). `heads[:n_heads]` is the ascending array of
+    the places of every non-empty class's best ready workload and `hcls` their classes (kept side
+    by side so that the walk reads memory in order); the new ones are written to `new_heads`,
+    `new_hcls`. `clinks` (classes x longest path) holds each
+    class's links padded with the sentinel link, whose capacity is unlimited.
     """
     n_cls = len(ccap)
     touched = np.zeros(n_cls, np.bool_)
-    todo = np.empty(len(freed) + 1, np.int64)
+    todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
     for w in freed:
         c = cls[w]
@@ -149,56 +150,48 @@ def _round(order, place, cls, ccap, clptr, clval, cap, heap, start, hlen, heads,
             touched[c] = True
             todo[n_todo] = c
             n_todo += 1
-    # classes changed by the last round's walk are listed in `changed` (flags) + pending[:] scratch
-    n_changed = 0
-    for idx in range(n_heads):
-        c = cls[order[heads[idx]]]
-        if changed[c] or touched[c]:
-            continue
-        heads[n_changed] = heads[idx]  # keep an unchanged head, in place (still sorted)
-        n_changed += 1
-    kept_old = n_changed
-    fresh = np.empty(n_todo + len(pending), np.int64)
-    n_fresh = 0
-    for t in range(n_todo):
-        c = todo[t]
-        touched[c] = False
-        if hlen[c] > 0:
-            fresh[n_fresh] = heap[start[c]]
-            n_fresh += 1
+    # the new heads of the classes that changed: the ones the last walk took from, and the ones
+    # that got work; all other heads stay
     for t in range(len(pending)):
         c = pending[t]
         if c < 0:
             break
-        if changed[c]:
-            changed[c] = False
-            if hlen[c] > 0:
-                fresh[n_fresh] = heap[start[c]]
-                n_fresh += 1
+        changed[c] = False  # the walk below records the classes it takes from afresh
+        touched[c] = True
+        todo[n_todo] = c
+        n_todo += 1
+    fresh = np.empty(n_todo + 1, np.int64)
+    n_fresh = 0
+    for t in range(n_todo):
+        c = todo[t]
+        if hlen[c] > 0:
+            fresh[n_fresh] = heap[start[c]] * n_cls + c
+            n_fresh += 1
     fresh = np.sort(fresh[:n_fresh])
-    # merge kept old heads (heads[:kept_old]) with fresh, from the back
-    i, j, out = kept_old - 1, n_fresh - 1, kept_old + n_fresh - 1
-    while j >= 0:
-        if i >= 0 and heads[i] > fresh[j]:
-            heads[out] = heads[i]
-            i -= 1
-        else:
-            heads[out] = fresh[j]
-            j -= 1
-        out -= 1
-    n_heads = kept_old + n_fresh
 
-    # walk the heads in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
+    # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
+    # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
+    width = clinks.shape[1]
     n_kept = 0
     n_extra = 0
     n_pend = 0
     n_lused = 0
-    k = 0
-    while k < n_heads or n_extra > 0:
-        if n_extra > 0 and (k >= n_heads or extra[0] < heads[k]):
-            p = extra[0]
-            # pop the extra heap
-            n_extra -= 1
+    i = 0  # next old head
+    j = 0  # next fresh head
+    out = 0  # heads written
+    inf = np.iinfo(np.int64).max
+    while True:
+        while i < n_heads and touched[hcls[i]]:
+            i += 1
+        hp = heads[i] if i < n_heads else inf
+        fp = fresh[j] // n_cls if j < n_fresh else inf
+        ep = extra[0] if n_extra > 0 else inf
+        if hp == inf and fp == inf and ep == inf:
+            break
+        if ep < hp and ep < fp:
+            p = ep
+            c = cls[order[p]]
+            n_extra -= 1  # pop the extra heap
             last = extra[n_extra]
             ii = 0
             while True:
@@ -214,24 +207,32 @@ def _round(order, place, cls, ccap, clptr, clval, cap, heap, start, hlen, heads,
             if n_extra > 0:
                 extra[ii] = last
         else:
-            p = heads[k]
-            k += 1
-        w = order[p]
-        c = cls[w]
+            if hp < fp:
+                p = hp
+                c = hcls[i]
+                i += 1
+            else:
+                p = fp
+                c = fresh[j] % n_cls
+                j += 1
+            new_heads[out] = p
+            new_hcls[out] = c
+            out += 1
         ok = True
-        for e in range(clptr[c], clptr[c + 1]):
-            if used[clval[e]] >= cap[clval[e]]:
+        for e in range(width):
+            lk = clinks[c, e]
+            if used[lk] >= cap[lk]:
                 ok = False
                 break
         if not ok:
             continue
-        for e in range(clptr[c], clptr[c + 1]):
-            lk = clval[e]
+        for e in range(width):
+            lk = clinks[c, e]
             if used[lk] == 0:
                 lused[n_lused] = lk
                 n_lused += 1
             used[lk] += 1
-        kept[n_kept] = w
+        kept[n_kept] = order[p]
         n_kept += 1
         _pop(heap, start, hlen, c)
         if not changed[c]:
@@ -249,11 +250,13 @@ def _round(order, place, cls, ccap, clptr, clval, cap, heap, start, hlen, heads,
                 extra[ii] = extra[par]
                 ii = par
             extra[ii] = q
+    for t in range(n_todo):
+        touched[todo[t]] = False
     for t in range(n_lused):
         used[lused[t]] = 0
     if n_pend < len(pending):
         pending[n_pend] = -1
-    return kept[:n_kept].copy(), n_heads
+    return kept[:n_kept].copy(), out
 
 
 class ClassHeads:
@@ -261,40 +264,44 @@ class ClassHeads:
 
     def __init__(self, links: CSR, capacity: np.ndarray, order: np.ndarray):
         n = links.n_rows
+        n_links = len(capacity)
         self.order = np.ascontiguousarray(order, dtype=np.int64)
         self.place = np.empty(n, np.int64)
         self.place[self.order] = np.arange(n)
-        self.cls, rep = _class_ids(links.ptr, links.values, len(capacity))
+        self.cls, rep = _class_ids(links.ptr, links.values, n_links)
+        n_cls = len(rep)
         lens = links.lengths[rep]
-        self.clptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
-        _, self.clval = links.gather(rep)
-        self.clval = self.clval.astype(np.int64)
+        width = max(1, int(lens.max()) if n_cls else 1)
+        self.clinks = np.full((n_cls, width), n_links, np.int64)  # padded with the sentinel link
+        pos, vals = links.gather(rep)
+        self.clinks[pos, np.arange(len(pos)) - np.repeat(np.r_[0, np.cumsum(lens)[:-1]], lens)] = vals
         cap = np.asarray(capacity, dtype=np.int64)
-        self.cap = cap
-        big = np.iinfo(np.int64).max
-        cc = np.full(len(rep), big, np.int64)
-        if len(self.clval):
-            np.minimum.at(cc, np.repeat(np.arange(len(rep)), lens), cap[self.clval])
-        self.ccap = cc
-        size = np.bincount(self.cls, minlength=len(rep))
+        self.cap = np.r_[cap, np.iinfo(np.int64).max // 4]
+        self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
+        size = np.bincount(self.cls, minlength=n_cls)
         self.start = np.r_[0, np.cumsum(size)].astype(np.int64)
-        self.hlen = np.zeros(len(rep), np.int64)
+        self.hlen = np.zeros(n_cls, np.int64)
         self.heap = np.empty(n, np.int64)
-        self.heads = np.empty(len(rep) + 1, np.int64)
+        self.heads = np.empty(n_cls + 1, np.int64)
+        self.hcls = np.empty(n_cls + 1, np.int64)
+        self.new_heads = np.empty(n_cls + 1, np.int64)
+        self.new_hcls = np.empty(n_cls + 1, np.int64)
         self.n_heads = 0
-        self.changed = np.zeros(len(rep), np.bool_)
-        self.pending = np.full(len(rep) + 1, -1, np.int64)
-        self.used = np.zeros(len(cap), np.int64)
+        self.changed = np.zeros(n_cls, np.bool_)
+        self.pending = np.full(n_cls + 1, -1, np.int64)
+        self.used = np.zeros(n_links + 1, np.int64)
         linkless = int(np.count_nonzero(links.lengths == 0))
         room = int(min(cap.sum() + linkless, n)) + 1  # a round keeps at most this many workloads
         self.kept = np.empty(room, np.int64)
         self.extra = np.empty(room, np.int64)
-        self.lused = np.empty(len(cap) + 1, np.int64)
+        self.lused = np.empty(n_links + 2, np.int64)
 
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
-        kept, self.n_heads = _round(self.order, self.place, self.cls, self.ccap, self.clptr, self.clval,
-                                    self.cap, self.heap, self.start, self.hlen, self.heads, self.n_heads,
-                                    self.changed, np.asarray(freed, dtype=np.int64), self.used, self.pending,
-                                    self.kept, self.extra, self.lused)
+        kept, self.n_heads = _round(self.order, self.place, self.cls, self.ccap, self.clinks, self.cap,
+                                    self.heap, self.start, self.hlen, self.heads, self.hcls, self.n_heads,
+                                    self.new_heads, self.new_hcls, self.changed, np.asarray(freed, dtype=np.int64),
+                                    self.used, self.pending, self.kept, self.extra, self.lused)
+        self.heads, self.new_heads = self.new_heads, self.heads
+        self.hcls, self.new_hcls = self.new_hcls, self.hcls
         return kept

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -48,12 +49,8 @@ class Routes:
     @cached_property
     def seg_links(self) -> np.ndarray:
         """Directed link ids of every segment, int array (S, S, L) padded with -1."""
-        nodes = self.seg_nodes
-        a, b = nodes[..., :-1], nodes[..., 1:]
-        ok = (a >= 0) & (b >= 0)
-        out = np.full(a.shape, -1, dtype=np.int64)
-        out[ok] = self.topology.link_ids_of(a[ok], b[ok])
-        return out
+        ptr, nbr, link = self.topology.adjacency
+        return _segment_links(self.seg_nodes, ptr, nbr, link)
 
     @cached_property
     def depth(self) -> np.ndarray:
@@ -118,43 +115,15 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     n = t.n_nodes
     servers = t.servers
     ptr, nbr, _ = t.adjacency
-    src_of_entry = np.repeat(np.arange(n), np.diff(ptr))
     graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(n, n))
     dist = shortest_path(graph, unweighted=True, indices=servers).astype(np.int64)  # (S, n)
 
-    closer = dist[:, nbr] == dist[:, src_of_entry] - 1  # (S, entries): entry j leads toward root
-    big = np.iinfo(np.int64).max
-    if mode == "shortest":
-        key = np.where(closer, nbr[None, :], big)
-        next_hop = np.minimum.reduceat(key, ptr[:-1], axis=1)
-    else:
-        count = np.add.reduceat(closer.astype(np.int64), ptr[:-1], axis=1)  # (S, n)
-        csum = np.cumsum(closer, axis=1)
-        before = np.concatenate([np.zeros((len(servers), 1), np.int64), csum[:, :-1]], axis=1)
-        start = before[:, ptr[:-1]]  # closer entries before each node's block
-        rank = csum - start[:, src_of_entry] - 1
-        choice = (servers[:, None] + np.arange(n)[None, :]) % np.maximum(count, 1)
-        pick = closer & (rank == choice[:, src_of_entry])
-        next_hop = np.maximum.reduceat(np.where(pick, nbr[None, :], -1), ptr[:-1], axis=1)
-    next_hop = np.where(next_hop == big, -1, next_hop).astype(np.int64)
-    next_hop[np.arange(len(servers)), servers] = -1
-
-    # Walk from every server toward each root until the first server: the node-tree segment.
-    s_count = len(servers)
-    rows = np.repeat(np.arange(s_count), s_count)
-    cur = np.tile(servers, s_count)
-    is_root = cur == servers[rows]
-    steps = [np.where(is_root, -1, cur)]
-    active = ~is_root
-    while active.any():
-        nxt = np.where(active, next_hop[rows, np.where(active, cur, 0)], -1)
-        steps.append(nxt)
-        cur = np.where(active, nxt, cur)
-        active = active & ~t.is_server[np.maximum(cur, 0)]
-    seg_nodes = np.stack(steps, axis=1).reshape(s_count, s_count, -1)
-    seg_len = (seg_nodes >= 0).sum(axis=2) - 1
-    seg_len = np.maximum(seg_len, 0)
-    end = seg_nodes[np.arange(s_count)[:, None], np.arange(s_count)[None, :], seg_len]
+    # next hops and the walk from every server to the first server toward each root, compiled
+    # (docs/scale.md: the (S, links) and (S*S) temporaries of a vectorized form need GBs at S = 4096)
+    next_hop = _next_hops(dist, ptr, nbr, servers, mode == "balanced")
+    seg_len = _segment_lengths(next_hop, servers, t.is_server)
+    seg_nodes = _segment_nodes(next_hop, servers, seg_len, int(seg_len.max()) if len(servers) else 0)
+    end = np.take_along_axis(seg_nodes, seg_len[..., None].astype(np.int64), axis=2)[..., 0]
     parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
     return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
                   seg_nodes=seg_nodes, seg_len=seg_len)
@@ -186,3 +155,91 @@ def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | Non
         path.append(min(u for u in nbr[ptr[v]:ptr[v + 1]].tolist()
                         if dist.get(u) == d - 1 and (u == dst or not t.is_server[u])))
     return path
+
+
+@njit(cache=True)
+def _next_hops(dist, ptr, nbr, servers, balanced):  # pragma: no cover - compiled
+    """Next hop of every node toward every root (-1 at the root and where none is closer)."""
+    s, n = dist.shape
+    out = np.full((s, n), -1, np.int32)
+    for i in range(s):
+        for v in range(n):
+            if v == servers[i]:
+                continue
+            want = dist[i, v] - 1
+            if balanced:
+                m = 0
+                for e in range(ptr[v], ptr[v + 1]):
+                    if dist[i, nbr[e]] == want:
+                        m += 1
+                if m == 0:
+                    continue
+                pick = (servers[i] + v) % m
+                for e in range(ptr[v], ptr[v + 1]):
+                    if dist[i, nbr[e]] == want:
+                        if pick == 0:
+                            out[i, v] = nbr[e]
+                            break
+                        pick -= 1
+            else:
+                for e in range(ptr[v], ptr[v + 1]):  # neighbours ascending: the first is the lowest id
+                    if dist[i, nbr[e]] == want:
+                        out[i, v] = nbr[e]
+                        break
+    return out
+
+
+@njit(cache=True)
+def _segment_lengths(next_hop, servers, is_server):  # pragma: no cover - compiled
+    """Links from server j to the first server on its route to root i (0 at the root), (S, S)."""
+    s = len(servers)
+    out = np.zeros((s, s), np.int64)
+    for i in range(s):
+        for j in range(s):
+            if i == j:
+                continue
+            v = servers[j]
+            k = 0
+            while True:
+                v = next_hop[i, v]
+                k += 1
+                if v < 0 or is_server[v]:
+                    break
+            out[i, j] = k
+    return out
+
+
+@njit(cache=True)
+def _segment_nodes(next_hop, servers, seg_len, width):  # pragma: no cover - compiled
+    """Node paths of the segments, (S, S, width + 1) padded with -1."""
+    s = len(servers)
+    out = np.full((s, s, width + 1), -1, np.int32)
+    for i in range(s):
+        for j in range(s):
+            if i == j:
+                continue
+            v = servers[j]
+            out[i, j, 0] = v
+            for k in range(seg_len[i, j]):
+                v = next_hop[i, v]
+                out[i, j, k + 1] = v
+    return out
+
+
+@njit(cache=True)
+def _segment_links(nodes, ptr, nbr, link):  # pragma: no cover - compiled
+    """Directed link ids along every segment, (S, S, L) padded with -1."""
+    s1, s2, w = nodes.shape
+    out = np.full((s1, s2, max(w - 1, 0)), -1, np.int32)
+    for i in range(s1):
+        for j in range(s2):
+            for k in range(w - 1):
+                a = nodes[i, j, k]
+                b = nodes[i, j, k + 1]
+                if a < 0 or b < 0:
+                    break
+                for e in range(ptr[a], ptr[a + 1]):
+                    if nbr[e] == b:
+                        out[i, j, k] = link[e]
+                        break
+    return out
