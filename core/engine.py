@@ -60,7 +60,7 @@ class Engine:
         self._sent_round = np.full(dag.n, -1, dtype=np.int32)
         # prefixes not yet sent, for every workload and then every prefix group (docs/scale.md)
         self._waiting = dag.deps.lengths.astype(np.int32)
-        self._ready = self._waiting[: dag.n] == 0
+        self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
         self._n_sent = 0
@@ -117,10 +117,11 @@ class Engine:
         return self._last_freed
 
     def ready_mask(self) -> np.ndarray:
-        """Workloads that may be sent in the next round (unsent, all prefixes sent; read-only view)."""
-        v = self._ready.view()
-        v.setflags(write=False)
-        return v
+        """Workloads that may be sent in the next round (unsent, all prefixes sent; read-only)."""
+        if self._ready is None:
+            self._ready = (self._waiting[: self._dag.n] == 0) & (self._sent_round < 0)
+            self._ready.setflags(write=False)
+        return self._ready
 
     # ---- rules ----------------------------------------------------------------------------
     def check(self, ids: np.ndarray | list[int], ext: np.ndarray | None = None) -> list[Violation]:
@@ -141,10 +142,9 @@ class Engine:
         ids = np.sort(ids)
         ids.setflags(write=False)
         self._sent_round[ids] = len(self._rounds)
-        self._ready[ids] = False
+        self._ready = None
         s = self._dag.successors
         self._last_freed = _release(ids, s.ptr, s.values, self._waiting, self._sent_round, self._dag.n)
-        self._ready[self._last_freed] = True
         self._rounds.append(ids)
         self._n_sent += len(ids)
 

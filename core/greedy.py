@@ -43,51 +43,61 @@ def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _class_ids(lptr, lval, n_links):  # pragma: no cover - compiled
-    """Route class of every workload (workloads with the same link tuple share one), by hashing."""
+def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
+    """Route class of every workload (workloads with the same link tuple share one), by hashing.
+
+    Returns (class of each workload, links of each class padded with `sentinel` to `width`). The
+    hash table and the class links stay small (classes, not workloads), so they stay in cache.
+    """
     n = len(lptr) - 1
-    size = 1024  # grows with the number of classes (small: the table stays in cache)
+    size = 1024
     table = np.full(size, -1, np.int64)  # slot -> class id
-    rep = np.empty(n, np.int64)  # class id -> a workload of it
+    clinks = np.full((512, width), sentinel, np.int64)
+    chash = np.empty(512, np.uint64)
     cls = np.empty(n, np.int32)
     n_cls = 0
+    key = np.empty(width, np.int64)
     for w in range(n):
         h = np.uint64(1469598103934665603)
-        for e in range(lptr[w], lptr[w + 1]):
-            h = (h ^ np.uint64(lval[e] + 1)) * np.uint64(1099511628211)
+        for k in range(width):
+            key[k] = lval[lptr[w] + k] if lptr[w] + k < lptr[w + 1] else sentinel
+            h = (h ^ np.uint64(key[k] + 1)) * np.uint64(1099511628211)
         slot = np.int64(h % np.uint64(size))
         while True:
             c = table[slot]
             if c < 0:
+                if n_cls == len(clinks):
+                    bigger = np.full((2 * n_cls, width), sentinel, np.int64)
+                    bigger[:n_cls] = clinks
+                    clinks = bigger
+                    hb = np.empty(2 * n_cls, np.uint64)
+                    hb[:n_cls] = chash
+                    chash = hb
+                clinks[n_cls] = key
+                chash[n_cls] = h
                 table[slot] = n_cls
-                rep[n_cls] = w
                 cls[w] = n_cls
                 n_cls += 1
                 if 2 * n_cls > size:  # grow and rehash
-                    size *= 2
+                    size *= 4
                     table = np.full(size, -1, np.int64)
                     for cc in range(n_cls):
-                        r = rep[cc]
-                        hh = np.uint64(1469598103934665603)
-                        for e in range(lptr[r], lptr[r + 1]):
-                            hh = (hh ^ np.uint64(lval[e] + 1)) * np.uint64(1099511628211)
-                        s2 = np.int64(hh % np.uint64(size))
+                        s2 = np.int64(chash[cc] % np.uint64(size))
                         while table[s2] >= 0:
                             s2 = (s2 + 1) % size
                         table[s2] = cc
                 break
-            r = rep[c]
-            same = lptr[r + 1] - lptr[r] == lptr[w + 1] - lptr[w]
+            same = chash[c] == h
             if same:
-                for e in range(lptr[w + 1] - lptr[w]):
-                    if lval[lptr[r] + e] != lval[lptr[w] + e]:
+                for k in range(width):
+                    if clinks[c, k] != key[k]:
                         same = False
                         break
             if same:
                 cls[w] = c
                 break
             slot = (slot + 1) % size
-    return cls, rep[:n_cls].copy()
+    return cls, clinks[:n_cls].copy()
 
 
 @njit(cache=True)
@@ -129,23 +139,27 @@ def _pop(heap, start, hlen, c):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_heads, new_hcls,
+def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_heads, new_hcls,
            changed, freed, used, pending, kept, extra, lused):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
-    Returns (kept workload ids, new number of heads). `heads[:n_heads]` is the ascending array of
-    the places of every non-empty class's best ready workload and `hcls` their classes (kept side
-    by side so that the walk reads memory in order); the new ones are written to `new_heads`,
-    `new_hcls`. `clinks` (classes x longest path) holds each
-    class's links padded with the sentinel link, whose capacity is unlimited.
+    A workload w is handled as its key ``place << 32 | w`` (ascending keys = priority order, and
+    the id comes back without a look-up); ``pc[w] = place << 32 | class``. Returns (kept
+    workload ids, new number of heads). `heads[:n_heads]` holds the ascending keys of every
+    non-empty class's best ready workload and `hcls` their classes (side by side, so that the
+    walk reads memory in order); the new ones are written to `new_heads`, `new_hcls`. `clinks`
+    (classes x longest path) holds each class's links padded with the sentinel link, whose
+    capacity is unlimited.
     """
     n_cls = len(ccap)
     touched = np.zeros(n_cls, np.bool_)
     todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
+    low = np.int64(0xFFFFFFFF)
     for w in freed:
-        c = cls[w]
-        _push(heap, start, hlen, c, place[w])
+        x = pc[w]
+        c = x & low
+        _push(heap, start, hlen, c, (x >> 32) << 32 | w)
         if not changed[c] and not touched[c]:
             touched[c] = True
             todo[n_todo] = c
@@ -161,13 +175,17 @@ def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls,
         todo[n_todo] = c
         n_todo += 1
     fresh = np.empty(n_todo + 1, np.int64)
+    fcls = np.empty(n_todo + 1, np.int64)
     n_fresh = 0
     for t in range(n_todo):
         c = todo[t]
         if hlen[c] > 0:
-            fresh[n_fresh] = heap[start[c]] * n_cls + c
+            fresh[n_fresh] = heap[start[c]]
+            fcls[n_fresh] = c
             n_fresh += 1
-    fresh = np.sort(fresh[:n_fresh])
+    by = np.argsort(fresh[:n_fresh])
+    fresh = fresh[by]
+    fcls = fcls[by]
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
     # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
@@ -184,13 +202,13 @@ def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls,
         while i < n_heads and touched[hcls[i]]:
             i += 1
         hp = heads[i] if i < n_heads else inf
-        fp = fresh[j] // n_cls if j < n_fresh else inf
+        fp = fresh[j] if j < n_fresh else inf
         ep = extra[0] if n_extra > 0 else inf
         if hp == inf and fp == inf and ep == inf:
             break
         if ep < hp and ep < fp:
             p = ep
-            c = cls[order[p]]
+            c = pc[p & low] & low
             n_extra -= 1  # pop the extra heap
             last = extra[n_extra]
             ii = 0
@@ -213,7 +231,7 @@ def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls,
                 i += 1
             else:
                 p = fp
-                c = fresh[j] % n_cls
+                c = fcls[j]
                 j += 1
             new_heads[out] = p
             new_hcls[out] = c
@@ -232,7 +250,7 @@ def _round(order, place, cls, ccap, clinks, cap, heap, start, hlen, heads, hcls,
                 lused[n_lused] = lk
                 n_lused += 1
             used[lk] += 1
-        kept[n_kept] = order[p]
+        kept[n_kept] = p & low
         n_kept += 1
         _pop(heap, start, hlen, c)
         if not changed[c]:
@@ -265,20 +283,16 @@ class ClassHeads:
     def __init__(self, links: CSR, capacity: np.ndarray, order: np.ndarray):
         n = links.n_rows
         n_links = len(capacity)
-        self.order = np.ascontiguousarray(order, dtype=np.int64)
-        self.place = np.empty(n, np.int64)
-        self.place[self.order] = np.arange(n)
-        self.cls, rep = _class_ids(links.ptr, links.values, n_links)
-        n_cls = len(rep)
-        lens = links.lengths[rep]
-        width = max(1, int(lens.max()) if n_cls else 1)
-        self.clinks = np.full((n_cls, width), n_links, np.int64)  # padded with the sentinel link
-        pos, vals = links.gather(rep)
-        self.clinks[pos, np.arange(len(pos)) - np.repeat(np.r_[0, np.cumsum(lens)[:-1]], lens)] = vals
+        width = max(1, int(links.lengths.max()) if n else 1)
+        cls, self.clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
+        n_cls = len(self.clinks)
+        self.pc = np.empty(n, np.int64)  # place << 32 | class: one memory read per workload
+        self.pc[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64) << 32
+        self.pc |= cls
         cap = np.asarray(capacity, dtype=np.int64)
         self.cap = np.r_[cap, np.iinfo(np.int64).max // 4]
         self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
-        size = np.bincount(self.cls, minlength=n_cls)
+        size = np.bincount(cls, minlength=n_cls)
         self.start = np.r_[0, np.cumsum(size)].astype(np.int64)
         self.hlen = np.zeros(n_cls, np.int64)
         self.heap = np.empty(n, np.int64)
@@ -298,7 +312,7 @@ class ClassHeads:
 
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
-        kept, self.n_heads = _round(self.order, self.place, self.cls, self.ccap, self.clinks, self.cap,
+        kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
                                     self.heap, self.start, self.hlen, self.heads, self.hcls, self.n_heads,
                                     self.new_heads, self.new_hcls, self.changed, np.asarray(freed, dtype=np.int64),
                                     self.used, self.pending, self.kept, self.extra, self.lused)
