@@ -11,7 +11,7 @@ import numpy as np
 from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .schedule import ScheduleConfig
-from .topology import Preset, make_topology, preset
+from .topology import Preset, Topology, make_topology, preset
 from .workloads import build_dag
 
 
@@ -111,30 +111,40 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         raise ValueError(f"seeds must be >= 1, got {seeds}")
     rows = []
     for name, spec, paper in configs:
-        topo = make_topology(spec)
-        dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
-        lb = lower_bounds(dag)
-        results: dict[str, MethodResult] = {}
-        for m in methods:
-            if progress:
-                progress(f"{name} {m}")
-            start = time.perf_counter()
-            runs = range(seeds) if get_method(m).randomized else [base.seed]
-            per_seed, info, own = [], {}, 0
-            try:
-                for s in runs:
-                    sched = run_method(m, topo, replace(base, seed=s))
-                    per_seed.append(sched.n_rounds)
-                    info = sched.info
-                    own = own or lower_bounds(sched.dag).best
-            except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
-                results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
-                continue
-            results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                      _small_info(info))
-        rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
-                        lb.as_dict(), results, paper))
+        rows.append(compare_topology(make_topology(spec), methods, seeds, base, name=name, paper=paper,
+                                     progress=progress))
     return rows
+
+
+def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,
+                     name: str | None = None, paper: Preset | None = None,
+                     progress: Callable[[str], None] | None = None) -> Row:
+    """Every method on one built topology (e.g. an uploaded file); randomized ones averaged over `seeds` seeds."""
+    base = config or ScheduleConfig()
+    methods = list(methods)
+    name = name or topo.spec
+    dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
+    lb = lower_bounds(dag)
+    results: dict[str, MethodResult] = {}
+    for m in methods:
+        if progress:
+            progress(f"{name} {m}")
+        start = time.perf_counter()
+        runs = range(seeds) if get_method(m).randomized else [base.seed]
+        per_seed, info, own = [], {}, 0
+        try:
+            for s in runs:
+                sched = run_method(m, topo, replace(base, seed=s))
+                per_seed.append(sched.n_rounds)
+                info = sched.info
+                own = own or lower_bounds(sched.dag).best
+        except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
+            results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
+            continue
+        results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
+                                  _small_info(info))
+    return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
+               paper)
 
 
 def _small_info(info: dict) -> dict:

@@ -22,6 +22,7 @@ class RoundView:
     links: np.ndarray
     trees: np.ndarray
     workloads: np.ndarray
+    phases: np.ndarray
 
     @property
     def n_links_busy(self) -> int:
@@ -68,9 +69,10 @@ class Playback:
         """The busy links of round r (0-based); empty past the last round."""
         if r < 0 or r >= self.n_rounds:
             empty = np.zeros(0, dtype=np.int64)
-            return RoundView(empty, empty, empty)
+            return RoundView(empty, empty, empty, empty)
         a, b = self.ptr[r], self.ptr[r + 1]
-        return RoundView(self.link[a:b], self.tree[a:b], self.workload[a:b])
+        w = self.workload[a:b]
+        return RoundView(self.link[a:b], self.tree[a:b], w, self.dag.phase[w])
 
 
 def build_playback(schedule: Schedule) -> Playback:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from apptest_tools import charts, open_app, traces
 
 from core.compare import compare, configurations
 from core.topology import preset
+from dashboard.screens.compare import csv_text
 
 FAST = ["greedy", "critical-path"]
 
@@ -28,7 +30,11 @@ def test_table_has_every_configuration_with_our_numbers_and_the_papers(at):
         got = frame[frame["configuration"] == name].iloc[0]
         assert got["Greedy (merged)"] == pytest.approx(row.results["greedy"].rounds)
         assert got["Critical-path"] == pytest.approx(row.results["critical-path"].rounds)
-        assert got["lower bound"] == row.lower_bound and got["workloads"] == row.workloads
+        assert got["lower bound"] == row.lower_bound
+        best = min(row.results["greedy"].rounds, row.results["critical-path"].rounds)
+        assert got["best gap %"] == pytest.approx(100 * (best / row.lower_bound - 1))
+        sizes = at.dataframe[1].value  # in the "Sizes and notes" expander, so the main table fits the page
+        assert sizes[sizes["configuration"] == name].iloc[0]["workloads"] == row.workloads
         assert got["paper Parameter Server"] == pytest.approx(row.paper.paper_ps)
         assert got["paper Hierarchical RL"] == pytest.approx(row.paper.paper_rl)
 
@@ -50,8 +56,16 @@ def test_spread_over_seeds_for_one_configuration(at):
     assert len(boxes["greedy"]) == 2 and len(boxes["critical-path"]) == 1
 
 
-def test_csv_download_is_offered(at):
+def test_the_table_leaves_the_sizes_to_an_expander_so_it_fits_the_page(at):
+    assert list(at.dataframe[0].value.columns) == ["configuration", "Greedy (merged)", "Critical-path", "lower bound",
+                                                   "best gap %", "paper Parameter Server", "paper Ring AllReduce",
+                                                   "paper Hierarchical RL"]
+
+
+def test_csv_download_is_offered_with_rounded_numbers(at):
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)"]
+    frame = pd.DataFrame({"configuration": ["BCube(3,1)"], "PS": [2.4390243902439046], "nodes": [15]})
+    assert csv_text(frame) == "configuration,PS,nodes\n\"BCube(3,1)\",2.44,15\n"
 
 
 def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypatch):
@@ -66,7 +80,7 @@ def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypa
     at = open_app("compare")
     at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
     (warning,) = at.warning
-    assert warning.value.startswith("RL scheduler not available on DCell(4,1), DCell(5,1), DCell(6,1), Jellyfish(10)")
+    assert warning.value.startswith("Hierarchical RL not available on DCell(4,1), DCell(5,1), DCell(6,1), Jellyfish(10)")
     assert "no RL checkpoint for dcell:n=4,k=1" in warning.value
     frame = at.dataframe[0].value
     assert len(frame) == 9 and frame["Hierarchical RL"].notna().tolist() == [True] * 3 + [False] * 6
@@ -74,7 +88,7 @@ def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypa
 
 def test_missing_rl_is_said_and_the_comparison_goes_on(at):
     at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
-    assert any(w.value.startswith("RL scheduler not available on BCube(3,1)") for w in at.warning)
+    assert any(w.value.startswith("Hierarchical RL not available on BCube(3,1)") for w in at.warning)
     frame = at.dataframe[0].value
     assert frame["Critical-path"].notna().all() and frame["Hierarchical RL"].isna().all()
 

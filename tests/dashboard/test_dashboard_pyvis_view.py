@@ -8,7 +8,7 @@ import pytest
 
 from core.routing import compute_routes
 from core.topology import make_topology
-from dashboard.layout import positions
+from dashboard.positions import positions
 from dashboard.pyvis_view import graph_data, node_tree_html, topology_html
 
 SPECS = ["bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,ports=5,switch_ports=4,seed=0", "fattree:k=4"]

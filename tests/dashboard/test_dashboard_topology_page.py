@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from apptest_tools import charts, iframes, metric, open_app, texts, traces
+from apptest_tools import goto, charts, iframes, metric, open_app, texts, traces
 
 from core.routing import compute_routes
 from core.topology import make_topology
@@ -119,10 +119,10 @@ def test_a_graph_too_big_to_draw_is_refused_with_a_warning():
 def test_choice_survives_a_page_switch():
     at = page()
     at.selectbox(key="w:preset").set_value("Jellyfish(10)").run()
-    at.switch_page("dashboard/pages/player.py").run()
+    goto(at, "player")
     n_links = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0").n_links
     assert {h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")} == {n_links}
-    at.switch_page("dashboard/pages/topology.py").run()
+    goto(at, "topology")
     assert at.selectbox(key="w:preset").value == "Jellyfish(10)"
     assert metric(at, "Nodes") == ["20"]
     assert np.isfinite(float(metric(at, "Diameter")[0]))
