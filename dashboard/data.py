@@ -195,8 +195,7 @@ def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: boo
         return HeatRows(title, pb.util_pct, link_labels(source))
     g = groups(source)
     z = np.rint(g.utilization(pb.util_pct.astype(float))).astype(np.uint8)
-    hover = [f"{name} (mean of {size} directed links)" for name, size in zip(g.names, g.sizes.tolist())]
-    return HeatRows(title, z, g.names, hover)
+    return HeatRows(title, z, g.names)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

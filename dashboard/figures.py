@@ -72,6 +72,8 @@ def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
                    legend: Sequence[tuple[str, str, str]] = ()) -> go.Figure:
     """The network; busy directed links drawn offset to the right of their direction, in the given colours."""
     traces = network_traces(d, busy_links, busy_colours, hover, faded_edges, root, show_labels)
+    for tr in traces:  # the legend names colours and symbols, not traces
+        tr.showlegend = False
     fig = _clean_axes(go.Figure(traces + legend_entries(legend)), height, title)
     if legend:
         fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=15)))
@@ -178,15 +180,12 @@ ROW_LABELS = 30
 
 
 def heatmap_trace(util_pct: np.ndarray, row_names: Sequence[str], edges: np.ndarray,
-                  coloraxis: str | None = None, row_hover: Sequence[str] | None = None) -> go.Heatmap:
+                  coloraxis: str | None = None) -> go.Heatmap:
     """The utilization heatmap trace: z = percent of capacity, one column per span of `edges`."""
     scale = {} if coloraxis else dict(zmin=0, zmax=100, colorscale=UTIL_SCALE)
-    hover = list(row_hover) if row_hover is not None else list(row_names)
     return go.Heatmap(z=util_pct, x=np.asarray(edges), y=list(row_names), coloraxis=coloraxis,
-                      customdata=np.array(hover, dtype=object)[:, None].repeat(util_pct.shape[1], axis=1)
-                      if row_hover is not None else None,
-                      hovertemplate=("%{customdata}" if row_hover is not None else "%{y}")
-                      + "<br>round %{x:.0f}: %{z}% of capacity<extra></extra>", name="utilization", **scale)
+                      hovertemplate="%{y}<br>round %{x:.0f}: %{z}% of capacity<extra></extra>", name="utilization",
+                      **scale)
 
 
 def round_marker(edges: np.ndarray, current_round: int, xref: str = "x", yref: str = "paper") -> dict:
@@ -203,7 +202,6 @@ class HeatRows:
     title: str
     z: np.ndarray
     names: Sequence[str]
-    hover: Sequence[str] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,12 +245,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     """
     k = len(heats)
     top = 300 if d is not None else 36 + 20 * len(group_names)
-    heat_h = [int(np.clip(4 * h.z.shape[0] + 24, 90, 200)) for h in heats]
+    heat_h = [int(np.clip(17 * h.z.shape[0] + 24, 90, 240) if h.z.shape[0] <= ROW_LABELS
+                  else np.clip(3 * h.z.shape[0] + 24, 90, 200)) for h in heats]
     total = top + sum(heat_h) + 60 * k + 40
     specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
     fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h,
-                        vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.04,
-                        subplot_titles=[h.title for h in heats] + [f"{h.title}: link utilization" for h in heats])
+                        vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
     for i, h in enumerate(heats, start=1):
         if d is not None:
             for tr in network_traces(d, show_labels=len(d.labels) <= 30):
@@ -260,25 +258,32 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             fig.update_xaxes(visible=False, row=1, col=i)
             fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
-            fig.update_xaxes(range=[0, 100], title=dict(text="% of capacity, this round", standoff=2), row=1, col=i,
-                             tickfont=dict(size=11))
+            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
             fig.update_yaxes(autorange="reversed", showticklabels=i == 1, tickfont=dict(size=11), row=1, col=i,
+                             automargin=True,
                              type="category", categoryorder="array", categoryarray=list(group_names))
-        fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", row_hover=h.hover), row=1 + i, col=1)
-        fig.update_yaxes(autorange="reversed", showticklabels=h.z.shape[0] <= ROW_LABELS, tickfont=dict(size=11),
-                         row=1 + i, col=1,
-                         title=dict(text="" if h.z.shape[0] <= ROW_LABELS else f"{h.z.shape[0]} links", standoff=2))
+        fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis"), row=1 + i, col=1)
+        named = h.z.shape[0] <= ROW_LABELS
+        fig.update_yaxes(autorange="reversed", showticklabels=named, ticks="", tickfont=dict(size=11), row=1 + i, type="category",
+                         automargin=True,
+                         col=1, title=dict(text="" if named else f"{h.z.shape[0]} links", standoff=6,
+                                           font=dict(size=12)))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
                          matches=_axis_name("x", k + 1) if i > 1 else None, showticklabels=True,
                          title=dict(text="round", standoff=2) if i == k else None)
     for tr in legend_entries(legend):
         fig.add_trace(tr)
-    fig.update_annotations(font=dict(size=14))
-    for ann in fig.layout.annotations:  # subplot titles flush left over their panels
-        ann.update(x=_left_of(fig, ann), xanchor="left")
-    fig.update_layout(height=height_hint or total, margin=dict(l=8, r=8, t=30, b=36), plot_bgcolor="white",
-                      showlegend=bool(legend), legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1,
-                                                           xanchor="right", font=dict(size=12)),
+    for i, h in enumerate(heats, start=1):  # titles flush left over each panel
+        top_x, top_y = fig.layout[f"xaxis{'' if i == 1 else i}"].domain, fig.layout[f"yaxis{'' if i == 1 else i}"].domain
+        fig.add_annotation(text=f"<b>{h.title}</b>", x=top_x[0], y=top_y[1], xref="paper", yref="paper",
+                           xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14))
+        heat_y = fig.layout[f"yaxis{k + i}"].domain
+        fig.add_annotation(text=f"<b>{h.title}</b>: link utilization per round", x=0, y=heat_y[1], xref="paper",
+                           yref="paper", xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
+    height = height_hint or total
+    fig.update_layout(height=height, margin=dict(l=8, r=8, t=58 if legend else 30, b=36), plot_bgcolor="white",
+                      showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
+                                                           xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
                                      colorbar=dict(title=dict(text="% of capacity", side="right"), thickness=10,
                                                    len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
@@ -286,17 +291,6 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                       hoverlabel=dict(namelength=-1), meta={"top": "network" if d is not None else "groups",
                                                             "methods": k})
     return fig.to_dict()
-
-
-def _left_of(fig: go.Figure, ann) -> float:
-    """The left edge of the subplot an annotation (a subplot title) sits over."""
-    best = 0.0
-    for name in fig.layout:
-        if name.startswith("xaxis"):
-            lo, hi = fig.layout[name].domain
-            if lo - 1e-9 <= ann.x <= hi + 1e-9:
-                best = lo
-    return best
 
 
 def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str]) -> list:
@@ -382,6 +376,8 @@ class WorkloadArc:
 OWN_COLOUR, RELAY_COLOUR = "#2c7fb8", "#e6550d"
 ARCS_DRAWN = 60
 """Workload trees with more workloads than this draw one line per tree edge with its count, not one arc each."""
+CROWDED_SERVERS = 20
+"""Trees with more servers than this name servers and workloads on hover only (the labels would overlap)."""
 
 
 def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[str], arcs: Sequence[WorkloadArc],
@@ -395,11 +391,15 @@ def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[s
     for a in arcs:
         groups.setdefault((a.src, a.dst), []).append(a)
     font = 18 if big else 12
-    traces = _aggregated_arcs(pos, groups, font) if len(arcs) > ARCS_DRAWN else _every_arc(pos, groups, font, big)
+    crowded = len(pos) > CROWDED_SERVERS
+    traces = (_aggregated_arcs(pos, groups, font, crowded) if len(arcs) > ARCS_DRAWN
+              else _every_arc(pos, groups, font, big, crowded))
     servers = sorted(pos)
     traces.append(go.Scatter(
-        x=[pos[v][0] for v in servers], y=[pos[v][1] for v in servers], mode="markers+text",
-        marker=dict(size=42 if big else 26, color=[ROOT_COLOUR if v == root else SERVER_COLOUR for v in servers],
+        x=[pos[v][0] for v in servers], y=[pos[v][1] for v in servers],
+        mode="markers" if crowded else "markers+text",
+        marker=dict(size=42 if big else (12 if crowded else 26),
+                    color=[ROOT_COLOUR if v == root else SERVER_COLOUR for v in servers],
                     line=dict(color="white", width=1.5)),
         text=[labels[v] for v in servers], textfont=dict(color="white", size=font), hoverinfo="text",
         hovertext=[f"{labels[v]}{' (root)' if v == root else ''}" for v in servers], name="servers",
@@ -411,7 +411,8 @@ def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[s
     return fig
 
 
-def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, big: bool) -> list[go.Scatter]:
+def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, big: bool, crowded: bool
+               ) -> list[go.Scatter]:
     """One bent arc per workload, an arrowhead near its end and its number at its middle."""
     lines = {False: ([], []), True: ([], [])}
     heads = {False: ([], [], []), True: ([], [], [])}
@@ -447,13 +448,16 @@ def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int,
         out.append(go.Scatter(x=hx, y=hy, mode="markers", hoverinfo="skip", showlegend=False, legendgroup=name,
                               marker=dict(symbol="arrow", angle=ha, size=20 if big else 13, color=colour),
                               name="direction"))
-    out.append(go.Scatter(x=lab_x, y=lab_y, mode="markers+text", text=lab_t, hovertext=lab_h, hoverinfo="text",
-                          marker=dict(size=30 if big else 22, color="white", line=dict(color=lab_c, width=1.5)),
+    out.append(go.Scatter(x=lab_x, y=lab_y, mode="markers" if crowded else "markers+text", text=lab_t,
+                          hovertext=lab_h, hoverinfo="text",
+                          marker=dict(size=30 if big else (7 if crowded else 22), color="white",
+                                      line=dict(color=lab_c, width=1.5)),
                           textfont=dict(size=font - 2, color=lab_c), name="workloads", showlegend=False))
     return out
 
 
-def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int) -> list[go.Scatter]:
+def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, crowded: bool
+                     ) -> list[go.Scatter]:
     """One line per (sender, receiver) pair, as wide as the workloads crossing it, labelled with their count."""
     xs, ys, lab_x, lab_y, lab_t, lab_h, heads_x, heads_y, heads_a = [], [], [], [], [], [], [], [], []
     for (src, dst), members in groups.items():
@@ -475,7 +479,8 @@ def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font
         go.Scatter(x=heads_x, y=heads_y, mode="markers", hoverinfo="skip", showlegend=False, name="direction",
                    marker=dict(symbol="arrow", angle=heads_a, size=11, color="#8c8c8c")),
         go.Scatter(x=lab_x, y=lab_y, mode="markers+text", text=lab_t, hovertext=lab_h, hoverinfo="text",
-                   marker=dict(size=20, color="white", line=dict(color="#555", width=1)), textfont=dict(size=font - 1),
+                   marker=dict(size=14 if crowded else 20, color="white", line=dict(color="#555", width=1)),
+                   textfont=dict(size=font - 3 if crowded else font - 1),
                    name="workloads", showlegend=False),
     ]
 
@@ -544,7 +549,7 @@ def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree
                       line=dict(color=MARKER_COLOUR, width=2), name="current round")
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=6, b=4), showlegend=False)
     fig.update_yaxes(title="round", autorange="reversed")
-    fig.update_xaxes(title="flow-tree (root)", showticklabels=n_trees <= 50, tickfont=dict(size=8))
+    fig.update_xaxes(title="flow-tree (root)", showticklabels=n_trees <= 50, tickfont=dict(size=11))
     return fig
 
 
@@ -558,7 +563,7 @@ def bars_figure(labels: Sequence[str], values: Sequence[float], highlight: Seque
                            hovertemplate=f"%{{x}}: {value_name} %{{y:.3f}}<extra></extra>", name=value_name))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=4), showlegend=False,
                       title=dict(text=title or "", x=0.01, font=dict(size=14)), yaxis_title=value_name)
-    fig.update_xaxes(tickfont=dict(size=8), type="category")
+    fig.update_xaxes(tickfont=dict(size=11), type="category")
     return fig
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.methods import MethodUnavailable
@@ -214,6 +213,7 @@ def _workload_list(pb: Playback, r: int) -> None:
     """The workloads a method sends in round r, with their paths."""
     if r > pb.n_rounds:
         return
+    import pandas as pd
     dag = pb.dag
     ids = sorted(set(pb.round(r - 1).workloads.tolist()))
     st.dataframe(pd.DataFrame({"workload": [dag.describe(w) for w in ids],

@@ -15,7 +15,7 @@ MAX_NODES = 600
 """Largest topology (nodes) the dashboard loads; bigger ones are refused before anything is built."""
 DRAW_NODES = 150
 """Topologies up to this many nodes are drawn node by node; bigger ones are shown by link group."""
-PLAYER_NETWORK_NODES = 60
+PLAYER_NETWORK_NODES = 30
 """The schedule player draws each method's network up to this many nodes; above, bars per link group."""
 HEAT_LINK_ROWS = 64
 """Heatmaps show one row per directed link up to this many links ("auto"); above, one row per link group."""

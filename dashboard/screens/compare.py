@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from core.bounds import gap
@@ -14,6 +15,9 @@ from core.topology import preset
 from .. import charts, controls, data, figures, labels
 from ..controls import method_title, methods_picker, persistent
 from ..sources import Source, file_stem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PRESET = "table2"
 SCOPES = ("Table 2 (nine configurations)", "The topology in the sidebar")
@@ -106,12 +110,13 @@ def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleC
 def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> pd.DataFrame:
     """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers);
     returns it with the sizes and notes, for the CSV."""
+    import pandas as pd  # loaded with this screen, not with the app
     records, notes = [], []
     for r in rows:
         rec: dict = {"configuration": r.name}
         for m in methods:
             res = r.results.get(m)
-            rec[method_title(m)] = res.rounds if res else None  # None: could not run
+            rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
             for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
         best = r.best_merged()
@@ -119,18 +124,19 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
         rec["best gap %"] = 100 * gap(best.rounds, r.lower_bound) if best else None
         if paper:
             for m, field in PAPER_COLUMNS:
-                rec[f"paper {method_title(m) if m in method_names() else m}"] = getattr(r.paper, field) if r.paper else None
+                rec[f"paper {m}"] = getattr(r.paper, field) if r.paper else None
         rec.update({"nodes": r.nodes, "edges": r.edges, "workloads": r.workloads,
                     "paper workloads": r.paper.paper_workloads if r.paper else None})
         records.append(rec)
     frame = pd.DataFrame(records)
     shown = frame.drop(columns=list(SIZE_COLUMNS))
-    st.dataframe(shown, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.1f", width="small") for c in shown.columns
-                                if c not in ("configuration", "lower bound")}
-                 | {"configuration": st.column_config.TextColumn(width="small"),
-                    "lower bound": st.column_config.NumberColumn(width="small")})
-    st.caption("Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "
+    titles = {m: method_title(m) for m in method_names()}
+    config = {c: st.column_config.NumberColumn(format="%.1f", help=_header_help(c, titles)) for c in shown.columns
+              if c not in ("configuration", "lower bound")}
+    config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
+               + "). Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "
                "workload DAG (max of link load, critical path, ports and per-link schedule bounds); best gap: the "
                "best method that schedules merged trees, against that bound.")
     with st.expander("Sizes and notes"):
@@ -140,6 +146,16 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
         st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))
     return frame.assign(notes=[" | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))
                                for r in rows])
+
+
+def _header_help(column: str, titles: dict[str, str]) -> str:
+    """What a table column holds, for its header's tooltip."""
+    if column.startswith("paper "):
+        m = column.removeprefix("paper ")
+        return f"the paper's Table 2: {titles.get(m, m)}"
+    if column == "best gap %":
+        return "best merged-tree method vs the merged DAG's lower bound, in %"
+    return f"{titles.get(column, column)}: rounds"
 
 
 def chart(rows: list[Row], methods: list[str], stem: str) -> None:

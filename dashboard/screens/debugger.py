@@ -10,7 +10,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.diff import round_differences
@@ -140,6 +139,9 @@ def upper_agent(rl: Schedule, trace: dict, r: int, stem: str) -> None:
                                         title=f"Round {r}: {len(chosen)} of {len(names)} trees selected",
                                         value_name="probability"),
                     key="debug-tree-round", name=f"{stem}-{rl.method}-round{r}-trees")
+    st.caption("Left: the upper agent's probability of selecting each flow-tree (columns, by root) in each round "
+               "(rows), purple scale; red ×: the trees it selected; red box: this round. Right: this round's "
+               "probabilities, selected trees in red.")
 
 
 def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> None:
@@ -167,7 +169,7 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
                      "candidates": len(scores), "best score": max(scores.values()) if scores else None,
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: list[np.ndarray], r: int,
@@ -181,9 +183,9 @@ def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: 
     d = rl.dag
     with a:
         st.markdown(f"**Only {method_title(rl.method)} sends in round {r}**")
-        st.dataframe(pd.DataFrame({"workload": [d.describe(w) for w in only_rl[r - 1].tolist()] if r <= len(only_rl) else []}),
+        st.dataframe({"workload": [d.describe(w) for w in only_rl[r - 1].tolist()] if r <= len(only_rl) else []},
                      hide_index=True, width="stretch")
     with b:
         st.markdown(f"**Only critical-path sends in round {r}**")
-        st.dataframe(pd.DataFrame({"workload": [d.describe(w) for w in only_cp[r - 1].tolist()] if r <= len(only_cp) else []}),
+        st.dataframe({"workload": [d.describe(w) for w in only_cp[r - 1].tolist()] if r <= len(only_cp) else []},
                      hide_index=True, width="stretch")

@@ -1,7 +1,8 @@
 """Topology & trees: the network, the node tree of a root, and its workload tree before and after merging.
 
-Up to `DRAW_NODES` nodes the network and node tree are drawn node by node (draggable); above,
-they are summarized per link group and per tree depth, which stays legible at any size.
+Up to `DRAW_NODES` nodes the network and node tree are drawn node by node (zoom and pan with
+plotly, saved as PNG/SVG from the modebar); above, they are summarized per link group and per
+tree depth, which stays legible at any size.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import streamlit as st
 from core.routing import NodeTree
 from core.topology import Topology
 
-from .. import charts, controls, data, figures, pyvis_view
+from .. import charts, controls, data, figures
 from ..controls import forget, persistent, remembered
 from ..positions import tree_positions
 from ..sources import DRAW_NODES, MAX_PLAYER_SERVERS, Source, file_stem
@@ -34,14 +35,14 @@ def render() -> None:
     with network:
         st.subheader("Network")
         if drawn:
-            _network(t, data.node_positions(source))
+            _network(source, t, data.drawing(source))
         else:
             _network_groups(source, t)
     with tree_col:
         st.subheader("Node tree")
         _tree_metrics(tree)
         if drawn:
-            _node_tree(t, data.node_positions(source), root, tree, depth)
+            _node_tree(source, t, data.drawing(source), root, tree, depth)
         else:
             _tree_depths(source, t, root, depth)
     st.subheader("Workload tree before and after merging")
@@ -80,11 +81,13 @@ def _root_picker(source: Source, t: Topology) -> int:
                           format_func=lambda v: t.labels[v]))
 
 
-def _network(t: Topology, pos: np.ndarray) -> None:
-    """The whole topology, draggable and zoomable: servers as dots, switches as squares."""
-    st.iframe(pyvis_view.topology_html(t, pos, height=NET_HEIGHT), height=NET_HEIGHT + 6)
-    st.caption("Blue dots: servers (they compute and merge). Orange squares: switches (they only forward). "
-               "Drag nodes, scroll to zoom; hover a node or link for its name.")
+def _network(source: Source, t: Topology, d: figures.NetDrawing) -> None:
+    """The whole topology: servers as dots, switches as squares, at structured positions."""
+    legend = [("server (computes, merges)", figures.SERVER_COLOUR, "circle"),
+              ("switch (only forwards)", figures.SWITCH_COLOUR, "square")]
+    charts.show(figures.network_figure(d, height=NET_HEIGHT, legend=legend), key="topology-network",
+                name=f"{file_stem(source)}-network")
+    st.caption("Scroll or drag to zoom and pan; hover a node for its name.")
 
 
 def _network_groups(source: Source, t: Topology) -> None:
@@ -104,12 +107,27 @@ def _tree_metrics(tree: NodeTree) -> None:
     cols[2].metric("Links pruned", len(tree.pruned_edges), help="no route toward this root crosses them")
 
 
-def _node_tree(t: Topology, pos: np.ndarray, root: int, tree: NodeTree, depth: dict[int, int]) -> None:
-    """The node tree of `root`: routes toward it highlighted, pruned links faded."""
-    st.iframe(pyvis_view.node_tree_html(t, pos, root, tree.segments, tree.pruned_edges, depth, height=NET_HEIGHT),
-              height=NET_HEIGHT + 6)
+ROUTE_COLOUR = "#2ca02c"
+
+
+def _node_tree(source: Source, t: Topology, d: figures.NetDrawing, root: int, tree: NodeTree,
+               depth: dict[int, int]) -> None:
+    """The node tree of `root`: every route segment toward it as arrows, pruned links faded."""
+    links, hover = [], []
+    for server, path in sorted(tree.segments.items()):
+        for a, b in zip(path[:-1], path[1:]):
+            links.append(t.link_id(a, b))
+            hover.append(f"{t.labels[a]} → {t.labels[b]}: on {t.labels[server]}'s route to its parent "
+                         f"{t.labels[path[-1]]} (depth {depth.get(server, '?')})")
+    legend = [(f"root {t.labels[root]}", figures.ROOT_COLOUR, "circle"),
+              (f"route toward {t.labels[root]}", ROUTE_COLOUR, "triangle-right"),
+              ("pruned link (dotted)", "#bdbdbd", "line-ew-open")]
+    charts.show(figures.network_figure(d, links, [ROUTE_COLOUR] * len(links), hover, faded_edges=tree.pruned_edges,
+                                       root=root, height=NET_HEIGHT, legend=legend),
+                key="topology-node-tree", name=f"{file_stem(source)}-node-tree-{t.labels[root]}")
     st.caption(f"Green arrows: every server's shortest route toward {t.labels[root]} (red), up to the first "
-               "server on it (its parent in the node tree). Grey dashed: pruned links.")
+               "server on it (its parent in the node tree), drawn beside the cable in its direction. Dotted: "
+               "pruned links (no route toward this root uses them).")
 
 
 def _tree_depths(source: Source, t: Topology, root: int, depth: dict[int, int]) -> None:

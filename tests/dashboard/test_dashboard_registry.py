@@ -35,7 +35,7 @@ def test_a_registered_method_is_offered_and_played_in_the_schedule_player(toy):
     (fig,) = charts(at)
     assert len(traces(fig, "heatmap")) == 2
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert "Toy (lowest id first): link utilization" in titles
+    assert "<b>Toy (lowest id first)</b>: link utilization per round" in titles
 
 
 def test_a_registered_method_is_compared_in_its_registry_colour(toy, missing_rl):
@@ -45,9 +45,9 @@ def test_a_registered_method_is_compared_in_its_registry_colour(toy, missing_rl)
     picker.set_value([toy]).run()
     at.number_input(key="w:compare.seeds").set_value(1).run()
     frame = at.dataframe[0].value
-    assert "Toy (lowest id first)" in frame.columns
+    assert "toy" in frame.columns and "toy = Toy (lowest id first)" in texts(at)
     want = run_method(toy, make_topology("dcell:n=4,k=1")).n_rounds
-    assert frame[frame["configuration"] == "DCell(4,1)"].iloc[0]["Toy (lowest id first)"] == want
+    assert frame[frame["configuration"] == "DCell(4,1)"].iloc[0]["toy"] == want
     (bars,) = traces(charts(at)[0], "bar")
     assert bars["marker"]["color"] == "#123456" and bars["name"] == "Toy (lowest id first)"
 
