@@ -104,3 +104,24 @@ def test_a_method_that_crashes_leaves_the_other_methods_compared(monkeypatch):
     at.multiselect(key="w:compare.methods").set_value(["greedy", "rl"]).run()
     assert any("policy exploded" in w.value for w in at.warning)
     assert at.dataframe[0].value["greedy"].notna().all()
+
+
+def test_compare_on_the_topology_in_the_sidebar(missing_rl):
+    at = open_app("compare")
+    at.selectbox(key="w:preset").set_value("DCell(4,1)").run()
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "ring"]).run()
+    frame = at.dataframe[0].value
+    assert list(frame["configuration"]) == ["DCell(4,1)"] and "paper ps" not in frame.columns
+    (row,) = compare([c for c in configurations("table2") if c[0] == "DCell(4,1)"], ["critical-path", "ring"])
+    assert frame.iloc[0]["critical-path"] == row.results["critical-path"].rounds
+    assert frame.iloc[0]["ring"] == row.results["ring"].rounds
+
+
+def test_compare_refuses_a_topology_too_big_to_schedule():
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.number_input(key="w:bcube.n").set_value(9).run()  # 81 servers
+    assert any("schedules at most 64" in w.value for w in at.warning)
+    assert not at.dataframe and not at.info

@@ -170,3 +170,53 @@ def test_time_limited_optimal_runs_behind_a_progress_bar_is_cached_and_says_if_i
         assert "NOT proven optimal: CP-SAT stopped at the 2 s time limit" in texts(at)
     at.run()  # cached: a rerun shows the same schedule, not a new 2 s search
     assert metric(at, "Rounds")[1] == str(rounds)
+
+
+def test_heatmap_rows_per_link_group_are_the_mean_of_their_links():
+    from core.linkgroups import link_groups
+
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.segmented_control(key="w:player.rows").set_value("link groups").run()
+    (fig,) = charts(at)
+    t = make_topology(BCUBE)
+    g = link_groups(t)
+    got = schedules(BCUBE, ["ps", "critical-path"])
+    for heat, s in zip(traces(fig, "heatmap"), got.values()):
+        assert list(heat["y"]) == ["level 0", "level 1"]
+        want = np.rint(g.utilization(np.rint(s.utilization() * 100))).astype(np.uint8)
+        assert np.array_equal(heat["z"], want)
+    at.segmented_control(key="w:player.rows").set_value("every link").run()
+    assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [t.n_links] * 2
+
+
+def test_a_topology_too_big_to_draw_in_the_player_shows_link_group_bars():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.selectbox(key="w:preset").set_value("DCell(6,1)").run()  # 49 nodes, 126 directed links
+    (fig,) = charts(at)
+    bars = traces(fig, "bar")
+    assert len(bars) == 2 and list(bars[0]["y"])[-1] == "level-1 links"
+    assert not traces(fig, name="servers")
+    assert [h["z"].shape[0] for h in traces(fig, "heatmap")] == [8, 8]  # auto: link groups above 64 links
+    at.button(key="player:next").click().run()
+    (fig,) = charts(at)
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
+
+
+def test_play_speed_sets_the_time_between_rounds():
+    from dashboard.round_player import SPEEDS
+
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.segmented_control(key="w:player.speed").set_value("4").run()
+    assert SPEEDS["4"] == 0.25 and SPEEDS["½"] == 2.0
+    at.button(key="player:play").click().run()
+    first = int([t for t in texts(at).splitlines() if t.startswith("**Round ")][0].split()[1])
+    at.run()
+    assert int([t for t in texts(at).splitlines() if t.startswith("**Round ")][0].split()[1]) == first + 1
+    assert at.segmented_control(key="w:player.speed").value == "4"
+
+
+def test_file_names_carry_the_spec_without_parentheses():
+    from dashboard.sources import Source, file_stem
+
+    assert file_stem(Source("dcell:n=6,k=1", "DCell(6,1)")) == "dcell_n6_k1"
+    assert file_stem(Source("upload:my net (v2).json", "my net (v2).json", b"{}")) == "my_net__v2_.json"
