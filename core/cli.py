@@ -11,10 +11,12 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from .compare import compare, configurations, default_methods, rows_to_table
+from .compare import compare, configurations, default_methods, rows_to_table, time_table
 from .methods import get_method, method_names, run_method
 from .schedule import ScheduleConfig
 from .schedule_io import ScheduleFileError, read_schedule_file, write_schedule
+from .seconds import time_report
+from .timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from .topology import TopologyError, make_topology
 from .validate import validate_document
 
@@ -32,6 +34,31 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the optimal solver (default 60)")
     p.add_argument("--samples", type=int, default=16, help="sampled rollouts for rl-sample (default 16)")
     p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the shipped one for the family)")
+
+
+def _add_size_option(p: argparse.ArgumentParser, default: str | None = DEFAULT_SIZE) -> None:
+    p.add_argument("--size", default=default,
+                   help=f"AllReduce message size M: B, KB, MB, GB, KiB, MiB, GiB (default {default or 'the file’s, else ' + DEFAULT_SIZE})")
+
+
+def _time_lines(rep: dict) -> list[str]:
+    """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
+    lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
+             f"(links {_span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {_span(rep['links']['latency_us'], ' µs')}):"]
+    b = rep["bounds"]
+    for mode in MODES:
+        if mode in rep:
+            m = rep[mode]
+            lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / 1e9:6.2f} GB/s  "
+                         f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
+    lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
+                 f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    return lines
+
+
+def _span(lo_hi: list[float], unit: str) -> str:
+    lo, hi = lo_hi
+    return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
 
 
 def _config(a: argparse.Namespace) -> ScheduleConfig:
@@ -56,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true",
                    help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
 
     p = sub.add_parser("validate", help="check an allreduce-schedule/1 file from scratch")
@@ -70,7 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default {','.join(default_methods())})")
     p.add_argument("--seeds", type=int, default=5, help="seeds averaged for ps and greedy (default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
+
+    p = sub.add_parser("replay", help="time any allreduce-schedule/1 file in seconds (sync and async)")
+    p.add_argument("file")
+    _add_size_option(p, default=None)
+    p.add_argument("--mode", choices=["sync", "async", "both"], default="both",
+                   help="sync: a barrier after every round; async: no barriers (default both)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
     p.add_argument("spec", nargs="?", help="topology spec to train on")
@@ -119,6 +155,9 @@ def cmd_topology(a: argparse.Namespace) -> int:
         hist = s[f"{kind}_degree"]
         if hist:
             print(f"  {kind} degree: " + ", ".join(f"{d} x{c}" for d, c in hist.items()))
+    links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
+                      for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
+    print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     return 0
 
@@ -136,14 +175,16 @@ def cmd_schedule(a: argparse.Namespace) -> int:
             bar.n = frac
             bar.refresh()
 
+    size = parse_size(a.size, "--size")
     sched = run_method(a.method, t, cfg, progress)
     if bar is not None:
         bar.close()
     stats = sched.stats()
+    timing = time_report(sched.dag, sched.rounds, size)
     if a.out:
-        write_schedule(sched, a.out, stats, trace=a.trace)
+        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing)
     if a.format == "json":
-        print(json.dumps({**stats, "info": sched.info}, indent=2, default=float))
+        print(json.dumps({**stats, "time": timing, "info": sched.info}, indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
@@ -152,6 +193,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
+    print("\n".join(_time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint"):
         if key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
@@ -182,6 +224,29 @@ def cmd_validate(a: argparse.Namespace) -> int:
     return 2
 
 
+def cmd_replay(a: argparse.Namespace) -> int:
+    """Time a schedule file in seconds (it must validate first); exit 2 when it does not."""
+    data = read_schedule_file(a.file)
+    recorded = data.get("timing") if isinstance(data.get("timing"), dict) else {}
+    size = parse_size(a.size if a.size is not None else recorded.get("size_bytes", DEFAULT_SIZE),
+                      "--size" if a.size is not None else f"{a.file}: timing.size_bytes")
+    rep = validate_document(data, a.file)
+    if not rep.ok:
+        v = rep.violations[0]
+        more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
+        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: [{v.rule}] {v.message}{more}")
+    timing = time_report(rep.dag, rep.schedule_rounds, size)
+    if a.mode != "both":
+        timing.pop("async" if a.mode == "sync" else "sync")
+    if a.format == "json":
+        print(json.dumps(timing, indent=2, default=float))
+        return 0
+    print(f"{a.file}: {data.get('method', '?')} on {data['topology'].get('spec', '?')}, "
+          f"{rep.workloads} workloads in {rep.rounds} rounds")
+    print("\n".join(_time_lines(timing)))
+    return 0
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     """Print the method comparison as a text table, JSON or CSV."""
     methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
@@ -196,7 +261,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         bar.set_postfix_str(what)
         bar.update(1 if bar.n < bar.total else 0)
 
-    rows = compare(configs, methods, a.seeds, _config(a), progress)
+    size = parse_size(a.size, "--size")
+    rows = compare(configs, methods, a.seeds, _config(a), progress, size=size)
     bar.close()
     if a.format == "json":
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
@@ -209,17 +275,26 @@ def cmd_compare(a: argparse.Namespace) -> int:
         w.writerows(body)
         print(buf.getvalue(), end="")
         return 0
-    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    for r in body:
-        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    _print_table(header, body, 1)
     print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    print()
+    _print_table(*time_table(rows, methods), 2)
+    print(f"seconds for M = {format_size(size)} (means over seeds for ps and greedy); algbw and busbw of the async "
+          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
+          f"AllReduce) and to the best bound of the method's own DAG")
     for r in rows:
         for m, res in r.results.items():
             if res.error:
                 print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
+
+
+def _print_table(header: list[str], body: list[list[str]], left: int) -> None:
+    """Print aligned columns; the first `left` columns flush left, the rest right."""
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    for cells in [header] + body:
+        print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -229,7 +304,7 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
-             "compare": cmd_compare, "train": cmd_train}
+             "compare": cmd_compare, "replay": cmd_replay, "train": cmd_train}
 
 
 if __name__ == "__main__":

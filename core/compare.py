@@ -11,6 +11,8 @@ import numpy as np
 from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .schedule import ScheduleConfig
+from .seconds import time_report
+from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, make_topology, preset
 from .workloads import build_dag
 
@@ -36,6 +38,8 @@ class MethodResult:
     seconds: float
     info: dict = field(default_factory=dict)
     error: str | None = None
+    time: dict = field(default_factory=dict)
+    """Seconds (mean over seeds) per mode with algbw/busbw and gaps, and the bounds of its DAG (`time_report`)."""
 
     @property
     def std(self) -> float:
@@ -78,7 +82,8 @@ class Row:
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
-                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error}
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
+                            "time": r.time}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "paper": None if self.paper is None else {
@@ -101,8 +106,11 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
 
 def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] | None = None,
             seeds: int = 5, config: ScheduleConfig | None = None,
-            progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds."""
+            progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES) -> list[Row]:
+    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
+
+    Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
+    """
     base = config or ScheduleConfig()
     methods = list(default_methods() if methods is None else methods)
     for m in methods:
@@ -112,16 +120,15 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
     rows = []
     for name, spec, paper in configs:
         rows.append(compare_topology(make_topology(spec), methods, seeds, base, name=name, paper=paper,
-                                     progress=progress))
+                                     progress=progress, size=size))
     return rows
 
 
 def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,
                      name: str | None = None, paper: Preset | None = None,
-                     progress: Callable[[str], None] | None = None) -> Row:
+                     progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES) -> Row:
     """Every method on one built topology (e.g. an uploaded file); randomized ones averaged over `seeds` seeds."""
     base = config or ScheduleConfig()
-    methods = list(methods)
     name = name or topo.spec
     dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
     lb = lower_bounds(dag)
@@ -131,20 +138,50 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
             progress(f"{name} {m}")
         start = time.perf_counter()
         runs = range(seeds) if get_method(m).randomized else [base.seed]
-        per_seed, info, own = [], {}, 0
+        per_seed, info, own, reports = [], {}, 0, []
         try:
             for s in runs:
                 sched = run_method(m, topo, replace(base, seed=s))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
                 own = own or lower_bounds(sched.dag).best
+                reports.append(time_report(sched.dag, sched.rounds, size))
         except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
             results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
             continue
         results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                  _small_info(info))
+                                  _small_info(info), time=_mean_report(reports))
     return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
                paper)
+
+
+def _mean_report(reports: list[dict]) -> dict:
+    """The time report of a method averaged over its seeds (numbers averaged key by key)."""
+    def mean(items: list):
+        if isinstance(items[0], dict):
+            return {k: mean([x[k] for x in items]) for k in items[0]}
+        if isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            return float(np.mean(items))
+        return items[0]
+    return mean(reports) if reports else {}
+
+
+def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the seconds table: one line per configuration and method."""
+    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
+                                                                           "gap BW bound", "gap own bound"]
+    body = []
+    for r in rows:
+        for m in methods:
+            res = r.results[m]
+            if res.rounds is None or not res.time:
+                continue
+            a = res.time["async"]
+            body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
+                        + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                        + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
+                           f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+    return header, body
 
 
 def _small_info(info: dict) -> dict:

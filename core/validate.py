@@ -33,6 +33,10 @@ class Report:
     workloads: int = 0
     trees: int = 0
     stats_rounds: int | None = None
+    dag: WorkloadDAG | None = None
+    """The file's workload DAG (ids renumbered 0..n-1 in file order), for replaying it in time."""
+    schedule_rounds: list[np.ndarray] = field(default_factory=list)
+    """The file's rounds as internal workload ids."""
 
     @property
     def ok(self) -> bool:
@@ -76,6 +80,7 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     rounds, round_problems = _rounds(data["rounds"], id_of)
     report.violations.extend(round_problems)
     report.rounds = len(rounds)
+    report.dag, report.schedule_rounds = dag, rounds
     try:
         dag.topo_levels
     except ValueError:
