@@ -139,6 +139,19 @@ def schedule_options(name: str) -> ScheduleConfig:
     return ScheduleConfig(seed=int(seed), chunks=int(chunks), merge=bool(merge), time_limit=float(limit))
 
 
+def can_schedule(methods: list[str] | None, source: Source | None = None) -> bool:
+    """False, with one warning or note saying why, when `source` is too big to schedule here or no
+    method is picked (`methods` None: no method is needed)."""
+    too_big = data.size_problem(source) if source is not None else None
+    if too_big:
+        st.warning(too_big)
+        return False
+    if methods is not None and not methods:
+        st.info("Pick at least one method (sidebar).")
+        return False
+    return True
+
+
 def with_progress(label: str, work: Callable[[Callable[[float], None]], T], expected_seconds: float) -> T:
     """Run `work(progress)` in a helper thread while a progress bar shows its progress (or elapsed time)."""
     state: dict[str, Any] = {"done": 0.0}

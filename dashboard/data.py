@@ -27,7 +27,7 @@ from core.topology import Preset, Topology, make_topology, parse_spec, parse_top
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
 from . import figures
-from .figures import HeatRows, NetDrawing, PlayerPanel, WorkloadArc
+from .figures import HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, heatmap_table
 from .positions import positions
 from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, Source, TooBig, check_drawable,

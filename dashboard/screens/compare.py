@@ -39,12 +39,7 @@ def render() -> None:
         sources = [source]
         st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
                    "parameters or an uploaded file); results are cached per method.")
-        too_big = data.size_problem(source)
-        if too_big:
-            st.warning(too_big)
-            return
-    if not methods:
-        st.info("Pick at least one method (sidebar).")
+    if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
     rows = run(sources, methods, seeds, config)
     if not rows:

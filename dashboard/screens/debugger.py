@@ -61,9 +61,7 @@ def options() -> tuple[str, ScheduleConfig]:
 
 def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule | None, Schedule | None]:
     """The RL schedule and the critical-path schedule of the same DAG; (None, None) when RL cannot run."""
-    too_big = data.size_problem(source)
-    if too_big:
-        st.warning(too_big)
+    if not controls.can_schedule(None, source):
         return None, None
     try:
         if method == "rl-sample":

@@ -23,12 +23,7 @@ def render() -> None:
     rl_ok = "rl" in METHODS and data.method_problem("rl", config) is None
     methods = controls.methods_picker(f"{KEY}.methods", ["ps", "ring", "rl" if rl_ok else "critical-path"], limit=3,
                                       where=methods_box)
-    too_big = data.size_problem(source)
-    if too_big:
-        st.warning(too_big)
-        return
-    if not methods:
-        st.info("Pick at least one method (sidebar).")
+    if not controls.can_schedule(methods, source):
         return
     plays = round_player.load(source, methods, config)
     if not plays:
