@@ -253,5 +253,7 @@ def animation_html(source: Source, methods: tuple[str, ...], config: ScheduleCon
     link_names = data.link_labels(source)
     rounds = [[_panel(pb, r, view, g, link_names) for pb in plays] for r in range(1, len(view.edges))]
     fig = figures.player_animation(base, drawing, rounds, np.asarray(view.edges), g.names)
-    fig.update_layout(title=dict(text=f"{source.name}: {', '.join(t for _, t in titles)}", x=0.01), width=1200)
+    fig.update_layout(title=dict(text=f"{source.name}: {', '.join(t for _, t in titles)}", x=0.01, y=0.995,
+                                 yref="container", yanchor="top"), width=1200,
+                      margin=dict(fig.layout.margin.to_plotly_json(), t=110))
     return fig.to_html(include_plotlyjs=True, full_html=True, auto_play=False)

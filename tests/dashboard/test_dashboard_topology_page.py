@@ -161,3 +161,15 @@ def test_choice_survives_a_page_switch():
     assert at.selectbox(key="w:preset").value == "Jellyfish(10)"
     assert metric(at, "Nodes") == ["20"]
     assert np.isfinite(float(metric(at, "Diameter")[0]))
+
+
+def test_every_chart_saves_itself_in_the_chosen_format_under_a_readable_name():
+    import json as _json
+
+    at = page()
+    configs = [_json.loads(el.proto.config) for el in at.get("plotly_chart")]
+    assert configs and all(c["toImageButtonOptions"]["format"] == "png" for c in configs)
+    assert configs[0]["toImageButtonOptions"]["filename"] == "bcube_n3_k1-network"
+    at.segmented_control(key="w:figure_export").set_value("svg").run()
+    configs = [_json.loads(el.proto.config) for el in at.get("plotly_chart")]
+    assert all(c["toImageButtonOptions"]["format"] == "svg" for c in configs)
