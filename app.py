@@ -22,5 +22,6 @@ page = st.navigation([
     st.Page(debugger.render, title="Policy debugger", icon=":material/bug_report:", url_path="debugger"),
     st.Page(merging.render, title="How merging works", icon=":material/school:", url_path="merging"),
 ])
+charts.preload()  # the browser starts loading plotly.js while the screen computes
 page.run()
 charts.export_setting()  # drawn after the screen, at the bottom of the sidebar; charts read it from the session

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.methods import METHODS
 
-from .. import charts, controls, data, round_player
+from .. import controls, data, round_player
 
 KEY = "player"
 
@@ -16,7 +16,6 @@ def render() -> None:
     st.title("Schedule player")
     st.caption("Each round sends a set of workloads that share no directed link. Step or play the rounds; each "
                "heatmap marks the current round, and all methods share one round axis.")
-    charts.preload()
     source = controls.topology_picker()
     methods_box = st.sidebar.container()  # the methods are listed above the options they depend on
     config = controls.schedule_options(KEY)
