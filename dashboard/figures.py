@@ -244,7 +244,10 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     same column in every method; the heatmaps share one colour scale.
     """
     k = len(heats)
-    top = 300 if d is not None else 36 + 20 * len(group_names)
+    if d is not None:  # as tall as a ~260-px-wide panel needs for the drawing's aspect ratio
+        top = int(np.clip(260 * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9) + 50, 170, 320))
+    else:
+        top = 36 + 20 * len(group_names)
     heat_h = [int(np.clip(17 * h.z.shape[0] + 24, 90, 240) if h.z.shape[0] <= ROW_LABELS
                   else np.clip(3 * h.z.shape[0] + 24, 90, 200)) for h in heats]
     total = top + sum(heat_h) + 60 * k + 40

@@ -220,3 +220,21 @@ def test_file_names_carry_the_spec_without_parentheses():
 
     assert file_stem(Source("dcell:n=6,k=1", "DCell(6,1)")) == "dcell_n6_k1"
     assert file_stem(Source("upload:my net (v2).json", "my net (v2).json", b"{}")) == "my_net__v2_.json"
+
+
+def test_the_width_control_sets_the_figure_width(monkeypatch):
+    from dashboard import charts as chart_module
+
+    widths = []
+    shown = chart_module.show
+
+    def spy(fig, key, name, buttons=None, **kwargs):
+        if key == "player:figure":
+            widths.append(kwargs.get("width"))
+        return shown(fig, key, name, buttons, **kwargs)
+
+    monkeypatch.setattr(chart_module, "show", spy)
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    assert widths[-1] == 820  # fits a 1280-px window beside the sidebar
+    at.segmented_control(key="w:player.width").set_value("page width").run()
+    assert widths[-1] == "stretch"
