@@ -219,7 +219,10 @@ def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, m
     c0, w0 = time.process_time(), time.perf_counter()
     delivered, lost, resume, arrived = run_state(dag, timing, at_s, after)
     fresh = None
-    if dag.kind == "ring" or (dag.kind == "tree" and not dag.merge):  # trees not begun: rebuilt on new routes
+    begun = np.zeros(dag.n_trees, dtype=bool)
+    begun[dag.tree[delivered]] = True
+    if not begun.all() and (dag.kind == "ring" or (dag.kind == "tree" and not dag.merge)):
+        # flow-trees not begun are rebuilt on the new routes
         fresh = build_dag(after, dag.kind, merge=dag.merge, chunks=dag.chunks,
                           routing=dag.meta.get("routing", config.routing))
     rest_dag = residual_dag(dag, delivered, after, fresh=fresh)

@@ -183,28 +183,44 @@ def _rerouted(dag: WorkloadDAG, delivered: np.ndarray, topology: Topology, routi
     crosses = np.zeros(dag.n, dtype=bool)
     np.logical_or.at(crosses, dag.links.rows_of_values(), topology.link_failed[dag.links.values])
     routes = compute_routes(topology, routing) if crosses[todo].any() else None
-    b = _Builder()
-    first_hop: dict[int, int] = {}
+    # hops per workload: one (its own path) unless it is re-routed into a relay chain
+    old_paths = dag.path.to_lists()
+    hops = {w: send_segments(topology, routes, int(dag.src[w]), int(dag.dst[w]))
+            for w in todo[crosses[todo]].tolist()}
+    count = np.ones(len(todo), dtype=np.int64)
+    for k, w in enumerate(todo.tolist()):
+        if w in hops:
+            count[k] = len(hops[w])
+    first = np.full(dag.n, -1, dtype=np.int64)
+    first[todo] = np.r_[0, np.cumsum(count)[:-1]]
     last = np.full(dag.n, -1, dtype=np.int64)
-    for w in todo.tolist():
-        segs = (send_segments(topology, routes, int(dag.src[w]), int(dag.dst[w])) if crosses[w]
-                else [dag.path.row(w).tolist()])
-        first_hop[w] = len(b.tree)
-        last[w] = b.chain(int(dag.tree[w]), int(dag.phase[w]), bool(dag.carries_own[w]), segs, w)
-    for w, i in first_hop.items():  # prefixes once every chain is known (a prefix may have a higher id)
-        for p in dag.prefix.row(w).tolist():
-            if delivered[p]:
-                b.done.append((i, p))
-            else:
-                b.pre.append((i, int(last[p])))
+    last[todo] = first[todo] + count - 1
+    n = int(count.sum())
+    b = _Builder()
+    b.tree = np.repeat(dag.tree[todo], count).tolist()
+    b.phase = np.repeat(dag.phase[todo], count).tolist()
+    head = np.zeros(n, dtype=bool)
+    head[first[todo]] = True
+    b.own = (np.repeat(dag.carries_own[todo], count) & head).tolist()
+    b.origin = np.where(head, np.repeat(todo, count), -1).tolist()
+    b.paths = [seg for w in todo.tolist() for seg in hops.get(w, [old_paths[w]])]
+    relay = np.flatnonzero(~head)
+    b.pre = list(zip(relay.tolist(), (relay - 1).tolist()))  # a relay hop waits for the hop before it
+    pr, pv = dag.prefix.rows_of_values(), dag.prefix.values
+    mine = first[pr] >= 0
+    pr, pv = pr[mine], pv[mine]
+    done = delivered[pv]
+    b.done = list(zip(first[pr[done]].tolist(), pv[done].tolist()))
+    b.pre += list(zip(first[pr[~done]].tolist(), last[pv[~done]].tolist()))
     if rebuild.any():
         assert fresh is not None and fresh_tree is not None
         take = np.flatnonzero(rebuild[fresh_tree])
         base = len(b.tree)
         new_id = np.full(fresh.n, -1, dtype=np.int64)
         new_id[take] = base + np.arange(len(take))
+        fresh_paths = fresh.path.to_lists()
         for w in take.tolist():
-            b.chain(int(fresh_tree[w]), int(fresh.phase[w]), bool(fresh.carries_own[w]), [fresh.path.row(w)], -1)
+            b.chain(int(fresh_tree[w]), int(fresh.phase[w]), bool(fresh.carries_own[w]), [fresh_paths[w]], -1)
         pos, pre = fresh.prefix.gather(take)  # prefixes never leave their flow-tree
         b.pre += list(zip((base + pos).tolist(), new_id[pre].tolist()))
     return b.dag(dag, topology, rerouted=int(crosses[todo].sum()), rebuilt_trees=int(rebuild.sum()))
