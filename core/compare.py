@@ -170,16 +170,21 @@ def replan_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[l
     header = ["config", "method", "event ms", "failure-free ms", "finish ms", "lost ms", "lost", "re-sent",
               "re-routed", "re-plan s"]
     body = []
+    for r, m, res in _with(rows, methods, "replan"):
+        x = res.replan
+        body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
+                     f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
+                     f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
+    return header, body
+
+
+def _with(rows: list[Row], methods: list[str], part: str):
+    """(row, method, result) for every result that ran and has `part` ("time" or "replan")."""
     for r in rows:
         for m in methods:
             res = r.results[m]
-            if res.rounds is None or not res.replan:
-                continue
-            x = res.replan
-            body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
-                         f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
-                         f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
-    return header, body
+            if res.rounds is not None and getattr(res, part):
+                yield r, m, res
 
 
 def _mean_report(reports: list[dict]) -> dict:
@@ -198,16 +203,12 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
     header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
                                                                            "gap BW bound", "gap own bound"]
     body = []
-    for r in rows:
-        for m in methods:
-            res = r.results[m]
-            if res.rounds is None or not res.time:
-                continue
-            a = res.time["async"]
-            body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
-                        + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
-                        + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
-                           f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+    for r, m, res in _with(rows, methods, "time"):
+        a = res.time["async"]
+        body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
+                    + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
+                       f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
     return header, body
 
 
