@@ -6,6 +6,10 @@ rule), or, with ``mode="balanced"``, the ((r + v) mod m)-th of the m closer neig
 that different roots spread over equal-length routes. The next hops of one root form a tree
 over all nodes; the **node tree** keeps only the servers: the parent of server s is the first
 server on s's route, and the tree edge is that route segment, which crosses switches only.
+
+Failed links (`Topology.failed`) are never routed over: routes are shortest paths of the live
+graph, and a failure that separates servers raises `DisconnectedError` naming the servers cut
+off and the failed links around them (docs/time.md).
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from .topology import Topology
+from .topology.degrade import DisconnectedError, check_connected  # noqa: F401 - re-exported
 
-ROUTING_MODES = ("shortest", "balanced")
+ROUTING_MODES = ("shortest", "balanced", "bandwidth")
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,28 +117,69 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     if mode not in ROUTING_MODES:
         raise ValueError(f"routing must be one of {', '.join(ROUTING_MODES)}, got {mode!r}")
     t = topology
+    check_connected(t)
     n = t.n_nodes
     servers = t.servers
-    ptr, nbr, _ = t.adjacency
-    graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(n, n))
-    dist = shortest_path(graph, unweighted=True, indices=servers).astype(np.int64)  # (S, n)
+    live_ptr, live_nbr, _ = t.live_adjacency  # failed links are never routed over
+    graph = csr_matrix((np.ones(len(live_nbr)), live_nbr, live_ptr), shape=(n, n))
+    dist = shortest_path(graph, unweighted=True, indices=servers)  # (S, n)
+    dist = np.where(np.isfinite(dist), dist, n + 1).astype(np.int64)  # n + 1: a switch failures cut off
 
-    # next hops and the walk from every server to the first server toward each root, compiled
-    # (docs/scale.md: the (S, links) and (S*S) temporaries of a vectorized form need GBs at S = 4096)
-    next_hop = _next_hops(dist, ptr, nbr, servers, mode == "balanced")
-    seg_len = _segment_lengths(next_hop, servers, t.is_server)
-    seg_nodes = _segment_nodes(next_hop, servers, seg_len, int(seg_len.max()) if len(servers) else 0)
-    end = np.take_along_axis(seg_nodes, seg_len[..., None].astype(np.int64), axis=2)[..., 0]
-    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
+    if mode == "bandwidth":
+        next_hop = _bandwidth_next_hops(t)
+    else:
+        # compiled (docs/scale.md: the (S, links) temporaries of a vectorized form need GBs at S = 4096)
+        ptr, nbr, link = t.adjacency  # every node keeps an entry; failed ones never lead toward a root
+        next_hop = _next_hops(dist, ptr, nbr, ~t.link_failed[link], servers, mode == "balanced")
+    seg_nodes, seg_len, parent = _segments(t, next_hop, np.arange(len(servers)))
     return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
                   seg_nodes=seg_nodes, seg_len=seg_len)
 
 
+def _segments(t: Topology, next_hop: np.ndarray, roots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Walk from every server toward each root (row of `next_hop`) until the first server: the node-tree
+    segments (R, S, L+1) padded with -1, their lengths (R, S) and the parent server indices (R, S)."""
+    servers = t.servers
+    roots = np.asarray(roots, dtype=np.int64)
+    seg_len = _segment_lengths(next_hop, roots, servers, t.is_server)
+    seg_nodes = _segment_nodes(next_hop, roots, servers, seg_len, int(seg_len.max()) if seg_len.size else 0)
+    end = np.take_along_axis(seg_nodes, seg_len[..., None].astype(np.int64), axis=2)[..., 0]
+    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
+    return seg_nodes, seg_len, parent
+    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
+    return seg_nodes, seg_len, parent
+
+
+def _bandwidth_next_hops(t: Topology) -> np.ndarray:
+    """Next hops of the "bandwidth" mode: root by root (server order), a shortest-path tree under link
+    weights (1 + tree segments already routed over the link) x (fastest bandwidth / its bandwidth), so
+    trees avoid slow and loaded links; ties as scipy's Dijkstra breaks them (deterministic)."""
+    from scipy.sparse.csgraph import dijkstra
+
+    n = t.n_nodes
+    ptr, nbr, link = t.live_adjacency
+    edge = link // 2
+    slow = t.bandwidth.max() / t.bandwidth  # 1 on the fastest links
+    load = np.zeros(t.n_edges)
+    servers = t.servers
+    next_hop = np.full((len(servers), n), -1, dtype=np.int64)
+    for i, r in enumerate(servers.tolist()):
+        graph = csr_matrix(((1.0 + load[edge]) * slow[edge], nbr, ptr), shape=(n, n))
+        _, pred = dijkstra(graph, directed=True, indices=r, return_predecessors=True)
+        next_hop[i] = np.where(pred >= 0, pred, -1)
+        seg, seg_len, _ = _segments(t, next_hop, np.array([i]))
+        a, b = seg[0, :, :-1], seg[0, :, 1:]
+        ok = (a >= 0) & (b >= 0)
+        if ok.any():
+            np.add.at(load, t.link_ids_of(a[ok], b[ok]) // 2, 1.0)
+    return next_hop
+
+
 def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | None:
     """Shortest path from server `src` to server `dst` whose interior nodes are all switches
-    (lowest-id next hop among equals), or None if no such path exists."""
+    (lowest-id next hop among equals, failed links avoided), or None if no such path exists."""
     t = topology
-    ptr, nbr, _ = t.adjacency
+    ptr, nbr, _ = t.live_adjacency
     dist = {dst: 0}
     frontier = [dst]
     while frontier and src not in dist:
@@ -157,9 +203,18 @@ def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | Non
     return path
 
 
+def send_segments(topology: Topology, routes: Routes, src: int, dst: int) -> list[list[int]]:
+    """The hops of a send from server `src` to server `dst`: the switch-only shortest path when one
+    exists (one segment), else the routed path cut at every server it crosses (relays there)."""
+    full = switch_only_route(topology, src, dst) or routes.route(src, dst)
+    cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
+    return [full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)]
+
+
 @njit(cache=True)
-def _next_hops(dist, ptr, nbr, servers, balanced):  # pragma: no cover - compiled
-    """Next hop of every node toward every root (-1 at the root and where none is closer)."""
+def _next_hops(dist, ptr, nbr, usable, servers, balanced):  # pragma: no cover - compiled
+    """Next hop of every node toward every root over usable adjacency entries (-1 at the root and
+    where none is closer)."""
     s, n = dist.shape
     out = np.full((s, n), -1, np.int32)
     for i in range(s):
@@ -170,31 +225,32 @@ def _next_hops(dist, ptr, nbr, servers, balanced):  # pragma: no cover - compile
             if balanced:
                 m = 0
                 for e in range(ptr[v], ptr[v + 1]):
-                    if dist[i, nbr[e]] == want:
+                    if usable[e] and dist[i, nbr[e]] == want:
                         m += 1
                 if m == 0:
                     continue
                 pick = (servers[i] + v) % m
                 for e in range(ptr[v], ptr[v + 1]):
-                    if dist[i, nbr[e]] == want:
+                    if usable[e] and dist[i, nbr[e]] == want:
                         if pick == 0:
                             out[i, v] = nbr[e]
                             break
                         pick -= 1
             else:
                 for e in range(ptr[v], ptr[v + 1]):  # neighbours ascending: the first is the lowest id
-                    if dist[i, nbr[e]] == want:
+                    if usable[e] and dist[i, nbr[e]] == want:
                         out[i, v] = nbr[e]
                         break
     return out
 
 
 @njit(cache=True)
-def _segment_lengths(next_hop, servers, is_server):  # pragma: no cover - compiled
-    """Links from server j to the first server on its route to root i (0 at the root), (S, S)."""
+def _segment_lengths(next_hop, roots, servers, is_server):  # pragma: no cover - compiled
+    """Links from server j to the first server on its route to root roots[r] (0 at the root), (R, S)."""
     s = len(servers)
-    out = np.zeros((s, s), np.int64)
-    for i in range(s):
+    out = np.zeros((len(roots), s), np.int64)
+    for r in range(len(roots)):
+        i = roots[r]
         for j in range(s):
             if i == j:
                 continue
@@ -202,27 +258,30 @@ def _segment_lengths(next_hop, servers, is_server):  # pragma: no cover - compil
             k = 0
             while True:
                 v = next_hop[i, v]
-                k += 1
-                if v < 0 or is_server[v]:
+                if v < 0:  # no route (cut off): the segment ends where the walk stops
                     break
-            out[i, j] = k
+                k += 1
+                if is_server[v]:
+                    break
+            out[r, j] = k
     return out
 
 
 @njit(cache=True)
-def _segment_nodes(next_hop, servers, seg_len, width):  # pragma: no cover - compiled
-    """Node paths of the segments, (S, S, width + 1) padded with -1."""
+def _segment_nodes(next_hop, roots, servers, seg_len, width):  # pragma: no cover - compiled
+    """Node paths of the segments, (R, S, width + 1) padded with -1."""
     s = len(servers)
-    out = np.full((s, s, width + 1), -1, np.int32)
-    for i in range(s):
+    out = np.full((len(roots), s, width + 1), -1, np.int32)
+    for r in range(len(roots)):
+        i = roots[r]
         for j in range(s):
             if i == j:
                 continue
             v = servers[j]
-            out[i, j, 0] = v
-            for k in range(seg_len[i, j]):
+            out[r, j, 0] = v
+            for k in range(seg_len[r, j]):
                 v = next_hop[i, v]
-                out[i, j, k + 1] = v
+                out[r, j, k + 1] = v
     return out
 
 

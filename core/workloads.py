@@ -19,7 +19,7 @@ from numba import njit
 
 from . import csr
 from .csr import CSR
-from .routing import Routes, compute_routes, switch_only_route
+from .routing import Routes, compute_routes, send_segments
 from .topology import Topology
 
 REDUCE, BROADCAST = 0, 1
@@ -147,14 +147,16 @@ class WorkloadDAG:
         s = self.successors
         return _longest_unit(self.topo_order[::-1], s.ptr, s.values, self.n)[: self.n]
 
-    def longest_chain(self, weight: np.ndarray) -> np.ndarray:
-        """For every workload, the heaviest prefix chain ending with it, itself included.
+    def longest_chain(self, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:
+        """For every workload, the heaviest prefix chain ending with it, itself included (with
+        `forward`, the heaviest chain of successors starting with it).
 
         `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
         """
         w = np.asarray(weight, dtype=np.float64)
-        out = _longest_weighted(self.topo_order, self.deps.ptr, self.deps.values, self.n,
-                                w.reshape(len(w), -1))[: self.n]
+        rel = self.successors if forward else self.deps
+        order = self.topo_order[::-1] if forward else self.topo_order
+        out = _longest_weighted(order, rel.ptr, rel.values, self.n, w.reshape(len(w), -1))[: self.n]
         return out.reshape(w.shape)
 
     def prefix_of(self, w: int) -> list[int]:
@@ -300,10 +302,11 @@ def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compile
     return out
 
 
-def _assemble(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
-              path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None, links: CSR | None = None,
-              groups: CSR | None = None) -> WorkloadDAG:
-    """Derive src/dst (and links, unless given) from paths and wrap everything in a WorkloadDAG."""
+def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
+                 path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None, links: CSR | None = None,
+                 groups: CSR | None = None) -> WorkloadDAG:
+    """A WorkloadDAG from per-workload trees, phases, paths and prefixes (src, dst and, unless given,
+    links derived from the paths; `groups`: the prefix groups that prefix values >= n name)."""
     p = path
     src = p.values[p.ptr[:-1]]
     dst = p.values[p.ptr[1:] - 1]
@@ -353,8 +356,8 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     else:
         tree = b.root_of
     s = topology.n_servers
-    return _assemble(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own, path=b.path,
-                     prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
+    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own, path=b.path,
+                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
                      tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode})
 
 
@@ -592,10 +595,7 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
     hop_segments: list[list[list[int]]] = []
     for a in range(s):
         # a ring-adjacent pair talks over switches only; otherwise the routed path, relayed at servers
-        a_node, b_node = order[a], order[(a + 1) % s]
-        full = switch_only_route(topology, a_node, b_node) or routes.route(a_node, b_node)
-        cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
-        hop_segments.append([full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)])
+        hop_segments.append(send_segments(topology, routes, order[a], order[(a + 1) % s]))
 
     tree, phase, own, paths, pre_rows, pre_vals = [], [], [], [], [], []
     tree_root, tree_chunk = [], []
@@ -618,7 +618,7 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
                             pre_vals.append(prev)
                         prev = w
     n = len(tree)
-    return _assemble(topology, "ring", False, chunks, tree=np.array(tree), phase=np.array(phase, np.int8),
+    return assemble_dag(topology, "ring", False, chunks, tree=np.array(tree), phase=np.array(phase, np.int8),
                      carries_own=np.array(own), path=csr.from_lists(paths),
                      prefix=csr.from_pairs(np.array(pre_rows, np.int64), np.array(pre_vals, np.int64), n),
                      tree_root=np.array(tree_root), tree_chunk=np.array(tree_chunk),

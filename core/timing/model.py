@@ -78,12 +78,13 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
     return lat_ext[pad].sum(axis=1) + piece_bytes(dag, size) / slowest
 
 
-def longest_chain(dag: WorkloadDAG, weight: np.ndarray) -> np.ndarray:
-    """For every workload, the heaviest prefix chain ending with it, itself included.
+def longest_chain(dag: WorkloadDAG, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:
+    """For every workload, the heaviest prefix chain ending with it, itself included (with `forward`,
+    the heaviest chain of successors starting with it: its remaining critical path, HEFT's upward rank).
 
     `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
     """
-    return dag.longest_chain(weight)
+    return dag.longest_chain(weight, forward=forward)
 
 
 def algbw(size: float, seconds: float) -> float:
