@@ -12,8 +12,10 @@ whole ready set without walking all of it every round (docs/scale.md):
   walked, in priority order, plus the class's next one when a head was kept and c > 1.
   The result is exactly the one-by-one greedy over every ready workload.
 
-Each class keeps its ready workloads in a binary heap keyed by priority place; the heads are
-kept as one sorted array, updated each round only for the classes that changed.
+Each class keeps its ready workloads sorted by priority in a window of its own region (they
+mostly become ready in priority order, so an insertion is usually an append, and the memory
+touched stays a cache line or two); the heads are kept as one sorted array, updated each
+round only for the classes that changed.
 """
 
 from __future__ import annotations
@@ -101,46 +103,20 @@ def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _push(heap, start, hlen, c, p):  # pragma: no cover - compiled
-    base = start[c]
-    i = hlen[c]
-    hlen[c] += 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        if heap[base + parent] <= p:
-            break
-        heap[base + i] = heap[base + parent]
-        i = parent
-    heap[base + i] = p
+def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
+    """Insert `key` into class c's sorted window queue[lo[c]:hi[c]] (from the back: ready
+    workloads mostly arrive in priority order, so this is usually an append)."""
+    k = hi[c]
+    while k > lo[c] and queue[k - 1] > key:
+        queue[k] = queue[k - 1]
+        k -= 1
+    queue[k] = key
+    hi[c] += 1
 
 
 @njit(cache=True)
-def _pop(heap, start, hlen, c):  # pragma: no cover - compiled
-    base = start[c]
-    top = heap[base]
-    hlen[c] -= 1
-    m = hlen[c]
-    if m == 0:
-        return top
-    last = heap[base + m]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= m:
-            break
-        if child + 1 < m and heap[base + child + 1] < heap[base + child]:
-            child += 1
-        if heap[base + child] >= last:
-            break
-        heap[base + i] = heap[base + child]
-        i = child
-    heap[base + i] = last
-    return top
-
-
-@njit(cache=True)
-def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_heads, new_hcls,
-           changed, freed, used, pending, kept, extra, lused):  # pragma: no cover - compiled
+def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads, new_hcls,
+           changed, freed, room, pending, kept, extra, lused):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
     A workload w is handled as its key ``place << 32 | w`` (ascending keys = priority order, and
@@ -152,16 +128,17 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
     capacity is unlimited.
     """
     n_cls = len(ccap)
-    touched = np.zeros(n_cls, np.bool_)
+    touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
     todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
     low = np.int64(0xFFFFFFFF)
     for w in freed:
         x = pc[w]
         c = x & low
-        _push(heap, start, hlen, c, (x >> 32) << 32 | w)
-        if not changed[c] and not touched[c]:
-            touched[c] = True
+        _push(queue, lo, hi, c, (x >> 32) << 32 | w)
+        bit = np.uint64(1) << np.uint64(c & 63)
+        if not changed[c] and not (touched[c >> 6] & bit):
+            touched[c >> 6] |= bit
             todo[n_todo] = c
             n_todo += 1
     # the new heads of the classes that changed: the ones the last walk took from, and the ones
@@ -171,7 +148,7 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
         if c < 0:
             break
         changed[c] = False  # the walk below records the classes it takes from afresh
-        touched[c] = True
+        touched[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
         todo[n_todo] = c
         n_todo += 1
     fresh = np.empty(n_todo + 1, np.int64)
@@ -179,8 +156,8 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
     n_fresh = 0
     for t in range(n_todo):
         c = todo[t]
-        if hlen[c] > 0:
-            fresh[n_fresh] = heap[start[c]]
+        if hi[c] > lo[c]:
+            fresh[n_fresh] = queue[lo[c]]
             fcls[n_fresh] = c
             n_fresh += 1
     by = np.argsort(fresh[:n_fresh])
@@ -199,7 +176,7 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
     out = 0  # heads written
     inf = np.iinfo(np.int64).max
     while True:
-        while i < n_heads and touched[hcls[i]]:
+        while i < n_heads and (touched[hcls[i] >> 6] >> np.uint64(hcls[i] & 63)) & np.uint64(1):
             i += 1
         hp = heads[i] if i < n_heads else inf
         fp = fresh[j] if j < n_fresh else inf
@@ -238,27 +215,26 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
             out += 1
         ok = True
         for e in range(width):
-            lk = clinks[c, e]
-            if used[lk] >= cap[lk]:
+            if room[clinks[c, e]] <= 0:
                 ok = False
                 break
         if not ok:
             continue
         for e in range(width):
             lk = clinks[c, e]
-            if used[lk] == 0:
+            if room[lk] == cap[lk]:
                 lused[n_lused] = lk
                 n_lused += 1
-            used[lk] += 1
+            room[lk] -= 1
         kept[n_kept] = p & low
         n_kept += 1
-        _pop(heap, start, hlen, c)
+        lo[c] += 1  # it was the class's best
         if not changed[c]:
             changed[c] = True
             pending[n_pend] = c
             n_pend += 1
-        if ccap[c] > 1 and hlen[c] > 0:  # the class's next workload may still fit this round
-            q = heap[start[c]]
+        if ccap[c] > 1 and hi[c] > lo[c]:  # the class's next workload may still fit this round
+            q = queue[lo[c]]
             ii = n_extra
             n_extra += 1
             while ii > 0:
@@ -268,10 +244,8 @@ def _round(pc, ccap, clinks, cap, heap, start, hlen, heads, hcls, n_heads, new_h
                 extra[ii] = extra[par]
                 ii = par
             extra[ii] = q
-    for t in range(n_todo):
-        touched[todo[t]] = False
     for t in range(n_lused):
-        used[lused[t]] = 0
+        room[lused[t]] = cap[lused[t]]
     if n_pend < len(pending):
         pending[n_pend] = -1
     return kept[:n_kept].copy(), out
@@ -284,18 +258,21 @@ class ClassHeads:
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
-        cls, self.clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
+        cls, clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
+        self.clinks = clinks.astype(np.int32)
         n_cls = len(self.clinks)
         self.pc = np.empty(n, np.int64)  # place << 32 | class: one memory read per workload
         self.pc[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64) << 32
         self.pc |= cls
         cap = np.asarray(capacity, dtype=np.int64)
-        self.cap = np.r_[cap, np.iinfo(np.int64).max // 4]
+        self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
         self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
         size = np.bincount(cls, minlength=n_cls)
-        self.start = np.r_[0, np.cumsum(size)].astype(np.int64)
-        self.hlen = np.zeros(n_cls, np.int64)
-        self.heap = np.empty(n, np.int64)
+        # each class's ready workloads, sorted by key, in queue[lo[c]:hi[c]] inside its own region
+        # (every workload enters once and leaves once, so a region of the class's size suffices)
+        self.lo = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
+        self.hi = self.lo.copy()
+        self.queue = np.empty(n, np.int64)
         self.heads = np.empty(n_cls + 1, np.int64)
         self.hcls = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
@@ -303,7 +280,7 @@ class ClassHeads:
         self.n_heads = 0
         self.changed = np.zeros(n_cls, np.bool_)
         self.pending = np.full(n_cls + 1, -1, np.int64)
-        self.used = np.zeros(n_links + 1, np.int64)
+        self.room = self.cap.astype(np.int32) if n_links else np.zeros(1, np.int32)  # free lanes per link
         linkless = int(np.count_nonzero(links.lengths == 0))
         room = int(min(cap.sum() + linkless, n)) + 1  # a round keeps at most this many workloads
         self.kept = np.empty(room, np.int64)
@@ -313,9 +290,9 @@ class ClassHeads:
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
         kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
-                                    self.heap, self.start, self.hlen, self.heads, self.hcls, self.n_heads,
+                                    self.queue, self.lo, self.hi, self.heads, self.hcls, self.n_heads,
                                     self.new_heads, self.new_hcls, self.changed, np.asarray(freed, dtype=np.int64),
-                                    self.used, self.pending, self.kept, self.extra, self.lused)
+                                    self.room, self.pending, self.kept, self.extra, self.lused)
         self.heads, self.new_heads = self.new_heads, self.heads
         self.hcls, self.new_hcls = self.new_hcls, self.hcls
         return kept
