@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .schedule import Schedule
+from .schedule_npz import Columns, ColumnsError, columns_of, is_npz, read_npz, write_npz
 from .topology import to_dict
 
 FORMAT = "allreduce-schedule/1"
@@ -40,21 +41,22 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
             if pre and max(pre) >= n:
                 item["prefix"] = [p for p in pre if p < n]
                 item["prefix_groups"] = [p - n for p in pre if p >= n]
+    doc = header_dict(schedule, stats, trace, timing, extra)
+    doc["workloads"] = workloads
+    doc["rounds"] = [ids.tolist() for ids in schedule.rounds]
+    if dag.n_groups:
+        doc["prefix_groups"] = dag.groups.to_lists()
+    return doc
+
+
+def header_dict(schedule: Schedule, stats: dict | None = None, trace: bool = False,
+                timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
+    """The document's fields other than its workloads, rounds and prefix groups (see `schedule_to_dict`)."""
+    dag = schedule.dag
     stats = stats if stats is not None else schedule.stats()
-    doc = {
-        "format": FORMAT,
-        "topology": to_dict(dag.topology),
-        "method": schedule.method,
-        "merge": bool(dag.merge),
-        "chunks": int(dag.chunks),
-        "kind": dag.kind,
-        "routing": dag.meta.get("routing", "shortest"),
-        "workloads": workloads,
-        "rounds": [ids.tolist() for ids in schedule.rounds],
-        **({"prefix_groups": dag.groups.to_lists()} if dag.n_groups else {}),
-        "stats": _plain(stats),
-        "info": _plain(schedule.info),
-    }
+    doc = {"format": FORMAT, "topology": to_dict(dag.topology), "method": schedule.method,
+           "merge": bool(dag.merge), "chunks": int(dag.chunks), "kind": dag.kind,
+           "routing": dag.meta.get("routing", "shortest"), "stats": _plain(stats), "info": _plain(schedule.info)}
     if timing is not None:
         doc["timing"] = _plain(timing)
     for key, value in (extra or {}).items():
@@ -66,17 +68,27 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
 
 def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
                    trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
-    """Write the schedule as JSON (with the trace only if asked); returns the document written."""
+    """Write the schedule as JSON (with the trace only if asked), or in the columnar form when the
+    path ends in ``.npz`` (docs/scale.md); returns the document written (its header for .npz)."""
+    if str(path).endswith(".npz"):
+        head = header_dict(schedule, stats, trace, timing, extra)
+        write_npz(path, head, columns_of(schedule))
+        return head
     doc = schedule_to_dict(schedule, stats, trace, timing, extra)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")))
     return doc
 
 
 def read_schedule_file(path: str | Path) -> dict[str, Any]:
-    """Load a schedule file's JSON, checking only that it is JSON with the right format tag."""
+    """Load a schedule file (JSON, or the columnar ``.npz`` form), checking only its format tag."""
     p = Path(path)
     if not p.is_file():
         raise ScheduleFileError(f"{path}: no such file")
+    if is_npz(p):
+        try:
+            return check_header(read_npz(p), str(path))
+        except ColumnsError as err:
+            raise ScheduleFileError(str(err)) from None
     try:
         data = json.loads(p.read_text())
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -91,6 +103,8 @@ def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
     if data.get("format") != FORMAT:
         raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {data.get('format')!r}")
     for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):
+        if key != "topology" and isinstance(data.get(key), Columns):
+            continue  # the columnar form (core.schedule_npz)
         if not isinstance(data.get(key), kind):
             raise ScheduleFileError(f"{name}: '{key}' must be a JSON {kind.__name__.replace('dict', 'object')}")
     return data

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from . import csr
 from .engine import Violation, replay
 from .schedule_io import check_header
+from .schedule_npz import Columns
 from .topology import Topology, TopologyError, from_dict
 from .workloads import PHASES, WorkloadDAG
 
@@ -75,10 +77,14 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     if not _is_int(chunks) or chunks < 1:
         report.violations.append(_v("header", f"chunks must be an integer >= 1, got {chunks!r}"))
         chunks = 1
-    dag, id_of, problems = _dag_from_workloads(topo, data["workloads"], chunks, data.get("prefix_groups", []))
+    cols = data["workloads"]
+    if not isinstance(cols, Columns):
+        cols = columns_from_json(cols, data["rounds"], data.get("prefix_groups", []))
+    report.violations.extend(_v(rule, msg, w, r) for rule, w, r, msg in cols.problems)
+    dag, ext, problems = _dag_from_columns(topo, cols, chunks)
     report.violations.extend(problems)
     report.workloads = dag.n
-    rounds, round_problems = _rounds(data["rounds"], id_of)
+    rounds, round_problems = _rounds_of(cols, ext)
     report.violations.extend(round_problems)
     report.rounds = len(rounds)
     report.dag, report.schedule_rounds = dag, rounds
@@ -87,7 +93,6 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     except ValueError:
         report.violations.append(_v("prefix", "the prefix relation has a cycle: no schedule can satisfy it"))
         return report
-    ext = np.array(sorted(id_of, key=id_of.get), dtype=np.int64) if id_of else np.zeros(0, np.int64)
     engine, round_violations = replay(dag, rounds, ext)
     report.violations.extend(round_violations)
     data_problems, n_trees = _check_data(dag, engine.sent_round, topo, chunks, ext)
@@ -101,111 +106,279 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     return report
 
 
-def _dag_from_workloads(topo: Topology, items: list, chunks: int,
-                        raw_groups: Any = ()) -> tuple[WorkloadDAG, dict, list[Violation]]:
-    problems: list[Violation] = []
-    id_of: dict[Any, int] = {}
+def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = ()) -> Columns:
+    """The JSON workloads, rounds and prefix groups as columns, in one light pass; what cannot be
+    represented (wrong types) is dropped and listed in `problems` as (rule, workload, round, message)."""
+    problems: list[tuple] = []
+    ids, roots, chunks, phases, own = [], [], [], [], []
+    paths: list = []
+    pre_len, pre_vals, grp_len, grp_vals = [], [], [], []
+    phase_code = {p: k for k, p in enumerate(PHASES)}
+
+    def ints(values: Any, what: str, wid: int | None, rnd: int | None, rule: str = "structure") -> list:
+        good = [x for x in values if _is_int(x)]
+        if len(good) < len(values):
+            problems.extend((rule, wid, rnd, what.format(x=x)) for x in values if not _is_int(x))
+        return good
+
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
         if not isinstance(w, dict) or not _is_int(wid):
-            problems.append(_v("structure", f"workload entry {k}: must be an object with an integer 'id'"))
+            problems.append(("structure", None, None, f"workload entry {k}: must be an object with an integer 'id'"))
             continue
-        if wid in id_of:
-            problems.append(_v("structure", f"workload id {wid} is used twice", wid))
-            continue
-        id_of[wid] = len(id_of)
-    n = len(id_of)
-    groups = _groups(raw_groups, id_of, problems)
-    valid = [w for w in items if isinstance(w, dict) and w.get("id") in id_of]
-    seen: set = set()
-    rows = []
-    for w in valid:  # keep the first entry of each id
-        if w["id"] not in seen:
-            seen.add(w["id"])
-            rows.append(w)
-    tree_key: dict[tuple[int, int], int] = {}
-    tree = np.zeros(n, np.int64)
-    phase = np.zeros(n, np.int8)
-    own = np.zeros(n, bool)
-    paths, links, pre_r, pre_v = [], [], [], []
-    for i, w in enumerate(rows):
-        wid = w["id"]
+        ids.append(wid)
         root, chunk = w.get("root"), w.get("chunk", 0)
-        if not _is_int(root) or not (0 <= root < topo.n_nodes) or not topo.is_server[root]:
-            problems.append(_v("structure", f"workload {wid}: root {root!r} is not a server", wid))
-            root = int(topo.servers[0])
-        if not _is_int(chunk) or not (0 <= chunk < chunks):
-            problems.append(_v("structure", f"workload {wid}: chunk {chunk!r} is not in 0..{chunks - 1}", wid))
+        if not _is_int(root):
+            problems.append(("structure", wid, None, f"workload {wid}: root {root!r} is not a server"))
+            root = -1  # reported here: the vectorized check skips -1
+        roots.append(root)
+        if not _is_int(chunk):
+            problems.append(("structure", wid, None, f"workload {wid}: chunk {chunk!r} is not an integer"))
             chunk = 0
-        tree[i] = tree_key.setdefault((root, chunk), len(tree_key))
+        chunks.append(chunk)
         ph = w.get("phase")
-        if ph not in PHASES:
-            problems.append(_v("structure", f"workload {wid}: phase must be reduce or broadcast, got {ph!r}", wid))
-            ph = "reduce"
-        phase[i] = PHASES.index(ph)
-        own[i] = bool(w.get("carries_own", False))
+        code = phase_code.get(ph) if isinstance(ph, str) else None
+        if code is None:
+            problems.append(("structure", wid, None, f"workload {wid}: phase must be reduce or broadcast, got {ph!r}"))
+            code = 0
+        phases.append(code)
+        own.append(bool(w.get("carries_own", False)))
         path = w.get("path")
-        ok, msg = _check_path(topo, path)
-        if not ok:
-            problems.append(_v("path", f"workload {wid}: {msg}", wid))
-            path = [int(topo.servers[0]), int(topo.servers[1])]
-            links.append([])
-        else:
-            links.append(topo.link_ids(path).tolist())
-            dead = [x for x in links[-1] if topo.link_failed[x]]
-            if dead:
-                problems.append(_v("failed", f"workload {wid}: path {path} crosses failed link "
-                                             f"{dead[0] // 2} ({topo.link_label(dead[0])})", wid, None, dead[0]))
+        if not (isinstance(path, list) and all(_is_int(x) for x in path)):
+            problems.append(("path", wid, None, f"workload {wid}: path must be a list of at least 2 node ids, got {path!r}"))
+            path = []  # reported here; the vectorized check gives it a placeholder
         paths.append(path)
         prefix = w.get("prefix", [])
         if not isinstance(prefix, list):
-            problems.append(_v("structure", f"workload {wid}: prefix must be a list of workload ids, got {prefix!r}", wid))
+            problems.append(("structure", wid, None, f"workload {wid}: prefix must be a list of workload ids, got {prefix!r}"))
             prefix = []
-        for p in prefix:
-            if not _is_int(p) or p not in id_of:
-                problems.append(_v("structure", f"workload {wid}: prefix {p!r} is not a workload id", wid))
-                continue
-            pre_r.append(i)
-            pre_v.append(id_of[p])
+        good = ints(prefix, f"workload {wid}: prefix {{x!r}} is not a workload id", wid, None)
+        pre_len.append(len(good))
+        pre_vals.extend(good)
         pg = w.get("prefix_groups", [])
         if not isinstance(pg, list):
-            problems.append(_v("structure", f"workload {wid}: prefix_groups must be a list of group ids, got {pg!r}", wid))
+            problems.append(("structure", wid, None, f"workload {wid}: prefix_groups must be a list of group ids, got {pg!r}"))
             pg = []
-        for g in pg:
-            if not _is_int(g) or not 0 <= g < groups.n_rows:
-                problems.append(_v("structure", f"workload {wid}: prefix group {g!r} is not in 0..{groups.n_rows - 1}", wid))
-                continue
-            pre_r.append(i)
-            pre_v.append(n + g)
-    roots = sorted(tree_key, key=tree_key.get)
+        good = ints(pg, f"workload {wid}: prefix group {{x!r}} is not a group id", wid, None)
+        grp_len.append(len(good))
+        grp_vals.extend(good)
+    if not isinstance(raw_groups, list):
+        problems.append(("structure", None, None, f"prefix_groups must be a list of lists of workload ids, got {raw_groups!r}"))
+        raw_groups = []
+    g_len, g_vals = [], []
+    for g, members in enumerate(raw_groups):
+        if not isinstance(members, list):
+            problems.append(("structure", None, None, f"prefix group {g} must be a list of workload ids, got {members!r}"))
+            members = []
+        good = ints(members, f"prefix group {g}: member {{x!r}} is not a workload id", None, None)
+        g_len.append(len(good))
+        g_vals.extend(good)
+    r_len, r_vals = [], []
+    for r, got in enumerate(raw_rounds):
+        if not isinstance(got, list):
+            problems.append(("structure", None, r, f"round {r} must be a list of workload ids"))
+            got = []
+        good = ints(got, f"round {r}: workload {{x!r}} is not defined", None, r, "unknown")
+        r_len.append(len(good))
+        r_vals.extend(good)
+
+    def rows(lens: list, vals: list) -> csr.CSR:
+        return csr.CSR(np.r_[0, np.cumsum(np.array(lens, np.int64))].astype(np.int64), np.array(vals, np.int64))
+
+    return Columns(ids=np.array(ids, np.int64), root=np.array(roots, np.int64), chunk=np.array(chunks, np.int64),
+                   phase=np.array(phases, np.int64), carries_own=np.array(own, bool),
+                   path=rows([len(p) for p in paths], [x for p in paths for x in p]),
+                   prefix=rows(pre_len, pre_vals), prefix_groups=rows(grp_len, grp_vals),
+                   groups=rows(g_len, g_vals), rounds=rows(r_len, r_vals), problems=tuple(problems))
+
+
+_MAX = 1000
+"""At most this many violations of one kind are listed per check (a broken file can have millions)."""
+
+
+def _dag_from_columns(topo: Topology, cols: Columns, chunks: int) -> tuple[WorkloadDAG, np.ndarray, list[Violation]]:
+    """The file's DAG (internal ids 0..n-1 in file order, first entry of each id), the file id of
+    each internal id, and the structure problems; vectorized (docs/scale.md)."""
+    problems: list[Violation] = []
+    _, first = np.unique(cols.ids, return_index=True)
+    keep = np.sort(first)
+    if len(keep) < cols.n:
+        twice = np.setdiff1d(np.arange(cols.n), keep)
+        for wid in cols.ids[twice][:_MAX].tolist():
+            problems.append(_v("structure", f"workload id {wid} is used twice", wid))
+    ext = cols.ids[keep]
+    n = len(keep)
+    internal = _id_map(ext)
+
+    def report(bad: np.ndarray, text, rule: str = "structure") -> None:
+        for k in np.flatnonzero(bad)[:_MAX].tolist():
+            problems.append(_v(rule, text(k), int(ext[k])))
+
+    root = cols.root[keep]
+    known = root >= 0  # -1: reported while reading the JSON
+    bad = known & ~((root < topo.n_nodes) & topo.is_server[np.clip(root, 0, topo.n_nodes - 1)])
+    report(bad, lambda k: f"workload {ext[k]}: root {root[k]} is not a server")
+    root = np.where(bad | ~known, topo.servers[0], root)
+    chunk = cols.chunk[keep]
+    bad = (chunk < 0) | (chunk >= chunks)
+    report(bad, lambda k: f"workload {ext[k]}: chunk {chunk[k]} is not in 0..{chunks - 1}")
+    chunk = np.where(bad, 0, chunk)
+    phase = cols.phase[keep]
+    bad = (phase < 0) | (phase > 1)
+    report(bad, lambda k: f"workload {ext[k]}: phase must be 0 (reduce) or 1 (broadcast), got {phase[k]}")
+    phase = np.where(bad, 0, phase).astype(np.int8)
+
+    path = _rows(cols.path, keep)
+    ptr, nbr, link = topo.adjacency
+    code, lptr, lvals = _path_links(path.ptr, path.values.astype(np.int64), ptr, nbr, link, topo.is_server,
+                                    topo.n_nodes)
+    links = csr.CSR(lptr, lvals)
+    if (code > 0).any():
+        report((code > 0) & (path.lengths > 0),
+               lambda k: f"workload {ext[k]}: {_check_path(topo, path.row(k).tolist())[1]}", "path")
+        path = _placeholder_paths(path, code > 0, topo)
+    dead = topo.link_failed[links.values] if len(links.values) else np.zeros(0, bool)
+    if dead.any():
+        rows_ = links.rows_of_values()
+        for e in np.unique(rows_[dead], return_index=True)[1][:_MAX].tolist():
+            e = int(np.flatnonzero(dead)[e])
+            k, lk = int(rows_[e]), int(links.values[e])
+            problems.append(_v("failed", f"workload {ext[k]}: path {path.row(k).tolist()} crosses failed link "
+                                         f"{lk // 2} ({topo.link_label(lk)})", int(ext[k]), None, lk))
+
+    n_groups = cols.groups.n_rows
+    pre = _rows(cols.prefix, keep)
+    pv = internal(pre.values)
+    pr = pre.rows_of_values()
+    for k, p in zip(pr[pv < 0][:_MAX].tolist(), pre.values[pv < 0][:_MAX].tolist()):
+        problems.append(_v("structure", f"workload {ext[k]}: prefix {p!r} is not a workload id", int(ext[k])))
+    pg = _rows(cols.prefix_groups, keep)
+    gr = pg.rows_of_values()
+    bad = (pg.values < 0) | (pg.values >= n_groups)
+    for k, g in zip(gr[bad][:_MAX].tolist(), pg.values[bad][:_MAX].tolist()):
+        problems.append(_v("structure", f"workload {ext[k]}: prefix group {g!r} is not in 0..{n_groups - 1}", int(ext[k])))
+    prefix = csr.from_pairs(np.r_[pr[pv >= 0], gr[~bad]], np.r_[pv[pv >= 0], n + pg.values[~bad]], n)
+    gm = internal(cols.groups.values)
+    g_rows = cols.groups.rows_of_values()
+    for g, m in zip(g_rows[gm < 0][:_MAX].tolist(), cols.groups.values[gm < 0][:_MAX].tolist()):
+        problems.append(_v("structure", f"prefix group {g}: member {m!r} is not a workload id"))
+    groups = csr.from_pairs(g_rows[gm >= 0], gm[gm >= 0], n_groups)
+
+    key = root.astype(np.int64) * chunks + chunk  # flow-trees, in order of first appearance
+    tkeys, tfirst, tree = np.unique(key, return_index=True, return_inverse=True)
+    by_first = np.argsort(tfirst, kind="stable")
+    rename = np.empty(len(tkeys), np.int64)
+    rename[by_first] = np.arange(len(tkeys))
+    tree = rename[tree.reshape(-1)]
+    tkeys = tkeys[by_first]
     dag = WorkloadDAG(
         topology=topo, kind="file", merge=False, chunks=chunks, tree=tree,
-        root=np.array([roots[t][0] for t in tree], np.int64), chunk=np.array([roots[t][1] for t in tree], np.int64),
-        phase=phase, src=np.array([p[0] for p in paths], np.int64), dst=np.array([p[-1] for p in paths], np.int64),
-        carries_own=own, path=csr.from_lists(paths), links=csr.from_lists(links),
-        prefix=csr.from_pairs(np.array(pre_r, np.int64), np.array(pre_v, np.int64), n),
-        tree_root=np.array([r for r, _ in roots], np.int64), tree_chunk=np.array([c for _, c in roots], np.int64),
-        groups=groups)
-    return dag, id_of, problems
+        root=root.astype(np.int64), chunk=chunk.astype(np.int64), phase=phase,
+        src=path.values[path.ptr[:-1]].astype(np.int64), dst=path.values[path.ptr[1:] - 1].astype(np.int64),
+        carries_own=cols.carries_own[keep], path=path, links=links, prefix=prefix,
+        tree_root=tkeys // chunks, tree_chunk=tkeys % chunks, groups=groups)
+    return dag, ext, problems
 
 
-def _groups(raw: Any, id_of: dict, problems: list[Violation]) -> csr.CSR:
-    """The file's prefix groups (a list of member-id lists) in internal ids; bad members are reported."""
-    if not isinstance(raw, list):
-        problems.append(_v("structure", f"prefix_groups must be a list of lists of workload ids, got {raw!r}"))
-        raw = []
-    rows, vals = [], []
-    for g, members in enumerate(raw):
-        if not isinstance(members, list):
-            problems.append(_v("structure", f"prefix group {g} must be a list of workload ids, got {members!r}"))
-            continue
-        for m in members:
-            if not _is_int(m) or m not in id_of:
-                problems.append(_v("structure", f"prefix group {g}: member {m!r} is not a workload id"))
-                continue
-            rows.append(g)
-            vals.append(id_of[m])
-    return csr.from_pairs(np.array(rows, np.int64), np.array(vals, np.int64), len(raw))
+def _placeholder_paths(path: csr.CSR, bad: np.ndarray, topo: Topology) -> csr.CSR:
+    """The paths with each bad one replaced by a path between the first two servers (it has no links)."""
+    lens = np.where(bad, 2, path.lengths)
+    ptr = np.r_[0, np.cumsum(lens)]
+    vals = np.empty(int(ptr[-1]), np.int64)
+    good = np.flatnonzero(~bad)
+    pos, v = path.gather(good)
+    offset = np.arange(len(pos)) - np.r_[0, np.cumsum(path.lengths[good])][:-1][pos]
+    vals[ptr[good][pos] + offset] = v
+    hole = np.flatnonzero(bad)
+    vals[ptr[hole]] = topo.servers[0]
+    vals[ptr[hole] + 1] = topo.servers[min(1, len(topo.servers) - 1)]
+    return csr.from_lengths(lens, vals)
+
+
+def _id_map(ext: np.ndarray):
+    """A function from file ids to internal ids (-1 where unknown), for the file ids `ext` in order."""
+    n = len(ext)
+    if n == 0 or np.array_equal(ext, np.arange(n)):
+        def plain(x: np.ndarray) -> np.ndarray:
+            x = np.asarray(x, np.int64)
+            return np.where((x >= 0) & (x < n), x, -1)
+        return plain
+    order = np.argsort(ext, kind="stable")
+    srt = ext[order]
+
+    def lookup(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, np.int64)
+        pos = np.clip(np.searchsorted(srt, x), 0, n - 1)
+        return np.where(srt[pos] == x, order[pos], -1)
+    return lookup
+
+
+def _rows(m: csr.CSR, rows: np.ndarray) -> csr.CSR:
+    """The CSR of the given rows of m (m itself when they are all its rows, in order)."""
+    if len(rows) == m.n_rows:
+        return m
+    _, vals = m.gather(rows)
+    return csr.from_lengths(m.lengths[rows], vals)
+
+
+@njit(cache=True)
+def _path_links(pptr, pval, aptr, nbr, alink, is_server, n_nodes):  # pragma: no cover - compiled
+    """Check every path (>= 2 nodes, nodes exist, server ends, switches inside, adjacent steps) and
+    return (0 or a problem code per path, link ptr, link ids; a bad path has no links)."""
+    n = len(pptr) - 1
+    code = np.zeros(n, np.int8)
+    lptr = np.zeros(n + 1, np.int64)
+    lval = np.empty(len(pval), np.int32)
+    m = 0
+    for w in range(n):
+        a, b = pptr[w], pptr[w + 1]
+        c = 0
+        if b - a < 2:
+            c = 1
+        else:
+            for k in range(a, b):
+                if pval[k] < 0 or pval[k] >= n_nodes:
+                    c = 2
+                    break
+            if c == 0 and not (is_server[pval[a]] and is_server[pval[b - 1]]):
+                c = 3
+            if c == 0:
+                for k in range(a + 1, b - 1):
+                    if is_server[pval[k]]:
+                        c = 4
+                        break
+        start = m
+        if c == 0:
+            for k in range(a, b - 1):
+                u, v = pval[k], pval[k + 1]
+                found = -1
+                for e in range(aptr[u], aptr[u + 1]):
+                    if nbr[e] == v:
+                        found = alink[e]
+                        break
+                if found < 0:
+                    c = 5
+                    break
+                lval[m] = found
+                m += 1
+        if c != 0:
+            m = start
+        code[w] = c
+        lptr[w + 1] = m
+    return code, lptr, lval[:m].copy()
+
+
+def _rounds_of(cols: Columns, ext: np.ndarray) -> tuple[list[np.ndarray], list[Violation]]:
+    """The rounds as internal ids, and an `unknown` violation for every id that is not a workload."""
+    problems: list[Violation] = []
+    ids = _id_map(ext)(cols.rounds.values)
+    rows = cols.rounds.rows_of_values()
+    for r, w in zip(rows[ids < 0][:_MAX].tolist(), cols.rounds.values[ids < 0][:_MAX].tolist()):
+        problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
+    lens = np.bincount(rows[ids >= 0], minlength=cols.rounds.n_rows)
+    flat = ids[ids >= 0]
+    ptr = np.r_[0, np.cumsum(lens)]
+    return [flat[ptr[r]:ptr[r + 1]] for r in range(cols.rounds.n_rows)], problems
 
 
 def _check_path(topo: Topology, path: Any) -> tuple[bool, str]:
@@ -223,24 +396,6 @@ def _check_path(topo: Topology, path: Any) -> tuple[bool, str]:
     except KeyError as err:
         return False, f"path {path}: {err.args[0]}"
     return True, ""
-
-
-def _rounds(raw: list, id_of: dict) -> tuple[list[np.ndarray], list[Violation]]:
-    problems: list[Violation] = []
-    rounds = []
-    for r, ids in enumerate(raw):
-        if not isinstance(ids, list):
-            problems.append(_v("structure", f"round {r} must be a list of workload ids"))
-            rounds.append(np.zeros(0, np.int64))
-            continue
-        got = []
-        for w in ids:
-            if not _is_int(w) or w not in id_of:
-                problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
-            else:
-                got.append(id_of[w])
-        rounds.append(np.array(got, np.int64))
-    return rounds, problems
 
 
 def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
@@ -304,13 +459,12 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     holds[np.arange(nt), s_idx[dag.tree_root]] = done_at
     bc = np.flatnonzero((dag.phase == 1) & (sent >= 0))
     bc = bc[np.argsort(sent[bc], kind="stable")]
-    for w in bc.tolist():
-        t, a, b, r = int(dag.tree[w]), s_idx[dag.src[w]], s_idx[dag.dst[w]], int(sent[w])
-        if holds[t, a] < r:
-            holds[t, b] = min(holds[t, b], r)
-        else:
-            problems.append(_v("data", f"round {r}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
-                                       f"holds the sum of flow-tree {_tree_name(dag, topo, t)}", int(ext[w]), r))
+    early = _spread(bc, dag.tree.astype(np.int64), s_idx[dag.src].astype(np.int64),
+                    s_idx[dag.dst].astype(np.int64), sent.astype(np.int64), holds)
+    for w in early[:_MAX].tolist():
+        t, r = int(dag.tree[w]), int(sent[w])
+        problems.append(_v("data", f"round {r}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
+                                   f"holds the sum of flow-tree {_tree_name(dag, topo, t)}", int(ext[w]), r))
     missing_t, missing_s = np.nonzero(holds == big)
     for t, j in list(zip(missing_t.tolist(), missing_s.tolist()))[:500]:
         problems.append(_v("data", f"server {topo.labels[topo.servers[j]]} never receives the sum of flow-tree "
@@ -323,6 +477,23 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
                 problems.append(_v("data", f"no flow-tree for shard {topo.labels[r]} chunk {c}: "
                                            f"its sum is never formed"))
     return problems, nt
+
+
+@njit(cache=True)
+def _spread(bc, tree, src, dst, sent, holds):  # pragma: no cover - compiled
+    """Broadcasts in round order: a sender that held the sum before the round passes it on
+    (holds[t, j]: the round server j got tree t's sum); returns the broadcasts sent too early."""
+    early = np.empty(len(bc), np.int64)
+    k = 0
+    for w in bc:
+        t, r = tree[w], sent[w]
+        if holds[t, src[w]] < r:
+            if r < holds[t, dst[w]]:
+                holds[t, dst[w]] = r
+        else:
+            early[k] = w
+            k += 1
+    return early[:k]
 
 
 def _tree_name(dag: WorkloadDAG, topo: Topology, t: int) -> str:
