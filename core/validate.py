@@ -106,7 +106,7 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     return report
 
 
-def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = ()) -> Columns:
+def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None) -> Columns:
     """The JSON workloads, rounds and prefix groups as columns, in one light pass; what cannot be
     represented (wrong types) is dropped and listed in `problems` as (rule, workload, round, message)."""
     problems: list[tuple] = []
@@ -162,6 +162,7 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = ()) -> Colu
         good = ints(pg, f"workload {wid}: prefix group {{x!r}} is not a group id", wid, None)
         grp_len.append(len(good))
         grp_vals.extend(good)
+    raw_groups = [] if raw_groups is None else raw_groups
     if not isinstance(raw_groups, list):
         problems.append(("structure", None, None, f"prefix_groups must be a list of lists of workload ids, got {raw_groups!r}"))
         raw_groups = []
