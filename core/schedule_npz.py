@@ -170,11 +170,11 @@ def read_npz(path: str | Path) -> dict[str, Any]:
         lengths = arr[lens].astype(np.int64)
         if (lengths < 0).any() or lengths.sum() != len(arr[vals]):
             raise ColumnsError(f"{path}: {lens} must sum to the length of {vals} ({len(arr[vals])})")
-        return csr.from_lengths(lengths, arr[vals].astype(np.int64))
+        return csr.from_lengths(lengths, arr[vals])
 
     pre, grp = split_prefix(rows("prefix_len", "prefix"), n)
-    cols = Columns(ids=np.arange(n), root=arr["root"].astype(np.int64), chunk=arr["chunk"].astype(np.int64),
-                   phase=arr["phase"].astype(np.int64), carries_own=arr["carries_own"].astype(bool),
+    cols = Columns(ids=np.arange(n), root=csr.ids(arr["root"]), chunk=csr.ids(arr["chunk"]),
+                   phase=arr["phase"].astype(np.int8), carries_own=arr["carries_own"].astype(bool),
                    path=rows("path_len", "path"), prefix=pre, prefix_groups=grp,
                    groups=rows("group_len", "group"), rounds=rows("round_len", "rounds"))
     return dict(head, workloads=cols, rounds=cols)

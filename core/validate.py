@@ -201,8 +201,11 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int) -> tuple[Workl
     """The file's DAG (internal ids 0..n-1 in file order, first entry of each id), the file id of
     each internal id, and the structure problems; vectorized (docs/scale.md)."""
     problems: list[Violation] = []
-    _, first = np.unique(cols.ids, return_index=True)
-    keep = np.sort(first)
+    if np.array_equal(cols.ids, np.arange(cols.n)):  # the columnar form: ids are positions
+        keep = np.arange(cols.n)
+    else:
+        _, first = np.unique(cols.ids, return_index=True)
+        keep = np.sort(first)
     if len(keep) < cols.n:
         twice = np.setdiff1d(np.arange(cols.n), keep)
         for wid in cols.ids[twice][:_MAX].tolist():
@@ -231,8 +234,7 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int) -> tuple[Workl
 
     path = _rows(cols.path, keep)
     ptr, nbr, link = topo.adjacency
-    code, lptr, lvals = _path_links(path.ptr, path.values.astype(np.int64), ptr, nbr, link, topo.is_server,
-                                    topo.n_nodes)
+    code, lptr, lvals = _path_links(path.ptr, path.values, ptr, nbr, link, topo.is_server, topo.n_nodes)
     links = csr.CSR(lptr, lvals)
     if (code > 0).any():
         report((code > 0) & (path.lengths > 0),
@@ -265,20 +267,34 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int) -> tuple[Workl
         problems.append(_v("structure", f"prefix group {g}: member {m!r} is not a workload id"))
     groups = csr.from_pairs(g_rows[gm >= 0], gm[gm >= 0], n_groups)
 
-    key = root.astype(np.int64) * chunks + chunk  # flow-trees, in order of first appearance
-    tkeys, tfirst, tree = np.unique(key, return_index=True, return_inverse=True)
-    by_first = np.argsort(tfirst, kind="stable")
-    rename = np.empty(len(tkeys), np.int64)
-    rename[by_first] = np.arange(len(tkeys))
-    tree = rename[tree.reshape(-1)]
-    tkeys = tkeys[by_first]
+    # flow-trees (root, chunk), numbered in order of first appearance
+    tree, tkeys = _first_appearance(topo.server_index[root].astype(np.int64) * chunks + chunk,
+                                    topo.n_servers * chunks)
+    tkeys = topo.servers[tkeys // chunks] * chunks + tkeys % chunks
     dag = WorkloadDAG(
         topology=topo, kind="file", merge=False, chunks=chunks, tree=tree,
-        root=root.astype(np.int64), chunk=chunk.astype(np.int64), phase=phase,
-        src=path.values[path.ptr[:-1]].astype(np.int64), dst=path.values[path.ptr[1:] - 1].astype(np.int64),
+        root=csr.ids(root), chunk=csr.ids(chunk), phase=phase,
+        src=path.values[path.ptr[:-1]], dst=path.values[path.ptr[1:] - 1],
         carries_own=cols.carries_own[keep], path=path, links=links, prefix=prefix,
         tree_root=tkeys // chunks, tree_chunk=tkeys % chunks, groups=groups)
     return dag, ext, problems
+
+
+@njit(cache=True)
+def _first_appearance(key, n_keys):  # pragma: no cover - compiled
+    """Number the distinct keys (0..n_keys-1) in order of first appearance: (number of each entry, keys in order)."""
+    num = np.full(n_keys, -1, np.int64)
+    out = np.empty(len(key), np.int32)
+    order = np.empty(n_keys, np.int64)
+    m = 0
+    for i in range(len(key)):
+        k = key[i]
+        if num[k] < 0:
+            num[k] = m
+            order[m] = k
+            m += 1
+        out[i] = num[k]
+    return out, order[:m].copy()
 
 
 def _placeholder_paths(path: csr.CSR, bad: np.ndarray, topo: Topology) -> csr.CSR:
