@@ -423,14 +423,14 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     s_idx = topo.server_index
     reduce = dag.phase == 0
     # reduce prefixes that feed payload: reduce, same tree, ending at the sender
-    pr = dag.prefix.rows_of_values().astype(np.int64)
-    pv = dag.prefix.values.astype(np.int64)
+    pr = dag.prefix.rows_of_values()
+    pv = dag.prefix.values
     grp = pv >= n
     if grp.any():  # a reduce workload's payload also takes the members of its prefix groups
         on_reduce = grp & reduce[pr]
         pos, members = dag.groups.gather(pv[on_reduce] - n)
         pr = np.r_[pr[~grp], pr[on_reduce][pos]]
-        pv = np.r_[pv[~grp], members]
+        pv = np.r_[pv[~grp], members.astype(pv.dtype)]
     feeds = reduce[pr] & reduce[pv]
     wrong_tree = feeds & (dag.tree[pr] != dag.tree[pv])
     wrong_end = feeds & ~wrong_tree & (dag.dst[pv] != dag.src[pr])
@@ -475,7 +475,7 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     np.maximum.at(done_at, dag.tree[into_root], sent[into_root])
     holds[np.arange(nt), s_idx[dag.tree_root]] = done_at
     bc = np.flatnonzero((dag.phase == 1) & (sent >= 0))
-    bc = bc[np.argsort(sent[bc], kind="stable")]
+    bc = csr.from_pairs(sent[bc], bc, int(sent.max()) + 1 if len(bc) else 0).values  # by round, stable
     early = _spread(bc, dag.tree.astype(np.int64), s_idx[dag.src].astype(np.int64),
                     s_idx[dag.dst].astype(np.int64), sent.astype(np.int64), holds)
     for w in early[:_MAX].tolist():
