@@ -180,3 +180,16 @@ def test_replay_of_groups_counts_each_member():
     rounds = list_schedule(dag, random_rank(dag, 0))
     eng, violations = replay(dag, rounds)
     assert not violations and eng.done
+
+
+def test_cli_writes_validates_and_replays_npz(tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "s.npz"
+    assert main(["schedule", "dcell:n=3,k=1", "--method", "ps", "--out", str(out)]) == 0
+    assert main(["validate", str(out)]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["replay", str(out)]) == 0
+    assert "async" in capsys.readouterr().out
+    out.write_bytes(out.read_bytes()[:200])  # a truncated archive: one line, exit 2
+    assert main(["validate", str(out)]) == 2
