@@ -71,15 +71,14 @@ class CSR:
 
 
 @njit(cache=True)
-def _bucket(rows, n_rows):  # pragma: no cover - compiled
-    """Row pointers and the stable order that groups entries by row (a counting sort)."""
+def _bucket(rows, n_rows, perm):  # pragma: no cover - compiled
+    """Row pointers, and in `perm` the stable order that groups entries by row (a counting sort)."""
     ptr = np.zeros(n_rows + 1, np.int64)
     for r in rows:
         ptr[r + 1] += 1
     for r in range(n_rows):
         ptr[r + 1] += ptr[r]
     fill = ptr[:-1].copy()
-    perm = np.empty(len(rows), np.int64)
     for i in range(len(rows)):
         r = rows[i]
         perm[fill[r]] = i
@@ -97,7 +96,8 @@ def from_pairs(rows: np.ndarray, values: np.ndarray, n_rows: int) -> CSR:
         rows = rows.astype(np.int64)
     if rows.min() < 0 or rows.max() >= n_rows:
         raise ValueError(f"row ids must be in 0..{n_rows - 1}")
-    ptr, perm = _bucket(rows, n_rows)
+    perm = np.empty(len(rows), ID if len(rows) < 2 ** 31 else np.int64)
+    ptr, perm = _bucket(rows, n_rows, perm)
     return CSR(ptr, values[perm])
 
 

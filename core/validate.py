@@ -260,7 +260,10 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int) -> tuple[Workl
     bad = (pg.values < 0) | (pg.values >= n_groups)
     for k, g in zip(gr[bad][:_MAX].tolist(), pg.values[bad][:_MAX].tolist()):
         problems.append(_v("structure", f"workload {ext[k]}: prefix group {g!r} is not in 0..{n_groups - 1}", int(ext[k])))
-    prefix = csr.from_pairs(np.r_[pr[pv >= 0], gr[~bad]], np.r_[pv[pv >= 0], n + pg.values[~bad]], n)
+    if len(pg.values) == 0 and (len(pv) == 0 or pv.min() >= 0):
+        prefix = csr.CSR(pre.ptr, csr.ids(pv))  # nothing dropped or added: the file's rows as they are
+    else:
+        prefix = csr.from_pairs(np.r_[pr[pv >= 0], gr[~bad]], np.r_[pv[pv >= 0], n + pg.values[~bad]], n)
     gm = internal(cols.groups.values)
     g_rows = cols.groups.rows_of_values()
     for g, m in zip(g_rows[gm < 0][:_MAX].tolist(), cols.groups.values[gm < 0][:_MAX].tolist()):
@@ -317,7 +320,9 @@ def _id_map(ext: np.ndarray):
     n = len(ext)
     if n == 0 or np.array_equal(ext, np.arange(n)):
         def plain(x: np.ndarray) -> np.ndarray:
-            x = np.asarray(x, np.int64)
+            x = np.asarray(x)
+            if x.size == 0 or (x.min() >= 0 and x.max() < n):
+                return x  # every id known: no copy
             return np.where((x >= 0) & (x < n), x, -1)
         return plain
     order = np.argsort(ext, kind="stable")

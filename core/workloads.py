@@ -250,10 +250,10 @@ class WorkloadDAG:
 @njit(cache=True)
 def _kahn(dptr, sptr, sval, n_nodes):  # pragma: no cover - compiled
     """Kahn's topological order of a relation given by prefix counts (dptr) and successor lists."""
-    waiting = np.empty(n_nodes, np.int64)
+    waiting = np.empty(n_nodes, np.int32)
     for v in range(n_nodes):
         waiting[v] = dptr[v + 1] - dptr[v]
-    order = np.empty(n_nodes, np.int64)
+    order = np.empty(n_nodes, np.int32)
     head = 0
     tail = 0
     for v in range(n_nodes):
