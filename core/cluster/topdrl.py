@@ -13,7 +13,8 @@ Reconstructed here (docs/cluster.md, "TopDRL"):
   number of servers); branch 2: two 1x1 convolutions over the window (one embedding a job);
   branch 3: a linear layer. Each job's score comes from its embedding beside the cluster and
   global embeddings; one more score is "start nothing more until the next event" (allowed while
-  some job runs). Jobs that do not fit now are masked out before the softmax.
+  some job runs). Jobs that do not fit now are masked out before the softmax. A value head (the
+  critic of training) reads the same embeddings.
 - **Placement.** `placement.closest`; the AllReduce is a ring (as in the sources).
 
 At an event the policy picks again and again until it chooses to wait or no window job fits.
@@ -74,10 +75,16 @@ class TopDRLNet(nn.Module):
         ctx = 2 * h + h // 2
         self.score = nn.Sequential(nn.Conv1d(h + ctx, h, 1), nn.ReLU(), nn.Conv1d(h, 1, 1))
         self.wait = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
+        self.value = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
 
     def forward(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
                 ) -> torch.Tensor:
         """Masked logits (B, window + 1): servers (B, C, S), jobs (B, F, W), glob (B, G), mask (B, W + 1)."""
+        return self.heads(servers, jobs, glob, mask)[0]
+
+    def heads(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits (B, W + 1), value (B,)): the value head is the critic used in training only."""
         c = self.cluster(servers)
         ctx = torch.cat([c.mean(dim=2), c.amax(dim=2), self.globals(glob)], dim=1)  # (B, ctx)
         q = self.queue(jobs)  # (B, h, W)
@@ -86,7 +93,8 @@ class TopDRLNet(nn.Module):
         pooled = (q * jobs[:, -1:, :]).sum(dim=2) / jobs[:, -1, :].sum(dim=1, keepdim=True).clamp(min=1)
         wait_logit = self.wait(torch.cat([ctx, pooled], dim=1))
         logits = torch.cat([job_logits, wait_logit], dim=1)
-        return logits.masked_fill(~mask, -1e9)
+        value = self.value(torch.cat([ctx, pooled], dim=1))[:, 0]
+        return logits.masked_fill(~mask, -1e9), value
 
 
 @dataclass
@@ -165,7 +173,7 @@ class TopDRL:
         self.net, self.sample, self.seed = net, sample, seed
         self.chooser = chooser
         self.name = "topdrl"
-        self.log: list[tuple[Observation, int, float]] = []  # (obs, action, time) of every pick
+        self.log: list[tuple[Observation, int, float, float]] = []  # (obs, action, time, log-prob) per pick
         self.rng = np.random.default_rng(seed)
 
     def reset(self, state: State) -> None:
@@ -180,16 +188,18 @@ class TopDRL:
         """TopDRL acts on arrivals and completions only."""
         return np.inf
 
-    def _pick(self, ob: Observation, state: State, window: list[int]) -> int:
+    def _pick(self, ob: Observation, state: State, window: list[int]) -> tuple[int, float]:
+        """(action, its log-probability under the sampling policy; 0 when greedy or taught)."""
         if self.chooser is not None:
-            return self.chooser(ob, state, window)
+            return self.chooser(ob, state, window), 0.0
         with torch.no_grad():
             logits = self.net(*batch([ob]))[0].numpy().astype(np.float64)
         if not self.sample:
-            return int(np.argmax(logits))
+            return int(np.argmax(logits)), 0.0
         p = np.exp(logits - logits.max())
         p /= p.sum()
-        return int(self.rng.choice(len(p), p=p))
+        a = int(self.rng.choice(len(p), p=p))
+        return a, float(np.log(p[a]))
 
     def decide(self, state: State) -> Decisions:
         """Pick jobs one at a time until the policy waits or nothing in the window fits."""
@@ -205,8 +215,8 @@ class TopDRL:
             if not window or state.trace.gpus[window].min() > free.sum():
                 break
             ob = observe(state, window, free, rem, link_users, self.net.cfg)
-            a = self._pick(ob, state, window)
-            self.log.append((ob, a, state.now))
+            a, logp = self._pick(ob, state, window)
+            self.log.append((ob, a, state.now, logp))
             if a >= len(window):
                 break
             j = window[a]
