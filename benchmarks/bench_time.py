@@ -173,7 +173,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="100MB", help="message size for parts 2 and 3 (default 100MB)")
     ap.add_argument("--ring-size", default="1GB", help="message size of the Ring check (default 1GB: 'a large M')")
-    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,rl")
+    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,rl,time-aware")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--only", choices=["ring", "methods", "scale", "simpy"])
     a = ap.parse_args()

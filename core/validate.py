@@ -2,7 +2,8 @@
 
 Three layers, every violation reported (not only the first):
 
-1. structure — ids unique, paths are real server…switches…server routes, prefixes exist;
+1. structure — ids unique, paths are real server…switches…server routes that cross no failed
+   link (the file's ``failed`` list), prefixes exist;
 2. rounds — the engine's rules (each workload once, prefixes earlier, link capacity);
 3. data — replay the payloads: a reduce workload carries the sender's piece (if carries_own)
    plus the payloads of its reduce prefixes, which must end at the sender; the root's sum must
@@ -149,6 +150,10 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
             links.append([])
         else:
             links.append(topo.link_ids(path).tolist())
+            dead = [x for x in links[-1] if topo.link_failed[x]]
+            if dead:
+                problems.append(_v("failed", f"workload {wid}: path {path} crosses failed link "
+                                             f"{dead[0] // 2} ({topo.link_label(dead[0])})", wid, None, dead[0]))
         paths.append(path)
         prefix = w.get("prefix", [])
         if not isinstance(prefix, list):

@@ -78,16 +78,18 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
     return lat_ext[pad].sum(axis=1) + piece_bytes(dag, size) / slowest
 
 
-def longest_chain(dag: WorkloadDAG, weight: np.ndarray) -> np.ndarray:
-    """For every workload, the heaviest prefix chain ending with it, itself included.
+def longest_chain(dag: WorkloadDAG, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:
+    """For every workload, the heaviest prefix chain ending with it, itself included (with `forward`,
+    the heaviest chain of successors starting with it: its remaining critical path, HEFT's upward rank).
 
     `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
     """
     out = np.asarray(weight, dtype=np.float64).copy()
-    for level in dag.topo_levels[1:]:
-        pos, pre = dag.prefix.gather(level)
+    levels, rel = (dag.topo_levels[-2::-1], dag.successors) if forward else (dag.topo_levels[1:], dag.prefix)
+    for level in levels:
+        pos, other = rel.gather(level)
         best = np.zeros((len(level),) + out.shape[1:])
-        np.maximum.at(best, pos, out[pre])
+        np.maximum.at(best, pos, out[other])
         out[level] += best
     return out
 

@@ -19,12 +19,14 @@ from .files import from_dict, from_networkx, load_topology_file, parse_topology_
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
 from .links import LINK_KEYS, LinkOptions, split_link_options
+from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
     "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
+    "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
 ]
 
 

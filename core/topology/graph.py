@@ -224,6 +224,33 @@ class Topology:
         return ptr, dst[order], order
 
     @cached_property
+    def live_adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`adjacency` without the failed links: what routing may use."""
+        ptr, nbr, link = self.adjacency
+        if not self.failed.any():
+            return ptr, nbr, link
+        keep = ~self.link_failed[link]
+        src = np.repeat(np.arange(self.n_nodes), np.diff(ptr))[keep]
+        live_ptr = np.zeros(self.n_nodes + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=self.n_nodes), out=live_ptr[1:])
+        return live_ptr, nbr[keep], link[keep]
+
+    def cut_off_servers(self) -> np.ndarray:
+        """Servers that failed links separate from the others: every server outside the live component
+        holding the most servers (ties: the one with the lowest server id); empty when all are connected."""
+        if not self.failed.any():
+            return np.zeros(0, dtype=np.int64)
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+        ptr, nbr, _ = self.live_adjacency
+        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(self.n_nodes, self.n_nodes))
+        _, comp = connected_components(graph, directed=False)
+        srv_comp = comp[self.servers]
+        counts = np.bincount(srv_comp)
+        main = int(srv_comp[np.argmax(counts[srv_comp])])  # first server of a largest component
+        return self.servers[srv_comp != main]
+
+    @cached_property
     def degree(self) -> np.ndarray:
         """Number of links at each node."""
         return np.diff(self.adjacency[0])
