@@ -4,6 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.screens.cluster import render as cluster_screen
+
 HERE = Path(__file__).resolve().parent
 PAGES = HERE / "dashboard" / "pages"
 
@@ -15,4 +17,5 @@ st.navigation([
     st.Page(PAGES / "compare.py", title="Compare", icon=":material/bar_chart:"),
     st.Page(PAGES / "debugger.py", title="Policy debugger", icon=":material/bug_report:"),
     st.Page(PAGES / "merging.py", title="How merging works", icon=":material/school:"),
+    st.Page(cluster_screen, title="Cluster", icon=":material/dns:", url_path="cluster"),
 ]).run()

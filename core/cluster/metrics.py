@@ -81,3 +81,24 @@ def jobs_table(res: Result) -> list[dict]:
              "allreduce": methods.get(j, "-"),
              "comm_share": float(res.comm_seconds[j] / run_time[j]) if run_time[j] > 0 else 0.0}
             for j in range(tr.n)]
+
+
+def snapshot(res: Result, t: float) -> list[dict]:
+    """The jobs running at time t: id, GPUs, servers (topology node ids) with their GPU counts,
+    and the undirected edges their AllReduce crosses."""
+    out = []
+    for s in running_at(res, t):
+        idx = np.flatnonzero(s.alloc)
+        out.append({"job": s.job, "job_id": res.trace.job_id[s.job], "gpus": int(res.trace.gpus[s.job]),
+                    "model": res.trace.model_name(s.job), "method": s.method,
+                    "nodes": res.cluster.nodes[idx].tolist(), "gpus_on": s.alloc[idx].tolist(),
+                    "edges": np.unique(s.links // 2).tolist()})
+    return out
+
+
+def gantt_rows(res: Result) -> list[dict]:
+    """One row per run segment (hours): job id, GPUs, model, arrival, start, end, servers used."""
+    tr = res.trace
+    return [{"job_id": tr.job_id[s.job], "gpus": int(tr.gpus[s.job]), "model": tr.model_name(s.job),
+             "arrival_h": tr.arrival[s.job] / 3600, "start_h": s.start / 3600, "end_h": s.end / 3600,
+             "servers": int((s.alloc > 0).sum()), "method": s.method} for s in sorted(res.segments, key=lambda x: x.job)]

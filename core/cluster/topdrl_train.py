@@ -54,16 +54,17 @@ class TrainConfig:
     """Seed of the network's initial weights and of the sampled picks."""
     imitation: int = 6
     """Warm-up episodes imitating SJF."""
-    imitation_epochs: int = 60
-    """Full-batch epochs of the warm-up: enough to copy SJF's picks loosely, leaving room to explore."""
+    imitation_epochs: int = 200
+    """Full-batch epochs of the warm-up (enough to copy SJF's picks)."""
     imitation_lr: float = 1e-3
     rollouts: int = 4
     """Sampled rollouts per training trace."""
-    lr: float = 3e-4
-    entropy: float = 0.01
+    lr: float = 1e-4
+    entropy: float = 0.003
     value_coef: float = 0.5
-    epochs: int = 4
-    """Passes over each iteration's picks (PPO's clipped objective makes reuse safe)."""
+    epochs: int = 1
+    """Passes over each iteration's picks; with 1 the clipped objective is plain REINFORCE with a
+    baseline (4 passes at lr 3e-4 from a looser warm-up did worse: docs/cluster.md)."""
     clip: float = 0.2
     eval_every: int = 4
     hidden: int = 64
@@ -138,14 +139,14 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
             runs.append((pol, _episode(cluster, comm, spec, pol)))
             episodes += 1
         n_jobs = runs[0][1].trace.n
-        log = [e for pol, _ in runs for e in pol.log]
-        if not log:
+        picks = [e for pol, _ in runs for e in pol.log]
+        if not picks:
             continue
         ret = torch.tensor(np.concatenate([-_area_after(res, np.array([e[2] for e in pol.log])) / (3600.0 * n_jobs)
                                            for pol, res in runs if pol.log]), dtype=torch.float32)
-        x = batch([e[0] for e in log])
-        act = torch.tensor([e[1] for e in log])
-        old = torch.tensor([e[3] for e in log], dtype=torch.float32)
+        x = batch([e[0] for e in picks])
+        act = torch.tensor([e[1] for e in picks])
+        old = torch.tensor([e[3] for e in picks], dtype=torch.float32)
         net.train()
         adv = None
         for _ in range(cfg.epochs):

@@ -1,0 +1,1 @@
+"""Dashboard screens written as one module each, with a ``render()`` function."""
