@@ -7,8 +7,9 @@ Prints
    never saw (BCube(4,1) x 4 GPUs, synthetic:jobs=160,rate=6, seeds 0-4; training used 1000+,
    validation 900-902): mean average JCT and TopDRL's gain over each (target: >= 10% over every one);
 3. GADGET against first-fit (fifo+first-fit, GADGET's own order) on makespan, on both clusters;
-4. ours against the same placement rule with ring AllReduce (sjf+timed), average JCT and the JCT
-   of the jobs spanning 3 or more servers' worth of GPUs, on both clusters;
+4. ring against critical-path alone on a few placements, then ours against the same placement
+   rule with ring AllReduce (sjf+timed): average JCT and the JCT of the jobs of more than two
+   servers' worth of GPUs, on both clusters;
 5. TopDRL's training time, from the shipped checkpoint's sidecar (target: <= 15 min).
 
     python benchmarks/bench_cluster.py                  # everything (about 10 CPU-minutes)
@@ -111,7 +112,16 @@ def gadget() -> None:
 
 
 def ours() -> None:
-    """Part 4: ours vs the same placement with ring AllReduce."""
+    """Part 4: ours vs the same placement with ring AllReduce (and why: ring vs trees on placements)."""
+    c = make_cluster(*LARGE)
+    comm = CommModel(c)
+    print(f"== AllReduce of 100 MB alone on job placements in {c.spec}: ring vs critical-path (ms)")
+    for what, servers in (("2 servers, one switch", (0, 1)), ("4 servers, one switch (a line)", (0, 1, 2, 3)),
+                          ("4 servers, 2x2 across two levels", (0, 1, 4, 5)),
+                          ("8 servers, 2x2x2 across three levels", (0, 1, 4, 5, 16, 17, 20, 21))):
+        ring, cp = (1e3 * comm.net_time(comm.net_plan(servers, m), 1e8) for m in ("ring", "critical-path"))
+        print(f"  {what:38} ring {ring:6.2f}  critical-path {cp:6.2f}  links used {len(comm.net_plan(servers, 'ring').links)}"
+              f" / {len(comm.net_plan(servers, 'critical-path').links)}")
     for cluster in (SMALL, LARGE):
         res = sweep(cluster, ["sjf+closest", "sjf+timed", "ours"], "synthetic:jobs=160,rate=6")
         base, me = mean(res["sjf+timed"], "avg_jct_h"), mean(res["ours"], "avg_jct_h")

@@ -29,7 +29,8 @@ from ..timing import ReplayPlan
 from .cluster import Cluster
 
 BEST_CANDIDATES = ("ring", "critical-path")
-"""Methods "best" chooses from, by replayed time on the job's servers with the links to itself."""
+"""Methods "best" chooses from: by replayed time on the job's servers with the links to itself
+(`CommModel.best_method`), or, in the timed placement, by the cost under current sharing."""
 METHOD_CHOICES = ("ring", "critical-path", "best")
 
 

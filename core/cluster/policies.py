@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .comm import BEST_CANDIDATES
 from .placement import PLACEMENTS, closest_candidates, spread_candidates
 from .sim import Decisions, Start, State
 
@@ -64,11 +65,12 @@ class Heuristic:
         arr = np.array(jobs, dtype=np.int64)
         return arr[np.lexsort((arr, self.priority(state, arr)))].tolist() if len(arr) else []
 
-    def place(self, state: State, job: int, free: np.ndarray, extra: np.ndarray) -> np.ndarray | None:
-        """An allocation for `job` within `free` (None if it does not fit now)."""
+    def place(self, state: State, job: int, free: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, str] | None:
+        """(allocation, AllReduce method) for `job` within `free`, or None if it does not fit now."""
         g = int(state.trace.gpus[job])
         if self.placement != "timed":
-            return PLACEMENTS[self.placement](free, g, state.cluster, self.rng)
+            alloc = PLACEMENTS[self.placement](free, g, state.cluster, self.rng)
+            return None if alloc is None else (alloc, self.method)
         return timed_placement(state, job, free, extra, self.method)
 
     def decide(self, state: State) -> Decisions:
@@ -84,13 +86,14 @@ class Heuristic:
         for j in self.ordered(state, candidates):
             if state.trace.gpus[j] > free.sum():
                 continue
-            alloc = self.place(state, j, free, extra)
-            if alloc is None:
+            placed = self.place(state, j, free, extra)
+            if placed is None:
                 continue
+            alloc, method = placed
             free -= alloc
-            dec.starts.append(Start(j, alloc, self.method))
+            dec.starts.append(Start(j, alloc, method))
             if self.placement == "timed":
-                _, _, plan = state.iteration_time(j, alloc, self.method)
+                _, _, plan = state.iteration_time(j, alloc, method)
                 if plan is not None:
                     extra[plan.links] += 1
         return dec
@@ -122,18 +125,23 @@ class Heuristic:
 
 
 def timed_placement(state: State, job: int, free: np.ndarray, extra: np.ndarray, method: str,
-                    k: int = 4) -> np.ndarray | None:
+                    k: int = 4) -> tuple[np.ndarray, str] | None:
     """Of the `k` closest candidate allocations and the port-spread ones (`spread_candidates`),
-    the one that costs the cluster least now: the job's own GPUs × its slowdown (iteration time
-    over compute time, its AllReduce by `method` under the current link sharing plus itself) plus,
-    for every running job whose links it would share, that job's GPUs × its added slowdown."""
+    with `method` (or, for "best", each of `BEST_CANDIDATES`), the pair that costs the cluster
+    least now: the job's own GPUs × its slowdown (iteration time over compute time, under the
+    current link sharing plus itself) plus, for every running job whose links it would share,
+    that job's GPUs × its added slowdown."""
     g = int(state.trace.gpus[job])
     cands = closest_candidates(free, g, state.cluster, k)
     seen = {a.tobytes() for a in cands}
     cands += [a for a in spread_candidates(free, g, state.cluster) if a.tobytes() not in seen]
-    if len(cands) <= 1:
-        return cands[0] if cands else None
-    return cands[int(np.argmin([placement_cost(state, job, a, method, extra) for a in cands]))]
+    if not cands:
+        return None
+    methods = BEST_CANDIDATES if method == "best" else (method,)
+    pairs = [(a, m) for a in cands for m in (methods if (a > 0).sum() > 1 else methods[:1])]
+    if len(pairs) == 1:
+        return pairs[0]
+    return pairs[int(np.argmin([placement_cost(state, job, a, m, extra) for a, m in pairs]))]
 
 
 def placement_cost(state: State, job: int, alloc: np.ndarray, method: str, extra: np.ndarray) -> float:
