@@ -1,1 +1,1 @@
-"""Dashboard screens written as one module each, with a ``render()`` function."""
+"""The dashboard's screens: one module each, with a `render()` that app.py gives to `st.Page`."""
