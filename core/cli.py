@@ -210,14 +210,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
     p.add_argument("--seed", type=int, default=0, help="seed of random placement (default 0)")
-    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl)")
+    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", default=None, help="write one CSV row per job and scheduler to this file")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
 
     p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then policy gradient)")
     p.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds (default 600)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="checkpoints/topdrl", help="checkpoint stem (default checkpoints/topdrl)")
+    p.add_argument("--out", default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
     return ap
 
 

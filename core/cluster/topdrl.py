@@ -237,8 +237,9 @@ def sjf_chooser(ob: Observation, state: State, window: list[int]) -> int:
 # ---- checkpoints -----------------------------------------------------------------------------
 
 def default_checkpoint() -> Path:
-    """The shipped checkpoint's stem: checkpoints/topdrl."""
-    return Path(__file__).resolve().parents[2] / "checkpoints" / "topdrl"
+    """The shipped checkpoint's stem: checkpoints/topdrl/topdrl (a folder of its own, apart from the
+    round-model RL checkpoints that checkpoints/*.json holds)."""
+    return Path(__file__).resolve().parents[2] / "checkpoints" / "topdrl" / "topdrl"
 
 
 def save(net: TopDRLNet, stem: str | Path, meta: dict[str, Any]) -> Path:

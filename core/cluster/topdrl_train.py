@@ -2,7 +2,7 @@
 
 One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
 
-    allreduce-lab cluster-train --budget 600 --seed 0 --out checkpoints/topdrl
+    allreduce-lab cluster-train --budget 600 --seed 0 --out checkpoints/topdrl/topdrl
 
 1. **Warm-up** (`imitation` episodes): the network learns to copy SJF's pick (shortest job of
    the window that fits) by cross-entropy, so RL starts from a sensible policy.
