@@ -42,6 +42,9 @@ class ScheduleConfig:
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
     """CP-SAT search workers (optimal)."""
+    trace: bool | None = None
+    """Learned methods' explanation trace (docs/rl.md): True always, False never, None (default)
+    when the DAG has at most 20,000 workloads (the sizes the debugger shows)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.chunks, bool) or not isinstance(self.chunks, (int, np.integer)) or self.chunks < 1:
@@ -54,6 +57,8 @@ class ScheduleConfig:
             raise ValueError(f"time_limit must be > 0 seconds and finite, got {self.time_limit!r}")
         if isinstance(self.samples, bool) or not isinstance(self.samples, (int, np.integer)) or self.samples < 1:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
+        if self.trace not in (None, True, False):
+            raise ValueError(f"trace must be true, false or null, got {self.trace!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer)) or self.workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {self.workers!r}")
 

@@ -1,7 +1,8 @@
 """Topology generators, spec strings and presets.
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
-``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
+``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``,
+``leafspine:leaves=4,spines=2,servers=4``, ``file:PATH``,
 ``example:fig3`` (the paper's four-host example).
 """
 
@@ -17,10 +18,11 @@ from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, to_dict
 from .graph import SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
+from .leafspine import leafspine
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
 ]
 
@@ -40,8 +42,9 @@ FAMILIES: dict[str, Family] = {
     "dcell": Family("dcell", dcell, ("n", "k"), {}),
     "jellyfish": Family("jellyfish", jellyfish, ("switches", "ports", "switch_ports"), {"seed": 0}),
     "fattree": Family("fattree", fattree, ("k",), {}),
+    "leafspine": Family("leafspine", leafspine, ("leaves", "spines", "servers"), {}),
 }
-_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree"}
+_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree", "leaf-spine": "leafspine", "leaf_spine": "leafspine"}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
@@ -111,6 +114,10 @@ def predicted_size(spec: str, stop_above: int = 10 ** 7) -> dict[str, int] | Non
         if p["k"] < 2:
             return None
         servers, switches = p["k"] ** 3 // 4, 5 * p["k"] ** 2 // 4
+    elif family == "leafspine":
+        if min(p["leaves"], p["spines"], p["servers"]) < 1:
+            return None
+        servers, switches = p["leaves"] * p["servers"], p["leaves"] + p["spines"]
     else:
         return None
     return {"servers": servers, "switches": switches, "nodes": servers + switches}
