@@ -65,37 +65,50 @@ class Observer:
         self.per_tree = max(1, dag.topology.n_servers - 1)
         self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
         # the successors of each level (static), for the descendants' pressure sweep
-        self._level_succ = [(level, *dag.successors.gather(level)) for level in reversed(dag.topo_levels[:-1])]
+        self._level_succ = []  # per level (last first): successor runs' starts, their rows, the successors
+        for level in reversed(dag.topo_levels[:-1]):
+            pos, succ = dag.successors.gather(level)
+            if len(pos):
+                starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+                self._level_succ.append((level, starts, pos[starts], succ))
         self._trees_sorted = bool(np.all(np.diff(dag.tree) >= 0))
-        self._rem_cache: tuple | None = None  # (engine, rounds applied, remaining load per link)
+        self._tree_max_tail = np.zeros(dag.n_trees)
+        np.maximum.at(self._tree_max_tail, dag.tree, dag.tail)
+        self._cache: tuple | None = None  # (engine, rounds applied, unsent load per link, sent per tree)
 
     def state(self, engine: Engine) -> "RoundState":
         """Dynamic quantities shared by both agents' features at the start of a round."""
         dag = self.dag
         sent = engine.sent_round >= 0
-        rem = self._remaining(engine, sent) / dag.topology.link_capacity
+        rem, tree_sent = self._counts(engine, sent)
+        rem = rem / dag.topology.link_capacity
         lmax = max(1.0, float(rem.max()))
         press = np.r_[rem / lmax, 0.0][dag.links_padded].max(axis=1)  # padding reads 0
         desc = np.where(sent, 0.0, press)
-        for level, pos, succ in self._level_succ:
-            if len(pos):
-                best = desc[level].copy()
-                _group_reduce(np.maximum, best, pos, desc[succ])
-                desc[level] = np.where(sent[level], 0.0, best)
-        tails = dag.tail[~sent]
+        for level, starts, rows, succ in self._level_succ:
+            best = desc[level]
+            best[rows] = np.maximum(best[rows], np.maximum.reduceat(desc[succ], starts))
+            desc[level] = np.where(sent[level], 0.0, best)
+        ready = engine.ready_mask()
+        # the longest unsent chain starts at a ready workload (an unsent prefix would be longer)
+        tails = dag.tail[ready]
         lb_rem = max(lmax, float(tails.max()) if len(tails) else 1.0, 1.0)
-        tree_sent = np.bincount(dag.tree[sent], minlength=dag.n_trees)
-        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, engine.ready_mask(), engine.n_rounds)
+        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, ready, engine.n_rounds)
 
-    def _remaining(self, engine: Engine, sent: np.ndarray) -> np.ndarray:
-        """Unsent load per directed link; updated from the last round when asked every round."""
-        c = self._rem_cache
+    def _counts(self, engine: Engine, sent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Unsent load per directed link (float) and workloads sent per tree; updated from the
+        last round when asked every round of one engine, else counted from scratch."""
+        dag = self.dag
+        c = self._cache
         if c is not None and c[0] is engine and c[1] + 1 == engine.n_rounds:
-            rem = c[2] - np.bincount(self.dag.links.gather(engine.last_round)[1], minlength=len(c[2]))
+            last = engine.last_round
+            rem = c[2] - np.bincount(dag.links.gather(last)[1], minlength=len(c[2]))
+            tree_sent = c[3] + np.bincount(dag.tree[last], minlength=dag.n_trees)
         else:
-            rem = np.bincount(self._link_vals[~sent[self._link_rows]], minlength=self.dag.topology.n_links)
-        self._rem_cache = (engine, engine.n_rounds, rem)
-        return rem.astype(np.float64)
+            rem = np.bincount(self._link_vals[~sent[self._link_rows]], minlength=dag.topology.n_links)
+            tree_sent = np.bincount(dag.tree[sent], minlength=dag.n_trees)
+        self._cache = (engine, engine.n_rounds, rem, tree_sent)
+        return rem.astype(np.float64), tree_sent
 
     def lower(self, st: "RoundState", cand: np.ndarray) -> np.ndarray:
         """Features of candidate workloads, float32 (len(cand), len(LOWER_FEATURES))."""
@@ -130,16 +143,14 @@ class Observer:
         ready = np.flatnonzero(st.ready)
         rt = dag.tree[ready]
         ready_count = np.bincount(rt, minlength=nt)
-        tail_unsent = np.where(self._unsent(st), dag.tail, 0)
-        max_tail = np.zeros(nt)
+        # the longest chain of a tree with work left (its first workload's, as sent ones count too)
+        max_tail = np.where(st.tree_sent < self.tree_size, self._tree_max_tail, 0.0)
         pressure = np.zeros(nt)
         slack = np.full(nt, 1.0)
         if self._trees_sorted:  # ids grouped by tree (as workloads.py builds them): segment reductions
-            _group_reduce(np.maximum, max_tail, dag.tree, tail_unsent)
             _group_reduce(np.maximum, pressure, rt, st.pressure[ready])
             _group_reduce(np.minimum, slack, rt, (self.latest[ready] - st.round) / self.lb0)
         else:
-            np.maximum.at(max_tail, dag.tree, tail_unsent)
             np.maximum.at(pressure, rt, st.pressure[ready])
             np.minimum.at(slack, rt, (self.latest[ready] - st.round) / self.lb0)
         pos, lk = dag.links.gather(ready)
@@ -159,9 +170,6 @@ class Observer:
             sent_last / self.per_tree,
         ], axis=1)
         return out.astype(np.float32)
-
-    def _unsent(self, st: "RoundState") -> np.ndarray:
-        return st.tree_sent[self.dag.tree] < self.tree_size[self.dag.tree]
 
 
 @dataclasses.dataclass

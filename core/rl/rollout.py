@@ -33,7 +33,8 @@ from .policy import HierarchicalPolicy
 
 POOL_LIMIT = 4096     # above this many candidates a round is decoded in the scaled mode
 SHORTLIST = 2         # scaled mode: keep what a critical-path fill takes with this many times the capacity
-BATCH_SHARE = 16      # scaled mode: a step takes up to 1/16 of the valid candidates
+BATCH_SHARE = 64      # scaled mode: a step takes up to 1/64 of the valid candidates
+MIN_BATCH = 8         # scaled mode: and at least this many
 UPPER_MODES = ("learned", "all")
 
 
@@ -204,7 +205,13 @@ def _batched_steps(eng: Engine, b: RoundBuilder, h: np.ndarray, c: np.ndarray, r
         score, _ = dynamic_scores(b, h, c)
         valid = np.flatnonzero(b.valid)
         key = score[valid] if rng is None else score[valid] / temperature + rng.gumbel(size=len(valid))
-        take = max(1, len(valid) // BATCH_SHARE)
-        best = valid[np.lexsort((valid, -key))[:take]] if take > 1 else valid[[int(np.argmax(key))]]
-        kept = eng.fill(b.pool[best], used=b.used)
-        b.add_many(np.searchsorted(b.pool, kept))
+        take = max(MIN_BATCH, len(valid) // BATCH_SHARE)
+        if take == 1:
+            best = valid[[int(np.argmax(key))]]
+        else:  # the `take` best by (key, id), in that order
+            top = np.argpartition(-key, take - 1)[:take] if take < len(valid) else np.arange(len(valid))
+            best = valid[top[np.lexsort((valid[top], -key[top]))]]
+        if len(best) == 1:
+            b.add(int(best[0]))
+        else:
+            b.add_many(np.searchsorted(b.pool, eng.fill(b.pool[best], used=b.used)))

@@ -244,7 +244,7 @@ def train(dags: WorkloadDAG | list[WorkloadDAG], cfg: TrainConfig, policy: Hiera
             for agent in ["upper"] * (cfg.upper_iters if cfg.upper == "learned" else 0) + ["lower"] * cfg.lower_iters]
     log: list[dict] = []
     for u, (i, agent) in enumerate(plan):
-        k = int(rng.integers(len(insts)))
+        k = int(rng.integers(len(insts))) if len(insts) > 1 else 0  # one DAG: the rollouts' stream as before
         x = insts[k]
         eps = [play(x.dag, policy, sample=True, rng=rng, observer=x.observer, record=True, upper=cfg.upper)
                for _ in range(cfg.batch)]
