@@ -41,7 +41,8 @@ STUDIES = {
                   [dict(reward="rounds", prior="heuristic", train_prior=t) for t in (False, True)]),
     "upper": (["fattree:k=4|chunks=2", "bcube:n=3,k=1|capacity=7", "dcell:n=3,k=1|chunks=2",
                "bcube:n=3,k=2", "jellyfish:switches=12,ports=5,switch_ports=4,seed=12|capacity=3"],
-              [dict(reward="rounds", prior="heuristic", upper=u) for u in ("learned", "all")]),
+              [dict(reward="rounds", prior="heuristic", upper="learned"),
+               dict(reward="rounds", prior="heuristic", upper="all", lower_iters=6)]),  # same 6 updates an iteration
 }
 
 

@@ -381,20 +381,6 @@ class RoundBuilder:
         ls = self._link_start
         self._drop(np.concatenate([[i]] + [self._link_pos[ls[x]:ls[x + 1]] for x in full.tolist()]))
 
-    def add_many(self, positions: np.ndarray) -> None:
-        """Pick several valid pool positions at once; together they must fit (as `add` one by one)."""
-        positions = np.asarray(positions, dtype=np.int64)
-        if len(positions) == 0:
-            return
-        links = _gather(self._start, self.lk, positions)[1]
-        self.used += np.bincount(links, minlength=len(self.cap))
-        if not self.valid[positions].all() or (self.used[links] > self.cap[links]).any():
-            raise InvalidRound([Violation("capacity", None, int(self.pool[positions[0]]), None,
-                                          "workloads conflict with each other or with the round so far")])
-        self.picked.extend(positions.tolist())
-        full = np.unique(links[self.used[links] >= self.cap[links]])
-        self._drop(np.r_[positions, _gather(self._link_start, self._link_pos, full)[1]])
-
     def _drop(self, positions: np.ndarray) -> None:
         """Mark positions (repeats allowed) invalid and take the newly invalid ones off their links' counts."""
         was = self.valid.copy()
@@ -420,14 +406,6 @@ class RoundBuilder:
     def exclusive_share(self) -> np.ndarray:
         """For each candidate, the share of its links no other valid candidate needs."""
         return self.conflicts()[1]
-
-
-def _gather(start: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR rows (`start` offsets into `values`): (position in rows, value) pairs."""
-    s = start[rows]
-    lens = start[rows + 1] - s
-    pos = np.repeat(np.arange(len(rows)), lens)
-    return pos, values[np.arange(len(pos)) - np.repeat(np.cumsum(lens) - lens - s, lens)]
 
 
 def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:

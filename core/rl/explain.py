@@ -61,7 +61,7 @@ class TraceBuilder:
 
     def close_round(self, pool: np.ndarray, scaled: bool = False) -> None:
         """Pick each step's shown candidates and compute their score split, for the whole round at once
-        (a round decoded in the scaled mode has no steps)."""
+        (`scaled`: the pool is the scaled mode's shortlist)."""
         steps = self._steps
         self.tr["pool_size"].append(int(len(pool)))
         self.tr["scaled"].append(bool(scaled))

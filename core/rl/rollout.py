@@ -10,11 +10,10 @@ If the selected trees have no ready workload, the round uses every tree: an empt
 never helps (deleting it keeps a schedule valid), so this rule loses nothing.
 
 Large pools (more than `POOL_LIMIT` candidates, e.g. BCube(8,2)'s 100,000 ready workloads a
-round) are decoded in a scaled mode, documented in docs/rl.md: the pool is first cut to the
-workloads a critical-path fill would take with `SHORTLIST` times each link's capacity, and
-the lower agent then takes, at each step, up to 1/`BATCH_SHARE` of the still-valid candidates
-at once in score order (each fitting beside the others), re-scoring after every batch. Pools
-up to the limit (every Table 2 configuration) are decoded one workload a step, exactly.
+round) are first cut, in a scaled mode documented in docs/rl.md, to the workloads a
+critical-path fill would take with `SHORTLIST` times each link's capacity; the lower agent
+then decodes that shortlist as usual, one workload a step. Pools up to the limit (every
+Table 2 configuration) are decoded whole.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ from .policy import HierarchicalPolicy
 
 POOL_LIMIT = 4096     # above this many candidates a round is decoded in the scaled mode
 SHORTLIST = 2         # scaled mode: keep what a critical-path fill takes with this many times the capacity
-BATCH_SHARE = 64      # scaled mode: a step takes up to 1/64 of the valid candidates
-MIN_BATCH = 8         # scaled mode: and at least this many
 UPPER_MODES = ("learned", "all")
 
 
@@ -153,11 +150,8 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         b = RoundBuilder(eng, pool)
         if tb:
             tb.open_round(uf, prob, selectable, chosen, fallback, lf)
-        if large:
-            _batched_steps(eng, b, h, c, rng if sample else None, temperature)
-        else:
-            _steps(b, h, c, rng if sample else None, temperature, records if record else None,
-                   tb.step if tb else None)
+        _steps(b, h, c, rng if sample else None, temperature, records if record else None,
+               tb.step if tb else None)
         ids = b.ids()
         if record:
             records[-1] = RoundRecord(uf, selectable, chosen.copy(), lf, *records[-1][:4], len(ids), pool)
@@ -196,22 +190,3 @@ def _steps(b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generat
         b.add(j)
     if records is not None:
         records.append((np.concatenate(e_cand), np.concatenate(e_step), np.concatenate(e_dyn), np.array(picks)))
-
-
-def _batched_steps(eng: Engine, b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generator | None,
-                   temperature: float) -> None:
-    """Scaled mode: each step takes up to 1/BATCH_SHARE of the valid candidates by score, as they fit."""
-    while b.n_valid:
-        score, _ = dynamic_scores(b, h, c)
-        valid = np.flatnonzero(b.valid)
-        key = score[valid] if rng is None else score[valid] / temperature + rng.gumbel(size=len(valid))
-        take = max(MIN_BATCH, len(valid) // BATCH_SHARE)
-        if take == 1:
-            best = valid[[int(np.argmax(key))]]
-        else:  # the `take` best by (key, id), in that order
-            top = np.argpartition(-key, take - 1)[:take] if take < len(valid) else np.arange(len(valid))
-            best = valid[top[np.lexsort((valid[top], -key[top]))]]
-        if len(best) == 1:
-            b.add(int(best[0]))
-        else:
-            b.add_many(np.searchsorted(b.pool, eng.fill(b.pool[best], used=b.used)))

@@ -102,4 +102,6 @@ def test_scaled_mode_gives_valid_schedules(monkeypatch):
         ep = play(dag, pol, sample=sample, rng=np.random.default_rng(0), trace=True)
         check_rounds(dag, ep.rounds, "rl")
         assert ep.scaled_rounds > 0 and sum(ep.trace["scaled"]) == ep.scaled_rounds
-        assert all(not s for s, sc in zip(ep.trace["steps"], ep.trace["scaled"]) if sc)
+        # a scaled round's pool is the shortlist: at most twice what each link can carry
+        for size, sc in zip(ep.trace["pool_size"], ep.trace["scaled"]):
+            assert not sc or size <= 2 * dag.topology.link_capacity.sum()
