@@ -6,7 +6,7 @@ Studies (``--study``):
   (reward rounds, heuristic prior).
 - ``upper``: the hierarchy: the learned upper agent vs select-all (only the lower agent trains),
   reward rounds, heuristic prior, on instances where choosing a subset of flow-trees could pay
-  (chunks 2, unequal capacities, two-level topologies).
+  (chunks 2, unequal capacities, two-level topologies, failed links).
 
 Printed per variant: untrained greedy rounds, trained greedy (rl) and best-of-16 (rl-sample)
 rounds, the best seen in training, updates, wall and CPU seconds and the load average. Runs
@@ -15,6 +15,7 @@ shared machine; training still stops early when greedy decoding meets the lower 
 
     python benchmarks/bench_ablation.py --study skip-path --iterations 6
     python benchmarks/bench_ablation.py --study upper --iterations 6
+    python benchmarks/bench_ablation.py --study upper --iterations 6 "bcube:n=3,k=2|fail=random:0.1,seed=1"
     python benchmarks/bench_ablation.py --study reward-prior --iterations 20 bcube:n=3,k=1
 """
 
@@ -47,12 +48,14 @@ STUDIES = {
 
 
 def instance(text: str) -> Instance:
-    """`spec`, `spec|chunks=2` or `spec|capacity=SEED` -> Instance."""
+    """`spec`, `spec|chunks=2`, `spec|capacity=SEED` or `spec|fail=LINKS` -> Instance."""
     spec, _, extra = text.partition("|")
     if extra.startswith("chunks="):
         return Instance(spec, chunks=int(extra[7:]))
     if extra.startswith("capacity="):
         return Instance(spec, capacity_seed=int(extra[9:]))
+    if extra.startswith("fail="):
+        return Instance(spec, fail=extra[5:])
     return Instance(spec)
 
 

@@ -10,8 +10,11 @@ import numpy as np
 
 from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
+from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
-from .topology import Preset, make_topology, preset
+from .seconds import time_report
+from .timing import DEFAULT_SIZE_BYTES, MODES
+from .topology import Preset, TopologyError, degrade, make_topology, preset
 from .workloads import build_dag
 
 
@@ -36,6 +39,10 @@ class MethodResult:
     seconds: float
     info: dict = field(default_factory=dict)
     error: str | None = None
+    time: dict = field(default_factory=dict)
+    """Seconds (mean over seeds) per mode with algbw/busbw and gaps, and the bounds of its DAG (`time_report`)."""
+    replan: dict = field(default_factory=dict)
+    """With a mid-run link event: the re-planned run's numbers (`Replan.summary`), mean over seeds."""
 
     @property
     def std(self) -> float:
@@ -78,7 +85,8 @@ class Row:
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
-                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error}
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
+                            "time": r.time}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "paper": None if self.paper is None else {
@@ -101,8 +109,16 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
 
 def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] | None = None,
             seeds: int = 5, config: ScheduleConfig | None = None,
-            progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds."""
+            progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
+            fail: str | None = None, slow: str | None = None,
+            event: tuple[str, str | None, str | None] | None = None) -> list[Row]:
+    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
+
+    Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
+    `fail` and `slow` fail or slow links before the run (texts of `core.topology.degrade`, read on each
+    configuration); `event` = (when, fail, slow) changes links during the run (`LinkEvent.parse`) and every
+    method re-plans the rest (`MethodResult.replan`).
+    """
     base = config or ScheduleConfig()
     methods = list(default_methods() if methods is None else methods)
     for m in methods:
@@ -111,7 +127,8 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         raise ValueError(f"seeds must be >= 1, got {seeds}")
     rows = []
     for name, spec, paper in configs:
-        topo = make_topology(spec)
+        topo = degrade(make_topology(spec), fail=fail, slow=slow)
+        change = LinkEvent.parse(topo, *event) if event else None
         dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
         lb = lower_bounds(dag)
         results: dict[str, MethodResult] = {}
@@ -120,21 +137,79 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
                 progress(f"{name} {m}")
             start = time.perf_counter()
             runs = range(seeds) if get_method(m).randomized else [base.seed]
-            per_seed, info, own = [], {}, 0
+            per_seed, info, own, reports, moved = [], {}, 0, [], []
             try:
                 for s in runs:
-                    sched = run_method(m, topo, replace(base, seed=s))
+                    sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
                     per_seed.append(sched.n_rounds)
                     info = sched.info
                     own = own or lower_bounds(sched.dag).best
+                    reports.append(time_report(sched.dag, sched.rounds, size))
+                    if change is not None:
+                        moved.append(_replan_numbers(replan(sched, change, size=size)))
             except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
+                if isinstance(err, TopologyError):
+                    raise  # a failure that cuts a server off is the user's error, not one method's
                 results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
                 continue
             results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                      _small_info(info))
+                                      _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
         rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
                         lb.as_dict(), results, paper))
     return rows
+
+
+def _replan_numbers(r: Replan) -> dict:
+    """The numeric part of a re-planned run's summary (averaged over seeds by `_mean_report`)."""
+    s = r.summary()
+    return {k: v for k, v in s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def replan_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the mid-run event table: failure-free and re-planned finish, time lost."""
+    header = ["config", "method", "event ms", "failure-free ms", "finish ms", "lost ms", "lost", "re-sent",
+              "re-routed", "re-plan s"]
+    body = []
+    for r, m, res in _with(rows, methods, "replan"):
+        x = res.replan
+        body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
+                     f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
+                     f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
+    return header, body
+
+
+def _with(rows: list[Row], methods: list[str], part: str):
+    """(row, method, result) for every result that ran and has `part` ("time" or "replan")."""
+    for r in rows:
+        for m in methods:
+            res = r.results[m]
+            if res.rounds is not None and getattr(res, part):
+                yield r, m, res
+
+
+def _mean_report(reports: list[dict]) -> dict:
+    """The time report of a method averaged over its seeds (numbers averaged key by key)."""
+    def mean(items: list):
+        if isinstance(items[0], dict):
+            return {k: mean([x[k] for x in items]) for k in items[0]}
+        if isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            return float(np.mean(items))
+        return items[0]
+    return mean(reports) if reports else {}
+
+
+def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the seconds table: one line per configuration and method."""
+    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
+                                                                           "gap BW bound", "gap own bound"]
+    body = []
+    for r, m, res in _with(rows, methods, "time"):
+        a = res.time["async"]
+        body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
+                    + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
+                       f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+    return header, body
 
 
 def _small_info(info: dict) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .engine import Rounds, replay
 from .schedule import Plan, Schedule, ScheduleConfig
-from .schedulers import listsched
+from .schedulers import listsched, timeaware
 from .topology import Topology
 from .workloads import DAG_KINDS, WorkloadDAG, build_dag
 
@@ -124,6 +124,10 @@ def run_method(name: str, topology: Topology, config: ScheduleConfig | None = No
     dag = method_dag(m, topology, config)
     out = m.schedule(dag, config, progress)
     plan = out if isinstance(out, Plan) else Plan(list(out))
+    if plan.dag is not None:  # the method chose its own routes: same topology and kind required
+        if plan.dag.topology is not dag.topology or plan.dag.kind != dag.kind or plan.dag.chunks != dag.chunks:
+            raise InvalidSchedule(f"method {m.name} returned a DAG over another topology, kind or chunk count")
+        dag = plan.dag
     rounds = [np.sort(np.asarray(r, dtype=np.int64)) for r in plan.rounds]
     check_rounds(dag, rounds, m.name)
     return Schedule(m.name, dag, rounds, config, dict(plan.info), plan.trace)
@@ -166,6 +170,9 @@ for _m in (
            description="merged trees; ready workloads in a seeded random order, maximal rounds"),
     Method("critical-path", "Critical-path", listsched.critical_path, dag="tree", colour="#00a087",
            description="merged trees; longest remaining chain first"),
+    Method("time-aware", "Time-aware (HEFT)", timeaware.time_aware, dag="tree", colour="#8c564b", default=False,
+           description="merged trees; continuous-time list scheduling on the real transfer times (--size), "
+                       "longest remaining chain in seconds first; run it without barriers (async)"),
     Method("optimal", "Optimal (CP-SAT)", _optimal, dag="tree", slow=True, colour="#ffa15a", default=False,
            description="exact minimum rounds with CP-SAT under --time-limit, with its proven bound"),
     Method("rl", "Hierarchical RL", _rl, dag="tree", colour="#19d3f3", unavailable=_rl_problem,

@@ -16,7 +16,11 @@ import numpy as np
 from .bounds import gap, lower_bounds
 from .engine import Rounds, utilization
 from .routing import ROUTING_MODES
+from .units import DEFAULT_SIZE, parse_size
 from .workloads import WorkloadDAG
+
+DEFAULT_SIZE_BYTES = parse_size(DEFAULT_SIZE)
+"""The default message size M in bytes (100 MB, `core.units.DEFAULT_SIZE`)."""
 
 MAX_SEED = 2 ** 31 - 1
 """Largest seed: CP-SAT takes 32-bit seeds, and every method accepts the same range."""
@@ -42,6 +46,8 @@ class ScheduleConfig:
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
     """CP-SAT search workers (optimal)."""
+    size: int = DEFAULT_SIZE_BYTES
+    """Message size M in bytes: the time-aware method plans with its transfer times (others ignore it)."""
     trace: bool | None = None
     """Learned methods' explanation trace (docs/rl.md): True always, False never, None (default)
     when the DAG has at most 20,000 workloads (the sizes the debugger shows)."""
@@ -57,6 +63,8 @@ class ScheduleConfig:
             raise ValueError(f"time_limit must be > 0 seconds and finite, got {self.time_limit!r}")
         if isinstance(self.samples, bool) or not isinstance(self.samples, (int, np.integer)) or self.samples < 1:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
+        if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
+            raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
         if self.trace not in (None, True, False):
             raise ValueError(f"trace must be true, false or null, got {self.trace!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer)) or self.workers < 1:
@@ -71,6 +79,9 @@ class Plan:
     rounds: Rounds
     info: dict = field(default_factory=dict)
     trace: dict | None = None
+    dag: WorkloadDAG | None = None
+    """A DAG the method built itself over the same topology and of the same kind (other routes, as the
+    time-aware method chooses); None: the rounds are for the DAG the registry gave it."""
 
 
 @dataclass

@@ -9,12 +9,13 @@ switches). Their specs are descriptive (``bcube:n=3,k=1|capacity=1..2,seed=3``),
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
-from ..topology import Topology, make_topology
+from ..topology import Topology, degrade, make_topology
 from ..workloads import WorkloadDAG, build_dag
 
 
@@ -26,6 +27,7 @@ class Instance:
     chunks: int = 1
     capacity_seed: int | None = None   # unequal capacities (1 or 2) drawn with this seed
     random: tuple[int, int, int] | None = None  # random fabric (switches, servers, seed)
+    fail: str | None = None            # failed links, as `topology.degrade` reads them ("random:0.1,seed=1")
 
     @property
     def name(self) -> str:
@@ -36,12 +38,17 @@ class Instance:
     def topology_spec(self) -> str:
         """The spec of the topology it builds (descriptive for capacity variants and random fabrics)."""
         base = self.spec if self.random is None else "random:switches={},servers={},seed={}".format(*self.random)
-        return base if self.capacity_seed is None else f"{base}|capacity=1..2,seed={self.capacity_seed}"
+        base = base if self.capacity_seed is None else f"{base}|capacity=1..2,seed={self.capacity_seed}"
+        return base if self.fail is None else f"{base}|fail={self.fail}"
 
     def topology(self) -> Topology:
         """Build the topology."""
         t = make_topology(self.spec) if self.random is None else random_fabric(*self.random)
-        return t if self.capacity_seed is None else with_capacities(t, self.capacity_seed)
+        t = t if self.capacity_seed is None else with_capacities(t, self.capacity_seed)
+        if self.fail is not None:
+            t = degrade(t, fail=self.fail)
+            t = dataclasses.replace(t, spec=self.topology_spec)
+        return t
 
     def dag(self) -> WorkloadDAG:
         """The merged workload DAG."""
@@ -51,8 +58,7 @@ class Instance:
 def with_capacities(t: Topology, seed: int, choices: tuple[int, ...] = (1, 2)) -> Topology:
     """`t` with every link's capacity drawn from `choices` (seeded)."""
     cap = np.random.default_rng(seed).choice(np.asarray(choices, dtype=np.int64), size=t.n_edges)
-    return Topology(spec=f"{t.spec}|capacity={min(choices)}..{max(choices)},seed={seed}", is_server=t.is_server,
-                    edges=t.edges, capacity=cap, labels=t.labels, layer=t.layer, group=t.group)
+    return dataclasses.replace(t, spec=f"{t.spec}|capacity={min(choices)}..{max(choices)},seed={seed}", capacity=cap)
 
 
 def random_fabric(switches: int, servers: int, seed: int) -> Topology:

@@ -3,7 +3,8 @@
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
 ``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``,
 ``leafspine:leaves=4,spines=2,servers=4``, ``file:PATH``,
-``example:fig3`` (the paper's four-host example).
+``example:fig3`` (the paper's four-host example). Any spec may add link options
+(``bcube:n=4,k=1,bw=100/25,lat=1``; see `core.topology.links` and docs/time.md).
 """
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from .dcell import dcell, dcell_servers
 from .examples import EXAMPLES, example, fig3
 from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, to_dict
-from .graph import SERVER, SWITCH, Topology, TopologyError
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
 from .leafspine import leafspine
+from .links import LINK_KEYS, LinkOptions, split_link_options
+from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
     "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
+    "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
+    "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
 ]
 
 
@@ -51,6 +56,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     """Split ``"bcube:n=3,k=1"`` into ``("bcube", {"n": 3, "k": 1})``, checking names and values."""
     if not isinstance(spec, str) or not spec.strip():
         raise TopologyError("topology spec is empty; try bcube:n=3,k=1")
+    spec, _ = split_link_options(spec)  # link options (bw=, lat=) are checked there, applied by make_topology
     head, _, rest = spec.strip().partition(":")
     family = _ALIASES.get(head.lower(), head.lower())
     if family == "file":
@@ -124,13 +130,14 @@ def predicted_size(spec: str, stop_above: int = 10 ** 7) -> dict[str, int] | Non
 
 
 def make_topology(spec: str) -> Topology:
-    """Build the topology a spec string names (raises TopologyError with the rule broken)."""
-    family, params = parse_spec(spec)
+    """Build the topology a spec string names, with its link options (raises TopologyError with the rule broken)."""
+    base, links = split_link_options(spec)
+    family, params = parse_spec(base)
     if family == "file":
-        return load_topology_file(spec.strip().partition(":")[2])
+        return links.apply(load_topology_file(base.strip().partition(":")[2]))
     if family == "example":
-        return example(spec.strip().partition(":")[2])
-    return FAMILIES[family].build(**params)
+        return links.apply(example(base.strip().partition(":")[2]))
+    return links.apply(FAMILIES[family].build(**params))
 
 
 @dataclass(frozen=True)

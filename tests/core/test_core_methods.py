@@ -158,7 +158,7 @@ def test_every_heuristic_valid_on_random_graphs(t):
 
 
 def test_methods_registry():
-    assert set(HEURISTICS) | {"optimal", "rl", "rl-sample"} == set(METHODS)
+    assert set(HEURISTICS) | {"time-aware", "optimal", "rl", "rl-sample"} == set(METHODS)
     assert {m.dag for m in METHODS.values()} == {"tree", "plain", "ring"}
     assert METHODS["ps"].dag == "plain" and METHODS["ring"].dag == "ring"
     assert {m.name for m in METHODS.values() if m.slow} == {"optimal", "rl-sample"}
