@@ -150,11 +150,10 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         b = RoundBuilder(eng, pool)
         if tb:
             tb.open_round(uf, prob, selectable, chosen, fallback, lf)
-        _steps(b, h, c, rng if sample else None, temperature, records if record else None,
-               tb.step if tb else None)
+        entries = _steps(b, h, c, rng if sample else None, temperature, record, tb.step if tb else None)
         ids = b.ids()
         if record:
-            records[-1] = RoundRecord(uf, selectable, chosen.copy(), lf, *records[-1][:4], len(ids), pool)
+            records.append(RoundRecord(uf, selectable, chosen.copy(), lf, *entries, len(ids), pool))
         if tb:
             tb.close_round(pool, scaled=large)
         prev["selected"] = chosen
@@ -167,8 +166,9 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
 
 
 def _steps(b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generator | None, temperature: float,
-           records: list | None, on_step) -> None:
-    """One pick a step until nothing fits: argmax (greedy; lowest position wins ties) or a Gumbel sample."""
+           record: bool, on_step) -> tuple | None:
+    """One pick a step until nothing fits: argmax (greedy; lowest position wins ties) or a Gumbel sample.
+    With `record`, returns the round's (entry_cand, entry_step, entry_dyn, chosen) for training."""
     e_cand, e_step, e_dyn, picks = [], [], [], []
     n_entries = 0
     while b.n_valid:
@@ -178,7 +178,7 @@ def _steps(b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generat
         else:
             valid = np.flatnonzero(b.valid)
             j = int(valid[np.argmax(score[valid] / temperature + rng.gumbel(size=len(valid)))])
-        if records is not None:
+        if record:
             valid = np.flatnonzero(b.valid)
             e_cand.append(valid)
             e_step.append(np.full(len(valid), len(picks)))
@@ -188,5 +188,6 @@ def _steps(b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generat
         if on_step:
             on_step(j, score, d, b.n_valid)
         b.add(j)
-    if records is not None:
-        records.append((np.concatenate(e_cand), np.concatenate(e_step), np.concatenate(e_dyn), np.array(picks)))
+    if record:
+        return np.concatenate(e_cand), np.concatenate(e_step), np.concatenate(e_dyn), np.array(picks)
+    return None

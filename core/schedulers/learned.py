@@ -72,8 +72,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
         assert again.n_rounds == best.n_rounds, "a replayed rollout must reproduce its schedule"
         trace = again.trace
     specs = trained_on(meta)
+    # failed links do not show in a spec: a degraded topology is not the one trained on
+    intact = not bool(np.any(dag.topology.failed))
     info = {"checkpoint": Path(path).with_suffix("").name, "checkpoint_path": str(path), "trained_on": specs,
-            "trained_on_this_topology": dag.topology.spec in specs,
+            "trained_on_this_topology": dag.topology.spec in specs and intact,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     if trace is not None:

@@ -105,3 +105,13 @@ def test_scaled_mode_gives_valid_schedules(monkeypatch):
         # a scaled round's pool is the shortlist: at most twice what each link can carry
         for size, sc in zip(ep.trace["pool_size"], ep.trace["scaled"]):
             assert not sc or size <= 2 * dag.topology.link_capacity.sum()
+
+
+def test_a_topology_with_failed_links_is_not_the_one_trained_on(tmp_path, monkeypatch):
+    from core.topology import degrade
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), tmp_path / "b", {"topology": "bcube:n=3,k=1"})
+    t = make_topology("bcube:n=3,k=1")
+    assert run_method("rl", t, ScheduleConfig(trace=False)).info["trained_on_this_topology"] is True
+    s = run_method("rl", degrade(t, fail="3"), ScheduleConfig(trace=False))
+    assert s.info["checkpoint"] == "b" and s.info["trained_on_this_topology"] is False
