@@ -14,7 +14,7 @@ do a fixed number of outer iterations (not a time budget), so variants get equal
 shared machine; training still stops early when greedy decoding meets the lower bound.
 
     python benchmarks/bench_ablation.py --study skip-path --iterations 6
-    python benchmarks/bench_ablation.py --study upper --iterations 6
+    python benchmarks/bench_ablation.py --study upper --iterations 4
     python benchmarks/bench_ablation.py --study upper --iterations 6 "bcube:n=3,k=2|fail=random:0.1,seed=1"
     python benchmarks/bench_ablation.py --study reward-prior --iterations 20 bcube:n=3,k=1
 """
@@ -40,8 +40,8 @@ STUDIES = {
     "skip-path": (["jellyfish:switches=10,ports=5,switch_ports=4,seed=0", "fattree:k=4",
                    "leafspine:leaves=4,spines=2,servers=3|capacity=5"],
                   [dict(reward="rounds", prior="heuristic", train_prior=t) for t in (False, True)]),
-    "upper": (["fattree:k=4|chunks=2", "bcube:n=3,k=1|capacity=7", "dcell:n=3,k=1|chunks=2",
-               "bcube:n=3,k=2", "jellyfish:switches=12,ports=5,switch_ports=4,seed=12|capacity=3"],
+    "upper": (["bcube:n=3,k=1|capacity=7", "dcell:n=3,k=1|chunks=2",
+               "jellyfish:switches=12,ports=5,switch_ports=4,seed=12|fail=random:0.1,seed=1", "fattree:k=4|chunks=2"],
               [dict(reward="rounds", prior="heuristic", upper="learned"),
                dict(reward="rounds", prior="heuristic", upper="all", lower_iters=6)]),  # same 6 updates an iteration
 }
