@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from core.methods import run_method
 from core.schedule import ScheduleConfig
 from core.topology import TopologyError, make_topology
-from dashboard.inputs import MAX_DRAW_NODES, TooBig, check_drawable, family_spec, predicted_nodes
-from dashboard.layout import positions, tree_positions
+from dashboard.sources import MAX_NODES, TooBig, check_drawable, family_spec, predicted_nodes
+from dashboard.positions import positions, tree_positions
 from dashboard.playback import build_playback, heatmap_table
 
 
@@ -50,14 +50,14 @@ def test_tree_positions_put_the_root_on_top_and_children_below_parents():
 def test_predicted_sizes_equal_what_core_builds(family, n, k):
     params = {"k": 2 * n} if family == "fattree" else {"n": n, "k": k}
     want = predicted_nodes(family, params)
-    if want is None or want > MAX_DRAW_NODES:
+    if want is None or want > MAX_NODES:
         return
     assert make_topology(family_spec(family, params)).n_nodes == want
 
 
 def test_absurd_parameters_are_refused_before_anything_is_built():
-    assert predicted_nodes("dcell", {"n": 40, "k": 9}) > MAX_DRAW_NODES
-    assert predicted_nodes("bcube", {"n": 10, "k": 10_000}) > MAX_DRAW_NODES
+    assert predicted_nodes("dcell", {"n": 40, "k": 9}) > MAX_NODES
+    assert predicted_nodes("bcube", {"n": 10, "k": 10_000}) > MAX_NODES
     with pytest.raises(TooBig, match="at most 600"):
         check_drawable(601, "x")
     assert issubclass(TooBig, TopologyError)

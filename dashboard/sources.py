@@ -1,4 +1,4 @@
-"""What the user picked as a topology, and the size limits checked before anything is built.
+"""What the user picked as a topology, and the size limits of the views, checked before anything is built.
 
 A `Source` is the hashable key every cached function in `dashboard.data` takes: a core spec
 string (``bcube:n=3,k=1``), a teaching example (``example:fig3``), or an uploaded file
@@ -11,10 +11,16 @@ from dataclasses import dataclass
 
 from core.topology import FAMILIES, TopologyError, predicted_size
 
-MAX_DRAW_NODES = 600
-"""Largest topology (nodes) the browser is asked to draw; bigger ones are refused."""
+MAX_NODES = 600
+"""Largest topology (nodes) the dashboard loads; bigger ones are refused before anything is built."""
+DRAW_NODES = 150
+"""Topologies up to this many nodes are drawn node by node; bigger ones are shown by link group."""
+PLAYER_NETWORK_NODES = 30
+"""The schedule player draws each method's network up to this many nodes; above, bars per link group."""
+HEAT_LINK_ROWS = 64
+"""Heatmaps show one row per directed link up to this many links ("auto"); above, one row per link group."""
 MAX_PLAYER_SERVERS = 64
-"""Largest number of servers the schedule player animates (heatmaps grow as links x rounds)."""
+"""Largest number of servers the dashboard schedules (player, compare, debugger)."""
 MAX_UPLOAD_BYTES = 5_000_000
 """Largest uploaded topology file read."""
 
@@ -69,21 +75,22 @@ def family_spec(family: str, params: dict[str, int]) -> str:
 def predicted_nodes(family: str, params: dict[str, int]) -> int | None:
     """Nodes the family would build (core's formulas, nothing built), or None when not sizeable."""
     try:
-        size = predicted_size(family_spec(family, params), stop_above=MAX_DRAW_NODES)
+        size = predicted_size(family_spec(family, params), stop_above=MAX_NODES)
     except TopologyError:
         return None
     return None if size is None else size["nodes"]
 
 
 def check_drawable(n_nodes: int, what: str) -> None:
-    """Raise TooBig when a topology has more nodes than the browser is asked to draw."""
-    if n_nodes > MAX_DRAW_NODES:
-        raise TooBig(f"{what} has {n_nodes} nodes; the dashboard draws at most {MAX_DRAW_NODES}. "
+    """Raise TooBig when a topology has more nodes than the dashboard loads."""
+    if n_nodes > MAX_NODES:
+        raise TooBig(f"{what} has {n_nodes} nodes; the dashboard loads at most {MAX_NODES}. "
                      "Pick smaller parameters.")
 
 
-def check_playable(n_servers: int, what: str) -> None:
-    """Raise TooBig when a topology has more servers than the schedule player animates."""
-    if n_servers > MAX_PLAYER_SERVERS:
-        raise TooBig(f"{what} has {n_servers} servers; the schedule views animate at most "
-                     f"{MAX_PLAYER_SERVERS}. Pick a smaller topology (the Topology page still draws it).")
+def file_stem(source: Source) -> str:
+    """A file-name stem for a source: ``bcube_n3_k1``, ``dcell_n6_k1``, or the upload's name, letters only."""
+    text = source.spec.partition(":")[2] if source.family == "upload" else source.spec
+    text = text.replace(":", "_").replace("=", "").replace(",", "_")
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in text).strip("._")
+    return stem or "topology"
