@@ -69,7 +69,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
         again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
                      observer=obs, trace=True)
-        assert again.n_rounds == best.n_rounds, "a replayed rollout must reproduce its schedule"
+        if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
+            raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
     specs = trained_on(meta)
     # failed links do not show in a spec: a degraded topology is not the one trained on

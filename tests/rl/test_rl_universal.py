@@ -115,3 +115,17 @@ def test_a_topology_with_failed_links_is_not_the_one_trained_on(tmp_path, monkey
     assert run_method("rl", t, ScheduleConfig(trace=False)).info["trained_on_this_topology"] is True
     s = run_method("rl", degrade(t, fail="3"), ScheduleConfig(trace=False))
     assert s.info["checkpoint"] == "b" and s.info["trained_on_this_topology"] is False
+
+
+def test_rl_sample_trace_explains_the_kept_rollout(tmp_path):
+    torch.manual_seed(3)
+    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
+    for p in pol.lower.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    save_checkpoint(pol, tmp_path / "r", {"topology": "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"})
+    t = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0")
+    s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2))
+    assert s.info["rollout_rounds"][0] >= s.n_rounds == min(s.info["rollout_rounds"])
+    assert s.trace["decoding"] == ("greedy" if s.info["kept_rollout"] == "greedy" else "sampled")
+    for ids, steps in zip(s.rounds, s.trace["steps"]):
+        assert sorted(st["chosen"] for st in steps) == ids.tolist()
