@@ -36,7 +36,8 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
                         "or bandwidth: trees avoiding slow and loaded links")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the optimal solver (default 60)")
     p.add_argument("--samples", type=int, default=16, help="sampled rollouts for rl-sample (default 16)")
-    p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the shipped one for the family)")
+    p.add_argument("--checkpoint", default=None,
+                   help="RL checkpoint (default: the one trained on this topology, else the universal one)")
 
 
 def _add_network_options(p: argparse.ArgumentParser, mid_run: bool = True) -> None:
@@ -127,7 +128,7 @@ def _span(lo_hi: list[float], unit: str) -> str:
 def _config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
-                          size=parse_size(a.size, "--size"))
+                          size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,8 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
     p.add_argument("spec", nargs="?", help="topology spec to train on")
     p.add_argument("--preset", help="train one checkpoint per configuration of a preset (e.g. table2)")
+    p.add_argument("--universal", action="store_true",
+                   help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
     p.add_argument("--out", help="checkpoint path without suffix (default checkpoints/<name>)")
     p.add_argument("--budget", type=float, default=None, help="wall-clock seconds per configuration")
+    p.add_argument("--hidden", type=int, default=None, help="width of the hidden layers (default 64)")
+    p.add_argument("--train-prior", action="store_true",
+                   help="also optimize the lower agent's linear skip path (default: frozen)")
     p.add_argument("--iterations", type=int, default=None, help="outer iterations I of Algorithm 1")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--reward", default="paper", help="reward shaping: paper (eqs. 3-5, default) or rounds")
@@ -309,9 +315,14 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(_time_lines(timing)))
-    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint", "routing"):
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "routing"):
         if key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+    if "checkpoint" in sched.info:
+        own = "yes" if sched.info.get("trained_on_this_topology") else "no"
+        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+    if "upper_agent" in sched.info:
+        print(f"  {sched.info['upper_agent']}")
     if moved is not None:
         print("\n".join(_replan_lines(moved)))
     if a.out:
@@ -549,9 +560,50 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    """Train RL checkpoints (see core.rl.train)."""
-    from .rl.train import train_command
-    return train_command(a)
+    """Train RL checkpoints (core.rl.recipes) and print what each got."""
+    from dataclasses import replace
+
+    from .rl.recipes import train_spec, train_universal
+    from .rl.train import TrainConfig
+    from .topology import preset
+
+    if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
+        raise UsageError("train needs exactly one of: a topology spec, --preset NAME, --universal")
+    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior, train_prior=a.train_prior)
+    for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
+        if value is not None:
+            cfg = replace(cfg, **{name: value})
+    if a.hidden is not None and not 1 <= a.hidden <= 4096:
+        raise UsageError(f"--hidden must be in 1..4096, got {a.hidden}")
+    if a.out and a.preset:
+        raise UsageError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
+    command = "allreduce-lab train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else ""
+    jobs = ([("universal", None)] if a.universal else
+            [(p.spec, p.spec) for p in preset(a.preset)] if a.preset else [(a.spec, a.spec)])
+    for label, spec in jobs:
+        bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
+
+        def report(row: dict) -> None:
+            bar.update(1)
+            bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
+
+        if spec is None:
+            side, res = train_universal(cfg, a.out, a.init, report, command)
+        else:
+            side, res = train_spec(spec, cfg, a.out, a.init, report, command)
+        bar.close()
+        print(f"{label}: {len(res.log)} updates in {res.seconds:.0f} s wall, {res.cpu_seconds:.0f} s CPU -> {side}")
+        for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
+                                      res.critical_path_rounds, res.lower_bounds):
+            print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
+    return 0
+
+
+def _instance_names(side) -> list[str]:
+    """Instance names in a checkpoint sidecar's `final` records."""
+    meta = json.loads(open(side).read())
+    final = meta["final"] if isinstance(meta["final"], list) else [meta["final"]]
+    return [f.get("instance", meta.get("topology")) for f in final]
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
