@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import charts
-from dashboard.screens import compare, debugger, merging, player, topology
+from dashboard.screens import cluster, compare, debugger, merging, player, topology
 
 HERE = Path(__file__).resolve().parent
 
@@ -21,6 +21,7 @@ page = st.navigation([
     st.Page(compare.render, title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page(debugger.render, title="Policy debugger", icon=":material/bug_report:", url_path="debugger"),
     st.Page(merging.render, title="How merging works", icon=":material/school:", url_path="merging"),
+    st.Page(cluster.render, title="Cluster", icon=":material/dns:", url_path="cluster"),
 ])
 charts.preload()  # the browser starts loading plotly.js while the screen computes
 page.run()

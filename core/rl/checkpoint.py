@@ -89,29 +89,41 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     return policy, meta
 
 
-def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
-    """The shipped checkpoint for a spec: same spec, else the same family's largest, else the
-    largest of any family (the shared-weight policy runs on any topology), else None."""
-    d = directory or checkpoint_dir()
-    if not d.is_dir():
-        return None
-    sidecars = []
+UNIVERSAL = "universal"
+"""Stem of the universal checkpoint (trained across families, sizes, capacities and chunks)."""
+
+
+def trained_on(meta: dict[str, Any]) -> list[str]:
+    """The topology specs a checkpoint was trained on (its sidecar's `trained_on`, else its `topology`)."""
+    specs = meta.get("trained_on")
+    if isinstance(specs, list):
+        return [str(x) for x in specs]
+    return [str(meta["topology"])] if meta.get("topology") else []
+
+
+def _sidecars(d: Path) -> list[tuple[Path, dict]]:
+    out = []
     for f in sorted(d.glob("*.json")):
         try:
             meta = json.loads(f.read_text())
-        except (OSError, json.JSONDecodeError):
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
             continue
-        if meta.get("format") == FORMAT:
-            sidecars.append((f, meta))
+        if isinstance(meta, dict) and meta.get("format") == FORMAT:
+            out.append((f, meta))
+    return out
+
+
+def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
+    """The checkpoint for a topology spec: one trained on exactly this topology, else the
+    universal one (the default on every topology), else None."""
+    d = directory or checkpoint_dir()
+    if not d.is_dir():
+        return None
+    sidecars = _sidecars(d)
     for f, meta in sidecars:
-        if meta.get("topology") == spec:
+        if meta.get("topology") == spec and f.stem != UNIVERSAL:
             return f
-    try:
-        family = parse_spec(spec)[0]
-    except ValueError:
-        family = None
-    same = [(meta.get("servers", 0), f) for f, meta in sidecars if meta.get("family") == family]
-    if same:
-        return max(same)[1]
-    anyone = [(meta.get("servers", 0), f) for f, meta in sidecars]
-    return max(anyone)[1] if anyone else None
+    for f, meta in sidecars:
+        if f.stem == UNIVERSAL:
+            return f
+    return None

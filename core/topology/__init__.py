@@ -1,7 +1,8 @@
 """Topology generators, spec strings and presets.
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
-``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
+``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``,
+``leafspine:leaves=4,spines=2,servers=4``, ``file:PATH``,
 ``example:fig3`` (the paper's four-host example). Any spec may add link options
 (``bcube:n=4,k=1,bw=100/25,lat=1``; see `core.topology.links` and docs/time.md).
 """
@@ -18,12 +19,13 @@ from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, to_dict
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
+from .leafspine import leafspine
 from .links import LINK_KEYS, LinkOptions, split_link_options
 from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
     "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
     "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
@@ -45,8 +47,9 @@ FAMILIES: dict[str, Family] = {
     "dcell": Family("dcell", dcell, ("n", "k"), {}),
     "jellyfish": Family("jellyfish", jellyfish, ("switches", "ports", "switch_ports"), {"seed": 0}),
     "fattree": Family("fattree", fattree, ("k",), {}),
+    "leafspine": Family("leafspine", leafspine, ("leaves", "spines", "servers"), {}),
 }
-_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree"}
+_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree", "leaf-spine": "leafspine", "leaf_spine": "leafspine"}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
@@ -117,6 +120,10 @@ def predicted_size(spec: str, stop_above: int = 10 ** 7) -> dict[str, int] | Non
         if p["k"] < 2:
             return None
         servers, switches = p["k"] ** 3 // 4, 5 * p["k"] ** 2 // 4
+    elif family == "leafspine":
+        if min(p["leaves"], p["spines"], p["servers"]) < 1:
+            return None
+        servers, switches = p["leaves"] * p["servers"], p["leaves"] + p["spines"]
     else:
         return None
     return {"servers": servers, "switches": switches, "nodes": servers + switches}
