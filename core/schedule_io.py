@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import write_atomic
+from .guard import check, estimate_json
 from .schedulers.base import Schedule
 from .topology import to_dict
 
@@ -46,21 +48,25 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
 
 
 def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None) -> dict[str, Any]:
-    """Write the schedule as JSON; returns the document written."""
+    """Write the schedule as JSON, whole or not at all (a temporary file renamed); returns the document."""
     doc = schedule_to_dict(schedule, stats)
-    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
+    write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
     return doc
 
 
-def read_schedule_file(path: str | Path) -> dict[str, Any]:
-    """Load a schedule file's JSON, checking only that it is JSON with the right format tag."""
+def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, Any]:
+    """Load a schedule file's JSON, checking only that it is JSON with the right format tag
+    (the size guard checks the file's length first; `force` skips that check)."""
     p = Path(path)
     if not p.is_file():
         raise ScheduleFileError(f"{path}: no such file")
+    check(estimate_json(p.stat().st_size, str(path)), force=force)
     try:
-        data = json.loads(p.read_text())
+        data = json.loads(p.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ScheduleFileError(f"{path}: not JSON ({err})") from None
+    except RecursionError:
+        raise ScheduleFileError(f"{path}: nested too deeply to be a schedule") from None
     return check_header(data, str(path))
 
 
@@ -69,7 +75,7 @@ def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ScheduleFileError(f"{name}: the document must be a JSON object")
     if data.get("format") != FORMAT:
-        raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {data.get('format')!r}")
+        raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {repr(data.get('format'))[:60]}")
     for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):
         if not isinstance(data.get(key), kind):
             raise ScheduleFileError(f"{name}: '{key}' must be a JSON {kind.__name__.replace('dict', 'object')}")

@@ -12,6 +12,7 @@ Three layers, every violation reported (not only the first):
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,9 @@ import numpy as np
 
 from . import csr
 from .engine import Violation, replay
+from .guard import Estimate, Size, check, estimate_validate
 from .schedule_io import check_header
-from .topology import Topology, TopologyError, from_dict
+from .topology import Topology, TopologyError, read_topology_dict
 from .workloads import PHASES, WorkloadDAG
 
 
@@ -52,25 +54,44 @@ def _is_int(x: Any) -> bool:
     return type(x) is int
 
 
+INT64 = 2 ** 63
+
+
+def _is_id(x: Any) -> bool:
+    """A workload id: an integer that fits in 64 bits."""
+    return type(x) is int and -INT64 <= x < INT64
+
+
+def _show(x: Any, limit: int = 60) -> str:
+    """repr(x) cut to `limit` characters, for messages."""
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _v(rule: str, message: str, workload: int | None = None, rnd: int | None = None,
        link: int | None = None) -> Violation:
     return Violation(rule, rnd, workload, link, message)
 
 
-def validate_document(data: Any, name: str = "schedule") -> Report:
-    """Validate a parsed schedule document (raises ScheduleFileError if it is not one at all)."""
+def validate_document(data: Any, name: str = "schedule", *, force: bool = False) -> Report:
+    """Validate a parsed schedule document (raises ScheduleFileError if it is not one at all, and
+    SizeError when checking it would exceed the memory or time limit, unless `force`)."""
     data = check_header(data, name)
     report = Report()
+    chunks = data.get("chunks", 1)
+    items = data["workloads"]
+    if not _is_int(chunks) or not 1 <= chunks <= max(1, len(items)):
+        report.violations.append(_v("header", f"chunks must be an integer in 1..{max(1, len(items))} (the number "
+                                              f"of workloads: each chunk of each shard needs its own), got {_show(chunks)}"))
+        return report
+    check(_estimate(data, chunks), force=force)
     try:
-        topo = from_dict(data["topology"], spec=str(data["topology"].get("spec", "file")))
+        topo, node_ids = read_topology_dict(data["topology"], spec=_spec_of(data["topology"]))
     except TopologyError as err:
         report.violations.append(_v("topology", f"topology: {err}"))
         return report
-    chunks = data.get("chunks", 1)
-    if not _is_int(chunks) or chunks < 1:
-        report.violations.append(_v("header", f"chunks must be an integer >= 1, got {chunks!r}"))
-        chunks = 1
-    dag, id_of, problems = _dag_from_workloads(topo, data["workloads"], chunks)
+    nodes = Nodes(topo, node_ids)
+    dag, id_of, problems = _dag_from_workloads(nodes, items, chunks)
     report.violations.extend(problems)
     report.workloads = dag.n
     rounds, round_problems = _rounds(data["rounds"], id_of)
@@ -91,54 +112,94 @@ def validate_document(data: Any, name: str = "schedule") -> Report:
     if isinstance(stats, dict) and "rounds" in stats:
         report.stats_rounds = stats["rounds"]
         if stats["rounds"] != len(rounds):
-            report.violations.append(_v("stats", f"stats.rounds says {stats['rounds']} but the file has {len(rounds)} rounds"))
+            report.violations.append(_v("stats", f"stats.rounds says {_show(stats['rounds'])} but the file has "
+                                                 f"{len(rounds)} rounds"))
     return report
 
 
-def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[WorkloadDAG, dict, list[Violation]]:
+def _spec_of(topology: dict) -> str:
+    spec = topology.get("spec", "file")
+    return spec[:200] if isinstance(spec, str) else "file"
+
+
+def _estimate(data: dict, chunks: int) -> Estimate:
+    """What checking the document will allocate, from counts read off the JSON before building anything."""
+    topo = data["topology"]
+    nodes = topo.get("nodes", topo.get("servers"))
+    links = topo.get("links", topo.get("edges"))
+    n_nodes = len(nodes) if isinstance(nodes, list) else 0
+    n_servers = sum(1 for x in nodes if isinstance(x, dict) and x.get("kind") == "server") if n_nodes else 0
+    path_nodes = prefixes = 0
+    for w in data["workloads"]:
+        if isinstance(w, dict):
+            path_nodes += len(w["path"]) if isinstance(w.get("path"), list) else 0
+            prefixes += len(w["prefix"]) if isinstance(w.get("prefix"), list) else 0
+    path_nodes += sum(len(r) for r in data["rounds"] if isinstance(r, list))
+    w = len(data["workloads"])
+    size = Size(n_servers, max(0, n_nodes - n_servers), len(links) if isinstance(links, list) else 0,
+                name=f"the schedule file's {n_nodes} nodes")
+    return estimate_validate(size, w, path_nodes, prefixes, min(w, n_servers * chunks))
+
+
+class Nodes:
+    """A topology read from a file, with the file's node ids: id -> node position."""
+
+    def __init__(self, topo: Topology, ids: list):
+        self.topo = topo
+        self._index = {x: i for i, x in enumerate(ids)}
+
+    def position(self, x: Any) -> int | None:
+        """The position of file id `x` (an integer or a string, not a boolean), or None."""
+        if isinstance(x, bool) or not isinstance(x, (int, str)):
+            return None
+        return self._index.get(x)
+
+
+def _dag_from_workloads(nodes: Nodes, items: list, chunks: int) -> tuple[WorkloadDAG, dict, list[Violation]]:
+    topo = nodes.topo
     problems: list[Violation] = []
-    id_of: dict[Any, int] = {}
+    id_of: dict[int, int] = {}
+    rows = []
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
-        if not isinstance(w, dict) or not _is_int(wid):
-            problems.append(_v("structure", f"workload entry {k}: must be an object with an integer 'id'"))
+        if not _is_id(wid):
+            problems.append(_v("structure", f"workload entry {k}: must be an object with an integer 'id' that "
+                                            f"fits in 64 bits, got {_show(wid)}"))
             continue
         if wid in id_of:
             problems.append(_v("structure", f"workload id {wid} is used twice", wid))
             continue
         id_of[wid] = len(id_of)
+        rows.append(w)  # the first entry of each id
     n = len(id_of)
-    valid = [w for w in items if isinstance(w, dict) and w.get("id") in id_of]
-    seen: set = set()
-    rows = []
-    for w in valid:  # keep the first entry of each id
-        if w["id"] not in seen:
-            seen.add(w["id"])
-            rows.append(w)
     tree_key: dict[tuple[int, int], int] = {}
     tree = np.zeros(n, np.int64)
     phase = np.zeros(n, np.int8)
     own = np.zeros(n, bool)
     paths, links, pre_r, pre_v = [], [], [], []
+    first_server = int(topo.servers[0])
     for i, w in enumerate(rows):
         wid = w["id"]
         root, chunk = w.get("root"), w.get("chunk", 0)
-        if not _is_int(root) or not (0 <= root < topo.n_nodes) or not topo.is_server[root]:
-            problems.append(_v("structure", f"workload {wid}: root {root!r} is not a server", wid))
-            root = int(topo.servers[0])
+        pos = nodes.position(root)
+        if pos is None or not topo.is_server[pos]:
+            problems.append(_v("structure", f"workload {wid}: root {_show(root)} is not a server", wid))
+            pos = first_server
         if not _is_int(chunk) or not (0 <= chunk < chunks):
-            problems.append(_v("structure", f"workload {wid}: chunk {chunk!r} is not in 0..{chunks - 1}", wid))
+            problems.append(_v("structure", f"workload {wid}: chunk {_show(chunk)} is not in 0..{chunks - 1}", wid))
             chunk = 0
-        tree[i] = tree_key.setdefault((root, chunk), len(tree_key))
+        tree[i] = tree_key.setdefault((pos, chunk), len(tree_key))
         ph = w.get("phase")
         if ph not in PHASES:
-            problems.append(_v("structure", f"workload {wid}: phase must be reduce or broadcast, got {ph!r}", wid))
+            problems.append(_v("structure", f"workload {wid}: phase must be reduce or broadcast, got {_show(ph)}", wid))
             ph = "reduce"
         phase[i] = PHASES.index(ph)
-        own[i] = bool(w.get("carries_own", False))
-        path = w.get("path")
-        ok, msg = _check_path(topo, path)
-        if not ok:
+        carries = w.get("carries_own", False)
+        if not isinstance(carries, bool):
+            problems.append(_v("structure", f"workload {wid}: carries_own must be true or false, got {_show(carries)}", wid))
+        own[i] = carries is True
+        path, msg = _check_path(nodes, w.get("path"))
+        if msg:
             problems.append(_v("path", f"workload {wid}: {msg}", wid))
             path = [int(topo.servers[0]), int(topo.servers[1])]
             links.append([])
@@ -147,11 +208,11 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
         paths.append(path)
         prefix = w.get("prefix", [])
         if not isinstance(prefix, list):
-            problems.append(_v("structure", f"workload {wid}: prefix must be a list of workload ids, got {prefix!r}", wid))
+            problems.append(_v("structure", f"workload {wid}: prefix must be a list of workload ids, got {_show(prefix)}", wid))
             prefix = []
         for p in prefix:
-            if not _is_int(p) or p not in id_of:
-                problems.append(_v("structure", f"workload {wid}: prefix {p!r} is not a workload id", wid))
+            if not _is_id(p) or p not in id_of:
+                problems.append(_v("structure", f"workload {wid}: prefix {_show(p)} is not a workload id", wid))
                 continue
             pre_r.append(i)
             pre_v.append(id_of[p])
@@ -166,21 +227,29 @@ def _dag_from_workloads(topo: Topology, items: list, chunks: int) -> tuple[Workl
     return dag, id_of, problems
 
 
-def _check_path(topo: Topology, path: Any) -> tuple[bool, str]:
-    if not isinstance(path, list) or len(path) < 2 or not all(_is_int(x) for x in path):
-        return False, f"path must be a list of at least 2 node ids, got {path!r}"
-    if any(x < 0 or x >= topo.n_nodes for x in path):
-        return False, f"path {path} names a node outside 0..{topo.n_nodes - 1}"
-    if not (topo.is_server[path[0]] and topo.is_server[path[-1]]):
-        return False, f"path {path} must start and end at servers"
-    inner = [x for x in path[1:-1] if topo.is_server[x]]
+def _check_path(nodes: Nodes, path: Any) -> tuple[list[int], str]:
+    """The path as node positions and "" when it is a real route, else ([], the reason)."""
+    topo = nodes.topo
+    if not isinstance(path, list) or len(path) < 2:
+        return [], f"path must be a list of at least 2 node ids, got {_show(path)}"
+    pos = [nodes.position(x) for x in path]
+    if None in pos:
+        bad = path[pos.index(None)]
+        return [], f"path {_show(path)} names node {_show(bad)}, which is not in 'nodes'"
+    if not (topo.is_server[pos[0]] and topo.is_server[pos[-1]]):
+        return [], f"path {_show(path)} must start and end at servers"
+    inner = [x for x, p in zip(path[1:-1], pos[1:-1]) if topo.is_server[p]]
     if inner:
-        return False, f"path {path} crosses server {inner[0]}; a workload ends at the next server"
+        return [], f"path {_show(path)} crosses server {_show(inner[0])}; a workload ends at the next server"
     try:
-        topo.link_ids(path)
-    except KeyError as err:
-        return False, f"path {path}: {err.args[0]}"
-    return True, ""
+        topo.link_ids(pos)
+    except KeyError:
+        for a, b, pa, pb in zip(path, path[1:], pos, pos[1:]):
+            try:
+                topo.link_id(pa, pb)
+            except KeyError:
+                return [], f"path {_show(path)}: no link {_show(a)}->{_show(b)}"
+    return pos, ""
 
 
 def _rounds(raw: list, id_of: dict) -> tuple[list[np.ndarray], list[Violation]]:
@@ -193,8 +262,8 @@ def _rounds(raw: list, id_of: dict) -> tuple[list[np.ndarray], list[Violation]]:
             continue
         got = []
         for w in ids:
-            if not _is_int(w) or w not in id_of:
-                problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
+            if not _is_id(w) or w not in id_of:
+                problems.append(_v("unknown", f"round {r}: workload {_show(w)} is not defined", None, r))
             else:
                 got.append(id_of[w])
         rounds.append(np.array(got, np.int64))
@@ -267,13 +336,14 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     for t, j in list(zip(missing_t.tolist(), missing_s.tolist()))[:500]:
         problems.append(_v("data", f"server {topo.labels[topo.servers[j]]} never receives the sum of flow-tree "
                                    f"{_tree_name(dag, topo, t)}"))
-    # every (server, chunk) must be the root of exactly one tree
+    # every (server, chunk) must be the root of a tree (listed lazily: S x chunks may be large)
     have = {(int(r), int(c)) for r, c in zip(dag.tree_root, dag.tree_chunk)}
-    for r in topo.servers.tolist():
-        for c in range(chunks):
-            if (r, c) not in have:
-                problems.append(_v("data", f"no flow-tree for shard {topo.labels[r]} chunk {c}: "
-                                           f"its sum is never formed"))
+    missing = ((r, c) for r in topo.servers.tolist() for c in range(chunks) if (r, c) not in have)
+    for r, c in itertools.islice(missing, 500):
+        problems.append(_v("data", f"no flow-tree for shard {topo.labels[r]} chunk {c}: its sum is never formed"))
+    n_missing = topo.n_servers * chunks - len({(r, c) for r, c in have if topo.is_server[r]})
+    if n_missing > 500:
+        problems.append(_v("data", f"... and {n_missing - 500} more shards without a flow-tree"))
     return problems, nt
 
 

@@ -15,7 +15,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..guard import check, estimate_json
 from .graph import SERVER, SWITCH, Topology, TopologyError
+
+MAX_CAPACITY = 2 ** 31 - 1
+"""Largest link capacity read from a file (workloads per round; numpy int64 arithmetic stays exact)."""
 
 
 def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
@@ -27,7 +31,7 @@ def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
         data = g.nodes[v]
         kind = str(data.get("kind", data.get("type", ""))).lower()
         if kind not in (SERVER, SWITCH):
-            raise TopologyError(f"node {v!r}: kind must be 'server' or 'switch', got {kind or 'nothing'!r}")
+            raise TopologyError(f"node {_show(v)}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
         kinds.append(kind == SERVER)
     edges, caps = [], []
     for u, v, data in g.edges(data=True):
@@ -44,6 +48,14 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
     Nodes keep the order of ``nodes`` and links the order of ``links``, so directed link
     ``2i``/``2i+1`` is ``links[i]`` forward/backward, as in the file.
     """
+    return read_topology_dict(data, spec)[0]
+
+
+def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topology, list[Any]]:
+    """The Topology of a JSON form and the file's node ids in node order (node ``i`` has id ``ids[i]``).
+
+    Ids are the file's own (integers or strings, in any order); links name nodes by id.
+    """
     if isinstance(data, dict) and isinstance(data.get("topology"), dict):
         data = data["topology"]
     if not isinstance(data, dict):
@@ -53,7 +65,7 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
         raise TopologyError("a JSON topology needs a list 'links' (or 'edges') of [u, v] or [u, v, capacity]")
     for link in links:
         if not isinstance(link, (list, tuple)) or len(link) not in (2, 3):
-            raise TopologyError(f"each link must be [u, v] or [u, v, capacity], got {link!r}")
+            raise TopologyError(f"each link must be [u, v] or [u, v, capacity], got {_show(link)}")
     ids: list[Any] = []
     kinds: list[bool] = []
     labels: list[str] = []
@@ -65,7 +77,7 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
                 raise TopologyError(f"each node must be an object with an 'id', got {node!r:.60}")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
-                raise TopologyError(f"node {node['id']!r}: kind must be 'server' or 'switch', got {kind or 'nothing'!r}")
+                raise TopologyError(f"node {_show(node['id'])}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
             ids.append(node["id"])
             kinds.append(kind == SERVER)
             labels.append(str(node.get("label", node["id"])))
@@ -89,30 +101,35 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
         u, v = link[0], link[1]
         for x in (u, v):
             if not _hashable(x) or x not in index:
-                raise TopologyError(f"link {link!r} names node {x!r}, which is not in 'nodes'")
+                raise TopologyError(f"link {_show(link)} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
         caps.append(_capacity(link[2] if len(link) == 3 else 1, (u, v)))
-    return Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
+    topo = Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
                     capacity=np.array(caps, np.int64), labels=tuple(labels))
+    return topo, ids
 
 
 def _hashable(x: Any) -> bool:
     return isinstance(x, (int, str)) and not isinstance(x, bool)
 
 
-def load_topology_file(path: str | Path) -> Topology:
-    """Read GraphML (``.graphml``/``.xml``) or JSON; the spec of the result is ``file:PATH``."""
+def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:
+    """Read GraphML (``.graphml``/``.xml``) or JSON; the spec of the result is ``file:PATH``.
+
+    The size guard checks the file's length before it is read (`force` skips that check)."""
     p = Path(path)
     spec = f"file:{path}"
     if not p.is_file():
         raise TopologyError(f"file:{path}: no such file")
+    check(estimate_json(p.stat().st_size, p.name), force=force)
     text = p.read_bytes()
-    return parse_topology_bytes(text, p.name, spec)
+    return parse_topology_bytes(text, p.name, spec, force=True)
 
 
-def parse_topology_bytes(raw: bytes, name: str, spec: str) -> Topology:
-    """Parse an uploaded or read file by its name's suffix (GraphML or JSON)."""
+def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = False) -> Topology:
+    """Parse an uploaded or read file by its name's suffix (GraphML or JSON), after the size guard."""
     suffix = Path(name).suffix.lower()
+    check(estimate_json(len(raw), name), force=force)
     try:
         if suffix in (".graphml", ".xml"):
             import io
@@ -124,21 +141,31 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str) -> Topology:
             return from_dict(json.loads(raw.decode("utf-8")), spec)
     except TopologyError:
         raise
+    except RecursionError:
+        raise TopologyError(f"{name}: nested too deeply to be a {suffix[1:]} graph") from None
     except Exception as err:  # noqa: BLE001 - any parser failure becomes one clear message
         raise TopologyError(f"{name}: not a readable {suffix[1:]} graph ({type(err).__name__}: {err})") from None
     raise TopologyError(f"{name}: unknown file type {suffix or '(none)'}; use .graphml or .json")
 
 
 def _capacity(value: Any, edge: tuple) -> int:
-    if isinstance(value, bool):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}")
-    try:
+    """A link capacity: an integer (or integral float or digit string) in 1..MAX_CAPACITY."""
+    c = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        c = value
+    elif isinstance(value, float) and value.is_integer():
         c = int(value)
-    except (TypeError, ValueError):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}") from None
-    if c < 1 or c != float(value):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}")
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value) < 12:
+        c = int(value)
+    if c is None or not 1 <= c <= MAX_CAPACITY:
+        raise TopologyError(f"edge {_show(edge)}: capacity must be an integer in 1..{MAX_CAPACITY}, got {_show(value)}")
     return c
+
+
+def _show(x: Any, limit: int = 40) -> str:
+    """repr(x) cut to `limit` characters, for messages."""
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def to_dict(t: Topology) -> dict[str, Any]:

@@ -15,6 +15,8 @@ import numpy as np
 
 SERVER = "server"
 SWITCH = "switch"
+MAX_SERVERS = 100_000
+"""The generators' own limit on servers (the size guard usually refuses much earlier)."""
 
 
 class TopologyError(ValueError):
@@ -163,6 +165,12 @@ class Topology:
     def out_capacity(self) -> np.ndarray:
         """Total outgoing capacity of each node (workloads it can send a round)."""
         return np.bincount(self.link_src, weights=self.link_capacity, minlength=self.n_nodes).astype(np.int64)
+
+    @cached_property
+    def size(self):
+        """Its `core.guard.Size`: counts and route shape, as the size guard reads them."""
+        from .sizes import size_of
+        return size_of(self)
 
     # ---- conversions -------------------------------------------------------------------
     def to_networkx(self) -> nx.Graph:
