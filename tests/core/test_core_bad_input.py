@@ -484,3 +484,18 @@ def test_oserror_prints_the_file_not_an_errno(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(sio, "write_atomic", fail)
     code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--out", str(tmp_path / "s.json"))
     assert_one_line_error(code, err, "s.json", "Permission denied")
+
+
+# ---- optimal: the same seed writes the same file --------------------------------------------------
+@pytest.mark.slow
+def test_optimal_with_a_seed_is_reproducible(capsys, tmp_path):
+    # Jellyfish(10): the heuristic misses the bound, so CP-SAT searches (and stops at its work limit)
+    spec = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
+    files = []
+    for name in ("a.json", "b.json"):
+        code, out, err = run_cli(capsys, "schedule", spec, "--method", "optimal", "--time-limit", "0.5",
+                                 "--seed", "7", "--out", str(tmp_path / name))
+        assert code == 0, err
+        files.append((tmp_path / name).read_bytes())
+    assert json.loads(files[0])["info"]["status"] != "HEURISTIC"
+    assert files[0] == files[1]
