@@ -17,8 +17,9 @@ from core.bounds import lower_bounds
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
 from core.rl.train import TrainConfig, train
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.listsched import merged_dag
+from core.methods import run_method
+from core.schedule import ScheduleConfig
+from core.workloads import build_dag
 from core.topology import make_topology
 
 DEFAULT = ["bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
@@ -37,7 +38,7 @@ def main() -> None:
           f"{'rl-s16':>6} {'best':>5} {'updates':>7}")
     for spec in a.specs:
         topo = make_topology(spec)
-        dag = merged_dag(topo, ScheduleConfig())
+        dag = build_dag(topo, "tree")
         cp = run_method("critical-path", topo).n_rounds
         lb = lower_bounds(dag).best
         for reward, prior in VARIANTS:

@@ -19,8 +19,9 @@ import time
 
 from core.bounds import lower_bounds
 from core.rl.checkpoint import checkpoint_dir, find_checkpoint, slug
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.listsched import merged_dag
+from core.methods import run_method
+from core.schedule import ScheduleConfig
+from core.workloads import build_dag
 from core.topology import make_topology, preset
 
 SOURCES = {"BCube(3,1)": "bcube:n=3,k=1", "DCell(4,1)": "dcell:n=4,k=1",
@@ -43,7 +44,7 @@ def main() -> None:
     rows = []
     for name, spec in targets:
         topo = make_topology(spec)
-        dag = merged_dag(topo, ScheduleConfig())
+        dag = build_dag(topo, "tree")
         cp = run_method("critical-path", topo).n_rounds
         lb = lower_bounds(dag).best
         cells = {}

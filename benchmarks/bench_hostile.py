@@ -42,7 +42,7 @@ def _permuted(doc: dict, mapping: dict[int, int], order: list[int] | None = None
         node["id"] = mapping[node["id"]]
     if order is not None:
         topo["nodes"] = [topo["nodes"][i] for i in order]
-    topo["links"] = [[mapping[u], mapping[v], c] for u, v, c in topo["links"]]
+    topo["links"] = [[mapping[u], mapping[v], *rest] for u, v, *rest in topo["links"]]
     for w in d["workloads"]:
         w["root"] = mapping[w["root"]]
         w["path"] = [mapping[x] for x in w["path"]]

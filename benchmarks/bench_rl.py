@@ -21,8 +21,9 @@ import numpy as np
 
 from core.bounds import lower_bounds
 from core.rl.checkpoint import find_checkpoint
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.listsched import merged_dag
+from core.methods import run_method
+from core.schedule import ScheduleConfig
+from core.workloads import build_dag
 from core.schedulers.optimal import solve_optimal
 from core.topology import make_topology, preset
 
@@ -45,7 +46,7 @@ def main() -> None:
             continue
         meta = json.loads(ck.read_text())
         cfg = ScheduleConfig(checkpoint=str(ck), samples=a.samples, seed=0)
-        dag = merged_dag(topo, cfg)
+        dag = build_dag(topo, "tree")
         lb = lower_bounds(dag).best
         if a.cp_sat > 0:
             _, info = solve_optimal(dag, a.cp_sat)

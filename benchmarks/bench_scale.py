@@ -23,8 +23,8 @@ import json, os, resource, sys, time
 from core.topology import make_topology
 from core.routing import compute_routes
 from core.workloads import tree_dag
-from core.schedulers.base import list_schedule
-from core.schedulers.listsched import critical_path_rank
+from core.engine import list_schedule
+from core.priorities import critical_path_rank
 spec = sys.argv[1]
 c0 = time.process_time()
 t0 = time.perf_counter()

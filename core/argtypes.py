@@ -94,7 +94,9 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise UsageError (one line, exit 2) instead of printing usage."""
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
-        raise UsageError(message)
+        # "argument --seed: must be ..." reads "--seed must be ..."
+        message = re.sub(r"^argument ([^:]+): must be", r"\1 must be", message)
+        raise UsageError(re.sub(r"^argument ([^:]+): ", r"\1: ", message))
 
 
 class UsageError(ValueError):

@@ -100,3 +100,81 @@ def lower_bounds(dag: WorkloadDAG) -> Bounds:
     load = int(np.max(-(-dag.link_load // cap))) if dag.n else 0
     return Bounds(link_load=load, critical_path=int(dag.tail.max()) if dag.n else 0,
                   ports=ports_bound(dag), link_schedule=link_schedule_bound(dag))
+
+
+def gap(value: float, bound: float) -> float:
+    """How far `value` is above its lower `bound`: value / bound - 1 (0 when the bound is 0)."""
+    return float(value) / float(bound) - 1.0 if bound else 0.0
+
+
+# ---- lower bounds in seconds (docs/time.md) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeBounds:
+    """Lower bounds on the AllReduce time in seconds; `best` is their maximum.
+
+    bandwidth: any AllReduce (no DAG): the servers' own links must carry the data (nccl-tests'
+        2(n-1) transfers per element, over the summed server bandwidth; and each server sends and
+        receives at least M);
+    link: this DAG: bytes on its busiest directed link / that link's bandwidth;
+    latency: this DAG: its longest prefix chain, counting only link latencies;
+    critical_path: this DAG: its longest prefix chain of whole transfer times (latency + piece /
+        bottleneck), which no replay can beat.
+    """
+
+    bandwidth: float
+    link: float
+    latency: float
+    critical_path: float
+
+    @property
+    def best(self) -> float:
+        """The largest (tightest) bound."""
+        return max(self.bandwidth, self.link, self.latency, self.critical_path)
+
+    def as_dict(self) -> dict:
+        """All bounds and the best, in seconds."""
+        return {"bandwidth": self.bandwidth, "link": self.link, "latency": self.latency,
+                "critical_path": self.critical_path, "best": self.best}
+
+
+def bandwidth_bound(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None) -> float:
+    """Seconds no AllReduce of `size` bytes over the DAG's servers can beat, whatever its routes.
+
+    Every element needs 2(n-1) server-to-server transfers (n-1 additions, n-1 copies of the sum;
+    nccl-tests doc/PERFORMANCE.md), each leaving one server and entering one, so
+    T >= 2(n-1)·M / (summed egress bandwidth of the n servers), and the same for ingress. Each
+    server also sends and receives at least one value per element: T >= M / its own bandwidth.
+    With equal servers of bandwidth B both give the familiar 2(n-1)/n · M / B at most.
+    """
+    from .timing import link_arrays, n_ranks
+    bw, _ = link_arrays(dag, link_bandwidth)
+    t = dag.topology
+    servers = np.unique(dag.tree_root)
+    n = n_ranks(dag)
+    rate = bw * (1e9 / 8)
+    out = np.bincount(t.link_src, weights=rate, minlength=t.n_nodes)[servers]
+    inn = np.bincount(t.link_dst, weights=rate, minlength=t.n_nodes)[servers]
+    if n < 2 or not (out.min() > 0 and inn.min() > 0):
+        return 0.0 if n < 2 else float("inf")
+    return float(max(2 * (n - 1) * size / out.sum(), 2 * (n - 1) * size / inn.sum(),
+                     size / out.min(), size / inn.min()))
+
+
+def time_bounds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None,
+                link_latency: np.ndarray | None = None, durations: np.ndarray | None = None) -> TimeBounds:
+    """All lower bounds in seconds for moving `size` bytes with this DAG (per-link overrides as in timing;
+    `durations` may pass the transfer times already computed for the same size and links)."""
+    from .timing import link_arrays, longest_chain, piece_bytes, transfer_times
+    bw, lat = link_arrays(dag, link_bandwidth, link_latency)
+    rate = bw * (1e9 / 8)
+    load = dag.link_load * piece_bytes(dag, size)
+    used = load > 0
+    link = float(np.max(load[used] / rate[used])) if used.any() else 0.0
+    lat_ext = np.r_[lat * 1e-6, 0.0]
+    path_latency = lat_ext[dag.links_padded].sum(axis=1) if dag.n else np.zeros(0)
+    dur = transfer_times(dag, size, link_bandwidth, link_latency) if durations is None else durations
+    chains = longest_chain(dag, np.stack([path_latency, dur], axis=1)).max(axis=0) if dag.n else np.zeros(2)
+    return TimeBounds(bandwidth=bandwidth_bound(dag, size, link_bandwidth), link=link,
+                      latency=float(chains[0]), critical_path=float(chains[1]))

@@ -13,11 +13,17 @@ from tqdm import tqdm
 
 from . import argtypes as at
 from .argtypes import OneLineParser, UsageError
-from .compare import DEFAULT_METHODS, compare, configurations, rows_to_table
+from .compare import compare, configurations, default_methods, replan_table, rows_to_table, time_table
 from .guard import check, check_schedulable, estimate_describe
+from .methods import get_method, method_names, run_method
+from .replan import LinkEvent, Replan, replan
+from .routing import ROUTING_MODES
+from .schedule import ScheduleConfig
 from .schedule_io import ScheduleFileError, read_schedule_file, write_schedule
-from .schedulers import METHODS, ScheduleConfig, run_method
-from .topology import TopologyError, make_topology, parse_spec, preset, spec_size
+from .seconds import time_report
+from .timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
+from .topology import (Topology, TopologyError, changes, degrade, describe_changes, make_topology, parse_spec,
+                       preset, spec_size)
 from .validate import validate_document
 
 FORCE_HELP = "run even when the size guard estimates more memory or time than the limits (docs/limits.md)"
@@ -29,8 +35,9 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
                         "the same seed writes the same schedule file, optimal included")
     p.add_argument("--chunks", type=at.int_in(1, 1_000_000), default=1, help="pieces per shard, k (default 1)")
     p.add_argument("--no-merge", action="store_true", help="do not merge reduce workloads at servers")
-    p.add_argument("--routing", choices=["shortest", "balanced"], default="shortest",
-                   help="tie-break among shortest routes (default: lowest node id)")
+    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest",
+                   help="shortest routes with the lowest-id tie-break (default), balanced over equal routes, "
+                        "or bandwidth: trees avoiding slow and loaded links")
     p.add_argument("--time-limit", type=at.seconds(86400), default=60.0,
                    help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
                         "run reproducible (about one second of one core each; default 60)")
@@ -39,9 +46,95 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
+def _add_network_options(p: argparse.ArgumentParser, mid_run: bool = True) -> None:
+    p.add_argument("--fail-links", metavar="LINKS",
+                   help="links failed before the run: ids or u-v label pairs (3,17 or s00-sw0.0), or "
+                        "random:FRACTION[,seed=N] (skips links whose loss would cut a server off)")
+    p.add_argument("--slow-links", metavar="LINKS",
+                   help="links slowed before the run: LINK:GBITS or LINK:xFACTOR (3:25,s00-sw0.0:x0.5), or "
+                        "random:FRACTIONxFACTOR[,seed=N]")
+    if mid_run:
+        p.add_argument("--fail-at", metavar="WHEN:LINKS",
+                       help="links that fail during the run, at a time or after R rounds: 2ms:3,17 or round=10:3; "
+                            "each method re-plans the rest")
+        p.add_argument("--slow-at", metavar="WHEN:LINKS",
+                       help="links that slow down during the run: 2ms:3:25 or round=10:3:x0.25")
+
+
+def _network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
+    """(the topology as built, the topology with --fail-links/--slow-links applied)."""
+    base = make_topology(spec, force=a.force)
+    return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
+
+
+def _event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
+    """The mid-run event of --fail-at/--slow-at on topology `t`, or None."""
+    texts = _event_texts(a)
+    return None if texts is None else LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+
+
+def _event_texts(a: argparse.Namespace) -> tuple[str, str | None, str | None] | None:
+    """(when, failed links, slowed links) of --fail-at/--slow-at (one moment for both), or None."""
+    parts = {}
+    for opt, value in (("--fail-at", getattr(a, "fail_at", None)), ("--slow-at", getattr(a, "slow_at", None))):
+        if value is None:
+            continue
+        when, colon, links = value.partition(":")
+        if not colon or not links.strip():
+            raise UsageError(f"{opt}: give WHEN:LINKS such as 2ms:3 or round=10:3, got {value!r}")
+        parts[opt] = (when.strip(), links.strip())
+    if not parts:
+        return None
+    whens = {w for w, _ in parts.values()}
+    if len(whens) > 1:
+        raise UsageError(f"--fail-at and --slow-at must give the same moment, got {' and '.join(sorted(whens))}")
+    return whens.pop(), parts.get("--fail-at", (None, None))[1], parts.get("--slow-at", (None, None))[1]
+
+
+def _replan_lines(r: Replan) -> list[str]:
+    """Text lines of one re-planned run."""
+    s = r.summary()
+    when = f"round {r.event.at_round} ({format_seconds(s['at_s'])})" if r.event.at_round is not None \
+        else format_seconds(s["at_s"])
+    lost = s["lost_s"]
+    return [f"  during the run, at {when}: {describe_changes(r.topology, s['changes'])}",
+            f"    state: {s['finished']} finished, {s['in_flight_kept']} in flight kept, {s['resent']} lost in flight "
+            f"(re-sent), {s['not_started']} not started; resumes at {format_seconds(s['resume_s'])}",
+            f"    {r.method} re-planned the rest: {s['rest_workloads']} workloads in {s['rest_rounds']} rounds "
+            f"({s['rerouted']} re-routed) in {s['replan_wall_s']:.3f} s wall, {s['replan_cpu_s']:.3f} s CPU",
+            f"    finish {format_seconds(s['finish_s'])} (async) vs {format_seconds(s['failure_free_s'])} failure-free: "
+            f"{'lost' if lost >= 0 else 'gained'} {format_seconds(abs(lost))} ({100 * s['lost_share']:+.1f}%)"]
+
+
+def _add_size_option(p: argparse.ArgumentParser, default: str | None = DEFAULT_SIZE) -> None:
+    p.add_argument("--size", default=default,
+                   help=f"AllReduce message size M: B, KB, MB, GB, KiB, MiB, GiB (default {default or 'the file’s, else ' + DEFAULT_SIZE})")
+
+
+def _time_lines(rep: dict) -> list[str]:
+    """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
+    lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
+             f"(links {_span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {_span(rep['links']['latency_us'], ' µs')}):"]
+    b = rep["bounds"]
+    for mode in MODES:
+        if mode in rep:
+            m = rep[mode]
+            lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / 1e9:6.2f} GB/s  "
+                         f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
+    lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
+                 f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    return lines
+
+
+def _span(lo_hi: list[float], unit: str) -> str:
+    lo, hi = lo_hi
+    return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
+
+
 def _config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
-                          time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint)
+                          time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
+                          size=parse_size(a.size, "--size"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,14 +145,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("topology", help="describe a topology: servers, switches, links, degrees")
     p.add_argument("spec", help="e.g. bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, file:net.graphml")
     p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--links", action="store_true", help="also list every link: id, ends, level, bandwidth, latency")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    _add_network_options(p, mid_run=False)
 
     p = sub.add_parser("schedule", help="schedule AllReduce on a topology with one method")
     p.add_argument("spec")
-    p.add_argument("--method", default="critical-path", help=f"one of {', '.join(METHODS)} (default critical-path)")
+    p.add_argument("--method", default="critical-path",
+                   help=f"one of {', '.join(method_names())} (default critical-path)")
     p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON")
+    p.add_argument("--trace", action="store_true",
+                   help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
+    _add_network_options(p)
 
     p = sub.add_parser("validate", help="check an allreduce-schedule/1 file from scratch")
     p.add_argument("file")
@@ -70,11 +170,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="compare methods across configurations")
     p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
     p.add_argument("--preset", help="a named set of configurations, e.g. table2")
-    p.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help=f"comma-separated (default {','.join(DEFAULT_METHODS)}); add optimal, rl, rl-sample")
+    p.add_argument("--methods", default=None,
+                   help=f"comma-separated, from {', '.join(method_names())} "
+                        f"(default {','.join(default_methods())})")
     p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, help="seeds averaged for ps and greedy (default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    _add_size_option(p)
     _add_schedule_options(p)
+    _add_network_options(p)
+
+    p = sub.add_parser("run", help="execute a schedule file on torch.distributed; time it against dist.all_reduce")
+    p.add_argument("file", help="an allreduce-schedule/1 file (allreduce-lab schedule ... --out s.json)")
+    p.add_argument("--size", default="64MB", help="bytes all-reduced per rank: B, KB, MB, GB, KiB, MiB, GiB (default 64MB)")
+    p.add_argument("--dtype", default="float32", help="float32 (default), float64, float16, bfloat16, int64, int32, int8, uint8")
+    p.add_argument("--repeat", type=at.int_in(1, 100_000), default=5, help="timed repetitions (default 5)")
+    p.add_argument("--warmup", type=at.int_in(0, 100_000), default=1, help="untimed repetitions first (default 1)")
+    p.add_argument("--timeout", type=at.seconds(86400), default=300.0,
+                   help="seconds a rank may wait on another (default 300)")
+    p.add_argument("--port", type=at.int_in(0, 65535), default=0,
+                   help="local rendezvous port on 127.0.0.1 (default 0: a free one)")
+    p.add_argument("--ranks-per-process", type=at.int_in(1, 1024), default=1,
+                   help="local ranks hosted per process as threads (default 1)")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="under torchrun (default gloo)")
+    p.add_argument("--rank-map", default=None, help="server node ids in rank order, comma-separated (default: ascending ids)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = sub.add_parser("replay", help="time any allreduce-schedule/1 file in seconds (sync and async)")
+    p.add_argument("file")
+    _add_size_option(p, default=None)
+    p.add_argument("--mode", choices=["sync", "async", "both"], default="both",
+                   help="sync: a barrier after every round; async: no barriers (default both)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
     p.add_argument("spec", nargs="?", help="topology spec to train on")
@@ -98,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return _COMMANDS[args.command](args)
     except (TopologyError, ScheduleFileError, UsageError, ValueError) as err:
-        msg = err.args[0] if err.args else str(err)
-        print(f"allreduce-lab: error: {str(msg).splitlines()[0] if str(msg) else type(err).__name__}", file=sys.stderr)
+        msg = str(err.args[0] if err.args else err)
+        print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)
         return 2
     except OSError as err:  # a file that cannot be read or written: its name and the reason, not an errno
         print(f"allreduce-lab: error: {err.filename or ''}: {err.strerror or type(err).__name__}", file=sys.stderr)
@@ -125,20 +251,25 @@ def _guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
         spec_or_topology = spec_size(spec_or_topology)
         if spec_or_topology is None:  # a file or an example: checked once it is read
             return
-    for m in methods:
-        kind = "ring" if m == "ring" else "plain" if (m == "ps" or a.no_merge) else "tree"
-        solver = {"optimal": "cp-sat", "rl": "rl", "rl-sample": "rl"}.get(m)
+    for name in methods:
+        m = get_method(name)
+        kind = "plain" if m.dag == "tree" and a.no_merge else m.dag
+        solver = {"optimal": "cp-sat", "rl": "rl", "rl-sample": "rl"}.get(name)  # costs beyond the DAG's
         check_schedulable(spec_or_topology, kind, a.chunks, solver=solver, time_limit=a.time_limit,
-                          rollouts=a.samples + 1 if m == "rl-sample" else 1, force=a.force)
+                          rollouts=a.samples + 1 if name == "rl-sample" else 1, force=a.force)
 
 
 def cmd_topology(a: argparse.Namespace) -> int:
-    """Print the size and degree summary of a topology."""
-    t = make_topology(a.spec, force=a.force)
+    """Print the size and degree summary of a topology (and its links with --links)."""
+    _, t = _network(a, a.spec)
     check(estimate_describe(t.size), force=a.force)
     s = t.summary()
+    link_rows = [{"id": e, "u": t.labels[u], "v": t.labels[v], "level": int(lev), "capacity": int(c),
+              "bandwidth_gbps": float(bw), "latency_us": float(lat), "failed": bool(f)}
+             for e, ((u, v), lev, c, bw, lat, f) in enumerate(zip(t.edges.tolist(), t.edge_level, t.capacity,
+                                                                  t.bandwidth, t.latency, t.failed))]
     if a.format == "json":
-        print(json.dumps(s, indent=2))
+        print(json.dumps({**s, "links": link_rows} if a.links else s, indent=2))
         return 0
     print(s["spec"])
     print(f"  servers {s['servers']}, switches {s['switches']}, nodes {s['nodes']}, "
@@ -147,46 +278,65 @@ def cmd_topology(a: argparse.Namespace) -> int:
         hist = s[f"{kind}_degree"]
         if hist:
             print(f"  {kind} degree: " + ", ".join(f"{d} x{c}" for d, c in hist.items()))
+    links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
+                      for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
+    print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
+    if a.links:
+        print("  link  u-v  level  capacity  Gbit/s  µs")
+        for x in link_rows:
+            print(f"  {x['id']:4d}  {x['u']}-{x['v']}  {x['level']}  {x['capacity']}  {x['bandwidth_gbps']:g}  "
+                  f"{x['latency_us']:g}" + ("  FAILED" if x["failed"] else ""))
     return 0
 
 
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
-    if a.method not in METHODS:
-        raise UsageError(f"unknown method {a.method!r}; known: {', '.join(METHODS)}")
+    method = get_method(a.method)
     _guard(a.spec, [a.method], a)
-    t = make_topology(a.spec, force=a.force)
+    base, t = _network(a, a.spec)
     _guard(t, [a.method], a)
+    event = _event(a, t)
     cfg = _config(a)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if a.method in ("optimal", "rl-sample") else None
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
         if bar is not None:
             bar.n = frac
             bar.refresh()
 
+    size = cfg.size
     sched = run_method(a.method, t, cfg, progress)
     if bar is not None:
         bar.close()
     stats = sched.stats()
+    timing = time_report(sched.dag, sched.rounds, size)
+    network = changes(base, t)
+    moved = replan(sched, event, size=size) if event is not None else None
+    extra = {"network": network} if network["failed"] or network["slowed"] else {}
+    if moved is not None:
+        extra["replan"] = moved.summary()
     if a.out:
-        write_schedule(sched, a.out, stats)
+        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
     if a.format == "json":
-        print(json.dumps({**stats, "info": {k: v for k, v in sched.info.items() if k != "trace"}}, indent=2,
-                         default=float))
+        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra}, indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
+    if "network" in extra:
+        print(f"  network: {describe_changes(t, network)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     b = stats["bounds"]
     print(f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']} (link load {b['link_load']}, "
           f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
-    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint"):
+    print("\n".join(_time_lines(timing)))
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint", "routing"):
         if key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+    if moved is not None:
+        print("\n".join(_replan_lines(moved)))
     if a.out:
         print(f"  wrote {a.out}")
     return 0
@@ -214,12 +364,36 @@ def cmd_validate(a: argparse.Namespace) -> int:
     return 2
 
 
+def cmd_replay(a: argparse.Namespace) -> int:
+    """Time a schedule file in seconds (it must validate first); exit 2 when it does not."""
+    data = read_schedule_file(a.file)
+    recorded = data.get("timing") if isinstance(data.get("timing"), dict) else {}
+    size = parse_size(a.size if a.size is not None else recorded.get("size_bytes", DEFAULT_SIZE),
+                      "--size" if a.size is not None else f"{a.file}: timing.size_bytes")
+    rep = validate_document(data, a.file)
+    if not rep.ok:
+        v = rep.violations[0]
+        more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
+        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: [{v.rule}] {v.message}{more}")
+    timing = time_report(rep.dag, rep.schedule_rounds, size)
+    if a.mode != "both":
+        timing.pop("async" if a.mode == "sync" else "sync")
+    if a.format == "json":
+        print(json.dumps(timing, indent=2, default=float))
+        return 0
+    print(f"{a.file}: {data.get('method', '?')} on {data['topology'].get('spec', '?')}, "
+          f"{rep.workloads} workloads in {rep.rounds} rounds")
+    print("\n".join(_time_lines(timing)))
+    return 0
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     """Print the method comparison as a text table, JSON or CSV."""
-    methods = [m.strip() for m in a.methods.split(",") if m.strip()]
+    methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods names no method")
     for m in methods:
-        if m not in METHODS:
-            raise UsageError(f"unknown method {m!r}; known: {', '.join(METHODS)}")
+        get_method(m)
     configs = configurations(a.preset, a.specs)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
@@ -230,7 +404,13 @@ def cmd_compare(a: argparse.Namespace) -> int:
         bar.set_postfix_str(what)
         bar.update(1 if bar.n < bar.total else 0)
 
-    rows = compare(configs, methods, a.seeds, _config(a), progress)
+    cfg = _config(a)
+    size = cfg.size
+    event = None
+    if a.fail_at or a.slow_at:  # read on each configuration; check the form once here
+        event = _event_texts(a)
+    rows = compare(configs, methods, a.seeds, cfg, progress, size=size, fail=a.fail_links, slow=a.slow_links,
+                   event=event)
     bar.close()
     if a.format == "json":
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
@@ -243,17 +423,87 @@ def cmd_compare(a: argparse.Namespace) -> int:
         w.writerows(body)
         print(buf.getvalue(), end="")
         return 0
-    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    for r in body:
-        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    _print_table(header, body, 1)
     print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    print()
+    _print_table(*time_table(rows, methods), 2)
+    print(f"seconds for M = {format_size(size)} (means over seeds for ps and greedy); algbw and busbw of the async "
+          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
+          f"AllReduce) and to the best bound of the method's own DAG")
+    if event is not None:
+        print()
+        _print_table(*replan_table(rows, methods), 2)
+        given = " ".join(f"{opt} {v}" for opt, v in (("--fail-at", a.fail_at), ("--slow-at", a.slow_at)) if v)
+        print(f"mid-run link event ({given}): each method re-plans the rest; async replay; lost = finish - "
+              f"failure-free finish of the same schedule")
     for r in rows:
         for m, res in r.results.items():
             if res.error:
                 print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
+
+
+def _print_table(header: list[str], body: list[list[str]], left: int) -> None:
+    """Print aligned columns; the first `left` columns flush left, the rest right."""
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    for cells in [header] + body:
+        print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    """Run a schedule on real tensors (local processes, or one rank of torchrun); 0 correct, 1 wrong, 2 error."""
+    from .execute import bench, build_plan
+    from .execute.executor import error_line
+
+    try:
+        ranks = [int(x) for x in a.rank_map.split(",")] if a.rank_map else None
+    except ValueError:
+        raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
+    if a.backend == "nccl" and not bench.under_torchrun():
+        raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
+    plan = build_plan(read_schedule_file(a.file), ranks)
+    cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
+                            repeat=a.repeat, warmup=a.warmup)
+    bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
+    progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
+    try:
+        if bench.under_torchrun():
+            rep = bench.run_torchrun(plan, cfg, backend=a.backend, timeout=a.timeout, progress=progress)
+        else:
+            rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
+                                  progress=progress)
+    except (RuntimeError, OSError) as err:  # launch, transfer and backend errors: one line
+        bar.close()
+        print(f"allreduce-lab: error: {error_line(err)[0]}", file=sys.stderr)
+        return 2
+    bar.close()
+    if rep is None:  # a torchrun rank other than 0: rank 0 reports
+        return 0
+    if a.format == "json":
+        print(json.dumps(rep.as_dict(), indent=2))
+        return 0 if rep.correct else 1
+    print(f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {rep.processes} processes)  "
+          f"{rep.nbytes} bytes {rep.dtype}")
+    check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
+        if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
+    print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
+    rows = rep.rows()
+    mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
+    cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
+    _print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
+                 [[f"  {label}"] + [f"{1e3 * v:.2f}" if k.endswith("_s") else f"{v:.3g}" for k, v in zip(cols, values)]
+                  for label, values in [(str(r["rep"]), [r[k] for k in cols]) for r in rows]
+                  + [("avg", [mean(k) for k in cols])]], left=1)
+    print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
+          f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
+          f"load {rep.load[0]:.2f}")
+    if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
+        print(f"  CPU seconds per AllReduce, all ranks: schedule {mean('schedule_cpu_s'):.3f}, "
+              f"all_reduce {mean('all_reduce_cpu_s'):.3f}")
+    if rep.mode.startswith("local"):
+        print("  loopback has no topology: these times measure the executor, not the network")
+    return 0 if rep.correct else 1
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -266,7 +516,7 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
-             "compare": cmd_compare, "train": cmd_train}
+             "compare": cmd_compare, "replay": cmd_replay, "run": cmd_run, "train": cmd_train}
 
 
 if __name__ == "__main__":

@@ -8,13 +8,24 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .bounds import lower_bounds
-from .schedulers import RANDOMIZED, ScheduleConfig, run_method
-from .schedulers.listsched import merged_dag
-from .topology import Preset, make_topology, preset
+from .bounds import gap, lower_bounds
+from .methods import get_method, iter_methods, run_method
+from .replan import LinkEvent, Replan, replan
+from .schedule import ScheduleConfig
+from .seconds import time_report
+from .timing import DEFAULT_SIZE_BYTES, MODES
+from .topology import Preset, TopologyError, degrade, make_topology, preset
+from .workloads import build_dag
 
-DEFAULT_METHODS = ("ps", "ring", "greedy", "critical-path", "rl")
-MERGED_METHODS = ("greedy", "critical-path", "optimal", "rl", "rl-sample")
+
+def default_methods() -> tuple[str, ...]:
+    """The registered methods `compare` runs when none are named."""
+    return tuple(m.name for m in iter_methods() if m.default)
+
+
+def schedules_tree_dag(method: str) -> bool:
+    """True for a method that schedules the tree DAG, the one the table's lower bound is for."""
+    return get_method(method).dag == "tree"
 
 
 @dataclass
@@ -28,6 +39,10 @@ class MethodResult:
     seconds: float
     info: dict = field(default_factory=dict)
     error: str | None = None
+    time: dict = field(default_factory=dict)
+    """Seconds (mean over seeds) per mode with algbw/busbw and gaps, and the bounds of its DAG (`time_report`)."""
+    replan: dict = field(default_factory=dict)
+    """With a mid-run link event: the re-planned run's numbers (`Replan.summary`), mean over seeds."""
 
     @property
     def std(self) -> float:
@@ -52,15 +67,15 @@ class Row:
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for)."""
-        got = [r for m, r in self.results.items() if m in MERGED_METHODS and r.rounds is not None]
+        got = [r for m, r in self.results.items() if schedules_tree_dag(m) and r.rounds is not None]
         return min(got, key=lambda r: r.rounds) if got else None
 
     def gap(self, method: str) -> float | None:
         """rounds / lower bound - 1 for a merged-DAG method, else None."""
         r = self.results.get(method)
-        if r is None or r.rounds is None or method not in MERGED_METHODS:
+        if r is None or r.rounds is None or not schedules_tree_dag(method):
             return None
-        return r.rounds / self.lower_bound - 1
+        return gap(r.rounds, self.lower_bound)
 
     def as_dict(self) -> dict:
         """Plain JSON-ready form."""
@@ -70,9 +85,10 @@ class Row:
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
-                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error}
+                            "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
+                            "time": r.time}
                         for m, r in self.results.items()},
-            "best_merged_gap": (best.rounds / self.lower_bound - 1) if best else None,
+            "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "paper": None if self.paper is None else {
                 "nodes": self.paper.paper_nodes, "edges": self.paper.paper_edges,
                 "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
@@ -91,40 +107,109 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
     return out
 
 
-def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] = DEFAULT_METHODS,
+def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str] | None = None,
             seeds: int = 5, config: ScheduleConfig | None = None,
-            progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds."""
+            progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
+            fail: str | None = None, slow: str | None = None,
+            event: tuple[str, str | None, str | None] | None = None) -> list[Row]:
+    """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
+
+    Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
+    `fail` and `slow` fail or slow links before the run (texts of `core.topology.degrade`, read on each
+    configuration); `event` = (when, fail, slow) changes links during the run (`LinkEvent.parse`) and every
+    method re-plans the rest (`MethodResult.replan`).
+    """
     base = config or ScheduleConfig()
-    methods = list(methods)
+    methods = list(default_methods() if methods is None else methods)
+    for m in methods:
+        get_method(m)
     if seeds < 1:
         raise ValueError(f"seeds must be >= 1, got {seeds}")
     rows = []
     for name, spec, paper in configs:
-        topo = make_topology(spec)
-        dag = merged_dag(topo, base)
+        topo = degrade(make_topology(spec), fail=fail, slow=slow)
+        change = LinkEvent.parse(topo, *event) if event else None
+        dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
         lb = lower_bounds(dag)
         results: dict[str, MethodResult] = {}
         for m in methods:
             if progress:
                 progress(f"{name} {m}")
             start = time.perf_counter()
-            runs = range(seeds) if m in RANDOMIZED else [base.seed]
-            per_seed, info, own = [], {}, 0
+            runs = range(seeds) if get_method(m).randomized else [base.seed]
+            per_seed, info, own, reports, moved = [], {}, 0, [], []
             try:
                 for s in runs:
-                    sched = run_method(m, topo, replace(base, seed=s))
+                    sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
                     per_seed.append(sched.n_rounds)
                     info = sched.info
                     own = own or lower_bounds(sched.dag).best
+                    reports.append(time_report(sched.dag, sched.rounds, size))
+                    if change is not None:
+                        moved.append(_replan_numbers(replan(sched, change, size=size)))
             except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
+                if isinstance(err, TopologyError):
+                    raise  # a failure that cuts a server off is the user's error, not one method's
                 results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
                 continue
             results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                      _small_info(info))
+                                      _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
         rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
                         lb.as_dict(), results, paper))
     return rows
+
+
+def _replan_numbers(r: Replan) -> dict:
+    """The numeric part of a re-planned run's summary (averaged over seeds by `_mean_report`)."""
+    s = r.summary()
+    return {k: v for k, v in s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def replan_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the mid-run event table: failure-free and re-planned finish, time lost."""
+    header = ["config", "method", "event ms", "failure-free ms", "finish ms", "lost ms", "lost", "re-sent",
+              "re-routed", "re-plan s"]
+    body = []
+    for r, m, res in _with(rows, methods, "replan"):
+        x = res.replan
+        body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
+                     f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
+                     f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
+    return header, body
+
+
+def _with(rows: list[Row], methods: list[str], part: str):
+    """(row, method, result) for every result that ran and has `part` ("time" or "replan")."""
+    for r in rows:
+        for m in methods:
+            res = r.results[m]
+            if res.rounds is not None and getattr(res, part):
+                yield r, m, res
+
+
+def _mean_report(reports: list[dict]) -> dict:
+    """The time report of a method averaged over its seeds (numbers averaged key by key)."""
+    def mean(items: list):
+        if isinstance(items[0], dict):
+            return {k: mean([x[k] for x in items]) for k in items[0]}
+        if isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            return float(np.mean(items))
+        return items[0]
+    return mean(reports) if reports else {}
+
+
+def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the seconds table: one line per configuration and method."""
+    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
+                                                                           "gap BW bound", "gap own bound"]
+    body = []
+    for r, m, res in _with(rows, methods, "time"):
+        a = res.time["async"]
+        body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
+                    + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
+                       f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+    return header, body
 
 
 def _small_info(info: dict) -> dict:
@@ -145,12 +230,12 @@ def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[
             if res.rounds is None:
                 cells.append("n/a")
                 continue
-            txt = f"{res.rounds:.1f}" if m in RANDOMIZED else f"{res.rounds:.0f}"
-            if m == "optimal" and not res.info.get("proven_optimal"):
+            txt = f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"
+            if "proven_optimal" in res.info and not res.info["proven_optimal"]:
                 txt += "*"
             cells.append(txt)
         best = r.best_merged()
-        cells += [str(r.lower_bound), f"{100 * (best.rounds / r.lower_bound - 1):.1f}%" if best else "-"]
+        cells += [str(r.lower_bound), f"{100 * gap(best.rounds, r.lower_bound):.1f}%" if best else "-"]
         p = r.paper
         cells += [_num(p.paper_ps if p else None), _num(p.paper_ring if p else None), _num(p.paper_rl if p else None)]
         body.append(cells)

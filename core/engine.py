@@ -15,6 +15,9 @@ import numpy as np
 
 from .workloads import WorkloadDAG
 
+Rounds = list[np.ndarray]
+"""A schedule's rounds: one array of workload ids per round."""
+
 
 @dataclass(frozen=True)
 class Violation:
@@ -36,6 +39,16 @@ class InvalidRound(ValueError):
         super().__init__(violations[0].message + more)
 
 
+class RoundLimitError(RuntimeError):
+    """A round loop that reached its round limit before every workload was sent."""
+
+
+def round_limit(dag: WorkloadDAG) -> int:
+    """The one round limit of every loop: a schedule whose rounds each send at least one
+    workload ends within n rounds, so more means a selector that stalls."""
+    return max(dag.n, 1)
+
+
 class Engine:
     """Mutable simulation state of one AllReduce; read it through the properties."""
 
@@ -51,6 +64,7 @@ class Engine:
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
         self._n_sent = 0
+        self._truncated = False
 
     # ---- read-only state ----------------------------------------------------------------
     @property
@@ -158,13 +172,32 @@ class Engine:
                 chosen.append(_fill_batch(part, links, cap, used_ext, self._unit_capacity))
         return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
 
-    def run(self, select: Callable[["Engine"], np.ndarray], max_rounds: int | None = None) -> "Engine":
-        """The round loop: apply ``select(self)`` until every workload is sent."""
-        limit = max_rounds if max_rounds is not None else max(10 * self._dag.n, 100)
+    @property
+    def truncated(self) -> bool:
+        """True when `run` stopped at its round limit before every workload was sent."""
+        return self._truncated
+
+    def run(self, select: Callable[["Engine"], np.ndarray], max_rounds: int | None = None, *,
+            truncate: bool = False, check: bool = True) -> "Engine":
+        """The round loop: apply ``select(self)`` until every workload is sent.
+
+        At `max_rounds` (default `round_limit`) it raises RoundLimitError, or with `truncate`
+        stops and sets `truncated`. ``check=False`` skips the per-round rule check for selectors
+        that are valid by construction (`fill`); their result is checked once, by replay, in
+        the method registry.
+        """
+        limit = round_limit(self._dag) if max_rounds is None else max_rounds
         while not self.done:
             if len(self._rounds) >= limit:
-                raise RuntimeError(f"no schedule within {limit} rounds ({self._n_sent}/{self._dag.n} sent)")
-            self.apply(select(self))
+                if truncate:
+                    self._truncated = True
+                    return self
+                raise RoundLimitError(f"no schedule within {limit} rounds ({self._n_sent}/{self._dag.n} sent)")
+            ids = np.asarray(select(self), dtype=np.int64)
+            if check:
+                self.apply(ids)
+            else:
+                self._commit(ids)
         return self
 
     def utilization(self) -> np.ndarray:
@@ -364,3 +397,21 @@ class RoundBuilder:
         """For each candidate, the share of its links no other valid candidate needs."""
         alone = (self.on_link[self.lk] <= 1).astype(np.float64)
         return np.bincount(self.pos, weights=alone, minlength=len(self.pool)) / np.maximum(self.n_links_of, 1)
+
+
+def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:
+    """Rounds of the list scheduler: each round walks the ready workloads by ascending `rank`
+    (ties by workload id) and keeps every one that still fits (`Engine.fill`)."""
+    order = np.lexsort((np.arange(dag.n), rank))  # workloads in priority order
+    place = np.empty(dag.n, dtype=np.int64)
+    place[order] = np.arange(dag.n)
+    engine = Engine(dag)
+    ready_by_place = engine.ready_mask()[order].copy()  # the ready set, kept in priority order
+
+    def select(eng: Engine) -> np.ndarray:
+        if eng.n_rounds:
+            ready_by_place[place[eng.last_round]] = False
+            ready_by_place[place[eng.last_freed]] = True
+        return eng.fill(order[np.flatnonzero(ready_by_place)])
+
+    return engine.run(select, check=False).rounds

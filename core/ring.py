@@ -16,11 +16,11 @@ from .topology import Topology
 
 
 def ring_adjacency(topology: Topology) -> np.ndarray:
-    """Boolean (S, S) matrix: server i and j joined by a path through switches only."""
+    """Boolean (S, S) matrix: server i and j joined by a path through switches only (failed links cut)."""
     t = topology
     s = t.n_servers
     adj = np.zeros((s, s), dtype=bool)
-    ptr, nbr, _ = t.adjacency
+    ptr, nbr, _ = t.live_adjacency
     # switch components: union-find over switch-switch links
     parent = np.arange(t.n_nodes)
 
@@ -30,7 +30,7 @@ def ring_adjacency(topology: Topology) -> np.ndarray:
             x = parent[x]
         return x
 
-    for u, v in t.edges.tolist():
+    for u, v in t.edges[~t.failed].tolist():
         if not t.is_server[u] and not t.is_server[v]:
             parent[find(u)] = find(v)
     members: dict[int, list[int]] = {}

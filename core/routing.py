@@ -6,6 +6,10 @@ rule), or, with ``mode="balanced"``, the ((r + v) mod m)-th of the m closer neig
 that different roots spread over equal-length routes. The next hops of one root form a tree
 over all nodes; the **node tree** keeps only the servers: the parent of server s is the first
 server on s's route, and the tree edge is that route segment, which crosses switches only.
+
+Failed links (`Topology.failed`) are never routed over: routes are shortest paths of the live
+graph, and a failure that separates servers raises `DisconnectedError` naming the servers cut
+off and the failed links around them (docs/time.md).
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from .topology import Topology
+from .topology.degrade import DisconnectedError, check_connected  # noqa: F401 - re-exported
 
-ROUTING_MODES = ("shortest", "balanced")
+ROUTING_MODES = ("shortest", "balanced", "bandwidth")
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,16 +120,21 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     if mode not in ROUTING_MODES:
         raise ValueError(f"routing must be one of {', '.join(ROUTING_MODES)}, got {mode!r}")
     t = topology
+    check_connected(t)
     n = t.n_nodes
     servers = t.servers
-    ptr, nbr, _ = t.adjacency
-    src_of_entry = np.repeat(np.arange(n), np.diff(ptr))
-    graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(n, n))
-    dist = shortest_path(graph, unweighted=True, indices=servers).astype(np.int64)  # (S, n)
+    live_ptr, live_nbr, _ = t.live_adjacency  # failed links are never routed over
+    graph = csr_matrix((np.ones(len(live_nbr)), live_nbr, live_ptr), shape=(n, n))
+    dist = shortest_path(graph, unweighted=True, indices=servers)  # (S, n)
+    dist = np.where(np.isfinite(dist), dist, n + 1).astype(np.int64)  # n + 1: a switch failures cut off
 
-    closer = dist[:, nbr] == dist[:, src_of_entry] - 1  # (S, entries): entry j leads toward root
+    ptr, nbr, link = t.adjacency  # every node keeps an entry; failed ones never lead toward a root
+    src_of_entry = np.repeat(np.arange(n), np.diff(ptr))
+    closer = (dist[:, nbr] == dist[:, src_of_entry] - 1) & ~t.link_failed[link][None, :]  # (S, entries)
     big = np.iinfo(np.int64).max
-    if mode == "shortest":
+    if mode == "bandwidth":
+        next_hop = _bandwidth_next_hops(t)
+    elif mode == "shortest":
         key = np.where(closer, nbr[None, :], big)
         next_hop = np.minimum.reduceat(key, ptr[:-1], axis=1)
     else:
@@ -139,10 +149,18 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     next_hop = np.where(next_hop == big, -1, next_hop).astype(np.int64)
     next_hop[np.arange(len(servers)), servers] = -1
 
-    # Walk from every server toward each root until the first server: the node-tree segment.
-    s_count = len(servers)
-    rows = np.repeat(np.arange(s_count), s_count)
-    cur = np.tile(servers, s_count)
+    seg_nodes, seg_len, parent = _segments(t, next_hop, np.arange(len(servers)))
+    return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
+                  seg_nodes=seg_nodes, seg_len=seg_len)
+
+
+def _segments(t: Topology, next_hop: np.ndarray, roots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Walk from every server toward each root (row of `next_hop`) until the first server: the node-tree
+    segments (R, S, L+1) padded with -1, their lengths (R, S) and the parent server indices (R, S)."""
+    servers = t.servers
+    s_count, r_count = len(servers), len(roots)
+    rows = np.repeat(roots, s_count)
+    cur = np.tile(servers, r_count)
     is_root = cur == servers[rows]
     steps = [np.where(is_root, -1, cur)]
     active = ~is_root
@@ -151,20 +169,43 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
         steps.append(nxt)
         cur = np.where(active, nxt, cur)
         active = active & ~t.is_server[np.maximum(cur, 0)]
-    seg_nodes = np.stack(steps, axis=1).reshape(s_count, s_count, -1)
-    seg_len = (seg_nodes >= 0).sum(axis=2) - 1
-    seg_len = np.maximum(seg_len, 0)
-    end = seg_nodes[np.arange(s_count)[:, None], np.arange(s_count)[None, :], seg_len]
+    seg_nodes = np.stack(steps, axis=1).reshape(r_count, s_count, -1)
+    seg_len = np.maximum((seg_nodes >= 0).sum(axis=2) - 1, 0)
+    end = seg_nodes[np.arange(r_count)[:, None], np.arange(s_count)[None, :], seg_len]
     parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
-    return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
-                  seg_nodes=seg_nodes, seg_len=seg_len)
+    return seg_nodes, seg_len, parent
+
+
+def _bandwidth_next_hops(t: Topology) -> np.ndarray:
+    """Next hops of the "bandwidth" mode: root by root (server order), a shortest-path tree under link
+    weights (1 + tree segments already routed over the link) x (fastest bandwidth / its bandwidth), so
+    trees avoid slow and loaded links; ties as scipy's Dijkstra breaks them (deterministic)."""
+    from scipy.sparse.csgraph import dijkstra
+
+    n = t.n_nodes
+    ptr, nbr, link = t.live_adjacency
+    edge = link // 2
+    slow = t.bandwidth.max() / t.bandwidth  # 1 on the fastest links
+    load = np.zeros(t.n_edges)
+    servers = t.servers
+    next_hop = np.full((len(servers), n), -1, dtype=np.int64)
+    for i, r in enumerate(servers.tolist()):
+        graph = csr_matrix(((1.0 + load[edge]) * slow[edge], nbr, ptr), shape=(n, n))
+        _, pred = dijkstra(graph, directed=True, indices=r, return_predecessors=True)
+        next_hop[i] = np.where(pred >= 0, pred, -1)
+        seg, seg_len, _ = _segments(t, next_hop, np.array([i]))
+        a, b = seg[0, :, :-1], seg[0, :, 1:]
+        ok = (a >= 0) & (b >= 0)
+        if ok.any():
+            np.add.at(load, t.link_ids_of(a[ok], b[ok]) // 2, 1.0)
+    return next_hop
 
 
 def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | None:
     """Shortest path from server `src` to server `dst` whose interior nodes are all switches
-    (lowest-id next hop among equals), or None if no such path exists."""
+    (lowest-id next hop among equals, failed links avoided), or None if no such path exists."""
     t = topology
-    ptr, nbr, _ = t.adjacency
+    ptr, nbr, _ = t.live_adjacency
     dist = {dst: 0}
     frontier = [dst]
     while frontier and src not in dist:
@@ -186,3 +227,11 @@ def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | Non
         path.append(min(u for u in nbr[ptr[v]:ptr[v + 1]].tolist()
                         if dist.get(u) == d - 1 and (u == dst or not t.is_server[u])))
     return path
+
+
+def send_segments(topology: Topology, routes: Routes, src: int, dst: int) -> list[list[int]]:
+    """The hops of a send from server `src` to server `dst`: the switch-only shortest path when one
+    exists (one segment), else the routed path cut at every server it crosses (relays there)."""
+    full = switch_only_route(topology, src, dst) or routes.route(src, dst)
+    cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
+    return [full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)]

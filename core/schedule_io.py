@@ -10,7 +10,7 @@ import numpy as np
 
 from .atomic import write_atomic
 from .guard import check, estimate_json
-from .schedulers.base import Schedule
+from .schedule import Schedule
 from .topology import to_dict
 
 FORMAT = "allreduce-schedule/1"
@@ -20,8 +20,12 @@ class ScheduleFileError(ValueError):
     """A file that is not a readable allreduce-schedule/1 document (one-line reason)."""
 
 
-def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str, Any]:
-    """The JSON document of a schedule: topology, workloads, rounds and stats."""
+def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool = False,
+                     timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
+    """The JSON document of a schedule: topology (with link properties), workloads, rounds and stats (and
+    the learned method's step-by-step trace, only when `trace` is asked for; the timing it was replayed
+    with — message size, seconds per mode, bounds — when given; `extra` top-level entries such as the
+    links failed or slowed before the run, ``network``, and a mid-run re-plan's summary, ``replan``)."""
     dag = schedule.dag
     path = dag.path.to_lists()
     prefix = dag.prefix.to_lists()
@@ -32,7 +36,7 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
                                                         prefix, dag.carries_own.tolist()))
     ]
     stats = stats if stats is not None else schedule.stats()
-    return {
+    doc = {
         "format": FORMAT,
         "topology": to_dict(dag.topology),
         "method": schedule.method,
@@ -45,11 +49,20 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None) -> dict[str,
         "stats": _plain(stats),
         "info": _plain(schedule.info),
     }
+    if timing is not None:
+        doc["timing"] = _plain(timing)
+    for key, value in (extra or {}).items():
+        doc[key] = _plain(value)
+    if trace and schedule.trace is not None:
+        doc["trace"] = _plain(schedule.trace)
+    return doc
 
 
-def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None) -> dict[str, Any]:
-    """Write the schedule as JSON, whole or not at all (a temporary file renamed); returns the document."""
-    doc = schedule_to_dict(schedule, stats)
+def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
+                   trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
+    """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
+    file renamed); returns the document written."""
+    doc = schedule_to_dict(schedule, stats, trace, timing, extra)
     write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
     return doc
 

@@ -2,7 +2,8 @@
 
 Three layers, every violation reported (not only the first):
 
-1. structure — ids unique, paths are real server…switches…server routes, prefixes exist;
+1. structure — ids unique, paths are real server…switches…server routes that cross no failed
+   link (the file's ``failed`` list), prefixes exist;
 2. rounds — the engine's rules (each workload once, prefixes earlier, link capacity);
 3. data — replay the payloads: a reduce workload carries the sender's piece (if carries_own)
    plus the payloads of its reduce prefixes, which must end at the sender; the root's sum must
@@ -35,6 +36,10 @@ class Report:
     workloads: int = 0
     trees: int = 0
     stats_rounds: int | None = None
+    dag: WorkloadDAG | None = None
+    """The file's workload DAG (ids renumbered 0..n-1 in file order), for replaying it in time."""
+    schedule_rounds: list[np.ndarray] = field(default_factory=list)
+    """The file's rounds as internal workload ids."""
 
     @property
     def ok(self) -> bool:
@@ -97,6 +102,7 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
     rounds, round_problems = _rounds(data["rounds"], id_of)
     report.violations.extend(round_problems)
     report.rounds = len(rounds)
+    report.dag, report.schedule_rounds = dag, rounds
     try:
         dag.topo_levels
     except ValueError:
@@ -205,6 +211,10 @@ def _dag_from_workloads(nodes: Nodes, items: list, chunks: int) -> tuple[Workloa
             links.append([])
         else:
             links.append(topo.link_ids(path).tolist())
+            dead = [x for x in links[-1] if topo.link_failed[x]]
+            if dead:
+                problems.append(_v("failed", f"workload {wid}: path {_show(w.get('path'))} crosses failed link "
+                                             f"{dead[0] // 2} ({topo.link_label(dead[0])})", wid, None, dead[0]))
         paths.append(path)
         prefix = w.get("prefix", [])
         if not isinstance(prefix, list):

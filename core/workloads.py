@@ -17,11 +17,14 @@ import numpy as np
 
 from . import csr
 from .csr import CSR
-from .routing import Routes, compute_routes, switch_only_route
+from .routing import Routes, compute_routes, send_segments
 from .topology import Topology
 
 REDUCE, BROADCAST = 0, 1
 PHASES = ("reduce", "broadcast")
+DAG_KINDS = ("tree", "plain", "ring")
+"""What a method schedules: parameter-server trees (merged unless merge is off), plain trees
+(merge always off: Parameter Server), or the server ring."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,9 +174,9 @@ def _chain_lengths(levels: list[np.ndarray], rel: CSR, start: int) -> np.ndarray
     return out
 
 
-def _assemble(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
+def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
               path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None) -> WorkloadDAG:
-    """Derive src/dst/links from paths and wrap everything in a WorkloadDAG."""
+    """A WorkloadDAG from per-workload trees, phases, paths and prefixes (src, dst and links derived from the paths)."""
     p = path
     lens = p.lengths
     src = p.values[p.ptr[:-1]]
@@ -200,6 +203,17 @@ def _check_chunks(chunks: int) -> None:
         raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}")
 
 
+def build_dag(topology: Topology, kind: str = "tree", *, merge: bool = True, chunks: int = 1,
+              routing: str = "shortest", routes: Routes | None = None) -> WorkloadDAG:
+    """The workload DAG of one kind (`DAG_KINDS`) over `topology`'s routes."""
+    if kind not in DAG_KINDS:
+        raise ValueError(f"DAG kind must be one of {', '.join(DAG_KINDS)}, got {kind!r}")
+    routes = routes or compute_routes(topology, routing)
+    if kind == "ring":
+        return ring_dag(topology, chunks=chunks, routes=routes)
+    return tree_dag(topology, merge=merge and kind == "tree", chunks=chunks, routes=routes)
+
+
 def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
              routes: Routes | None = None) -> WorkloadDAG:
     """Parameter-server AllReduce: one flow-tree per (root server, chunk), reduce then broadcast."""
@@ -212,7 +226,7 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     else:
         tree = root_of
     s = topology.n_servers
-    return _assemble(topology, "tree", merge, chunks, tree=tree, phase=phase, carries_own=own, path=path,
+    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=phase, carries_own=own, path=path,
                      prefix=prefix, tree_root=np.repeat(topology.servers, chunks),
                      tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode})
 
@@ -374,10 +388,7 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
     hop_segments: list[list[list[int]]] = []
     for a in range(s):
         # a ring-adjacent pair talks over switches only; otherwise the routed path, relayed at servers
-        a_node, b_node = order[a], order[(a + 1) % s]
-        full = switch_only_route(topology, a_node, b_node) or routes.route(a_node, b_node)
-        cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
-        hop_segments.append([full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)])
+        hop_segments.append(send_segments(topology, routes, order[a], order[(a + 1) % s]))
 
     tree, phase, own, paths, pre_rows, pre_vals = [], [], [], [], [], []
     tree_root, tree_chunk = [], []
@@ -400,7 +411,7 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
                             pre_vals.append(prev)
                         prev = w
     n = len(tree)
-    return _assemble(topology, "ring", False, chunks, tree=np.array(tree), phase=np.array(phase, np.int8),
+    return assemble_dag(topology, "ring", False, chunks, tree=np.array(tree), phase=np.array(phase, np.int8),
                      carries_own=np.array(own), path=csr.from_lists(paths),
                      prefix=csr.from_pairs(np.array(pre_rows, np.int64), np.array(pre_vals, np.int64), n),
                      tree_root=np.array(tree_root), tree_chunk=np.array(tree_chunk),

@@ -14,7 +14,8 @@ from typing import Any, Callable, TypeVar
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
-from core.schedulers import METHODS, ScheduleConfig
+from core.methods import METHODS, get_method, method_names
+from core.schedule import ScheduleConfig
 from core.topology import TopologyError, preset
 
 from . import data
@@ -22,12 +23,17 @@ from .inputs import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_DRAW_NO
                      family_params, family_spec)
 
 T = TypeVar("T")
-METHOD_TITLES = {"ps": "Parameter Server", "ring": "Ring AllReduce", "greedy": "Greedy (merged)",
-                 "critical-path": "Critical-path", "optimal": "Optimal (CP-SAT)", "rl": "Hierarchical RL",
-                 "rl-sample": "RL, best of samples"}
-"""How each core method is named on screen."""
-SLOW_METHODS = ("optimal", "rl-sample")
-"""Methods that may run for seconds: they get a progress bar."""
+
+
+def method_title(method: str) -> str:
+    """How a registered method is named on screen (its registry title)."""
+    return METHODS[method].title if method in METHODS else method
+
+
+def is_slow(method: str) -> bool:
+    """True for a method that may run for seconds: it gets a progress bar."""
+    return get_method(method).slow
+
 SOURCE_MODES = ("Table 2 preset", "Family", "Upload")
 
 
@@ -113,8 +119,8 @@ def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "
                    ) -> list[str]:
     """A multiselect of core's methods (at most `limit`), in the sidebar or in the container `where`."""
     box = where if where is not None else st.sidebar
-    return list(persistent(box.multiselect, name, default, label, list(METHODS), max_selections=limit,
-                           format_func=lambda m: METHOD_TITLES.get(m, m)))
+    return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
+                           format_func=method_title))
 
 
 def schedule_options(name: str) -> ScheduleConfig:

@@ -19,10 +19,10 @@ from core.bounds import lower_bounds
 from core.compare import Row, compare, configurations
 from core.routing import NodeTree, Routes, compute_routes
 from core.schedule_io import schedule_to_dict
-from core.schedulers import Schedule, ScheduleConfig, run_method
-from core.schedulers.listsched import merged_dag
+from core.methods import get_method, run_method
+from core.schedule import Schedule, ScheduleConfig
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
-from core.workloads import PHASES, WorkloadDAG, tree_dag
+from core.workloads import PHASES, WorkloadDAG, build_dag, tree_dag
 
 from .figures import NetDrawing, WorkloadArc
 from .figures import player_base as player_base_figure
@@ -156,7 +156,8 @@ def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Pro
 def merged_bound(source: Source, config: ScheduleConfig) -> int:
     """Lower bound of the topology's merged workload DAG (the reference of greedy, critical-path,
     optimal and RL)."""
-    return lower_bounds(merged_dag(topology(source), config)).best
+    return lower_bounds(build_dag(topology(source), "tree", merge=config.merge, chunks=config.chunks,
+                                  routing=config.routing)).best
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)
@@ -185,13 +186,11 @@ def heatmap_csv(source: Source, method: str, config: ScheduleConfig) -> str:
 
 
 @st.cache_data(show_spinner=False, ttl=120)
-def method_problem(method: str, config: ScheduleConfig = ScheduleConfig()) -> str | None:
-    """None when a method runs (tried on BCube(3,1)), else the one-line reason it does not."""
-    try:
-        schedule(DEFAULT_SOURCE, method, config)
-    except Exception as err:  # noqa: BLE001 - any failure means "not available", with its reason
-        return f"{type(err).__name__}: {err}"
-    return None
+def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), source: Source = DEFAULT_SOURCE
+                   ) -> str | None:
+    """None when a method can run on `source`, else the one-line reason it cannot (asked of the
+    registry, without running the method)."""
+    return get_method(method).problem(topology(source), config)
 
 
 def round_differences(a: Schedule, b: Schedule) -> tuple[list[list[int]], list[list[int]]]:

@@ -10,14 +10,14 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from core.methods import METHODS
+
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 """Flow-tree colours: tree t is drawn in PALETTE[t % len(PALETTE)]."""
 UTIL_SCALE = [[0.0, "#f2f4f7"], [0.005, "#c7e9b4"], [0.5, "#41b6c4"], [1.0, "#0c2c84"]]
 """One colour scale for every utilization heatmap: 0 % (pale grey) to 100 % of capacity (dark blue)."""
 SERVER_COLOUR, SWITCH_COLOUR, ROOT_COLOUR, EDGE_COLOUR = "#1f77b4", "#ff7f0e", "#d62728", "#b0b0b0"
 MARKER_COLOUR = "#e4002b"
-METHOD_COLOURS = {"ps": "#636efa", "ring": "#ef553b", "greedy": "#ab63fa", "critical-path": "#00a087",
-                  "optimal": "#ffa15a", "rl": "#19d3f3", "rl-sample": "#ff6692"}
 
 
 def tree_colour(tree: int) -> str:
@@ -27,7 +27,7 @@ def tree_colour(tree: int) -> str:
 
 def method_colour(method: str) -> str:
     """The colour of a scheduling method in every chart."""
-    return METHOD_COLOURS.get(method, "#7f7f7f")
+    return METHODS[method].colour if method in METHODS else "#7f7f7f"
 
 
 @dataclass(frozen=True, eq=False)

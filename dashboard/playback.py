@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.schedulers import Schedule
+from core.schedule import Schedule
 from core.workloads import WorkloadDAG
 
 
@@ -90,7 +90,7 @@ def build_playback(schedule: Schedule) -> Playback:
     cat = (lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64))
     util = schedule.utilization()
     busy = (util > 0).sum(axis=0).astype(np.int64) if util.size else np.zeros(len(rounds), np.int64)
-    small = {k: v for k, v in schedule.info.items() if k != "trace"}
+    small = dict(schedule.info)
     return Playback(method=schedule.method, dag=dag, rounds=rounds, stats=schedule.stats(),
                     util_pct=np.clip(np.rint(util * 100), 0, 255).astype(np.uint8),
                     sent=np.array([len(r) for r in rounds], dtype=np.int64), busy=busy, ptr=ptr,

@@ -13,11 +13,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..engine import Engine, RoundBuilder
-from ..schedulers.base import ScheduleConfig
-from ..schedulers.listsched import merged_dag
+from ..engine import Engine, RoundBuilder, round_limit
 from ..topology import Topology, make_topology
-from ..workloads import WorkloadDAG
+from ..workloads import WorkloadDAG, build_dag
 from .features import DYNAMIC_FEATURES, LOWER_FEATURES, UPPER_FEATURES, Observer, RoundState, dynamic_features
 from .rewards import check_reward, lower_reward, upper_reward
 
@@ -29,7 +27,7 @@ UpperSelect = Callable[[RoundState, np.ndarray], np.ndarray]
 
 def _dag(spec: str | None, topology: Topology | None, chunks: int) -> WorkloadDAG:
     topo = topology if topology is not None else make_topology(spec or "bcube:n=3,k=1")
-    return merged_dag(topo, ScheduleConfig(chunks=chunks))
+    return build_dag(topo, "tree", chunks=chunks)
 
 
 def longest_chain_fill(engine: Engine, state: RoundState, pool: np.ndarray) -> np.ndarray:
@@ -73,7 +71,7 @@ class FlowTreeSelectionEnv(gym.Env):
         self.observer = Observer(self.dag)
         self.lower = lower or longest_chain_fill
         self.reward_kind = check_reward(reward)
-        self.max_rounds = max_rounds or 3 * self.dag.n + 10
+        self.max_rounds = max_rounds or round_limit(self.dag)
         nt = self.dag.n_trees
         self.action_space = spaces.MultiBinary(nt)
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(nt, len(UPPER_FEATURES)),
@@ -145,7 +143,7 @@ class WorkloadSchedulingEnv(gym.Env):
         self.observer = Observer(self.dag)
         self.upper = upper or select_all
         self.reward_kind = check_reward(reward)
-        self.max_rounds = max_rounds or 3 * self.dag.n + 10
+        self.max_rounds = max_rounds or round_limit(self.dag)
         self.n_features = len(LOWER_FEATURES) + len(DYNAMIC_FEATURES)
         self.action_space = spaces.Discrete(self.dag.n)
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(self.dag.n, self.n_features),

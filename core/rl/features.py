@@ -12,9 +12,8 @@ import dataclasses
 import numpy as np
 
 from ..bounds import lower_bounds
-from ..engine import Engine, RoundBuilder
-from ..schedulers.base import list_schedule
-from ..schedulers.listsched import critical_path_rank
+from ..engine import Engine, RoundBuilder, list_schedule
+from ..priorities import critical_path_rank
 from ..workloads import WorkloadDAG
 
 FEATURES_VERSION = 3

@@ -56,25 +56,22 @@ class Episode:
 
 def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.random.Generator | None = None,
          observer: Observer | None = None, record: bool = False, trace: bool = False,
-         max_rounds: int | None = None, temperature: float = 1.0) -> Episode:
-    """Run the policy to the end of the AllReduce (or `max_rounds`) and return the episode."""
+         temperature: float = 1.0) -> Episode:
+    """Run the policy to the end of the AllReduce through the engine's round loop (truncated at
+    the engine's one round limit) and return the episode."""
     obs = observer or Observer(dag)
     rng = rng or np.random.default_rng(0)
-    eng = Engine(dag)
     nt = dag.n_trees
-    last_sel = np.zeros(nt, dtype=bool)
-    sent_last = np.zeros(nt)
-    limit = max_rounds or 4 * dag.n + 10
+    prev = {"selected": np.zeros(nt, dtype=bool), "sent": np.zeros(nt)}
     records: list[RoundRecord] = []
     tr = {"tree_probs": [], "trees_selected": [], "steps": []} if trace else None
-    while not eng.done:
-        if eng.n_rounds >= limit:
-            return Episode(eng.rounds, records, tr, truncated=True)
+
+    def select(eng: Engine) -> np.ndarray:
         st = obs.state(eng)
         ready = np.flatnonzero(st.ready)
         selectable = np.zeros(nt, dtype=bool)
         selectable[dag.tree[ready]] = True
-        uf = obs.upper(st, last_sel, sent_last)
+        uf = obs.upper(st, prev["selected"], prev["sent"])
         with torch.no_grad():
             logits = policy.tree_logits(torch.from_numpy(uf)).numpy().astype(np.float64)
         prob = 1.0 / (1.0 + np.exp(-logits))
@@ -122,7 +119,9 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
             tr["tree_probs"].append(prob.round(4).tolist())
             tr["trees_selected"].append(np.flatnonzero(chosen).tolist())
             tr["steps"].append(steps)
-        eng.apply(ids)
-        last_sel = chosen
-        sent_last = np.bincount(dag.tree[ids], minlength=nt).astype(np.float64)
-    return Episode(eng.rounds, records, tr)
+        prev["selected"] = chosen
+        prev["sent"] = np.bincount(dag.tree[ids], minlength=nt).astype(np.float64)
+        return ids
+
+    eng = Engine(dag).run(select, truncate=True)
+    return Episode(eng.rounds, records, tr, truncated=eng.truncated)

@@ -25,10 +25,10 @@ import torch
 from tqdm import tqdm
 
 from ..bounds import lower_bounds
-from ..schedulers.base import ScheduleConfig, list_schedule
-from ..schedulers.listsched import critical_path_rank, merged_dag
+from ..engine import list_schedule
+from ..priorities import critical_path_rank
 from ..topology import make_topology, parse_spec, preset
-from ..workloads import WorkloadDAG
+from ..workloads import WorkloadDAG, build_dag
 from .checkpoint import checkpoint_dir, load_checkpoint, save_checkpoint, slug
 from .features import Observer
 from .policy import HierarchicalPolicy, PolicyConfig, use_torch_threads
@@ -176,7 +176,6 @@ def train(dag: WorkloadDAG, cfg: TrainConfig, policy: HierarchicalPolicy | None 
            "lower": torch.optim.Adam(policy.lower.parameters(), lr=cfg.lr)}
     gamma = 1.0 if cfg.reward == "rounds" else cfg.gamma
     cp_rounds = len(list_schedule(dag, critical_path_rank(dag)))
-    max_rounds = 3 * cp_rounds + 10
     lb = lower_bounds(dag).best
     start = time.perf_counter()
     log: list[dict] = []
@@ -190,7 +189,7 @@ def train(dag: WorkloadDAG, cfg: TrainConfig, policy: HierarchicalPolicy | None 
     for i in range(cfg.iterations):
         for agent, count in (("upper", cfg.upper_iters), ("lower", cfg.lower_iters)):
             for _ in range(count):
-                eps = [play(dag, policy, sample=True, rng=rng, observer=obs, record=True, max_rounds=max_rounds)
+                eps = [play(dag, policy, sample=True, rng=rng, observer=obs, record=True)
                        for _ in range(cfg.batch)]
                 rewards = [round_rewards(e, dag, cfg) for e in eps]
                 adv = advantages([r[0] if agent == "upper" else r[1] for r in rewards], gamma)
@@ -239,7 +238,7 @@ def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init:
                progress: bool = True, command: str = "") -> tuple[Path, TrainResult]:
     """Train on a topology spec and write the checkpoint (default checkpoints/<slug>)."""
     topo = make_topology(spec)
-    dag = merged_dag(topo, ScheduleConfig())
+    dag = build_dag(topo, "tree")
     policy = None
     if init:
         policy, _ = load_checkpoint(init)

@@ -15,10 +15,10 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ..bounds import lower_bounds
-from ..topology import Topology
+from ..engine import list_schedule
+from ..priorities import critical_path_rank
+from ..schedule import Plan, ScheduleConfig
 from ..workloads import WorkloadDAG
-from .base import Schedule, ScheduleConfig, list_schedule
-from .listsched import critical_path_rank, merged_dag
 
 WALL_SAFETY = 4.0
 """The wall-clock safety net is this many times the (deterministic) time limit, plus 10 s."""
@@ -99,9 +99,8 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
     return hint, info
 
 
-def optimal(topology: Topology, config: ScheduleConfig, progress=None) -> Schedule:
-    """Exact (or best found within the time limit) schedule of the merged DAG."""
-    dag = merged_dag(topology, config)
+def optimal(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Plan:
+    """Exact (or best found within the time limit) schedule of the DAG, with CP-SAT's proven bound."""
     rounds, info = solve_optimal(dag, config.time_limit, workers=config.workers, seed=config.seed,
                                  progress=progress)
-    return Schedule("optimal", dag, rounds, config, info=info)
+    return Plan(rounds, info)

@@ -2,7 +2,8 @@
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
 ``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
-``example:fig3`` (the paper's four-host example).
+``example:fig3`` (the paper's four-host example). Any spec may add link options
+(``bcube:n=4,k=1,bw=100/25,lat=1``; see `core.topology.links` and docs/time.md).
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from dataclasses import dataclass
 
 from ..guard import Size, check, estimate_topology
 from .bcube import bcube
-from .dcell import dcell
+from .dcell import dcell, dcell_servers
+from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
 from .examples import EXAMPLES, example, fig3
 from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, read_topology_dict, to_dict
-from .graph import SERVER, SWITCH, Topology, TopologyError
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
-from .sizes import dcell_servers
+from .links import LINK_KEYS, LinkOptions, split_link_options
 from .spec import FAMILIES, Family, parse_spec
 
 __all__ = [
@@ -25,6 +27,8 @@ __all__ = [
     "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size",
     "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
+    "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
+    "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
 ]
 
 
@@ -62,15 +66,17 @@ def _plausible(family: str, p: dict[str, int]) -> bool:
 
 
 def make_topology(spec: str, *, force: bool = False) -> Topology:
-    """Build the topology a spec string names (raises TopologyError with the rule broken, or
-    SizeError when building it would exceed the memory or time limit; `force` skips that check)."""
-    family, params = parse_spec(spec)
+    """Build the topology a spec string names, with its link options (raises TopologyError with the
+    rule broken, or SizeError when building it would exceed the memory or time limit; `force`
+    skips that check)."""
+    family, params = parse_spec(spec)  # checks the whole spec, link options included
+    base, links = split_link_options(spec)
     if family == "file":
-        return load_topology_file(spec.strip().partition(":")[2], force=force)
+        return links.apply(load_topology_file(base.strip().partition(":")[2], force=force))
     if family == "example":
-        return example(spec.strip().partition(":")[2])
-    check(estimate_topology(spec_size(spec)), force=force)  # parameters the family refuses cost ~nothing
-    return FAMILIES[family].build(**params)
+        return links.apply(example(base.strip().partition(":")[2]))
+    check(estimate_topology(spec_size(base)), force=force)  # parameters the family refuses cost ~nothing
+    return links.apply(FAMILIES[family].build(**params))
 
 
 @dataclass(frozen=True)

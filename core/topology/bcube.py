@@ -50,4 +50,4 @@ def bcube(n: int, k: int) -> Topology:
     e = np.concatenate(edges)
     return Topology(spec=f"bcube:n={n},k={k}", is_server=is_server, edges=e,
                     capacity=np.ones(len(e), np.int64), labels=tuple(labels + labels_sw),
-                    layer=layer, group=group)
+                    layer=layer, group=group, edge_level=np.repeat(np.arange(k + 1), n_srv))

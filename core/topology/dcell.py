@@ -50,9 +50,10 @@ def dcell(n: int, k: int) -> Topology:
         edges.append(np.stack([u, v], axis=1))
         t_prev = block
     e = np.concatenate(edges)
+    level = np.repeat(np.arange(len(edges)), [len(x) for x in edges])  # 0: server-switch, l: DCell_l links
     labels = [f"s{c}.{p}" for c, p in zip((s // n).tolist(), (s % n).tolist())]
     labels += [f"sw{c}" for c in range(n_sw)]
     is_server = np.r_[np.ones(t_k, bool), np.zeros(n_sw, bool)]
     group = np.r_[s // n, np.arange(n_sw)]
     return Topology(spec=f"dcell:n={n},k={k}", is_server=is_server, edges=e,
-                    capacity=np.ones(len(e), np.int64), labels=tuple(labels), group=group)
+                    capacity=np.ones(len(e), np.int64), labels=tuple(labels), group=group, edge_level=level)

@@ -34,6 +34,7 @@ def fattree(k: int) -> Topology:
     e_edge_agg = np.stack([edge0 + pod * h + i, agg0 + pod * h + j], axis=-1).reshape(-1, 2)
     e_agg_core = np.stack([agg0 + pod * h + i, core0 + i * h + j], axis=-1).reshape(-1, 2)
     e = np.concatenate([e_host, e_edge_agg, e_agg_core])
+    level = np.repeat([0, 1, 2], [len(e_host), len(e_edge_agg), len(e_agg_core)])
     labels = [f"h{p}.{x}" for p, x in zip((hosts // (h * h)).tolist(), (hosts % (h * h)).tolist())]
     labels += [f"e{p}.{x}" for p in range(k) for x in range(h)]
     labels += [f"a{p}.{x}" for p in range(k) for x in range(h)]
@@ -44,4 +45,5 @@ def fattree(k: int) -> Topology:
     layer = np.r_[np.zeros(n_host), np.ones(n_edge), np.full(n_agg, 2), np.full(n_core, 3)].astype(np.int64)
     group = np.r_[hosts // (h * h), np.arange(n_edge) // h, np.arange(n_agg) // h, np.arange(n_core)]
     return Topology(spec=f"fattree:k={k}", is_server=is_server, edges=e,
-                    capacity=np.ones(len(e), np.int64), labels=tuple(labels), layer=layer, group=group)
+                    capacity=np.ones(len(e), np.int64), labels=tuple(labels), layer=layer, group=group,
+                    edge_level=level)

@@ -1,9 +1,13 @@
 """Read a topology from a file: GraphML, or JSON (an edge list, or an allreduce-schedule/1 file).
 
 GraphML: every node needs a ``kind`` attribute (``server`` or ``switch``; ``type`` is accepted
-too); an optional edge attribute ``capacity``. JSON: ``{"nodes": [{"id": ..., "kind": ...}],
-"links": [[u, v, capacity], ...]}`` (``edges`` for ``links`` and ``[u, v]`` pairs are accepted),
-or ``{"servers": [...], "edges": [[u, v], ...]}``, or a schedule file's ``topology`` object.
+too); optional edge attributes ``capacity``, ``bandwidth`` (Gbit/s), ``latency`` (µs) and
+``failed`` (true/false). JSON: ``{"nodes": [{"id": ..., "kind": ...}], "links": [...]}`` where a
+link is ``[u, v]``, ``[u, v, capacity]``, ``[u, v, capacity, bandwidth, latency]`` or an object
+``{"u": .., "v": .., "capacity": .., "bandwidth": .., "latency": .., "failed": ..}`` (``edges``
+for ``links`` is accepted; an optional ``"failed": [link index, ...]`` marks failed links), or
+``{"servers": [...], "edges": [[u, v], ...]}``, or a schedule file's ``topology`` object.
+Bandwidths and latencies may carry units (``"25Gbps"``, ``"500ns"``; `core.units`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ import networkx as nx
 import numpy as np
 
 from ..guard import check, estimate_json
-from .graph import SERVER, SWITCH, Topology, TopologyError
+from ..units import UnitError, parse_bandwidth, parse_latency
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
+
+LINK_FIELDS = ("u", "v", "capacity", "bandwidth", "latency")
+"""The positions of a link written as a list (to_dict writes all five)."""
 
 MAX_CAPACITY = 2 ** 31 - 1
 """Largest link capacity read from a file (workloads per round; numpy int64 arithmetic stays exact)."""
@@ -33,13 +41,35 @@ def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
         if kind not in (SERVER, SWITCH):
             raise TopologyError(f"node {_show(v)}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
         kinds.append(kind == SERVER)
-    edges, caps = [], []
+    edges, props = [], []
     for u, v, data in g.edges(data=True):
         edges.append((index[u], index[v]))
-        caps.append(_capacity(data.get("capacity", 1), (u, v)))
+        props.append(_link_props(data, (u, v)))
     labels = tuple(str(g.nodes[v].get("label", v)) for v in nodes)
+    return _topology(spec, kinds, edges, props, labels)
+
+
+def _topology(spec: str, kinds: list[bool], edges: list[tuple[int, int]], props: list[tuple], labels) -> Topology:
+    """A Topology from node kinds, edges and per-edge (capacity, bandwidth, latency, failed)."""
+    cap, bw, lat, failed = (list(x) for x in zip(*props)) if props else ([], [], [], [])
     return Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
-                    capacity=np.array(caps, np.int64), labels=labels)
+                    capacity=np.array(cap, np.int64), labels=tuple(labels), bandwidth=np.array(bw, np.float64),
+                    latency=np.array(lat, np.float64), failed=np.array(failed, bool))
+
+
+def _link_props(data: dict, edge: tuple) -> tuple[int, float, float, bool]:
+    """(capacity, bandwidth Gbit/s, latency µs, failed) of one edge's attributes, defaults filled in."""
+    try:
+        bw = parse_bandwidth(data.get("bandwidth", DEFAULT_BANDWIDTH), f"edge {_show(edge)}: bandwidth")
+        lat = parse_latency(data.get("latency", DEFAULT_LATENCY), f"edge {_show(edge)}: latency")
+    except UnitError as err:
+        raise TopologyError(str(err)) from None
+    failed = data.get("failed", False)
+    if isinstance(failed, str) and failed.lower() in ("true", "false", "1", "0"):
+        failed = failed.lower() in ("true", "1")
+    if not isinstance(failed, (bool, np.bool_)) and failed not in (0, 1):
+        raise TopologyError(f"edge {_show(edge)}: failed must be true or false, got {_show(failed)}")
+    return _capacity(data.get("capacity", 1), edge), bw, lat, bool(failed)
 
 
 def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
@@ -63,9 +93,18 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     links = data.get("links", data.get("edges"))
     if not isinstance(links, list):
         raise TopologyError("a JSON topology needs a list 'links' (or 'edges') of [u, v] or [u, v, capacity]")
-    for link in links:
-        if not isinstance(link, (list, tuple)) or len(link) not in (2, 3):
-            raise TopologyError(f"each link must be [u, v] or [u, v, capacity], got {_show(link)}")
+    for k, link in enumerate(links):
+        if isinstance(link, dict):
+            if "u" not in link or "v" not in link:
+                raise TopologyError(f"link {k}: an object link needs 'u' and 'v', got {_show(link, 80)}")
+            unknown = set(link) - {"u", "v", "capacity", "bandwidth", "latency", "failed"}
+            if unknown:
+                raise TopologyError(f"link {k}: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
+                                    f"known: u, v, capacity, bandwidth, latency, failed")
+        elif not isinstance(link, (list, tuple)) or not 2 <= len(link) <= 5:
+            raise TopologyError(f"each link must be [u, v], [u, v, capacity], [u, v, capacity, bandwidth, latency] "
+                                f"or an object with u and v, got {_show(link, 80)}")
+    links = [link if isinstance(link, dict) else dict(zip(LINK_FIELDS, link)) for link in links]
     ids: list[Any] = []
     kinds: list[bool] = []
     labels: list[str] = []
@@ -86,7 +125,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             raise TopologyError("'servers' must be a list of node ids")
         servers = set(data["servers"])
         for link in links:
-            for x in link[:2]:
+            for x in (link["u"], link["v"]):
                 if _hashable(x) and x not in ids:
                     ids.append(x)
                     kinds.append(x in servers)
@@ -96,17 +135,24 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     index = {x: i for i, x in enumerate(ids)}
     if len(index) != len(ids):
         raise TopologyError("node ids must be unique")
-    edges, caps = [], []
+    edges, props = [], []
     for link in links:
-        u, v = link[0], link[1]
+        u, v = link["u"], link["v"]
         for x in (u, v):
             if not _hashable(x) or x not in index:
-                raise TopologyError(f"link {_show(link)} names node {_show(x)}, which is not in 'nodes'")
+                raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
-        caps.append(_capacity(link[2] if len(link) == 3 else 1, (u, v)))
-    topo = Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
-                    capacity=np.array(caps, np.int64), labels=tuple(labels))
-    return topo, ids
+        props.append(_link_props(link, (u, v)))
+    failed = data.get("failed", [])
+    if not isinstance(failed, list) or not all(_is_index(i, len(props)) for i in failed):
+        raise TopologyError(f"'failed' must be a list of link indices in 0..{len(props) - 1}, got {_show(failed, 80)}")
+    for i in failed:
+        props[i] = props[i][:3] + (True,)
+    return _topology(spec, kinds, edges, props, labels), ids
+
+
+def _is_index(i: Any, n: int) -> bool:
+    return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
 
 
 def _hashable(x: Any) -> bool:
@@ -169,10 +215,16 @@ def _show(x: Any, limit: int = 40) -> str:
 
 
 def to_dict(t: Topology) -> dict[str, Any]:
-    """The JSON form used by schedule files: nodes with kinds and labels, undirected links with capacity."""
-    return {
+    """The JSON form used by schedule files: nodes with kinds and labels, undirected links as
+    ``[u, v, capacity, bandwidth Gbit/s, latency µs]``, and the indices of failed links (if any)."""
+    out: dict[str, Any] = {
         "spec": t.spec,
         "nodes": [{"id": i, "kind": SERVER if s else SWITCH, "label": lab}
                   for i, (s, lab) in enumerate(zip(t.is_server.tolist(), t.labels))],
-        "links": [[int(u), int(v), int(c)] for (u, v), c in zip(t.edges.tolist(), t.capacity.tolist())],
+        "link_fields": list(LINK_FIELDS),
+        "links": [[u, v, c, bw, lat] for (u, v), c, bw, lat in
+                  zip(t.edges.tolist(), t.capacity.tolist(), t.bandwidth.tolist(), t.latency.tolist())],
     }
+    if t.failed.any():
+        out["failed"] = np.flatnonzero(t.failed).tolist()
+    return out

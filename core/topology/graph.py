@@ -3,11 +3,16 @@
 Node ids are ``0 .. n-1``. Every undirected edge ``e = (u, v)`` is two directed links:
 ``2e`` is ``u -> v`` and ``2e + 1`` is ``v -> u``; each carries ``capacity[e]`` workloads a
 round. Everything downstream (routing, workloads, the engine, heatmaps) indexes links this way.
+
+Beside the round model's ``capacity``, every edge has the time model's properties (docs/time.md):
+``bandwidth`` in Gbit/s per direction (full duplex), ``latency`` in µs, and ``failed`` (a cut
+link: both directions down). A slowed link is one with a lower ``bandwidth``. The topology is
+immutable: `Topology.with_links` returns a changed copy with the same nodes, edges and link ids.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import networkx as nx
@@ -18,9 +23,20 @@ SWITCH = "switch"
 MAX_SERVERS = 100_000
 """The generators' own limit on servers (the size guard usually refuses much earlier)."""
 
+DEFAULT_BANDWIDTH = 100.0
+"""Gbit/s per direction of a link whose family or file gives none (100 GbE, docs/time.md)."""
+DEFAULT_LATENCY = 1.0
+"""µs per link (one cut-through switch hop plus a few metres of cable, docs/time.md)."""
+
 
 class TopologyError(ValueError):
     """A topology that breaks a rule of the model (the message names the rule and the value)."""
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """`text` cut to `limit` characters, unprintable characters escaped: safe in a one-line message."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text)[:limit + 1])
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,6 +52,13 @@ class Topology:
     labels : one readable label per node (``"s01"``, ``"sw1.2"``).
     layer : int array (n,), a drawing layer (0 = servers, switches above by level).
     group : int array (n,), a drawing group (BCube position, DCell cell, fat-tree pod).
+    bandwidth : float array (E,), Gbit/s per direction (default `DEFAULT_BANDWIDTH`).
+    latency : float array (E,), µs (default `DEFAULT_LATENCY`).
+    failed : bool array (E,), True for a failed (cut) link (default none).
+    edge_level : int array (E,), the family's link level, which spec options such as
+        ``bw=100/25`` address (BCube: switch level; DCell: 0 = switch, l = DCell_l link;
+        fat-tree: 0 host-edge, 1 edge-aggregation, 2 aggregation-core; Jellyfish: 0 server,
+        1 switch-switch; files and examples: 0).
     """
 
     spec: str
@@ -45,6 +68,10 @@ class Topology:
     labels: tuple[str, ...]
     layer: np.ndarray = field(default=None)  # type: ignore[assignment]
     group: np.ndarray = field(default=None)  # type: ignore[assignment]
+    bandwidth: np.ndarray = field(default=None)  # type: ignore[assignment]
+    latency: np.ndarray = field(default=None)  # type: ignore[assignment]
+    failed: np.ndarray = field(default=None)  # type: ignore[assignment]
+    edge_level: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         n = len(self.is_server)
@@ -56,7 +83,14 @@ class Topology:
             object.__setattr__(self, "layer", np.where(self.is_server, 0, 1))
         if self.group is None:
             object.__setattr__(self, "group", np.zeros(n, dtype=np.int64))
-        for name in ("is_server", "edges", "capacity", "layer", "group"):
+        n_e = len(edges)
+        for name, default, dtype in (("bandwidth", DEFAULT_BANDWIDTH, np.float64), ("latency", DEFAULT_LATENCY, np.float64),
+                                     ("failed", False, bool), ("edge_level", 0, np.int64)):
+            value = getattr(self, name)
+            value = np.full(n_e, default, dtype=dtype) if value is None else np.array(value, dtype=dtype).reshape(-1)
+            object.__setattr__(self, name, value)
+        for name in ("is_server", "edges", "capacity", "layer", "group", "bandwidth", "latency", "failed",
+                     "edge_level"):
             getattr(self, name).setflags(write=False)
         _check(self)
 
@@ -115,6 +149,46 @@ class Topology:
         return np.repeat(self.capacity, 2)
 
     @cached_property
+    def link_bandwidth(self) -> np.ndarray:
+        """Bandwidth of each directed link in Gbit/s (a failed link keeps its nominal value)."""
+        return np.repeat(self.bandwidth, 2)
+
+    @cached_property
+    def link_latency(self) -> np.ndarray:
+        """Latency of each directed link in µs."""
+        return np.repeat(self.latency, 2)
+
+    @cached_property
+    def link_failed(self) -> np.ndarray:
+        """True for each directed link of a failed edge."""
+        return np.repeat(self.failed, 2)
+
+    def with_links(self, *, bandwidth: np.ndarray | float | None = None, latency: np.ndarray | float | None = None,
+                   failed: np.ndarray | None = None, spec: str | None = None) -> "Topology":
+        """A copy with new per-edge bandwidth (Gbit/s), latency (µs) and/or failed flags; same link ids."""
+        n_e = self.n_edges
+        return replace(
+            self, spec=self.spec if spec is None else spec,
+            bandwidth=self.bandwidth if bandwidth is None else np.broadcast_to(np.asarray(bandwidth, np.float64), (n_e,)),
+            latency=self.latency if latency is None else np.broadcast_to(np.asarray(latency, np.float64), (n_e,)),
+            failed=self.failed if failed is None else np.asarray(failed, bool))
+
+    def with_servers(self, servers: np.ndarray | list[int], spec: str | None = None) -> "Topology":
+        """A copy where only `servers` compute; every other server only forwards, like a switch.
+
+        Nodes, edges and link ids are unchanged, so a DAG built on the copy (a job placed on
+        `servers`) uses the link ids of the whole cluster and per-link arrays line up.
+        """
+        servers = np.asarray(servers, dtype=np.int64).reshape(-1)
+        bad = servers[(servers < 0) | (servers >= self.n_nodes)]
+        if len(bad) or not self.is_server[servers].all():
+            which = int(bad[0]) if len(bad) else int(servers[~self.is_server[servers]][0])
+            raise TopologyError(f"with_servers: node {which} is not a server of {self.spec}")
+        keep = np.zeros(self.n_nodes, dtype=bool)
+        keep[servers] = True
+        return replace(self, spec=spec or f"{self.spec} on {len(np.unique(servers))} servers", is_server=keep)
+
+    @cached_property
     def _link_keys(self) -> tuple[np.ndarray, np.ndarray]:
         key = self.link_src * self.n_nodes + self.link_dst
         order = np.argsort(key)
@@ -158,6 +232,33 @@ class Topology:
         return ptr, dst[order], order
 
     @cached_property
+    def live_adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`adjacency` without the failed links: what routing may use."""
+        ptr, nbr, link = self.adjacency
+        if not self.failed.any():
+            return ptr, nbr, link
+        keep = ~self.link_failed[link]
+        src = np.repeat(np.arange(self.n_nodes), np.diff(ptr))[keep]
+        live_ptr = np.zeros(self.n_nodes + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=self.n_nodes), out=live_ptr[1:])
+        return live_ptr, nbr[keep], link[keep]
+
+    def cut_off_servers(self) -> np.ndarray:
+        """Servers that failed links separate from the others: every server outside the live component
+        holding the most servers (ties: the one with the lowest server id); empty when all are connected."""
+        if not self.failed.any():
+            return np.zeros(0, dtype=np.int64)
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+        ptr, nbr, _ = self.live_adjacency
+        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(self.n_nodes, self.n_nodes))
+        _, comp = connected_components(graph, directed=False)
+        srv_comp = comp[self.servers]
+        counts = np.bincount(srv_comp)
+        main = int(srv_comp[np.argmax(counts[srv_comp])])  # first server of a largest component
+        return self.servers[srv_comp != main]
+
+    @cached_property
     def degree(self) -> np.ndarray:
         """Number of links at each node."""
         return np.diff(self.adjacency[0])
@@ -174,13 +275,15 @@ class Topology:
 
     # ---- conversions -------------------------------------------------------------------
     def to_networkx(self) -> nx.Graph:
-        """An undirected networkx graph with node attributes kind/label/layer/group and edge capacity."""
+        """An undirected networkx graph: node attributes kind/label/layer/group; edge capacity, bandwidth,
+        latency, failed and level."""
         g = nx.Graph()
         for v in range(self.n_nodes):
             g.add_node(v, kind=SERVER if self.is_server[v] else SWITCH, label=self.labels[v],
                        layer=int(self.layer[v]), group=int(self.group[v]))
-        for (u, v), c in zip(self.edges.tolist(), self.capacity.tolist()):
-            g.add_edge(u, v, capacity=c)
+        for (u, v), c, bw, lat, bad, lev in zip(self.edges.tolist(), self.capacity.tolist(), self.bandwidth.tolist(),
+                                                self.latency.tolist(), self.failed.tolist(), self.edge_level.tolist()):
+            g.add_edge(u, v, capacity=c, bandwidth=bw, latency=lat, failed=bad, level=lev)
         return g
 
     def summary(self) -> dict:
@@ -197,12 +300,16 @@ class Topology:
             "server_degree": _hist(deg[srv]),
             "switch_degree": _hist(deg[sw]),
             "diameter": int(nx.diameter(self.to_networkx())),
+            "bandwidth_gbps": _hist(self.bandwidth),
+            "latency_us": _hist(self.latency),
+            "failed_links": int(self.failed.sum()),
         }
 
 
-def _hist(values: np.ndarray) -> dict[int, int]:
+def _hist(values: np.ndarray) -> dict:
+    """Value -> count (integers stay int; bandwidths and latencies are floats)."""
     uniq, counts = np.unique(values, return_counts=True)
-    return {int(u): int(c) for u, c in zip(uniq, counts)}
+    return {(int(u) if float(u).is_integer() else float(u)): int(c) for u, c in zip(uniq.tolist(), counts)}
 
 
 def _check(t: Topology) -> None:
@@ -221,6 +328,19 @@ def _check(t: Topology) -> None:
         raise TopologyError("capacity: need one value per edge")
     if len(t.capacity) and t.capacity.min() < 1:
         raise TopologyError(f"capacity must be a positive integer, got {int(t.capacity.min())}")
+    for name in ("bandwidth", "latency", "failed", "edge_level"):
+        if len(getattr(t, name)) != len(t.edges):
+            raise TopologyError(f"{name}: need one value per edge ({len(t.edges)}), got {len(getattr(t, name))}")
+    bad_bw = ~(np.isfinite(t.bandwidth) & (t.bandwidth > 0))
+    if bad_bw.any():
+        e = int(np.flatnonzero(bad_bw)[0])
+        raise TopologyError(f"bandwidth must be a finite number > 0 Gbit/s, got {t.bandwidth[e]} on edge "
+                            f"{tuple(t.edges[e].tolist())}")
+    bad_lat = ~(np.isfinite(t.latency) & (t.latency >= 0))
+    if bad_lat.any():
+        e = int(np.flatnonzero(bad_lat)[0])
+        raise TopologyError(f"latency must be a finite number >= 0 µs, got {t.latency[e]} on edge "
+                            f"{tuple(t.edges[e].tolist())}")
     s = int(t.is_server.sum())
     if s < 2:
         raise TopologyError(f"a topology needs at least 2 servers for AllReduce, got {s}")

@@ -98,6 +98,6 @@ def jellyfish(switches: int, ports: int, switch_ports: int, seed: int = 0) -> To
     spec = f"jellyfish:switches={n},ports={p},switch_ports={r},seed={seed}"
     try:
         return Topology(spec=spec, is_server=is_server, edges=e, capacity=np.ones(len(e), np.int64),
-                        labels=tuple(labels), group=group)
+                        labels=tuple(labels), group=group, edge_level=np.repeat([0, 1], [n_srv, len(sw_links)]))
     except TopologyError as err:
         raise TopologyError(f"{spec}: {err} (random pairing left it disconnected; try another seed or more switch_ports)") from None

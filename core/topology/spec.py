@@ -15,8 +15,9 @@ from .bcube import bcube
 from .dcell import dcell
 from .examples import EXAMPLES
 from .fattree import fattree
-from .graph import Topology, TopologyError
+from .graph import Topology, TopologyError, clip
 from .jellyfish import jellyfish
+from .links import split_link_options
 from .sizes import bcube_size, dcell_size, fattree_size, jellyfish_size
 
 MAX_DIGITS = 18
@@ -44,17 +45,13 @@ FAMILIES: dict[str, Family] = {
 _ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree"}
 
 
-def _short(text: str, limit: int = 40) -> str:
-    """`text` cut to `limit` characters, for messages."""
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     """Split ``"bcube:n=3,k=1"`` into ``("bcube", {"n": 3, "k": 1})``, checking names and values."""
     if not isinstance(spec, str) or not spec.strip():
         raise TopologyError("topology spec is empty; try bcube:n=3,k=1")
     if len(spec) > MAX_SPEC_CHARS:
         raise TopologyError(f"topology spec is {len(spec)} characters long; the limit is {MAX_SPEC_CHARS}")
+    spec, _ = split_link_options(spec)  # link options (bw=, lat=) are checked there, applied by make_topology
     head, _, rest = spec.strip().partition(":")
     family = _ALIASES.get(head.lower(), head.lower())
     if family == "file":
@@ -63,27 +60,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         return "file", {}
     if family == "example":
         if rest not in EXAMPLES:
-            raise TopologyError(f"unknown example {_short(rest)!r}; known: {', '.join(EXAMPLES)}")
+            raise TopologyError(f"unknown example {clip(rest)!r}; known: {', '.join(EXAMPLES)}")
         return "example", {}
     if family not in FAMILIES:
         known = ", ".join(list(FAMILIES) + ["file", "example"])
-        raise TopologyError(f"unknown topology family {_short(head)!r}; known: {known}")
+        raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}")
     fam = FAMILIES[family]
-    shown = _short(spec.strip(), 60)
+    shown = clip(spec.strip(), 60)
     given: dict[str, int] = {}
     for item in filter(None, (s.strip() for s in rest.split(","))):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not eq:
-            raise TopologyError(f"{shown}: parameter {_short(item)!r} must be key=value")
+            raise TopologyError(f"{shown}: parameter {clip(item)!r} must be key=value")
         if key not in fam.required and key not in fam.optional:
-            raise TopologyError(f"{shown}: unknown parameter {_short(key)!r} for {family}; "
+            raise TopologyError(f"{shown}: unknown parameter {clip(key)!r} for {family}; "
                                 f"expected {', '.join(fam.required + tuple(fam.optional))}")
         if key in given:
             raise TopologyError(f"{shown}: parameter {key} is given twice; give each parameter once")
         if not _INT.fullmatch(value):
             raise TopologyError(f"{shown}: parameter {key} must be an integer (ASCII digits, optional sign, "
-                                f"at most {MAX_DIGITS} digits), got {_short(value)!r}")
+                                f"at most {MAX_DIGITS} digits), got {clip(value)!r}")
         given[key] = int(value)
     missing = [k for k in fam.required if k not in given]
     if missing:

@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from core.compare import Row
-from core.schedulers import RANDOMIZED, ScheduleConfig
+from core.methods import get_method, method_names
+from core.schedule import ScheduleConfig
 from core.topology import preset
 
 from .. import data, figures
-from ..controls import METHOD_TITLES, methods_picker, persistent
+from ..controls import method_title, methods_picker, persistent
 
 PRESET = "table2"
 PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
@@ -61,7 +62,7 @@ def run(methods: list[str], seeds: int, config: ScheduleConfig) -> tuple[list[Ro
         rows.append(got)
     bar.empty()
     for m, where in failed.items():
-        what = "RL scheduler not available" if m.startswith("rl") else f"{METHOD_TITLES[m]} could not run"
+        what = "RL scheduler not available" if m.startswith("rl") else f"{method_title(m)} could not run"
         st.warning(f"{what} on {', '.join(where)}: {next(iter(where.values()))}. Those cells are empty.")
     return rows, list(methods)
 
@@ -73,9 +74,9 @@ def table(rows: list[Row], methods: list[str]) -> pd.DataFrame:
         rec = {"configuration": r.name, "nodes": r.nodes, "edges": r.edges, "workloads": r.workloads,
                "paper workloads": r.paper.paper_workloads if r.paper else None}
         for m in methods:
-            rec[METHOD_TITLES[m]] = r.results[m].rounds if m in r.results else None  # None: could not run
+            rec[method_title(m)] = r.results[m].rounds if m in r.results else None  # None: could not run
         for m, field in PAPER_COLUMNS:
-            rec[f"paper {METHOD_TITLES[m]}"] = getattr(r.paper, field) if r.paper else None
+            rec[f"paper {method_title(m)}"] = getattr(r.paper, field) if r.paper else None
         best = r.best_merged()
         rec["lower bound"] = r.lower_bound
         rec["best gap %"] = 100 * (best.rounds / r.lower_bound - 1) if best else None
@@ -96,7 +97,7 @@ def chart(rows: list[Row], methods: list[str]) -> None:
     names = [r.name for r in rows]
     ours = {m: [r.results[m].rounds if m in r.results else None for r in rows] for m in methods}
     paper = {m: [getattr(r.paper, field) if r.paper else None for r in rows] for m, field in PAPER_COLUMNS}
-    st.plotly_chart(figures.compare_figure(names, ours, paper, titles=METHOD_TITLES), config={"displaylogo": False},
+    st.plotly_chart(figures.compare_figure(names, ours, paper, titles={m: method_title(m) for m in method_names()}), config={"displaylogo": False},
                     key="compare-bars")
 
 
@@ -106,9 +107,9 @@ def spread(rows: list[Row], methods: list[str]) -> None:
     chosen = persistent(st.selectbox, "compare.spread", names[0], "Configuration", names)
     row = next((r for r in rows if r.name == chosen), rows[0])
     per_seed = {m: row.results[m].per_seed for m in methods if m in row.results and row.results[m].per_seed}
-    st.plotly_chart(figures.seed_spread_figure(per_seed, title=f"{row.name}: rounds per seed", titles=METHOD_TITLES),
+    st.plotly_chart(figures.seed_spread_figure(per_seed, title=f"{row.name}: rounds per seed", titles={m: method_title(m) for m in method_names()}),
                     config={"displaylogo": False}, key="compare-spread")
-    randomized = [METHOD_TITLES[m] for m in methods if m in RANDOMIZED]
+    randomized = [method_title(m) for m in methods if get_method(m).randomized]
     st.caption(("Randomized: " + ", ".join(randomized) + ". " if randomized else "")
                + "Other methods are deterministic (one point).")
 

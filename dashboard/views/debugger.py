@@ -1,6 +1,6 @@
 """Sections of the Policy debugger: what the two RL agents saw and chose, and where RL leaves critical-path.
 
-Built on an RL schedule's ``info["trace"]``: per round the upper agent's flow-tree probabilities
+Built on an RL schedule's ``trace``: per round the upper agent's flow-tree probabilities
 (``tree_probs``) and choices (``trees_selected``), and the lower agent's steps
 (``steps``: candidates, scores, chosen).
 """
@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.schedulers import Schedule, ScheduleConfig
+from core.schedule import Schedule, ScheduleConfig
 
 from .. import data, figures
-from ..controls import METHOD_TITLES, forget, persistent, remembered, with_progress
+from ..controls import forget, method_title, persistent, remembered, with_progress
 from ..inputs import Source, TooBig, check_playable
 
 CHART_CONFIG = {"displaylogo": False}
@@ -27,7 +27,7 @@ def options() -> tuple[str, ScheduleConfig]:
     """Sidebar: which RL method, its seed and (for rl-sample) the number of sampled rollouts."""
     st.sidebar.subheader("RL schedule")
     method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
-                        format_func=METHOD_TITLES.get)
+                        format_func=method_title)
     seed = persistent(st.sidebar.number_input, "debug.seed", 0, "Seed", min_value=0, max_value=10_000, step=1)
     samples = 16
     if method == "rl-sample":
@@ -68,7 +68,7 @@ def overview(rl: Schedule, cp: Schedule) -> tuple[list[list[int]], list[list[int
     differ = sum(1 for a, b in zip(only_rl, only_cp) if a or b)
     s = rl.stats()
     cols = st.columns(4)
-    cols[0].metric(METHOD_TITLES[rl.method], rl.n_rounds, help="rounds")
+    cols[0].metric(method_title(rl.method), rl.n_rounds, help="rounds")
     cols[1].metric("Critical-path", cp.n_rounds, delta=rl.n_rounds - cp.n_rounds, delta_color="inverse",
                    help="rounds; delta = RL minus critical-path")
     cols[2].metric("Lower bound", s["lower_bound"])
@@ -78,9 +78,9 @@ def overview(rl: Schedule, cp: Schedule) -> tuple[list[list[int]], list[list[int
 
 def trace_of(rl: Schedule) -> dict | None:
     """The RL schedule's trace, or None (with a note) when it has none."""
-    trace = rl.info.get("trace")
+    trace = rl.trace
     if not trace:
-        st.info("This RL schedule carries no trace (info['trace']); only the differences are shown.")
+        st.info("This RL schedule carries no trace (Schedule.trace); only the differences are shown.")
         return None
     return trace
 
@@ -148,12 +148,12 @@ def differences(rl: Schedule, cp: Schedule, only_rl: list[list[int]], only_cp: l
     """Where RL differs from critical-path: per-round counts, and the workloads of round r."""
     st.plotly_chart(figures.round_diff_figure([len(x) for x in only_rl], [len(x) for x in only_cp], rl.method,
                                               BASELINE, current_round=r,
-                                              titles=(METHOD_TITLES[rl.method], METHOD_TITLES[BASELINE])),
+                                              titles=(method_title(rl.method), method_title(BASELINE))),
                     config=CHART_CONFIG, key="debug-diff")
     a, b = st.columns(2)
     d = rl.dag
     with a:
-        st.markdown(f"**Only {METHOD_TITLES[rl.method]} sends in round {r}**")
+        st.markdown(f"**Only {method_title(rl.method)} sends in round {r}**")
         st.dataframe(pd.DataFrame({"workload": [d.describe(w) for w in only_rl[r - 1]] if r <= len(only_rl) else []}),
                      hide_index=True, width="stretch")
     with b:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.schedulers import ScheduleConfig
+from core.schedule import ScheduleConfig
 
 from .. import data, figures
 from ..inputs import Source

@@ -11,10 +11,10 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from core.schedulers import ScheduleConfig
+from core.schedule import ScheduleConfig
 
 from .. import data, figures
-from ..controls import METHOD_TITLES, SLOW_METHODS, with_progress
+from ..controls import is_slow, method_title, with_progress
 from ..inputs import Source, TooBig, check_playable
 from ..playback import Playback, RoundView
 
@@ -27,7 +27,7 @@ CHART_CONFIG = {"displaylogo": False, "displayModeBar": False}
 
 def title(method: str) -> str:
     """A method's name on screen."""
-    return METHOD_TITLES.get(method, method)
+    return method_title(method)
 
 
 def preload_plotly() -> None:
@@ -49,7 +49,7 @@ def load(source: Source, methods: list[str], config: ScheduleConfig) -> list[Pla
     plays = []
     for method in methods:
         try:
-            if method in SLOW_METHODS:
+            if is_slow(method):
                 expected = config.time_limit if method == "optimal" else 0.5 * config.samples
                 pb = with_progress(f"Scheduling {source.name} with {title(method)}",
                                    partial(_playback_with_progress, source, method, config), expected)

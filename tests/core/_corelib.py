@@ -14,7 +14,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from core.schedule_io import schedule_to_dict
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import Topology, make_topology
 from core.validate import validate_document
 

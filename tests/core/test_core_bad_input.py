@@ -9,7 +9,8 @@ import networkx as nx
 import pytest
 
 from core import cli
-from core.schedulers import ScheduleConfig, get_method
+from core.methods import get_method
+from core.schedule import ScheduleConfig
 from core.topology import (TopologyError, bcube, dcell, fattree, from_networkx, jellyfish, make_topology,
                            preset)
 from core.workloads import tree_dag

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 
 from core.bounds import Bounds, lower_bounds, ports_bound
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.base import list_schedule
-from core.schedulers.listsched import critical_path_rank
+from core.methods import run_method
+from core.schedule import ScheduleConfig
+from core.engine import list_schedule
+from core.priorities import critical_path_rank
 from core.schedulers.optimal import solve_optimal
 from core.topology import Topology
 from core.workloads import ring_dag, tree_dag

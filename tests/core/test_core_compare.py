@@ -11,13 +11,13 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
-from core.compare import DEFAULT_METHODS, compare, configurations, rows_to_table
+from core.compare import compare, configurations, default_methods, rows_to_table
 from core.topology import preset
 from core.workloads import tree_dag
 
 from _corelib import schedule, topo
 
-METHODS = list(DEFAULT_METHODS)
+METHODS = list(default_methods())
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,9 @@ def test_cli_compare_csv_and_text(capsys):
     out, err = capsys.readouterr()
     assert code == 0
     lines = out.splitlines()
-    assert len(lines) == 4  # header, two rows, footnote
+    # rounds: header, two rows, footnote; a blank line; seconds: header, 2 configs x 2 methods, footnote
+    assert len(lines) == 4 + 1 + 6 and lines[5].split()[:4] == ["config", "method", "rounds", "sync"]
+    assert lines[6].split()[:2] == ["bcube:n=2,k=1", "greedy"] and "seconds for M = 100 MB" in lines[10]
     assert lines[1].startswith("bcube:n=2,k=1") and lines[2].startswith("fattree:k=2")
     assert "*" not in lines[1]  # proven optimal: no asterisk
     assert "* = not proven optimal" in lines[3]

@@ -12,7 +12,8 @@ import pytest
 from core.bounds import lower_bounds
 from core.engine import Engine
 from core.schedule_io import schedule_to_dict
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from core.validate import validate_document
 from core.workloads import tree_dag

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 
 from core.bounds import lower_bounds
 from core.engine import replay
-from core.schedulers import METHODS, RANDOMIZED, ScheduleConfig, run_method
+from core.methods import METHODS, run_method
+from core.schedule import ScheduleConfig
 from core.topology import Topology, preset
 
 from _corelib import (HEURISTICS, payload_problems, random_topologies, relays_through_root, report,
@@ -91,7 +92,7 @@ def test_ps_ignores_merge_and_greedy_merged_dag_is_smaller():
 
 
 def test_randomized_methods_depend_on_seed_only():
-    assert set(RANDOMIZED) == {"ps", "greedy"}
+    assert {m.name for m in METHODS.values() if m.randomized} == {"ps", "greedy"}
     for m in ("ps", "greedy"):
         a = schedule("bcube:n=4,k=1", m, seed=3)
         b = run_method(m, topo("bcube:n=4,k=1"), ScheduleConfig(seed=3))
@@ -157,4 +158,8 @@ def test_every_heuristic_valid_on_random_graphs(t):
 
 
 def test_methods_registry():
-    assert set(HEURISTICS) | {"optimal", "rl", "rl-sample"} == set(METHODS)
+    assert set(HEURISTICS) | {"time-aware", "optimal", "rl", "rl-sample"} == set(METHODS)
+    assert {m.dag for m in METHODS.values()} == {"tree", "plain", "ring"}
+    assert METHODS["ps"].dag == "plain" and METHODS["ring"].dag == "ring"
+    assert {m.name for m in METHODS.values() if m.slow} == {"optimal", "rl-sample"}
+    assert len({m.colour for m in METHODS.values()}) == len(METHODS)

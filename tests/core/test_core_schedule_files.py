@@ -32,7 +32,8 @@ def test_round_trip(tmp_path, spec, method, chunks, merge):
     t = s.dag.topology
     assert doc["topology"]["spec"] == spec
     assert [n["kind"] == "server" for n in doc["topology"]["nodes"]] == t.is_server.tolist()
-    assert doc["topology"]["links"] == [[u, v, c] for (u, v), c in zip(t.edges.tolist(), t.capacity.tolist())]
+    assert doc["topology"]["links"] == [[u, v, c, bw, lat] for (u, v), c, bw, lat in zip(
+        t.edges.tolist(), t.capacity.tolist(), t.bandwidth.tolist(), t.latency.tolist())]
     assert doc["stats"]["rounds"] == s.n_rounds and doc["stats"]["workloads"] == s.dag.n
     rep = validate_document(doc)
     assert rep.ok, rep.violations[:3]

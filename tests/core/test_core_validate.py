@@ -268,7 +268,7 @@ def renamed(d, name, order=None):
         node["id"] = name(node["id"])
     if order is not None:
         topo["nodes"] = [topo["nodes"][i] for i in order]
-    topo["links"] = [[name(u), name(v), c] for u, v, c in topo["links"]]
+    topo["links"] = [[name(u), name(v), *rest] for u, v, *rest in topo["links"]]
     for w in d["workloads"]:
         w["root"] = name(w["root"])
         w["path"] = [name(x) for x in w["path"]]

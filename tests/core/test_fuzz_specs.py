@@ -10,10 +10,11 @@ from core.topology import Topology, TopologyError, make_topology
 from _fuzzlib import assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: F401
 
 FAMILIES = ["bcube", "dcell", "fattree", "fat-tree", "jellyfish", "BCube", "torus", "file", "example", ""]
-KEYS = ["n", "k", "switches", "ports", "switch_ports", "seed", "N", "", "k ", "\u00e9"]
+KEYS = ["n", "k", "switches", "ports", "switch_ports", "seed", "N", "", "k ", "\u00e9", "bw", "lat", "link_seed"]
 VALUES = st.one_of(
     st.integers(-5, 12).map(str), st.integers(-10 ** 20, 10 ** 20).map(str),
-    st.sampled_from(["1_0", "\u0661", "\uff13", "1e3", "0x10", " 3 ", "+4", "-0", "", "3.0", "9" * 30, "nan"]),
+    st.sampled_from(["1_0", "\u0661", "\uff13", "1e3", "0x10", " 3 ", "+4", "-0", "", "3.0", "9" * 30, "nan",
+                     "100/25", "25|100", "1e308", "inf", "-5", "100Gbps", "1us", "0", "1/2/3/4/5", "9" * 5000]),
     st.text(max_size=6))
 
 

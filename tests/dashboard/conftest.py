@@ -13,7 +13,7 @@ sys.path.insert(0, str(HERE))  # fake_rl, apptest_tools
 
 import fake_rl  # noqa: E402
 
-from core import schedulers  # noqa: E402
+from core.methods import METHODS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +35,7 @@ def stand_in_rl(monkeypatch):
 @pytest.fixture
 def missing_rl(monkeypatch):
     """Core's `rl` / `rl-sample` fail the way they do before the RL scheduler is installed."""
-    def fail(topology, config, progress=None):
-        raise ImportError("No module named 'core.schedulers.learned'")
-    monkeypatch.setitem(schedulers.METHODS, "rl", fail)
-    monkeypatch.setitem(schedulers.METHODS, "rl-sample", fail)
+    def missing(topology, config):
+        return "the RL scheduler needs torch (No module named 'torch')"
+    for name in ("rl", "rl-sample"):
+        monkeypatch.setitem(METHODS, name, fake_rl.stand_in(name, unavailable=missing))

@@ -7,19 +7,21 @@ the round's remaining workloads as candidates with descending scores.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from core import schedulers
-from core.schedulers import Schedule, ScheduleConfig, run_method
+from core.methods import METHODS
+from core.schedule import Plan, ScheduleConfig
+from core.schedulers.listsched import random_order
 
 
-def fake_rl_schedule(topology, config: ScheduleConfig, progress=None, method: str = "rl") -> Schedule:
-    """A greedy schedule dressed as an RL schedule, with `info["trace"]`."""
-    base = run_method("greedy", topology, config)
-    dag = base.dag
+def fake_rl_plan(dag, config: ScheduleConfig, progress=None) -> Plan:
+    """A greedy schedule dressed as an RL schedule, with a trace."""
+    rounds = random_order(dag, config)
     rng = np.random.default_rng(config.seed)
     probs, selected, steps = [], [], []
-    for r, ids in enumerate(base.rounds):
+    for r, ids in enumerate(rounds):
         trees = sorted(set(dag.tree[ids].tolist()))
         p = rng.uniform(0.0, 0.4, dag.n_trees)
         p[trees] = rng.uniform(0.6, 1.0, len(trees))
@@ -33,17 +35,19 @@ def fake_rl_schedule(topology, config: ScheduleConfig, progress=None, method: st
             round_steps.append({"candidates": cands, "scores": scores, "chosen": w})
         steps.append(round_steps)
         if progress is not None:
-            progress((r + 1) / len(base.rounds))
-    return Schedule(method, dag, base.rounds, config,
-                    info={"trace": {"tree_probs": probs, "trees_selected": selected, "steps": steps}})
+            progress((r + 1) / len(rounds))
+    return Plan(rounds, trace={"tree_probs": probs, "trees_selected": selected, "steps": steps})
+
+
+def stand_in(name: str, schedule=fake_rl_plan, unavailable=None):
+    """The registry record of `name` with its scheduling function (and availability check) replaced."""
+    return replace(METHODS[name], schedule=schedule, unavailable=unavailable)
 
 
 def install(monkeypatch=None) -> None:
     """Register the stand-in as core's `rl` and `rl-sample` methods."""
-    methods = {"rl": lambda t, c, p=None: fake_rl_schedule(t, c, p, "rl"),
-               "rl-sample": lambda t, c, p=None: fake_rl_schedule(t, c, p, "rl-sample")}
-    for name, fn in methods.items():
+    for name in ("rl", "rl-sample"):
         if monkeypatch is not None:
-            monkeypatch.setitem(schedulers.METHODS, name, fn)
+            monkeypatch.setitem(METHODS, name, stand_in(name))
         else:
-            schedulers.METHODS[name] = fn
+            METHODS[name] = stand_in(name)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from core.compare import compare, configurations
-from core.schedulers import ScheduleConfig
+from core.schedule import ScheduleConfig
 from core.topology import TopologyError
 from dashboard import data
 from dashboard.inputs import Source, TooBig
@@ -46,16 +46,17 @@ def test_schedule_document_and_heatmap_csv():
 
 
 def test_compare_row_matches_core_and_failures_become_reasons(monkeypatch):
-    from core import schedulers
+    from core.methods import METHODS
+    from fake_rl import stand_in
 
     row = data.compare_row("table2", "BCube(3,1)", ("greedy",), 2, ScheduleConfig())
     (want,) = compare([c for c in configurations("table2") if c[0] == "BCube(3,1)"], ["greedy"], seeds=2)
     assert row.results["greedy"].per_seed == want.results["greedy"].per_seed
 
-    def crash(topology, config, progress=None):
+    def crash(dag, config, progress=None):
         raise RuntimeError("policy exploded")
 
-    monkeypatch.setitem(schedulers.METHODS, "rl", crash)
+    monkeypatch.setitem(METHODS, "rl", stand_in("rl", crash))
     assert data.compare_or_reason("table2", "BCube(3,1)", ("rl", "greedy"), 2, ScheduleConfig()) == "policy exploded"
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from apptest_tools import charts, metric, open_app, traces
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 
 BCUBE = "bcube:n=3,k=1"
@@ -19,14 +20,14 @@ def both():
 
 def test_without_rl_the_page_says_so_and_keeps_running(missing_rl):
     at = open_app("debugger")
-    assert [w.value for w in at.warning] == ["RL scheduler not available: No module named 'core.schedulers.learned'"]
+    assert [w.value for w in at.warning] == ["RL scheduler not available: the RL scheduler needs torch (No module named 'torch')"]
     assert not charts(at) and not at.exception
 
 
 def test_overview_and_upper_agent_show_the_trace(stand_in_rl):
     at = open_app("debugger")
     rl, cp = both()
-    trace = rl.info["trace"]
+    trace = rl.trace
     assert metric(at, "Hierarchical RL") == [str(rl.n_rounds)]
     assert metric(at, "Critical-path") == [str(cp.n_rounds)]
     differ = sum(set(a.tolist()) != set(b.tolist()) for a, b in zip(rl.rounds, cp.rounds)) + abs(rl.n_rounds - cp.n_rounds)
@@ -48,7 +49,7 @@ def test_overview_and_upper_agent_show_the_trace(stand_in_rl):
 def test_lower_agent_steps_and_differences_from_critical_path(stand_in_rl):
     at = open_app("debugger")
     rl, cp = both()
-    trace = rl.info["trace"]
+    trace = rl.trace
     at.slider(key="w:debug.round").set_value(2).run()
     at.slider(key="w:debug.step").set_value(2).run()
     step = trace["steps"][1][1]

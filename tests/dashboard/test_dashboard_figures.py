@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from apptest_tools import decode
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from dashboard import figures
 from dashboard.layout import positions

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import TopologyError, make_topology
 from dashboard.inputs import MAX_DRAW_NODES, TooBig, check_drawable, family_spec, predicted_nodes
 from dashboard.layout import positions, tree_positions

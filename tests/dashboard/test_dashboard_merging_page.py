@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from apptest_tools import charts, open_app, texts, traces
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 
 

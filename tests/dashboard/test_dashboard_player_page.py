@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from apptest_tools import charts, metric, open_app, texts, traces
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
-from dashboard.controls import METHOD_TITLES
+from dashboard.controls import method_title
 
 BCUBE = "bcube:n=3,k=1"
 
@@ -74,7 +75,7 @@ def test_stepping_moves_the_counter_the_markers_and_the_busy_links():
     at.slider(key="player:round").set_value(last).run()
     assert f"**Round {last} of {last}**" in texts(at)
     shortest = min(got, key=lambda m: got[m].n_rounds)
-    assert f"**{METHOD_TITLES[shortest]}**: finished after {got[shortest].n_rounds} rounds" in texts(at)
+    assert f"**{method_title(shortest)}**: finished after {got[shortest].n_rounds} rounds" in texts(at)
     (fig,) = charts(at)
     assert len(fig["layout"]["shapes"]) == sum(s.n_rounds >= last for s in got.values())
     at.button(key="player:first").click().run()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from browser_tools import ARTIFACTS
 
-from core.schedulers import ScheduleConfig, run_method
+from core.methods import run_method
+from core.schedule import ScheduleConfig
 from core.topology import make_topology
 
 pytestmark = pytest.mark.e2e

@@ -12,8 +12,8 @@ from core.rl.features import LOWER_FEATURES, UPPER_FEATURES, Observer
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
 from core.schedule_io import schedule_to_dict
-from core.schedulers.base import Schedule, ScheduleConfig
-from core.schedulers.listsched import merged_dag
+from core.schedule import Schedule, ScheduleConfig
+from core.workloads import build_dag
 from core.topology import make_topology
 from core.validate import validate_document
 
@@ -21,7 +21,7 @@ SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=1
 
 
 def dag_of(spec):
-    return merged_dag(make_topology(spec), ScheduleConfig())
+    return build_dag(make_topology(spec), "tree")
 
 
 def random_policy(seed=0):

@@ -13,8 +13,9 @@ from core.rl.policy import HierarchicalPolicy
 from core.rl.rollout import play
 from core.rl.train import TrainConfig, advantages, train
 from core.schedule_io import schedule_to_dict
-from core.schedulers import ScheduleConfig, run_method
-from core.schedulers.listsched import merged_dag
+from core.methods import MethodUnavailable, run_method
+from core.schedule import ScheduleConfig
+from core.workloads import build_dag
 from core.topology import make_topology
 from core.validate import validate_document
 
@@ -27,7 +28,7 @@ def mean_rounds(dag, policy, n=16, seed=123):
 
 @pytest.mark.slow
 def test_short_training_beats_the_untrained_policy():
-    dag = merged_dag(make_topology("bcube:n=3,k=1"), ScheduleConfig())
+    dag = build_dag(make_topology("bcube:n=3,k=1"), "tree")
     before = mean_rounds(dag, HierarchicalPolicy())
     cfg = TrainConfig(reward="rounds", iterations=12, upper_iters=1, lower_iters=4, batch=16, budget_s=600, seed=0)
     res = train(dag, cfg, progress=False)
@@ -44,7 +45,7 @@ def test_advantages_baseline_is_the_batch_mean():
 
 def test_checkpoint_round_trip_gives_the_same_schedule(tmp_path):
     topo = make_topology("bcube:n=3,k=1")
-    dag = merged_dag(topo, ScheduleConfig())
+    dag = build_dag(topo, "tree")
     res = train(dag, TrainConfig(reward="rounds", iterations=1, upper_iters=1, lower_iters=1, batch=4), progress=False)
     save_checkpoint(res.policy, tmp_path / "ck", {"topology": topo.spec, "family": "bcube", "servers": 9})
     a = run_method("rl-sample", topo, ScheduleConfig(checkpoint=str(tmp_path / "ck"), samples=3, seed=5))
@@ -79,7 +80,7 @@ def test_mismatched_checkpoints_refuse_to_load(tmp_path):
 
 def test_no_checkpoint_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
-    with pytest.raises(CheckpointError, match="no RL checkpoint"):
+    with pytest.raises(MethodUnavailable, match="no RL checkpoint for bcube:n=3,k=1"):
         run_method("rl", make_topology("bcube:n=3,k=1"))
 
 

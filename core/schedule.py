@@ -1,0 +1,123 @@
+"""A schedule and the options that made it: the result type every method returns.
+
+`ScheduleConfig` holds the options every method reads (each ignores what does not apply to
+it); `Schedule` is a method's rounds over the workload DAG it scheduled, with small facts
+about the run in `info` and, for learned methods, a step-by-step `trace` kept apart so that a
+schedule file holds it only on request.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .bounds import gap, lower_bounds
+from .engine import Rounds, utilization
+from .routing import ROUTING_MODES
+from .units import DEFAULT_SIZE, parse_size
+from .workloads import WorkloadDAG
+
+DEFAULT_SIZE_BYTES = parse_size(DEFAULT_SIZE)
+"""The default message size M in bytes (100 MB, `core.units.DEFAULT_SIZE`)."""
+
+MAX_SEED = 2 ** 31 - 1
+"""Largest seed: CP-SAT takes 32-bit seeds, and every method accepts the same range."""
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    """Options every method reads (each ignores what does not apply to it)."""
+
+    merge: bool = True
+    """Merge reduce workloads at servers (tree methods; PS never merges)."""
+    chunks: int = 1
+    """Pieces per shard (k); every piece is its own flow-tree."""
+    routing: str = "shortest"
+    """Tie-break among shortest routes: "shortest" (lowest node id) or "balanced"."""
+    seed: int = 0
+    """Seed of the random orders (PS, greedy), of sampled RL rollouts and of CP-SAT."""
+    time_limit: float = 60.0
+    """Seconds CP-SAT may search (optimal)."""
+    samples: int = 16
+    """Sampled rollouts of rl-sample; the best is kept."""
+    checkpoint: str | None = None
+    """RL checkpoint path; None picks the shipped one for the topology."""
+    workers: int = 2
+    """CP-SAT search workers (optimal)."""
+    size: int = DEFAULT_SIZE_BYTES
+    """Message size M in bytes: the time-aware method plans with its transfer times (others ignore it)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.chunks, bool) or not isinstance(self.chunks, (int, np.integer)) or self.chunks < 1:
+            raise ValueError(f"chunks must be an integer >= 1, got {self.chunks!r}")
+        if self.routing not in ROUTING_MODES:
+            raise ValueError(f"routing must be one of {', '.join(ROUTING_MODES)}, got {self.routing!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer in 0..{MAX_SEED}, got {self.seed!r}")
+        if not (isinstance(self.time_limit, (int, float)) and math.isfinite(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"time_limit must be > 0 seconds and finite, got {self.time_limit!r}")
+        if isinstance(self.samples, bool) or not isinstance(self.samples, (int, np.integer)) or self.samples < 1:
+            raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
+        if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
+            raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer)) or self.workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {self.workers!r}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a method's function may return instead of bare rounds: the rounds, small facts
+    about the run (`info`, JSON-ready) and an optional step-by-step `trace`."""
+
+    rounds: Rounds
+    info: dict = field(default_factory=dict)
+    trace: dict | None = None
+    dag: WorkloadDAG | None = None
+    """A DAG the method built itself over the same topology and of the same kind (other routes, as the
+    time-aware method chooses); None: the rounds are for the DAG the registry gave it."""
+
+
+@dataclass
+class Schedule:
+    """A method's schedule: the DAG it scheduled and its rounds (arrays of workload ids)."""
+
+    method: str
+    dag: WorkloadDAG
+    rounds: Rounds
+    config: ScheduleConfig
+    info: dict = field(default_factory=dict)
+    """Small JSON-ready facts about the run (proven bound, checkpoint, ring order...)."""
+    trace: dict | None = None
+    """A learned method's decisions step by step (the policy debugger reads it); large."""
+
+    @property
+    def n_rounds(self) -> int:
+        """Number of rounds (the paper's metric)."""
+        return len(self.rounds)
+
+    def utilization(self) -> np.ndarray:
+        """Share of capacity used on each directed link in each round (links x rounds)."""
+        return utilization(self.dag, self.rounds)
+
+    @property
+    def lower_bound(self) -> int:
+        """The best lower bound of this schedule's DAG (and CP-SAT's proven bound, if any)."""
+        return max(lower_bounds(self.dag).best, int(self.info.get("proven_bound", 0) or 0))
+
+    def stats(self) -> dict:
+        """Rounds, workloads, lower bounds of this DAG, gap and mean link utilization."""
+        lb = lower_bounds(self.dag)
+        util = self.utilization()
+        bound = max(lb.best, int(self.info.get("proven_bound", 0) or 0))
+        return {
+            "method": self.method,
+            "rounds": self.n_rounds,
+            "rounds_per_chunk": self.n_rounds / self.dag.chunks,
+            "workloads": self.dag.n,
+            "lower_bound": bound,
+            "gap": gap(self.n_rounds, bound),
+            "mean_utilization": float(util.mean()) if util.size else 0.0,
+            "bounds": lb.as_dict(),
+        }

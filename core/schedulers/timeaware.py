@@ -1,0 +1,179 @@
+"""The time-aware scheduler: list scheduling in continuous time on the real transfer times.
+
+Every workload takes its α-β transfer time on its own links (`core.timing.transfer_times`: a
+workload crossing a 25 Gbit/s link takes four times as long as one on 100 Gbit/s). Its priority
+is HEFT's upward rank (Topcuoglu, Hariri and Wu, IEEE TPDS 13(3), 2002): its own time plus the
+longest chain of successors after it, in seconds. Then an event loop: at time 0 and whenever
+a transfer ends, the ready workloads are walked by priority and each one whose links all have
+a free lane starts now (`Engine.fill`, the round model's greedy fill, with the lanes still
+busy as the load). Lanes follow the replay's rule: a link of capacity c has c lanes used
+round-robin in grant order, so a grant waits for the transfer c places ahead of it.
+
+The rounds returned to the registry keep that order: round(w) = 1 + max(round of its prefixes,
+round of the previous grant on each of its links), grants at one instant taken by id. So each
+round puts at most one workload on a link, every prefix and every link predecessor sits in an
+earlier round, and the asynchronous replay of the rounds (`core.timing`, which keeps the
+schedule's order on every link) starts every workload exactly when this loop did: it
+reproduces the continuous-time finish, which `Plan.info["planned_time_s"]` records. The
+synchronous replay of these rounds is much slower (many thin rounds): the method is meant to be
+executed without barriers.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..engine import Engine, Rounds
+from ..routing import ROUTING_MODES
+from ..schedule import Plan, ScheduleConfig
+from ..timing import longest_chain, transfer_times
+from ..workloads import WorkloadDAG, build_dag
+
+
+@dataclass(frozen=True)
+class ContinuousSchedule:
+    """A schedule in continuous time: per workload its start and finish (seconds), and the rounds that
+    keep its order (see the module docstring)."""
+
+    start: np.ndarray
+    finish: np.ndarray
+    rounds: Rounds
+
+    @property
+    def time(self) -> float:
+        """Completion time in seconds."""
+        return float(self.finish.max()) if len(self.finish) else 0.0
+
+
+def upward_rank(dag: WorkloadDAG, durations: np.ndarray) -> np.ndarray:
+    """Seconds from each workload's start to the end of the longest successor chain after it (HEFT)."""
+    return longest_chain(dag, durations, forward=True)
+
+
+def continuous_schedule(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None,
+                        link_latency: np.ndarray | None = None, rank: np.ndarray | None = None) -> ContinuousSchedule:
+    """List-schedule `dag` in continuous time for a message of `size` bytes (per-link overrides as in
+    `transfer_times`); `rank`: lower first (default: longest upward rank, then more successors, then id)."""
+    dur = transfer_times(dag, size, link_bandwidth, link_latency)
+    if rank is None:
+        rank = upward_priority(dag, dur)
+    return list_in_time(dag, dur, rank)
+
+
+def upward_priority(dag: WorkloadDAG, durations: np.ndarray) -> np.ndarray:
+    """Rank (lower first): longest upward rank in seconds, then more successors, then lower id."""
+    n = dag.n
+    return np.lexsort((np.arange(n), -dag.successors.lengths, -upward_rank(dag, durations))).argsort()
+
+
+def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, window: float = 0.0,
+                 backward: bool = False) -> ContinuousSchedule:
+    """The event loop: start ready workloads by ascending `rank` (ties by id) whenever their links have a
+    free lane. A decision at time t also sees the transfers that end by t + `window` (seconds), so a
+    workload ready a moment later can win a link over a lower-priority one; every workload still
+    starts at the earliest time its prefixes and lane allow. With `backward`, schedule the reversed
+    DAG (successors first)."""
+    n = dag.n
+    dur = np.asarray(durations, dtype=np.float64)
+    order = np.lexsort((np.arange(n), np.asarray(rank)))
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    before, after = (dag.successors, dag.prefix) if backward else (dag.prefix, dag.successors)
+    cap = dag.topology.link_capacity
+    n_links = len(cap)
+    width = int(cap.max()) if n_links else 1
+    lane_free = np.full((n_links, width), -np.inf)  # finish of the last grant on each lane
+    granted = np.zeros(n_links, dtype=np.int64)  # grants so far per link (the next lane is granted % cap)
+    last_round = np.full(n_links, -1, dtype=np.int64)
+    lanes = (np.arange(width)[None, :] < cap[:, None])
+    rows = np.arange(n_links)[:, None]
+    engine = Engine(dag)  # only its greedy fill is used
+    waiting = before.lengths.copy()
+    ready_by_place = np.zeros(n, dtype=bool)
+    ready_by_place[place[waiting == 0]] = True
+    start = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    rnd = np.full(n, -1, dtype=np.int64)
+    links = dag.links.to_lists()
+    first = before.to_lists()
+    running: list[tuple[float, int]] = []
+    t, done = 0.0, 0
+    while done < n:
+        # lanes free by t: on each link, the run of free lanes from the next one in round-robin order
+        idx = (granted[:, None] + np.arange(width)[None, :]) % cap[:, None]
+        room = np.cumprod((lane_free[rows, idx] <= t) & lanes, axis=1).sum(axis=1)
+        cand = order[np.flatnonzero(ready_by_place)]
+        go = engine.fill(cand, used=cap - room) if len(cand) else cand
+        for w in go.tolist():  # by id: grants of one decision are ordered by id, as the replay orders a round
+            s0 = max((finish[p] for p in first[w]), default=0.0)
+            r = max((rnd[p] for p in first[w]), default=-1)
+            for lk in links[w]:
+                s0 = max(s0, lane_free[lk, granted[lk] % cap[lk]])
+                r = max(r, last_round[lk])
+            f = s0 + dur[w]
+            start[w], finish[w] = s0, f
+            for lk in links[w]:
+                lane_free[lk, granted[lk] % cap[lk]] = f
+                granted[lk] += 1
+            rnd[w] = r + 1
+            last_round[links[w]] = r + 1
+            heapq.heappush(running, (f, w))
+        ready_by_place[place[go]] = False
+        if not running:
+            raise RuntimeError("time-aware scheduler stalled: nothing running and nothing could start")
+        t = running[0][0] + window
+        ended = []
+        while running and running[0][0] <= t:
+            ended.append(heapq.heappop(running)[1])
+        done += len(ended)
+        _, succ = after.gather(np.array(ended, dtype=np.int64))
+        np.subtract.at(waiting, succ, 1)
+        ready_by_place[place[np.unique(succ[waiting[succ] == 0])]] = True
+    n_rounds = int(rnd.max()) + 1 if n else 0
+    by_round = np.argsort(rnd, kind="stable")
+    bounds = np.searchsorted(rnd[by_round], np.arange(n_rounds + 1))
+    rounds = [by_round[bounds[r]:bounds[r + 1]] for r in range(n_rounds)]
+    return ContinuousSchedule(start=start, finish=finish, rounds=rounds)
+
+
+WINDOWS = (0.0, 0.05, 0.25, 0.5, 1.0)
+"""Decision windows tried, as shares of the median transfer time (0: start whatever fits at once)."""
+
+
+def time_aware(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Plan:
+    """The time-aware method: continuous-time list scheduling by upward rank in seconds, for every routing
+    mode (on a full AllReduce DAG, or the rest of one when re-planning) and decision window; the fastest
+    schedule, as rounds."""
+    if dag.meta.get("residual") and "rebuild" in dag.meta:  # re-planning: the rest under each routing mode
+        other = dag.meta["rebuild"]
+    elif dag.kind == "tree":
+        other = partial(build_dag, dag.topology, "tree", merge=dag.merge, chunks=dag.chunks)
+    else:
+        other = None
+    dags = {dag.meta.get("routing", "given"): dag}
+    if other is not None:
+        dags.update({mode: other(routing=mode) for mode in ROUTING_MODES if mode not in dags})
+    best: tuple[float, str, float, ContinuousSchedule, WorkloadDAG] | None = None
+    tried: dict[str, float] = {}
+    total, k = len(dags) * len(WINDOWS), 0
+    for mode, d in dags.items():
+        dur = transfer_times(d, config.size)
+        rank = upward_priority(d, dur)
+        typical = float(np.median(dur)) if len(dur) else 0.0
+        for share in WINDOWS:
+            cs = list_in_time(d, dur, rank, window=share * typical)
+            tried[f"{mode}/{share:g}"] = cs.time
+            if best is None or cs.time < best[0]:
+                best = (cs.time, mode, share, cs, d)
+            k += 1
+            if progress:
+                progress(k / total)
+    assert best is not None
+    time_s, mode, share, cs, chosen = best
+    info = {"planned_time_s": time_s, "planned_size_bytes": int(config.size), "routing": mode, "window": share,
+            "priority": "upward rank in seconds (HEFT)", "tried_s": tried}
+    return Plan(cs.rounds, info=info, dag=None if chosen is dag else chosen)

@@ -1,0 +1,233 @@
+"""Failed and slowed links: read the user's choice of links and return the degraded topology.
+
+A **link** here is an undirected edge id (`Topology.edges` row, 0..E-1; both directions fail or
+slow together) or a pair of node labels ``u-v`` (``s00-sw0.0``). Texts (docs/time.md):
+
+- failures: ``3,17`` or ``s00-sw0.0,4``; ``random:0.05,seed=1`` fails 5% of the links (a count
+  when >= 1: ``random:3``), drawn in a seeded random order that skips any link whose loss would
+  cut a server off, so a random failure can always be scheduled;
+- slowdowns: ``3:25`` (edge 3 at 25 Gbit/s; units as in `core.units`), ``3:x0.25`` (a quarter of
+  its bandwidth), ``s00-sw0.0:25,4:x0.5``; ``random:0.1x0.25,seed=1`` slows 10% of the links (or a
+  count) to a quarter of their bandwidth.
+
+The topology stays immutable: `degrade` returns a copy (`Topology.with_links`) with the same link
+ids and spec. Routing (`core.routing`) never uses a failed link and raises for a failure that
+separates servers; `degrade` checks that at once.
+
+>>> from core.topology import bcube
+>>> t = degrade(bcube(3, 1), fail="0", slow="random:0.25x0.5,seed=1")
+>>> int(t.failed.sum()), sorted(set(t.bandwidth.tolist()))
+(1, [50.0, 100.0])
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ..units import UnitError, parse_bandwidth
+from .graph import Topology, TopologyError
+
+_RANDOM = re.compile(r"^random:\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:x\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?))?"
+                     r"\s*(?:,\s*seed\s*=\s*([0-9]+))?\s*$")
+
+
+class DisconnectedError(TopologyError):
+    """Failed links separate some servers from the others (the message names them)."""
+
+
+def check_connected(topology: Topology) -> None:
+    """Raise DisconnectedError when failed links cut some servers off from the others."""
+    cut = topology.cut_off_servers()
+    if not len(cut):
+        return
+    t = topology
+    lab = t.labels
+    inside = np.zeros(t.n_nodes, dtype=bool)
+    inside[cut] = True
+    # the failed links at the cut-off servers or on the border of their part of the graph
+    u, v = t.edges[:, 0], t.edges[:, 1]
+    near = np.flatnonzero(t.failed & (inside[u] | inside[v]))
+    near = near if len(near) else np.flatnonzero(t.failed)
+    names = [f"{int(e)} ({lab[u[e]]}-{lab[v[e]]})" for e in near[:4]]
+    more = f" and {len(near) - 4} more" if len(near) > 4 else ""
+    shown = ", ".join(lab[x] for x in cut[:6]) + (f" and {len(cut) - 6} more" if len(cut) > 6 else "")
+    dead = [x for x in cut.tolist() if t.failed[(u == x) | (v == x)].all()]
+    if dead:
+        x = dead[0]
+        raise DisconnectedError(f"every link of server {lab[x]} is failed ({', '.join(names)}{more}): it is cut off "
+                                f"from the other servers" + (f", and so are {len(cut) - 1} more" if len(cut) > 1 else ""))
+    raise DisconnectedError(f"failed links cut off {len(cut)} of {t.n_servers} servers ({shown}) from the others: "
+                            f"no route avoids failed link {', '.join(names)}{more}")
+
+
+def link_ids(topology: Topology, text: str, what: str = "links") -> np.ndarray:
+    """Undirected edge ids named by a comma-separated list of ids or ``u-v`` label pairs (sorted, unique)."""
+    items = [x.strip() for x in str(text).split(",")]
+    if not text or not str(text).strip() or any(not x for x in items):
+        raise TopologyError(f"{what}: give a comma-separated list of link ids or u-v label pairs, got {text!r}")
+    return np.unique(np.array([link_id(topology, x, what) for x in items], dtype=np.int64))
+
+
+def link_id(topology: Topology, item: str, what: str = "link") -> int:
+    """The undirected edge id of one item: an id ``3`` or a label pair ``s00-sw0.0``."""
+    t = topology
+    e_max = t.n_edges - 1
+    if item.isascii() and item.isdigit():
+        e = int(item)
+        if e > e_max:
+            raise TopologyError(f"{what}: link {e} does not exist; {t.spec} has links 0..{e_max} "
+                                f"(`allreduce-lab topology SPEC --links` lists them)")
+        return e
+    index = {lab: v for v, lab in enumerate(t.labels)}
+    for cut in [i for i, c in enumerate(item) if c == "-"]:
+        u, v = index.get(item[:cut].strip()), index.get(item[cut + 1:].strip())
+        if u is not None and v is not None:
+            try:
+                return t.link_id(u, v) // 2
+            except KeyError:
+                raise TopologyError(f"{what}: {item!r} is not a link: {t.labels[u]} and {t.labels[v]} are not "
+                                    f"adjacent in {t.spec}") from None
+    raise TopologyError(f"{what}: {item!r} is neither a link id (0..{e_max}) nor a pair of node labels u-v "
+                        f"such as {t.labels[t.edges[0, 0]]}-{t.labels[t.edges[0, 1]]}")
+
+
+def _random_spec(text: str, what: str, factor: bool) -> tuple[float, float | None, int]:
+    """(fraction or count, factor, seed) of ``random:F[xK][,seed=N]``."""
+    m = _RANDOM.match(text.strip())
+    form = "random:FRACTIONxFACTOR[,seed=N]" if factor else "random:FRACTION[,seed=N]"
+    if m is None or (m.group(2) is None) == factor:
+        raise TopologyError(f"{what}: {text!r} is not {form} (e.g. {'random:0.1x0.25,seed=1' if factor else 'random:0.05,seed=1'})")
+    amount = float(m.group(1))
+    k = float(m.group(2)) if m.group(2) else None
+    if not math.isfinite(amount) or amount <= 0 or (amount >= 1 and not amount.is_integer()):
+        raise TopologyError(f"{what}: the share of links must be a fraction in (0, 1) or a whole count >= 1, "
+                            f"got {m.group(1)!r}")
+    if k is not None and not (0 < k < 1):
+        raise TopologyError(f"{what}: the slowdown factor must lie in (0, 1) (a share of the bandwidth), got {m.group(2)!r}")
+    return amount, k, int(m.group(3) or 0)
+
+
+def _count(amount: float, n_edges: int) -> int:
+    return int(amount) if amount >= 1 else max(1, int(round(amount * n_edges)))
+
+
+def _servers_connected(t: Topology, failed: np.ndarray) -> bool:
+    """True when the links not in `failed` join every server (a quick check without building a Topology)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    live = t.edges[~failed]
+    g = coo_matrix((np.ones(len(live)), (live[:, 0], live[:, 1])), shape=(t.n_nodes, t.n_nodes))
+    _, comp = connected_components(g, directed=False)
+    return len(np.unique(comp[t.servers])) == 1
+
+
+def failed_mask(topology: Topology, text: str, what: str = "--fail-links") -> np.ndarray:
+    """Per edge, True for the links the text fails (ids, label pairs or ``random:...``), added to those already failed."""
+    t = topology
+    out = t.failed.copy()
+    if str(text).strip().startswith("random:"):
+        amount, _, seed = _random_spec(text, what, factor=False)
+        want = _count(amount, t.n_edges)
+        got = 0
+        for e in np.random.default_rng(seed).permutation(t.n_edges).tolist():
+            if got == want:
+                break
+            if out[e]:
+                continue
+            out[e] = True
+            if _servers_connected(t, out):
+                got += 1
+            else:
+                out[e] = False  # its loss would cut a server off: skip it
+        if got < want:
+            raise TopologyError(f"{what}: only {got} of the {want} links asked for can fail in {t.spec} without "
+                                f"cutting a server off")
+        return out
+    out[link_ids(t, text, what)] = True
+    return out
+
+
+def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") -> np.ndarray:
+    """Per edge, the bandwidth in Gbit/s after the slowdowns the text names (``3:25``, ``3:x0.5``, ``random:...``)."""
+    t = topology
+    bw = t.bandwidth.copy()
+    text = str(text).strip()
+    if text.startswith("random:"):
+        amount, k, seed = _random_spec(text, what, factor=True)
+        n = _count(amount, t.n_edges)
+        if n > t.n_edges:
+            raise TopologyError(f"{what}: asks for {n} links but {t.spec} has {t.n_edges}")
+        pick = np.random.default_rng(seed).choice(t.n_edges, size=n, replace=False)
+        bw[pick] *= k
+        return bw
+    items = [x.strip() for x in text.split(",")]
+    if not text or any(not x for x in items):
+        raise TopologyError(f"{what}: give LINK:BANDWIDTH or LINK:xFACTOR items separated by commas, got {text!r}")
+    for item in items:
+        link, colon, value = item.rpartition(":")
+        if not colon or not link.strip() or not value.strip():
+            raise TopologyError(f"{what}: {item!r} must be LINK:BANDWIDTH (3:25, s00-sw0.0:25Gbps) or LINK:xFACTOR (3:x0.25)")
+        e = link_id(t, link.strip(), what)
+        value = value.strip()
+        try:
+            if value.lower().startswith("x"):
+                f = float(value[1:])
+                if not (math.isfinite(f) and 0 < f):
+                    raise ValueError
+                bw[e] = t.bandwidth[e] * f
+            else:
+                bw[e] = parse_bandwidth(value, f"{what}: link {e}")
+        except UnitError as err:
+            raise TopologyError(str(err)) from None
+        except ValueError:
+            raise TopologyError(f"{what}: the factor in {item!r} must be a number > 0, got {value[1:]!r}") from None
+    return bw
+
+
+def degrade(topology: Topology, fail: str | np.ndarray | None = None, slow: str | np.ndarray | None = None,
+            what: tuple[str, str] = ("--fail-links", "--slow-links")) -> Topology:
+    """The topology with failed and/or slowed links (texts as in this module, a bool mask per edge for `fail`,
+    or Gbit/s per edge for `slow`); raises TopologyError (DisconnectedError) if a server is cut off."""
+    t = topology
+    failed = None
+    if fail is not None:
+        failed = failed_mask(t, fail, what[0]) if isinstance(fail, str) else np.asarray(fail, bool)
+    bandwidth = None
+    if slow is not None:
+        bandwidth = slowed_bandwidth(t, slow, what[1]) if isinstance(slow, str) else np.asarray(slow, np.float64)
+    if failed is None and bandwidth is None:
+        return t
+    out = t.with_links(bandwidth=bandwidth, failed=failed)
+    check_connected(out)
+    return out
+
+
+def changes(base: Topology, now: Topology) -> dict:
+    """What differs between two versions of one topology: failed edge ids and slowed links
+    ``[edge, from Gbit/s, to Gbit/s]`` (JSON-ready; schedule files record it)."""
+    failed = np.flatnonzero(now.failed & ~base.failed)
+    slowed = np.flatnonzero(now.bandwidth != base.bandwidth)
+    return {"failed": failed.tolist(),
+            "slowed": [[int(e), float(base.bandwidth[e]), float(now.bandwidth[e])] for e in slowed.tolist()]}
+
+
+def describe_changes(topology: Topology, diff: dict) -> str:
+    """One line naming the failed and slowed links of `changes`: ``failed 3 (s00-sw0.0); slowed 4 (...) 100->25 Gbit/s``."""
+    t = topology
+    lab = t.labels
+
+    def name(e: int) -> str:
+        return f"{e} ({lab[t.edges[e, 0]]}-{lab[t.edges[e, 1]]})"
+
+    parts = []
+    if diff.get("failed"):
+        f = diff["failed"]
+        parts.append("failed " + ", ".join(name(e) for e in f[:6]) + (f" and {len(f) - 6} more" if len(f) > 6 else ""))
+    if diff.get("slowed"):
+        s = diff["slowed"]
+        parts.append("slowed " + ", ".join(f"{name(e)} {a:g}->{b:g} Gbit/s" for e, a, b in s[:6])
+                     + (f" and {len(s) - 6} more" if len(s) > 6 else ""))
+    return "; ".join(parts) if parts else "no link changed"

@@ -1,0 +1,98 @@
+"""Units of the time model: one parser each for message sizes, link bandwidths and latencies.
+
+Sizes are bytes (``100MB`` = 100·10^6 B; ``KiB``/``MiB``/``GiB`` are powers of 1024), link
+bandwidths are Gbit/s per direction (a bare number; ``Mbps``/``Gbps``/``Tbps`` suffixes accepted),
+latencies are microseconds (a bare number; ``ns``/``us``/``µs``/``ms``/``s`` suffixes accepted).
+Every parser raises `UnitError` (a ValueError) with one line naming the rule and the value.
+
+>>> parse_size("100MB"), parse_size("1KiB"), parse_bandwidth("25"), parse_latency("500ns")
+(100000000, 1024, 25.0, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+DEFAULT_SIZE = "100MB"
+"""Default AllReduce message size M (the issue's example; a mid-size gradient bucket set)."""
+
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
+               "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
+_BW_UNITS = {"": 1.0, "gbps": 1.0, "gbit/s": 1.0, "mbps": 1e-3, "mbit/s": 1e-3, "tbps": 1e3, "tbit/s": 1e3}
+_LAT_UNITS = {"": 1.0, "us": 1.0, "\u00b5s": 1.0, "\u03bcs": 1.0, "ns": 1e-3, "ms": 1e3, "s": 1e6}
+_NUMBER = re.compile(r"^\s*([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([^\s0-9.][^\s]*)?\s*$")
+
+
+class UnitError(ValueError):
+    """A size, bandwidth or latency that cannot be read (the message names the rule and the value)."""
+
+
+_SHOWN = {id(_SIZE_UNITS): "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", id(_BW_UNITS): "Mbps, Gbps, Tbps (or none: Gbit/s)",
+          id(_LAT_UNITS): "ns, us, ms, s (or none: µs)"}
+
+
+def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, float]:
+    """(number, unit factor) of a value given as a number or a string with an optional unit."""
+    if isinstance(text, bool):
+        raise UnitError(f"{what} must be a number{hint}, got {text!r}")
+    if isinstance(text, (int, float)):
+        value, factor = float(text), 1.0
+    else:
+        m = _NUMBER.match(text) if isinstance(text, str) else None
+        if m is None:
+            raise UnitError(f"{what} must be a number{hint}, got {text!r}")
+        unit = (m.group(2) or "").lower()
+        if unit not in units:
+            raise UnitError(f"{what}: unknown unit {m.group(2)!r} in {text!r}; use {_SHOWN[id(units)]}")
+        value, factor = float(m.group(1)), units[unit]
+    if not math.isfinite(value):
+        raise UnitError(f"{what} must be a finite number, got {text!r}")
+    return value, factor
+
+
+def parse_size(text: object, what: str = "size") -> int:
+    """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0."""
+    value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, KiB, MiB, GiB")
+    size = value * factor
+    if size < 1:
+        raise UnitError(f"{what} must be at least 1 byte, got {text!r}")
+    return int(round(size))
+
+
+def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
+    """Gbit/s of a link bandwidth such as ``100``, ``25Gbps`` or ``400Mbps``; must be > 0."""
+    value, factor = _split(text, what, _BW_UNITS, " in Gbit/s")
+    if value <= 0:
+        raise UnitError(f"{what} must be > 0 Gbit/s, got {text!r}")
+    return value * factor
+
+
+def parse_latency(text: object, what: str = "latency") -> float:
+    """Microseconds of a link latency such as ``1``, ``500ns`` or ``0.002ms``; must be >= 0."""
+    value, factor = _split(text, what, _LAT_UNITS, " in µs")
+    if value < 0:
+        raise UnitError(f"{what} must be >= 0 µs, got {text!r}")
+    return value * factor
+
+
+def gbps_to_bytes(gbps: float | object) -> float | object:
+    """Bytes per second of a bandwidth in Gbit/s (works on numpy arrays too)."""
+    return gbps * (1e9 / 8)
+
+
+def format_size(n_bytes: float) -> str:
+    """A readable size in decimal units: ``100 MB``."""
+    for unit, f in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= f:
+            return f"{n_bytes / f:.4g} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def format_seconds(seconds: float) -> str:
+    """A readable duration: ``12.3 ms``, ``4.56 µs``, ``1.20 s``."""
+    if seconds >= 1:
+        return f"{seconds:.3g} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} µs"

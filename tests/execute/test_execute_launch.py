@@ -1,0 +1,156 @@
+"""`allreduce-lab run`: local processes, torchrun mode, and every error as one line with exit code 2.
+
+All processes talk over 127.0.0.1 only; the rendezvous port is picked by the kernel (port 0)
+except where a test needs a taken port. Every run has a short timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from core import cli
+from core.execute import build_plan
+from core.execute import launch as launch_mod
+from core.execute.bench import BenchConfig, bandwidths, run_local
+from core.execute.launch import LaunchError, launch_local
+from core.schedule_io import write_schedule
+
+from _execlib import ThreadRanks, schedule, torchrun_cli
+
+
+@pytest.fixture(scope="module")
+def ring_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("run") / "ring4.json"
+    write_schedule(schedule("bcube:n=2,k=1", "ring"), path)
+    return str(path)
+
+
+def run_cli(capsys, *args):
+    rc = cli.main(["run", *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_run_prints_the_check_times_and_bandwidths(ring_file, capsys):
+    rc, out, err = run_cli(capsys, ring_file, "--size", "4KiB", "--dtype", "int64", "--repeat", "3", "--timeout", "30")
+    assert rc == 0, err
+    assert "4 ranks (local gloo, 127.0.0.1, 4 processes)  4096 bytes int64" in out
+    assert "result vs dist.all_reduce: OK (bitwise equal)" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert [r[0] for r in rows] == ["1", "2", "3"]
+    for r in rows:  # algbw = bytes / time; busbw = algbw * 2(n-1)/n with n = 4
+        ms, alg, bus = float(r[1]), float(r[2]), float(r[3])
+        assert alg == pytest.approx(4096 / (ms / 1e3) / 1e9, rel=0.02, abs=2e-3)
+        assert bus == pytest.approx(alg * 1.5, rel=0.02, abs=2e-3)
+
+
+def test_run_json_reports_every_repetition(ring_file, capsys):
+    rc, out, _ = run_cli(capsys, ring_file, "--size", "1000", "--repeat", "2", "--warmup", "0", "--format", "json",
+                         "--ranks-per-process", "2", "--timeout", "30")
+    rep = json.loads(out)
+    assert rc == 0 and rep["correct"] and rep["processes"] == 2 and rep["dtype"] == "float32"
+    assert rep["bytes"] == 1000 and len(rep["repetitions"]) == 2
+    assert rep["max_abs_diff"] <= rep["tolerance"] == pytest.approx(2 * 3 * 4 * 2.0 ** -23)
+    r = rep["repetitions"][0]
+    assert (r["schedule_algbw"], r["schedule_busbw"]) == pytest.approx(bandwidths(1000, r["schedule_s"], 4))
+
+
+def test_bandwidth_definitions():
+    # nccl-tests: algbw = bytes / time, busbw = algbw * 2(n-1)/n; GB/s = 1e9 bytes/s
+    assert bandwidths(2 * 10 ** 9, 2.0, 9) == pytest.approx((1.0, 16 / 9))
+    assert bandwidths(10 ** 9, 0.5, 2) == pytest.approx((2.0, 2.0))
+
+
+def test_under_torchrun_each_rank_joins_by_environment(ring_file):
+    # each rank gets what torchrun sets (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT of the agent's store)
+    argv = ["run", ring_file, "--size", "2KB", "--dtype", "int32", "--repeat", "2", "--timeout", "30"]
+    out = launch_local(torchrun_cli, (argv,), 4, name=str, join=False, timeout=60)
+    (rc0, out0, err0), *others = out.results
+    assert rc0 == 0, err0
+    assert "4 ranks (torchrun gloo, 4 processes)" in out0 and "OK (bitwise equal)" in out0
+    assert all(rc == 0 and o == "" for rc, o, _ in others)  # only rank 0 reports
+
+
+# ---- errors: one line, exit code 2, nothing left running ------------------------------------
+def test_port_in_use(ring_file, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        rc, _, err = run_cli(capsys, ring_file, "--size", "1KB", "--port", str(port))
+    assert rc == 2
+    assert err.count("\n") == 1 and f"port {port} on 127.0.0.1 is in use" in err
+
+
+def test_invalid_schedule_file_is_refused(ring_file, tmp_path, capsys):
+    doc = json.loads(Path(ring_file).read_text())
+    doc["rounds"][0], doc["rounds"][1] = doc["rounds"][1], doc["rounds"][0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    rc, out, err = run_cli(capsys, str(bad), "--size", "1KB")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "schedule refused, nothing was sent" in err
+
+
+@pytest.mark.parametrize("args,msg", [(["--size", "lots"], "--size must be"), (["--dtype", "complex"], "--dtype"),
+                                      (["--repeat", "0"], "--repeat must be"), (["--rank-map", "a,b"], "--rank-map"),
+                                      (["--rank-map", "0,1"], "distinct rank"),
+                                      (["--ranks-per-process", "0"], "--ranks-per-process"),
+                                      (["--backend", "nccl"], "needs torchrun")])
+def test_bad_options(ring_file, capsys, args, msg):
+    rc, _, err = run_cli(capsys, ring_file, *args)
+    assert rc == 2 and msg in err and err.count("\n") == 1
+
+
+def test_more_servers_than_the_machine_can_host(ring_file, capsys, monkeypatch):
+    monkeypatch.setattr(launch_mod, "available_mib", lambda: 2000.0)
+    rc, _, err = run_cli(capsys, ring_file, "--size", "1GB")
+    assert rc == 2 and err.count("\n") == 1
+    assert "4 local ranks need about" in err and "only 2.0 GiB is available" in err
+
+
+@pytest.fixture(scope="module")
+def plan4():
+    return build_plan(schedule("bcube:n=2,k=1", "critical-path"))
+
+
+def test_a_rank_that_dies_is_named_and_the_others_stop(plan4):
+    with pytest.raises(LaunchError) as err:
+        run_local(plan4, BenchConfig(numel=64, repeat=1), timeout=20, fault={2: ("die", 7)})
+    assert str(err.value).startswith("rank 2 (server ") and "died: it exited with code 7" in str(err.value)
+    assert "the other ranks were stopped" in str(err.value)
+
+
+def test_a_rank_that_stalls_times_out_and_is_named(plan4):
+    with pytest.raises(LaunchError) as err:
+        run_local(plan4, BenchConfig(numel=64, repeat=1), timeout=1.5, fault={1: ("stall", 8)})
+    msg = str(err.value)
+    assert msg.startswith("timed out after 1.5 s (--timeout)") and "ranks that never reported: 1" in msg
+
+
+def test_a_timeout_inside_the_executor_names_the_round_and_peer(plan4):
+    from core.execute.executor import ExecutionError
+
+    # rank 3 never joins the schedule's transfers: its peers wait in the executor until the timeout
+    group = ThreadRanks(4, timeout=1.0)
+
+    def body(comm):
+        import torch
+
+        from core.execute import Executor
+        if comm.rank == 3:
+            return None
+        try:
+            Executor(plan4, comm).allreduce_(torch.ones(8))
+        except ExecutionError as e:
+            return e
+        return None
+
+    errs = [e for e in group.run(body) if e is not None]
+    # whoever waits on rank 3 times out; a peer of a timed-out pair may fail next (connection closed)
+    assert any(e.timed_out and "timed out exchanging with rank 3 (server" in str(e) for e in errs), errs
+    assert all(str(e).startswith(f"rank {e.rank} (server ") and "round " in str(e) for e in errs)
