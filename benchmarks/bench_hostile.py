@@ -29,7 +29,8 @@ def _schedule_doc(spec: str, method: str = "critical-path") -> dict:
     """A correct schedule document (computed in this process: the cases edit copies of it)."""
     sys.path.insert(0, str(ROOT))
     from core.schedule_io import schedule_to_dict
-    from core.schedulers import ScheduleConfig, run_method
+    from core.methods import run_method
+    from core.schedule import ScheduleConfig
     from core.topology import make_topology
     return schedule_to_dict(run_method(method, make_topology(spec), ScheduleConfig()))
 

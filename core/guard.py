@@ -38,8 +38,10 @@ B_DAG = 60                # bytes per workload path node and per prefix entry (D
 S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 2e-6, "ring": 1.5e-5}  # per-workload Python loops
 S_ROUND = {"tree": 2e-8, "plain": 2e-8, "ring": 2e-9}  # seconds per (workload, round) of list scheduling
-B_CPSAT = 500             # bytes per (workload link, round of the horizon) of a CP-SAT model
-S_CPSAT = 5e-6            # seconds to build the CP-SAT model, per the same unit
+B_CPSAT_BASE = 480 * 2 ** 20  # OR-Tools and CP-SAT's workers before the first constraint
+B_CPSAT = 265             # bytes per (workload link, round of the horizon) of a CP-SAT model
+S_CPSAT = 1e-6            # seconds to build and presolve the model, per the same unit
+S_CPSAT_WORK = 1.2        # wall seconds per deterministic second of search (2 workers, quiet machine)
 B_RL = 6000               # bytes per workload of the RL observer, features and trace
 B_TORCH = 200 * 2 ** 20   # importing torch
 S_RL = 2.5e-6               # seconds per (workload, round) of one RL rollout
@@ -155,7 +157,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
     if solver == "cp-sat":
         x = w * (seg - 1) * rounds
-        total = total + Estimate("cp-sat", B_CPSAT * x, S_CPSAT * x + time_limit)
+        total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, S_CPSAT * x + S_CPSAT_WORK * time_limit)
         what += " with CP-SAT"
     elif solver == "rl":
         total = total + Estimate("rl", B_TORCH + B_RL * w, S_RL * w * rounds * max(1, rollouts))
@@ -283,7 +285,7 @@ def fmt_seconds(x: float) -> str:
     if x < 120:
         return f"{x:.0f} s" if x >= 1 else f"{x:.2f} s"
     if x < 7200:
-        return f"{x / 60:.0f} min"
+        return f"{x / 60:.1f} min"
     return f"{x / 3600:.1f} h" if x < 1e6 else f"{x / 3600:.0e} h"
 
 
