@@ -302,9 +302,11 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     good = feeds & ~wrong_tree & ~wrong_end
     feed = csr.from_pairs(pv[good], pr[good], n)  # w -> reduce workloads whose payload includes w
     # multiplicity of each reduce payload in its root's sum, in reverse topological order; a
-    # payload that reaches the root but is relayed onward (a ring passing through) is not summed
+    # payload that reaches the root but is relayed onward (a ring passing through) is not summed:
+    # MODEL.md §8, a reduce payload that a later reduce workload takes as a prefix only passes
+    # through the root (whether that prefix is legal is reported above; either way it was taken)
     relayed = np.zeros(n, dtype=bool)
-    relayed[pv[good]] = True
+    relayed[pv[feeds]] = True
     at_root = reduce & (dag.dst == dag.root) & ~relayed
     mult = at_root.astype(np.int64)
     for level in reversed(dag.topo_levels):

@@ -332,6 +332,13 @@ def test_a_payload_taken_as_a_prefix_only_passes_through_the_root():
     w[16]["carries_own"] = True
     msgs = [v.message for v in validate_document(d).violations]
     assert msgs == ["server B's piece is counted 2 times in the sum of flow-tree B"]
+    # the rule holds whoever takes the payload: 23 (tree C, leaving B) takes 15 instead of 16 —
+    # a violation in itself, and 15 is still not summed at B, so C and D are missing there
+    w[16]["carries_own"], w[16]["prefix"], w[23]["prefix"] = False, [], [22, 15]
+    msgs = [v.message for v in validate_document(d).violations if v.rule == "data"]
+    assert msgs == ["workload 23: reduce prefix 15 belongs to another flow-tree (shards would mix)",
+                    "server C's piece is missing from the sum of flow-tree B",
+                    "server D's piece is missing from the sum of flow-tree B"]
 
 
 # ---- hostile values: one violation or one line, never a traceback or an unbounded allocation ----
