@@ -42,7 +42,7 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
                    help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
                         "run reproducible (about one second of one core each; default 60)")
     p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, help="sampled rollouts for rl-sample (default 16)")
-    p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the shipped one for the family)")
+    p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
@@ -134,7 +134,7 @@ def _span(lo_hi: list[float], unit: str) -> str:
 def _config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
-                          size=parse_size(a.size, "--size"))
+                          size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -205,8 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
     p.add_argument("spec", nargs="?", help="topology spec to train on")
     p.add_argument("--preset", help="train one checkpoint per configuration of a preset (e.g. table2)")
+    p.add_argument("--universal", action="store_true",
+                   help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
     p.add_argument("--out", type=at.out_stem, help="checkpoint path without suffix (default checkpoints/<name>)")
     p.add_argument("--budget", type=at.seconds(10 ** 6), default=None, help="wall-clock seconds per configuration")
+    p.add_argument("--hidden", type=at.int_in(1, 1024), default=None, help="width of the hidden layers (default 64)")
+    p.add_argument("--train-prior", action="store_true",
+                   help="also optimize the lower agent's linear skip path (default: frozen)")
     p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None, help="outer iterations I of Algorithm 1")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
@@ -215,6 +220,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", choices=["none", "heuristic"], default="none",
                    help="fresh lower agent: from scratch (none, default) or from the heuristic prior")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers")
+    p.add_argument("--topology", default="bcube:n=4,k=2", help="network topology spec (default bcube:n=4,k=2)")
+    p.add_argument("--gpus-per-server", type=int, default=4, help="GPUs on every server (default 4)")
+    p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
+                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel], csv:PATH, philly:PATH or helios:PATH")
+    p.add_argument("--scheduler", default="all",
+                   help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random placement (default 0)")
+    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl/topdrl)")
+    p.add_argument("--jobs-out", default=None, help="write one CSV row per job and scheduler to this file")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+
+    p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then policy gradient)")
+    p.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds (default 600)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
     return ap
 
 
@@ -332,9 +354,14 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(_time_lines(timing)))
-    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "checkpoint", "routing"):
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "routing"):
         if key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+    if "checkpoint" in sched.info:
+        own = "yes" if sched.info.get("trained_on_this_topology") else "no"
+        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+    if "upper_agent" in sched.info:
+        print(f"  {sched.info['upper_agent']}")
     if moved is not None:
         print("\n".join(_replan_lines(moved)))
     if a.out:
@@ -451,6 +478,72 @@ def _print_table(header: list[str], body: list[list[str]], left: int) -> None:
         print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
 
 
+def cmd_cluster(a: argparse.Namespace) -> int:
+    """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
+    from .cluster import (METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
+                          summarize)
+    names = expand_names(a.scheduler)
+    cluster = make_cluster(a.topology, a.gpus_per_server)
+    trace = load_trace(a.trace)
+    check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
+    bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
+               bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")
+
+    def progress(name: str, frac: float) -> None:
+        bar.set_description_str(name)
+        bar.n = names.index(name) + frac
+        bar.refresh()
+
+    try:
+        results = run_schedulers(cluster, trace, names, a.seed, a.checkpoint, progress)
+    finally:
+        bar.close()
+    rows = [summarize(r) for r in results]
+    if a.jobs_out:
+        with open(a.jobs_out, "w", newline="", encoding="utf-8") as fh:
+            table = [{"scheduler": r.scheduler, **row} for r in results for row in jobs_table(r)]
+            w = csv.DictWriter(fh, fieldnames=list(table[0]))
+            w.writeheader()
+            w.writerows(table)
+    if a.format == "json":
+        print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
+                          "results": rows}, indent=2, default=float))
+        return 0
+    keys = list(METRICS)
+    if a.format == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"])
+        w.writerows([[r["scheduler"]] + [r[k] for k in keys] + [r["wall_s"], r["cpu_s"]] for r in rows])
+        print(buf.getvalue(), end="")
+        return 0
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} jobs)")
+    header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
+              "mean link", "preempt", "sim s"]
+    body = [[r["scheduler"], f"{r['avg_jct_h']:.2f}", f"{r['p95_jct_h']:.2f}", f"{r['makespan_h']:.2f}",
+             f"{r['avg_queue_h']:.2f}", f"{100 * r['gpu_util']:.1f}%", f"{100 * r['comm_share']:.1f}%",
+             str(r["peak_link_users"]), f"{r['mean_link_users']:.2f}", str(r["preemptions"]), f"{r['wall_s']:.1f}"]
+            for r in rows]
+    _print_table(header, body, 1)
+    print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
+          "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use)")
+    return 0
+
+
+def cmd_cluster_train(a: argparse.Namespace) -> int:
+    """Train TopDRL's checkpoint (core.cluster.topdrl_train)."""
+    from .cluster.topdrl_train import TrainConfig, train
+    if a.budget <= 0:
+        raise UsageError(f"--budget must be > 0 seconds, got {a.budget}")
+    command = f"allreduce-lab cluster-train --budget {a.budget:g} --seed {a.seed} --out {a.out}"
+    meta = train(TrainConfig(budget_s=a.budget, seed=a.seed), a.out, command)
+    t = meta["training"]
+    print(f"wrote {a.out}.safetensors and {a.out}.json: best validation average JCT {meta['best_val_avg_jct_h']:.2f} h "
+          f"after {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
+          f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
+    return 0
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     """Run a schedule on real tensors (local processes, or one rank of torchrun); 0 correct, 1 wrong, 2 error."""
     from .execute import bench, build_plan
@@ -507,16 +600,56 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    """Train RL checkpoints (see core.rl.train)."""
-    from .rl.train import train_command
-    for spec in [p.spec for p in preset(a.preset)] if a.preset else [a.spec] if a.spec else []:
-        size = spec_size(spec)
-        check_schedulable(size if size else make_topology(spec, force=a.force), "tree", 1, force=a.force)
-    return train_command(a)
+    """Train RL checkpoints (core.rl.recipes) and print what each got."""
+    from dataclasses import replace
+
+    from .rl.recipes import train_spec, train_universal
+    from .rl.train import TrainConfig
+
+    if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
+        raise UsageError("train needs exactly one of: a topology spec, --preset NAME, --universal")
+    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior, train_prior=a.train_prior)
+    for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
+        if value is not None:
+            cfg = replace(cfg, **{name: value})
+    if a.out and a.preset:
+        raise UsageError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
+    command = "allreduce-lab train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else ""
+    jobs = ([("universal", None)] if a.universal else
+            [(p.spec, p.spec) for p in preset(a.preset)] if a.preset else [(a.spec, a.spec)])
+    for _, spec in jobs:  # the size guard, before anything is built
+        if spec is not None:
+            size = spec_size(spec)
+            check_schedulable(size if size else make_topology(spec, force=a.force), "tree", 1, force=a.force)
+    for label, spec in jobs:
+        bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
+
+        def report(row: dict) -> None:
+            bar.update(1)
+            bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
+
+        if spec is None:
+            side, res = train_universal(cfg, a.out, a.init, report, command)
+        else:
+            side, res = train_spec(spec, cfg, a.out, a.init, report, command)
+        bar.close()
+        print(f"{label}: {len(res.log)} updates in {res.seconds:.0f} s wall, {res.cpu_seconds:.0f} s CPU -> {side}")
+        for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
+                                      res.critical_path_rounds, res.lower_bounds):
+            print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
+    return 0
+
+
+def _instance_names(side) -> list[str]:
+    """Instance names in a checkpoint sidecar's `final` records."""
+    meta = json.loads(open(side).read())
+    final = meta["final"] if isinstance(meta["final"], list) else [meta["final"]]
+    return [f.get("instance", meta.get("topology")) for f in final]
 
 
 _COMMANDS = {"topology": cmd_topology, "schedule": cmd_schedule, "validate": cmd_validate,
-             "compare": cmd_compare, "replay": cmd_replay, "run": cmd_run, "train": cmd_train}
+             "compare": cmd_compare, "replay": cmd_replay, "run": cmd_run, "train": cmd_train,
+             "cluster": cmd_cluster, "cluster-train": cmd_cluster_train}
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
 from .seconds import time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
-from .topology import Preset, TopologyError, degrade, make_topology, preset
+from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
 from .workloads import build_dag
 
 
@@ -129,34 +129,48 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
     for name, spec, paper in configs:
         topo = degrade(make_topology(spec), fail=fail, slow=slow)
         change = LinkEvent.parse(topo, *event) if event else None
-        dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
-        lb = lower_bounds(dag)
-        results: dict[str, MethodResult] = {}
-        for m in methods:
-            if progress:
-                progress(f"{name} {m}")
-            start = time.perf_counter()
-            runs = range(seeds) if get_method(m).randomized else [base.seed]
-            per_seed, info, own, reports, moved = [], {}, 0, [], []
-            try:
-                for s in runs:
-                    sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
-                    per_seed.append(sched.n_rounds)
-                    info = sched.info
-                    own = own or lower_bounds(sched.dag).best
-                    reports.append(time_report(sched.dag, sched.rounds, size))
-                    if change is not None:
-                        moved.append(_replan_numbers(replan(sched, change, size=size)))
-            except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
-                if isinstance(err, TopologyError):
-                    raise  # a failure that cuts a server off is the user's error, not one method's
-                results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
-                continue
-            results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                      _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
-        rows.append(Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best,
-                        lb.as_dict(), results, paper))
+        rows.append(compare_topology(topo, methods, seeds, base, name=name, paper=paper, progress=progress,
+                                     size=size, change=change))
     return rows
+
+
+def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,
+                     name: str | None = None, paper: Preset | None = None,
+                     progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
+                     change: LinkEvent | None = None) -> Row:
+    """Every method on one built topology (e.g. an uploaded file); randomized ones averaged over `seeds` seeds.
+
+    With `change`, every schedule is also re-planned after that mid-run link event (`MethodResult.replan`).
+    """
+    base = config or ScheduleConfig()
+    name = name or topo.spec
+    dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
+    lb = lower_bounds(dag)
+    results: dict[str, MethodResult] = {}
+    for m in methods:
+        if progress:
+            progress(f"{name} {m}")
+        start = time.perf_counter()
+        runs = range(seeds) if get_method(m).randomized else [base.seed]
+        per_seed, info, own, reports, moved = [], {}, 0, [], []
+        try:
+            for s in runs:
+                sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
+                per_seed.append(sched.n_rounds)
+                info = sched.info
+                own = own or lower_bounds(sched.dag).best
+                reports.append(time_report(sched.dag, sched.rounds, size))
+                if change is not None:
+                    moved.append(_replan_numbers(replan(sched, change, size=size)))
+        except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
+            if isinstance(err, TopologyError):
+                raise  # a failure that cuts a server off is the user's error, not one method's
+            results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
+            continue
+        results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
+                                  _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
+    return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
+               paper)
 
 
 def _replan_numbers(r: Replan) -> dict:
@@ -215,7 +229,8 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
 def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_seconds",
-                                                   "ring_adjacent", "samples", "checkpoint", "trained_on")}
+                                                   "ring_adjacent", "samples", "checkpoint", "trained_on",
+                                                   "trained_on_this_topology")}
 
 
 def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:

@@ -349,16 +349,21 @@ class RoundBuilder:
         self.pool = np.asarray(pool, dtype=np.int64)
         self.cap = engine.link_capacity
         self.used = np.zeros(len(self.cap), dtype=np.int64)
-        self.pos, self.lk = dag.links.gather(self.pool)  # (candidate position, link) pairs
+        self.pos, self.lk = dag.links.gather(self.pool)  # (candidate position, link) pairs, by position
         self.n_links_of = np.bincount(self.pos, minlength=len(self.pool))
+        self._start = np.r_[0, np.cumsum(self.n_links_of)]  # pairs of position i: _start[i]:_start[i+1]
+        by_link = np.argsort(self.lk, kind="stable")
+        self._link_pos = self.pos[by_link]  # candidate positions on each link, link by link
+        self._link_start = np.r_[0, np.cumsum(np.bincount(self.lk, minlength=len(self.cap)))]
         self.valid = np.ones(len(self.pool), dtype=bool)
+        self.n_valid = len(self.pool)
         self.picked: list[int] = []  # positions in pool, in pick order
         self.on_link = np.bincount(self.lk, minlength=len(self.cap))  # valid candidates per link
 
     @property
     def done(self) -> bool:
         """True when no candidate fits any more."""
-        return not self.valid.any()
+        return self.n_valid == 0
 
     def ids(self) -> np.ndarray:
         """Workload ids picked so far, in pick order."""
@@ -369,34 +374,38 @@ class RoundBuilder:
         if not self.valid[i]:
             raise InvalidRound([Violation("capacity", None, int(self.pool[i]), None,
                                           f"workload {int(self.pool[i])} conflicts with the round so far")])
-        links = self._links_of(i)
+        links = self.lk[self._start[i]:self._start[i + 1]]
         self.used[links] += 1
         self.picked.append(int(i))
-        full = np.zeros(len(self.cap), dtype=bool)
-        full[links[self.used[links] >= self.cap[links]]] = True
-        was = self.valid.copy()
-        if full.any():
-            hit = full[self.lk]
-            self.valid[self.pos[hit]] = False
-        self.valid[i] = False
-        gone = was & ~self.valid
-        if gone.any():
-            drop = gone[self.pos]
-            np.subtract.at(self.on_link, self.lk[drop], 1)
+        full = links[self.used[links] >= self.cap[links]]
+        ls = self._link_start
+        self._drop(np.concatenate([[i]] + [self._link_pos[ls[x]:ls[x + 1]] for x in full.tolist()]))
 
-    def _links_of(self, i: int) -> np.ndarray:
-        start = int(np.searchsorted(self.pos, i))
-        return self.lk[start:start + self.n_links_of[i]]
+    def _drop(self, positions: np.ndarray) -> None:
+        """Mark positions (repeats allowed) invalid and take the newly invalid ones off their links' counts."""
+        was = self.valid.copy()
+        self.valid[positions] = False
+        gone = was != self.valid
+        self.n_valid = int(np.count_nonzero(self.valid))
+        self.on_link -= np.bincount(self.lk[gone[self.pos]], minlength=len(self.cap))
+
+    def conflicts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(`conflict_degree`, `exclusive_share`) in one pass."""
+        if len(self.pool) == 0:
+            return np.zeros(0), np.zeros(0)
+        on = self.on_link[self.lk]
+        starts = self._start[:-1]
+        deg = (np.add.reduceat(on, starts) - self.n_links_of).astype(np.float64)
+        alone = np.add.reduceat(on <= 1, starts, dtype=np.int64) / np.maximum(self.n_links_of, 1)
+        return deg, alone
 
     def conflict_degree(self) -> np.ndarray:
         """For each candidate, how many other valid candidates share one of its links (counted per link)."""
-        w = self.on_link[self.lk] - 1
-        return np.bincount(self.pos, weights=w, minlength=len(self.pool))
+        return self.conflicts()[0]
 
     def exclusive_share(self) -> np.ndarray:
         """For each candidate, the share of its links no other valid candidate needs."""
-        alone = (self.on_link[self.lk] <= 1).astype(np.float64)
-        return np.bincount(self.pos, weights=alone, minlength=len(self.pool)) / np.maximum(self.n_links_of, 1)
+        return self.conflicts()[1]
 
 
 def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:

@@ -48,6 +48,9 @@ class ScheduleConfig:
     """CP-SAT search workers (optimal)."""
     size: int = DEFAULT_SIZE_BYTES
     """Message size M in bytes: the time-aware method plans with its transfer times (others ignore it)."""
+    trace: bool | None = None
+    """Learned methods' explanation trace (docs/rl.md): True always, False never, None (default)
+    when the DAG has at most 20,000 workloads (the sizes the debugger shows)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.chunks, bool) or not isinstance(self.chunks, (int, np.integer)) or self.chunks < 1:
@@ -62,6 +65,8 @@ class ScheduleConfig:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
+        if self.trace not in (None, True, False):
+            raise ValueError(f"trace must be true, false or null, got {self.trace!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer)) or self.workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {self.workers!r}")
 

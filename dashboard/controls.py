@@ -1,4 +1,4 @@
-"""Sidebar inputs shared by the pages: the topology picker and the scheduling options.
+"""Sidebar inputs shared by the screens: the topology picker, method pickers and the scheduling options.
 
 Widget values survive page switches (each widget is re-seeded from a ``keep:`` copy), and the
 last topology that loaded is kept in ``st.session_state["good_source"]``: a bad choice shows an
@@ -19,8 +19,8 @@ from core.schedule import ScheduleConfig
 from core.topology import TopologyError, preset
 
 from . import data
-from .inputs import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_DRAW_NODES, Source, TooBig,
-                     family_params, family_spec)
+from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, Source, TooBig, family_params,
+                      family_spec)
 
 T = TypeVar("T")
 
@@ -33,6 +33,7 @@ def method_title(method: str) -> str:
 def is_slow(method: str) -> bool:
     """True for a method that may run for seconds: it gets a progress bar."""
     return get_method(method).slow
+
 
 SOURCE_MODES = ("Table 2 preset", "Family", "Upload")
 
@@ -111,7 +112,7 @@ def topology_picker() -> Source:
         else:
             good = candidate
             st.session_state["good_source"] = good
-    sb.caption(f"Showing **{good.name}** (drawings up to {MAX_DRAW_NODES} nodes).")
+    sb.caption(f"Showing **{good.name}** (topologies up to {MAX_NODES} nodes).")
     return good
 
 
@@ -119,6 +120,9 @@ def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "
                    ) -> list[str]:
     """A multiselect of core's methods (at most `limit`), in the sidebar or in the container `where`."""
     box = where if where is not None else st.sidebar
+    default = [m for m in default if m in METHODS]
+    kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
+    forget(name, kept)
     return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
                            format_func=method_title))
 
@@ -135,10 +139,17 @@ def schedule_options(name: str) -> ScheduleConfig:
     return ScheduleConfig(seed=int(seed), chunks=int(chunks), merge=bool(merge), time_limit=float(limit))
 
 
-def player_width(name: str) -> int:
-    """Sidebar: the width of the round player in pixels (a fixed width keeps stepping fast in the browser)."""
-    return int(persistent(st.sidebar.select_slider, f"{name}.width", 1100, "Player width (px)",
-                          [800, 950, 1100, 1250, 1400, 1600, 1900]))
+def can_schedule(methods: list[str] | None, source: Source | None = None) -> bool:
+    """False, with one warning or note saying why, when `source` is too big to schedule here or no
+    method is picked (`methods` None: no method is needed)."""
+    too_big = data.size_problem(source) if source is not None else None
+    if too_big:
+        st.warning(too_big)
+        return False
+    if methods is not None and not methods:
+        st.info("Pick at least one method (sidebar).")
+        return False
+    return True
 
 
 def with_progress(label: str, work: Callable[[Callable[[float], None]], T], expected_seconds: float) -> T:

@@ -1,9 +1,9 @@
-"""Cached access to core for the pages, keyed by hashable inputs (a `Source`, method names, `ScheduleConfig`).
+"""Cached access to core for the screens, keyed by hashable inputs (a `Source`, method names, `ScheduleConfig`).
 
-Everything here calls core (topologies, routes, workload DAGs, schedulers, compare) or
-re-arranges what core returned for drawing. Topology-sized objects are kept with
+Everything here calls core (topologies, routes, workload DAGs, schedulers, compare, link groups)
+or re-arranges what core returned for drawing. Topology-sized objects are kept with
 ``st.cache_resource`` (shared, never copied; treat them as read-only); small plain results with
-``st.cache_data``. Errors from core propagate unchanged so pages can show their one-line message.
+``st.cache_data``. Errors from core propagate unchanged so screens can show their one-line message.
 """
 
 from __future__ import annotations
@@ -16,19 +16,22 @@ import numpy as np
 import streamlit as st
 
 from core.bounds import lower_bounds
-from core.compare import Row, compare, configurations
-from core.routing import NodeTree, Routes, compute_routes
-from core.schedule_io import schedule_to_dict
+from core.compare import Row, compare_topology
+from core.compare import configurations as compare_configurations
+from core.linkgroups import LinkGroups, link_groups
 from core.methods import get_method, run_method
+from core.routing import NodeTree, Routes, compute_routes
 from core.schedule import Schedule, ScheduleConfig
+from core.schedule_io import schedule_to_dict
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
-from core.workloads import PHASES, WorkloadDAG, build_dag, tree_dag
+from core.workloads import PHASES, WorkloadDAG, build_dag
 
-from .figures import NetDrawing, WorkloadArc
-from .figures import player_base as player_base_figure
-from .inputs import MAX_UPLOAD_BYTES, DEFAULT_SOURCE, Source, TooBig, check_drawable, predicted_nodes
-from .layout import positions
+from . import figures
+from .figures import HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, heatmap_table
+from .positions import positions
+from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, Source, TooBig, check_drawable,
+                      predicted_nodes)
 
 Progress = Callable[[float], None]
 
@@ -54,6 +57,19 @@ def topology(source: Source) -> Topology:
     return t
 
 
+def size_problem(source: Source) -> str | None:
+    """Why `source` is too big to schedule here (player, compare, debugger), or None.
+
+    The one place the screens ask before scheduling; a core size guard can replace its body.
+    """
+    t = topology(source)
+    if t.n_servers > MAX_PLAYER_SERVERS:
+        return (f"{source.name} has {t.n_servers} servers; the dashboard schedules at most {MAX_PLAYER_SERVERS} "
+                "(its views grow with links x rounds). Pick a smaller topology, or use the command line "
+                "(`allreduce-lab compare SPEC`). The Topology page still shows it.")
+    return None
+
+
 @st.cache_resource(show_spinner=False, max_entries=64)
 def routes(source: Source) -> Routes:
     """Shortest-path routes toward every server (core.routing)."""
@@ -64,15 +80,21 @@ def routes(source: Source) -> Routes:
 def drawing(source: Source) -> NetDrawing:
     """Where to draw the nodes and links of a topology (structured layout per family)."""
     t = topology(source)
-    pos = positions(t)
+    pos = node_positions(source)
     return NetDrawing(x=pos[:, 0], y=pos[:, 1], labels=t.labels, is_server=t.is_server, edges=t.edges,
                       link_src=t.link_src, link_dst=t.link_dst)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def node_positions(source: Source) -> np.ndarray:
-    """(n, 2) structured node positions for the interactive views."""
+    """(n, 2) structured node positions for the drawings."""
     return positions(topology(source))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def groups(source: Source) -> LinkGroups:
+    """The topology's link groups (BCube levels, DCell copies, fat-tree pods, link kinds)."""
+    return link_groups(topology(source))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -84,7 +106,7 @@ def link_labels(source: Source) -> tuple[str, ...]:
 
 def paper_figures(source: Source) -> Preset | None:
     """The paper's Table 2 entry for a source that is one of its configurations, else None."""
-    for _name, spec, paper in configurations("table2"):
+    for _name, spec, paper in compare_configurations("table2"):
         if spec == source.spec:
             return paper
     return None
@@ -109,7 +131,7 @@ def tree_depths(source: Source, root: int) -> dict[int, int]:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def dag(source: Source, merge: bool) -> WorkloadDAG:
     """The workload DAG of parameter-server AllReduce, merged or not (one chunk)."""
-    return tree_dag(topology(source), merge=merge, chunks=1, routes=routes(source))
+    return build_dag(topology(source), "tree" if merge else "plain", merge=merge, chunks=1, routes=routes(source))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -154,8 +176,7 @@ def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Pro
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def merged_bound(source: Source, config: ScheduleConfig) -> int:
-    """Lower bound of the topology's merged workload DAG (the reference of greedy, critical-path,
-    optimal and RL)."""
+    """Lower bound of the topology's merged workload DAG (the reference of every method that schedules it)."""
     return lower_bounds(build_dag(topology(source), "tree", merge=config.merge, chunks=config.chunks,
                                   routing=config.routing)).best
 
@@ -166,11 +187,24 @@ def playback(source: Source, method: str, config: ScheduleConfig, _progress: Pro
     return build_playback(schedule(source, method, config, _progress))
 
 
+@st.cache_resource(show_spinner=False, max_entries=48)
+def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: bool, title: str) -> HeatRows:
+    """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
+    pb = playback(source, method, config)
+    if not by_group:
+        return HeatRows(title, pb.util_pct, link_labels(source))
+    g = groups(source)
+    z = np.rint(g.utilization(pb.util_pct.astype(float))).astype(np.uint8)
+    return HeatRows(title, z, g.names)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
-def player_base(source: Source, methods: tuple[str, ...], config: ScheduleConfig, height: int) -> dict:
-    """The round-independent part of the player figure (networks and heatmaps of the methods), built once."""
-    utils = [playback(source, m, config).util_pct for m in methods]
-    return player_base_figure(drawing(source), utils, link_labels(source), height)
+def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: ScheduleConfig, by_group: bool,
+                network: bool, edges: tuple[float, ...], legend: tuple[tuple[str, str, str], ...]) -> dict:
+    """The round-independent part of the player figure (networks or group bars, and the heatmaps), built once."""
+    heats = [heat_rows(source, m, config, by_group, title) for m, title in methods]
+    return figures.player_base(drawing(source) if network else None, heats, np.asarray(edges), legend,
+                               groups(source).names)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -193,30 +227,43 @@ def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), sourc
     return get_method(method).problem(topology(source), config)
 
 
-def round_differences(a: Schedule, b: Schedule) -> tuple[list[list[int]], list[list[int]]]:
-    """Per round, the workloads only `a` sent and those only `b` sent (same workload DAG ids)."""
-    n = max(a.n_rounds, b.n_rounds)
-    ra = [set(a.rounds[r].tolist()) if r < a.n_rounds else set() for r in range(n)]
-    rb = [set(b.rounds[r].tolist()) if r < b.n_rounds else set() for r in range(n)]
-    return [sorted(x - y) for x, y in zip(ra, rb)], [sorted(y - x) for x, y in zip(ra, rb)]
-
-
 # ---- compare ------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=256)
-def compare_row(preset_name: str, config_name: str, methods: tuple[str, ...], seeds: int,
-                config: ScheduleConfig) -> Row:
-    """One configuration of a preset compared across methods (randomized ones over `seeds` seeds)."""
-    configs = [c for c in configurations(preset_name) if c[0] == config_name]
-    if not configs:
-        raise ValueError(f"{config_name!r} is not a configuration of {preset_name!r}")
-    return compare(configs, methods, seeds=seeds, config=replace(config, seed=0))[0]
-
-
-@st.cache_resource(show_spinner=False, max_entries=256)
-def compare_or_reason(preset_name: str, config_name: str, methods: tuple[str, ...], seeds: int,
-                      config: ScheduleConfig) -> Row | str:
-    """`compare_row`, or the one-line reason it failed (cached too, so a failing method is tried once)."""
+@st.cache_resource(show_spinner=False, max_entries=512)
+def compare_cell(source: Source, method: str, seeds: int, config: ScheduleConfig) -> Row | str:
+    """One method on one topology, compared (randomized methods over `seeds` seeds), or the
+    one-line reason it failed (cached too, so a failing method is tried once)."""
     try:
-        return compare_row(preset_name, config_name, methods, seeds, config)
+        return compare_topology(topology(source), [method], seeds=seeds, config=replace(config, seed=0),
+                                name=source.name, paper=paper_figures(source))
     except Exception as err:  # noqa: BLE001 - the reason is shown on the page
-        return f"{type(err).__name__}: {err}" if not str(err) else str(err)
+        return str(err) or type(err).__name__
+
+
+def compare_row(source: Source, methods: tuple[str, ...], seeds: int, config: ScheduleConfig,
+                done: Callable[[str], None] | None = None) -> tuple[Row | None, dict[str, str]]:
+    """Every method on one topology (cached per method): the row, and method -> reason for those that failed."""
+    first, results, failed = None, {}, {}
+    for m in methods:
+        got = compare_cell(source, m, seeds, config)
+        if done:
+            done(m)
+        if isinstance(got, str):
+            failed[m] = got
+            continue
+        first = first or got
+        res = got.results[m]
+        if res.rounds is None:
+            failed[m] = res.error or "it did not run"
+        else:
+            results[m] = res
+    return (replace(first, results=results) if first else None), failed
+
+
+# ---- cluster ----------------------------------------------------------------------------------
+@st.cache_resource(show_spinner="Simulating the cluster...", max_entries=8)
+def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...]) -> dict:
+    """Each named scheduler's run (`core.cluster.Result`) of `trace` on the source's topology with
+    `gpus_per_server` GPUs on every server (raises TraceError / TopologyError / ValueError)."""
+    from core.cluster import load_trace, make_cluster, run_schedulers
+    cluster = make_cluster(topology(source), gpus_per_server)
+    return dict(zip(names, run_schedulers(cluster, load_trace(trace), list(names))))

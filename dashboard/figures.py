@@ -66,15 +66,21 @@ def _clean_axes(fig: go.Figure, height: int, title: str | None) -> go.Figure:
     return fig
 
 
-def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_trees: Sequence[int] = (),
+def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
-                   title: str | None = None, height: int = 340, show_labels: bool | None = None) -> go.Figure:
-    """The network; busy directed links drawn offset to the right of their direction, coloured by flow-tree."""
-    traces = network_traces(d, busy_links, busy_trees, hover, faded_edges, root, show_labels)
-    return _clean_axes(go.Figure(traces), height, title)
+                   title: str | None = None, height: int = 340, show_labels: bool | None = None,
+                   legend: Sequence[tuple[str, str, str]] = ()) -> go.Figure:
+    """The network; busy directed links drawn offset to the right of their direction, in the given colours."""
+    traces = network_traces(d, busy_links, busy_colours, hover, faded_edges, root, show_labels)
+    for tr in traces:  # the legend names colours and symbols, not traces
+        tr.showlegend = False
+    fig = _clean_axes(go.Figure(traces + legend_entries(legend)), height, title)
+    if legend:
+        fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=15)))
+    return fig
 
 
-def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_trees: Sequence[int] = (),
+def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
                    show_labels: bool | None = None) -> list[go.Scatter]:
     """The traces of `network_figure`: links, pruned links, busy links, servers (dots) and switches (squares)."""
@@ -83,21 +89,21 @@ def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_trees: Se
     solid = [e for e in range(len(d.edges)) if e not in faded]
     traces.append(_segments(d, solid, EDGE_COLOUR, 1.2, "links", dash=None))
     if faded:
-        traces.append(_segments(d, sorted(faded), "#e3e3e3", 1.0, "pruned links", dash="dot"))
-    traces += _busy_traces(d, np.asarray(busy_links, dtype=np.int64), np.asarray(busy_trees, dtype=np.int64),
-                           list(hover))
+        traces.append(_segments(d, sorted(faded), "#d0d0d0", 1.5, "pruned links", dash="dot"))
+    if len(busy_links):
+        traces += _busy_traces(d, np.asarray(busy_links, dtype=np.int64), list(busy_colours), list(hover))
     labels = show_labels if show_labels is not None else len(d.labels) <= 60
     small = len(d.labels) <= 12  # teaching examples: big nodes, names inside
     for server in (True, False):
         ids = np.flatnonzero(d.is_server == server)
         colours = [ROOT_COLOUR if v == root else (SERVER_COLOUR if server else SWITCH_COLOUR) for v in ids.tolist()]
-        size = (30 if small else 13) if server else (24 if small else 10)
+        size = (40 if small else 14) if server else (32 if small else 11)
         traces.append(go.Scatter(
             x=d.x[ids], y=d.y[ids], mode="markers+text" if labels else "markers",
             marker=dict(symbol="circle" if server else "square", size=size, color=colours,
                         line=dict(color="white", width=1)),
             text=[d.labels[v] for v in ids.tolist()], textposition="middle center" if small else "bottom center",
-            textfont=dict(size=13, color="white") if small else dict(size=9),
+            textfont=dict(size=20, color="white") if small else dict(size=11),
             hovertext=[f"{d.labels[v]} ({'server' if server else 'switch'})" for v in ids.tolist()],
             hoverinfo="text", name="servers" if server else "switches"))
     return traces
@@ -111,128 +117,252 @@ def _segments(d: NetDrawing, edges: list[int], colour: str, width: float, name: 
                       hoverinfo="skip", name=name)
 
 
-def _busy_traces(d: NetDrawing, links: np.ndarray, trees: np.ndarray, hover: list[str]) -> list[go.Scatter]:
-    """Busy directed links: a dark line each (one trace) with chevrons coloured by flow-tree (one trace)."""
-    if len(links) == 0:
-        return []
-    first = np.unique(links, return_index=True)[1]  # a link with capacity > 1 is coloured by its first tree
-    links, trees = links[first], trees[first]
+def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: list[str]) -> list[go.Scatter]:
+    """Busy directed links: a dark line each (one trace) with chevrons in their colours (one trace).
+
+    Always two traces (empty ones when nothing is busy), so animation frames can replace them.
+    """
+    first = np.unique(links, return_index=True)[1]  # a link with capacity > 1 is coloured by its first workload
+    links = links[first]
+    colours = [colours[i] for i in first.tolist()] if colours else ["#444"] * len(links)
     hover = [hover[i] for i in first.tolist()] if hover else [""] * len(links)
     sx, sy = d.x[d.link_src[links]], d.y[d.link_src[links]]
     dx, dy = d.x[d.link_dst[links]] - sx, d.y[d.link_dst[links]] - sy
     length = np.hypot(dx, dy)
     length[length == 0] = 1
     small = len(d.labels) <= 12  # teaching examples: bigger arrows, further apart
-    off = (0.02 if small else 0.012) * d.span
+    off = (0.025 if small else 0.012) * d.span
     sx, sy = sx + dy / length * off, sy - dx / length * off  # to the right of the direction of travel
     ends = np.array([0.1, 0.9])
     xs = np.c_[sx[:, None] + ends * dx[:, None], np.full(len(links), np.nan)].ravel()
     ys = np.c_[sy[:, None] + ends * dy[:, None], np.full(len(links), np.nan)].ravel()
-    line = go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="rgba(60,60,60,0.55)", width=1.5),
+    line = go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="rgba(60,60,60,0.55)", width=2 if small else 1.5),
                       hoverinfo="skip", name="busy")
     steps = np.array([0.5]) if len(links) > 60 else np.array([0.3, 0.5, 0.7])  # chevrons along each busy link
     cx = (sx[:, None] + steps * dx[:, None]).ravel()
     cy = (sy[:, None] + steps * dy[:, None]).ravel()
     angle = np.repeat(np.degrees(np.arctan2(dx, dy)), len(steps))
-    colours = np.repeat([tree_colour(t) for t in trees.tolist()], len(steps))
     chevrons = go.Scatter(x=cx, y=cy, mode="markers", hovertext=np.repeat(hover, len(steps)), hoverinfo="text",
-                          marker=dict(symbol="arrow", size=15 if small else 10, angle=angle, color=colours,
-                                      line=dict(width=0.5, color="white")),
+                          marker=dict(symbol="arrow", size=22 if small else 11, angle=angle,
+                                      color=np.repeat(colours, len(steps)), line=dict(width=0.5, color="white")),
                           name="busy links")
     return [line, chevrons]
 
 
-def heatmap_figure(util_pct: np.ndarray, link_labels: Sequence[str], current_round: int | None = None,
-                   title: str | None = None, height: int = 300, show_scale: bool = True) -> go.Figure:
-    """Link utilization, directed links (rows) x rounds (columns, 1-based), with a marker at the current round."""
-    n_links, n_rounds = util_pct.shape
-    fig = go.Figure(heatmap_trace(util_pct, link_labels))
-    fig.update_traces(showscale=show_scale, colorbar=_COLORBAR)
+def round_edges(n_rounds: int) -> np.ndarray:
+    """Column edges of a round axis: round r (1-based) spans [r - 0.5, r + 0.5].
+
+    Every heatmap and marker takes its columns from such edges, so another axis (seconds, with
+    columns as wide as each round lasts) only needs other edges.
+    """
+    return np.arange(n_rounds + 1, dtype=float) + 0.5
+
+
+def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round: int | None = None,
+                   title: str | None = None, height: int = 300, edges: np.ndarray | None = None) -> go.Figure:
+    """Utilization, rows (directed links or link groups) x rounds, with a marker on the current round."""
+    n_rows, n_rounds = util_pct.shape
+    edges = round_edges(n_rounds) if edges is None else edges
+    fig = go.Figure(heatmap_trace(util_pct, row_names, edges))
+    fig.update_traces(colorbar=_COLORBAR)
     if current_round is not None and 1 <= current_round <= n_rounds:
-        fig.add_shape(round_marker(current_round))
+        fig.add_shape(round_marker(edges, current_round))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=36),
                       title=dict(text=title or "", x=0.01, font=dict(size=14)))
-    fig.update_xaxes(title=dict(text="round", standoff=4), range=[0.5, n_rounds + 0.5])
-    fig.update_yaxes(title=dict(text=f"{n_links} directed links", standoff=2), autorange="reversed",
-                     showticklabels=n_links <= 40, tickfont=dict(size=8))
+    fig.update_xaxes(title=dict(text="round", standoff=4), range=[edges[0], edges[-1]])
+    fig.update_yaxes(autorange="reversed", showticklabels=n_rows <= ROW_LABELS, tickfont=dict(size=11))
     return fig
 
 
-_COLORBAR = dict(title=dict(text="% cap.", side="top"), thickness=8, len=0.9, xpad=4)
+_COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4)
+ROW_LABELS = 30
+"""Heatmaps with at most this many rows name every row on the axis; bigger ones name them on hover."""
 
 
-def heatmap_trace(util_pct: np.ndarray, link_labels: Sequence[str], coloraxis: str | None = None) -> go.Heatmap:
-    """The utilization heatmap trace: z = percent of capacity, rows = directed links, x = rounds from 1."""
+def heatmap_trace(util_pct: np.ndarray, row_names: Sequence[str], edges: np.ndarray,
+                  coloraxis: str | None = None) -> go.Heatmap:
+    """The utilization heatmap trace: z = percent of capacity, one column per span of `edges`."""
     scale = {} if coloraxis else dict(zmin=0, zmax=100, colorscale=UTIL_SCALE)
-    return go.Heatmap(z=util_pct, x=np.arange(1, util_pct.shape[1] + 1), y=list(link_labels), coloraxis=coloraxis,
-                      hovertemplate="%{y}<br>round %{x}: %{z}% of capacity<extra></extra>", name="utilization",
+    return go.Heatmap(z=util_pct, x=np.asarray(edges), y=list(row_names), coloraxis=coloraxis,
+                      hovertemplate="%{y}<br>round %{x:.0f}: %{z}% of capacity<extra></extra>", name="utilization",
                       **scale)
 
 
-def round_marker(current_round: int, xref: str = "x", yref: str = "paper") -> dict:
-    """The current-round marker: an outlined column over the heatmap."""
-    return dict(type="rect", x0=current_round - 0.5, x1=current_round + 0.5, y0=0, y1=1, xref=xref, yref=yref,
-                line=dict(color=MARKER_COLOUR, width=2), fillcolor="rgba(228,0,43,0.08)", name="current round")
+def round_marker(edges: np.ndarray, current_round: int, xref: str = "x", yref: str = "paper") -> dict:
+    """The current-round marker: an outlined column over a heatmap."""
+    return dict(type="rect", x0=float(edges[current_round - 1]), x1=float(edges[current_round]), y0=0, y1=1,
+                xref=xref, yref=yref, line=dict(color=MARKER_COLOUR, width=2.5), fillcolor="rgba(228,0,43,0.10)",
+                name="current round")
+
+
+@dataclass(frozen=True, eq=False)
+class HeatRows:
+    """One method's heatmap: percent of capacity (rows x rounds) and the rows' names."""
+
+    title: str
+    z: np.ndarray
+    names: Sequence[str]
 
 
 @dataclass(frozen=True, eq=False)
 class PlayerPanel:
-    """One method in the player in the current round: its busy links and its number of rounds."""
+    """One method in the current round: its busy links (network view) or its link groups' use (group view)."""
 
     busy_links: np.ndarray
-    busy_trees: np.ndarray
+    busy_colours: Sequence[str]
     hover: Sequence[str]
     n_rounds: int
+    group_util: np.ndarray | None = None
+    """Percent of capacity each link group uses in this round (group view only)."""
 
 
-def player_base(d: NetDrawing, utils: Sequence[np.ndarray], link_labels: Sequence[str], height: int = 620) -> dict:
-    """The round-independent part of the player figure as a plotly dict (networks on top, heatmaps below).
+def busy_colours(trees: np.ndarray, phases: np.ndarray, by_tree: bool) -> list[str]:
+    """Colour of each busy (link, workload): its flow-tree's colour, or its phase's (reduce / broadcast)."""
+    if by_tree:
+        return [tree_colour(t) for t in np.asarray(trees).tolist()]
+    return [PHASE_COLOURS[int(p)] for p in np.asarray(phases).tolist()]
 
-    Per method: the network, and below it the utilization heatmap (directed links x rounds); all
-    heatmaps share one colour axis.
+
+PHASE_COLOURS = ("#2c7fb8", "#e6550d")
+"""Busy links in the player: reduce (blue), broadcast (orange)."""
+
+
+def legend_entries(keys: Sequence[tuple[str, str, str]]) -> list[go.Scatter]:
+    """Legend-only traces: (name, colour, marker symbol) each."""
+    return [go.Scatter(x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
+                       marker=dict(color=colour, symbol=symbol, size=11), legendgroup=name)
+            for name, colour, symbol in keys]
+
+
+def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarray,
+                legend: Sequence[tuple[str, str, str]] = (), group_names: Sequence[str] = (),
+                height_hint: int | None = None) -> dict:
+    """The round-independent part of the player figure as a plotly dict.
+
+    Top: per method, the network (`d`), or, when `d` is None, bars of the link groups' use.
+    Below: one heatmap per method, stacked, all on ONE round axis (`edges`), so a round is the
+    same column in every method; the heatmaps share one colour scale.
     """
-    k = len(utils)
-    fig = make_subplots(rows=2, cols=k, row_heights=[0.54, 0.46], vertical_spacing=0.09, horizontal_spacing=0.035)
-    n_links = len(link_labels)
-    for i, util in enumerate(utils, start=1):
-        for tr in network_traces(d, show_labels=len(d.labels) <= 24):
-            fig.add_trace(tr, row=1, col=i)
-        fig.add_trace(heatmap_trace(util, link_labels, coloraxis="coloraxis"), row=2, col=i)
-        fig.update_xaxes(visible=False, row=1, col=i)
-        fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
-        fig.update_xaxes(range=[0.5, util.shape[1] + 0.5], title=dict(text="round", standoff=4), row=2, col=i,
-                         tickfont=dict(size=10))
-        fig.update_yaxes(autorange="reversed", showticklabels=False, row=2, col=i,
-                         title=dict(text=f"{n_links} directed links" if i == 1 else "", standoff=2))
-    fig.update_layout(height=height, margin=dict(l=34, r=8, t=4, b=42), showlegend=False, plot_bgcolor="white",
+    k = len(heats)
+    if d is not None:  # as tall as a ~260-px-wide panel needs for the drawing's aspect ratio
+        top = int(np.clip(260 * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9) + 50, 170, 320))
+    else:
+        top = 36 + 20 * len(group_names)
+    heat_h = [int(np.clip(17 * h.z.shape[0] + 24, 90, 240) if h.z.shape[0] <= ROW_LABELS
+                  else np.clip(3 * h.z.shape[0] + 24, 90, 200)) for h in heats]
+    total = top + sum(heat_h) + 60 * k + 40
+    specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
+    fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h,
+                        vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
+    for i, h in enumerate(heats, start=1):
+        if d is not None:
+            for tr in network_traces(d, show_labels=len(d.labels) <= 30):
+                fig.add_trace(tr.update(showlegend=False), row=1, col=i)
+            fig.update_xaxes(visible=False, row=1, col=i)
+            fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
+        else:
+            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
+            fig.update_yaxes(autorange="reversed", showticklabels=i == 1, tickfont=dict(size=11), row=1, col=i,
+                             automargin=True,
+                             type="category", categoryorder="array", categoryarray=list(group_names))
+        fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis"), row=1 + i, col=1)
+        named = h.z.shape[0] <= ROW_LABELS
+        fig.update_yaxes(autorange="reversed", showticklabels=named, ticks="", tickfont=dict(size=11), row=1 + i, type="category",
+                         automargin=True,
+                         col=1, title=dict(text="" if named else f"{h.z.shape[0]} links", standoff=6,
+                                           font=dict(size=12)))
+        fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
+                         matches=_axis_name("x", k + 1) if i > 1 else None, showticklabels=True,
+                         title=dict(text="round", standoff=2) if i == k else None)
+    for tr in legend_entries(legend):
+        fig.add_trace(tr)
+    for i, h in enumerate(heats, start=1):  # titles flush left over each panel
+        top_x, top_y = fig.layout[f"xaxis{'' if i == 1 else i}"].domain, fig.layout[f"yaxis{'' if i == 1 else i}"].domain
+        fig.add_annotation(text=f"<b>{h.title}</b>", x=top_x[0], y=top_y[1], xref="paper", yref="paper",
+                           xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14))
+        heat_y = fig.layout[f"yaxis{k + i}"].domain
+        fig.add_annotation(text=f"<b>{h.title}</b>: link utilization per round", x=0, y=heat_y[1], xref="paper",
+                           yref="paper", xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
+    height = height_hint or total
+    fig.update_layout(height=height, margin=dict(l=8, r=8, t=58 if legend else 30, b=36), plot_bgcolor="white",
+                      showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
+                                                           xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
-                                     colorbar=dict(title=dict(text="% cap.", side="top"), thickness=8, len=0.42,
-                                                   y=0.0, yanchor="bottom", xpad=4)),
-                      hoverlabel=dict(namelength=-1))
+                                     colorbar=dict(title=dict(text="% of capacity", side="right"), thickness=10,
+                                                   len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
+                                                   xpad=4, tickfont=dict(size=11))),
+                      hoverlabel=dict(namelength=-1), meta={"top": "network" if d is not None else "groups",
+                                                            "methods": k})
     return fig.to_dict()
 
 
-def player_figure(base: dict, d: NetDrawing, panels: Sequence[PlayerPanel], current_round: int) -> go.Figure:
-    """The player in round r: `player_base` plus each method's busy links and a marker on its heatmap.
-
-    Only the round's traces are built here, so stepping a round stays cheap.
-    """
-    k = len(panels)
-    data = list(base["data"])
-    shapes = []
+def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str]) -> list:
+    """The traces that change from round to round: each method's busy links (or its groups' bars), a fixed count."""
+    out = []
     for i, p in enumerate(panels, start=1):
-        for tr in _busy_traces(d, np.asarray(p.busy_links, dtype=np.int64), np.asarray(p.busy_trees, dtype=np.int64),
-                               list(p.hover)):
-            tr.update(xaxis=_axis_name("x", i), yaxis=_axis_name("y", i))
-            data.append(tr)
-        if 1 <= current_round <= p.n_rounds:
-            shapes.append(round_marker(current_round, xref=_axis_name("x", k + i),
-                                       yref=f"{_axis_name('y', k + i)} domain"))
-    return go.Figure(data=data, layout=dict(base["layout"], shapes=shapes))
+        if d is not None:
+            traces = _busy_traces(d, np.asarray(p.busy_links, dtype=np.int64), list(p.busy_colours), list(p.hover))
+        else:
+            util = np.zeros(len(group_names)) if p.group_util is None else np.asarray(p.group_util, dtype=float)
+            traces = [go.Bar(x=util, y=list(group_names), orientation="h", name="link groups",
+                             marker=dict(color=util, coloraxis="coloraxis"),
+                             hovertemplate="%{y}: %{x:.0f}% of capacity<extra></extra>")]
+        for tr in traces:
+            tr.update(xaxis=_axis_name("x", i), yaxis=_axis_name("y", i), showlegend=False)
+            out.append(tr)
+    return out
+
+
+def round_shapes(panels: Sequence[PlayerPanel], edges: np.ndarray, current_round: int) -> list[dict]:
+    """One marker per heatmap on the current round (every heatmap shares the round axis)."""
+    k = len(panels)
+    if not 1 <= current_round <= len(edges) - 1:
+        return []
+    return [round_marker(edges, current_round, xref=_axis_name("x", k + i), yref=f"{_axis_name('y', k + i)} domain")
+            for i in range(1, k + 1)]
+
+
+def player_figure(base: dict, d: NetDrawing | None, panels: Sequence[PlayerPanel], current_round: int,
+                  edges: np.ndarray, group_names: Sequence[str] = ()) -> dict:
+    """The player in round r: `player_base` plus each method's busy links and a marker on every heatmap.
+
+    Returned as a plain dict (only the round's few traces are built), so stepping a round stays cheap.
+    """
+    data = list(base["data"]) + [tr.to_plotly_json() for tr in round_traces(d, panels, group_names)]
+    return {"data": data, "layout": dict(base["layout"], shapes=round_shapes(panels, edges, current_round))}
+
+
+def player_animation(base: dict, d: NetDrawing | None, rounds: Sequence[Sequence[PlayerPanel]], edges: np.ndarray,
+                     group_names: Sequence[str] = (), seconds_per_round: float = 0.6) -> go.Figure:
+    """The player as a self-contained animation: one frame per round, a play button and a round slider."""
+    n_base = len(base["data"])
+    first = player_figure(base, d, rounds[0], 1, edges, group_names)
+    fig = go.Figure(first)
+    changing = list(range(n_base, len(first["data"])))
+    frames = []
+    for r, panels in enumerate(rounds, start=1):
+        frames.append(go.Frame(name=str(r), data=round_traces(d, panels, group_names), traces=changing,
+                               layout=dict(shapes=round_shapes(panels, edges, r))))
+    fig.frames = frames
+    ms = int(1000 * seconds_per_round)
+    step = dict(frame=dict(duration=ms, redraw=True), transition=dict(duration=0), mode="immediate")
+    fig.update_layout(
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.02, xanchor="left", yanchor="top",
+                          buttons=[dict(label="Play", method="animate", args=[None, dict(step, fromcurrent=True)]),
+                                   dict(label="Pause", method="animate",
+                                        args=[[None], dict(step, frame=dict(duration=0, redraw=False))])])],
+        sliders=[dict(active=0, x=0.12, y=-0.02, len=0.88, yanchor="top", currentvalue=dict(prefix="Round "),
+                      steps=[dict(label=str(r), method="animate", args=[[str(r)], step])
+                             for r in range(1, len(rounds) + 1)])],
+    )
+    fig.update_layout(height=int(base["layout"].get("height", 600)) + 80,
+                      margin=dict(base["layout"].get("margin", {}), b=110))
+    return fig
 
 
 def _axis_name(axis: str, i: int) -> str:
     return axis if i == 1 else f"{axis}{i}"
+
 
 
 @dataclass(frozen=True)
@@ -246,50 +376,116 @@ class WorkloadArc:
     relay: bool
 
 
+OWN_COLOUR, RELAY_COLOUR = "#2c7fb8", "#e6550d"
+ARCS_DRAWN = 60
+"""Workload trees with more workloads than this draw one line per tree edge with its count, not one arc each."""
+CROWDED_SERVERS = 20
+"""Trees with more servers than this name servers and workloads on hover only (the labels would overlap)."""
+
+
 def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[str], arcs: Sequence[WorkloadArc],
-                         root: int, title: str | None = None, height: int = 360) -> go.Figure:
-    """A workload tree: servers by depth (root on top) and every workload as its own arc, numbered."""
+                         root: int, title: str | None = None, height: int = 360, big: bool = False) -> go.Figure:
+    """A workload tree: servers by depth (root on top) and every workload as its own numbered arc with an arrow.
+
+    Beyond `ARCS_DRAWN` workloads, each tree edge is one line labelled with how many workloads
+    cross it (own / relayed), so the drawing stays legible. `big`: projector-sized text.
+    """
     groups: dict[tuple[int, int], list[WorkloadArc]] = {}
     for a in arcs:
-        groups.setdefault((min(a.src, a.dst), max(a.src, a.dst)), []).append(a)
-    own_x, own_y, relay_x, relay_y = [], [], [], []
+        groups.setdefault((a.src, a.dst), []).append(a)
+    font = 18 if big else 12
+    crowded = len(pos) > CROWDED_SERVERS
+    traces = (_aggregated_arcs(pos, groups, font, crowded) if len(arcs) > ARCS_DRAWN
+              else _every_arc(pos, groups, font, big, crowded))
+    servers = sorted(pos)
+    traces.append(go.Scatter(
+        x=[pos[v][0] for v in servers], y=[pos[v][1] for v in servers],
+        mode="markers" if crowded else "markers+text",
+        marker=dict(size=42 if big else (12 if crowded else 26),
+                    color=[ROOT_COLOUR if v == root else SERVER_COLOUR for v in servers],
+                    line=dict(color="white", width=1.5)),
+        text=[labels[v] for v in servers], textfont=dict(color="white", size=font), hoverinfo="text",
+        hovertext=[f"{labels[v]}{' (root)' if v == root else ''}" for v in servers], name="servers",
+        showlegend=False))
+    fig = _clean_axes(go.Figure(traces), height, title)
+    fig.update_yaxes(scaleanchor=None)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=font)),
+                      title=dict(font=dict(size=font + 2)))
+    return fig
+
+
+def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, big: bool, crowded: bool
+               ) -> list[go.Scatter]:
+    """One bent arc per workload, an arrowhead near its end and its number at its middle."""
+    lines = {False: ([], []), True: ([], [])}
+    heads = {False: ([], [], []), True: ([], [], [])}
     lab_x, lab_y, lab_t, lab_h, lab_c = [], [], [], [], []
-    crowded = len(arcs) > 60  # many workloads: numbers only on hover
     for (_, _), members in groups.items():
         k = len(members)
         spacing = min(0.5, 1.5 / k)
         for i, a in enumerate(members):
             (x0, y0), (x1, y1) = pos[a.src], pos[a.dst]
-            bend = (i - (k - 1) / 2) * spacing
-            xs, ys = _arc(x0, y0, x1, y1, bend)
-            (relay_x if a.relay else own_x).extend(xs.tolist() + [None])
-            (relay_y if a.relay else own_y).extend(ys.tolist() + [None])
-            mid = len(xs) // 2
+            xs, ys = _arc(x0, y0, x1, y1, (i - (k - 1) / 2) * spacing)
+            lx, ly = lines[a.relay]
+            lx.extend(xs.tolist() + [None])
+            ly.extend(ys.tolist() + [None])
+            j = int(0.78 * (len(xs) - 1))  # arrowhead three quarters of the way, clear of the node
+            hx, hy, ha = heads[a.relay]
+            hx.append(xs[j])
+            hy.append(ys[j])
+            ha.append(float(np.degrees(np.arctan2(xs[j + 1] - xs[j - 1], ys[j + 1] - ys[j - 1]))))
+            mid = len(xs) // 2 - 2
             lab_x.append(xs[mid])
             lab_y.append(ys[mid])
             lab_t.append(f"#{a.workload}")
             lab_h.append(a.text)
-            lab_c.append("#ff7f0e" if a.relay else "#2c7fb8")
-    traces = [
-        go.Scatter(x=own_x, y=own_y, mode="lines", line=dict(color="#2c7fb8", width=2), hoverinfo="skip",
-                   name="carries the sender's piece"),
-        go.Scatter(x=relay_x, y=relay_y, mode="lines", line=dict(color="#ff7f0e", width=2, dash="dash"),
-                   hoverinfo="skip", name="relays another server's piece"),
-        go.Scatter(x=lab_x, y=lab_y, mode="markers" if crowded else "markers+text", text=lab_t, hovertext=lab_h,
-                   hoverinfo="text",
-                   marker=dict(size=7 if crowded else 18, color="white", line=dict(color=lab_c, width=1.5)),
-                   textfont=dict(size=9, color=lab_c), name="workloads"),
+            lab_c.append(RELAY_COLOUR if a.relay else OWN_COLOUR)
+    out = []
+    for relay, colour, name in ((False, OWN_COLOUR, "solid: carries the sender's own piece"),
+                                (True, RELAY_COLOUR, "dashed: relays another server's piece")):
+        lx, ly = lines[relay]
+        hx, hy, ha = heads[relay]
+        out.append(go.Scatter(x=lx, y=ly, mode="lines", line=dict(color=colour, width=3 if big else 2,
+                                                                   dash="dash" if relay else None),
+                              hoverinfo="skip", name=name, legendgroup=name))
+        out.append(go.Scatter(x=hx, y=hy, mode="markers", hoverinfo="skip", showlegend=False, legendgroup=name,
+                              marker=dict(symbol="arrow", angle=ha, size=20 if big else 13, color=colour),
+                              name="direction"))
+    out.append(go.Scatter(x=lab_x, y=lab_y, mode="markers" if crowded else "markers+text", text=lab_t,
+                          hovertext=lab_h, hoverinfo="text",
+                          marker=dict(size=30 if big else (7 if crowded else 22), color="white",
+                                      line=dict(color=lab_c, width=1.5)),
+                          textfont=dict(size=font - 2, color=lab_c), name="workloads", showlegend=False))
+    return out
+
+
+def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, crowded: bool
+                     ) -> list[go.Scatter]:
+    """One line per (sender, receiver) pair, as wide as the workloads crossing it, labelled with their count."""
+    xs, ys, lab_x, lab_y, lab_t, lab_h, heads_x, heads_y, heads_a = [], [], [], [], [], [], [], [], []
+    for (src, dst), members in groups.items():
+        (x0, y0), (x1, y1) = pos[src], pos[dst]
+        xs += [x0, x1, None]
+        ys += [y0, y1, None]
+        relayed = sum(a.relay for a in members)
+        lab_x.append(x0 + 0.45 * (x1 - x0))
+        lab_y.append(y0 + 0.45 * (y1 - y0))
+        lab_t.append(f"{len(members)}")
+        lab_h.append(f"{len(members)} workloads ({len(members) - relayed} own, {relayed} relayed): "
+                     + "; ".join(a.text for a in members[:6]) + (" ..." if len(members) > 6 else ""))
+        heads_x.append(x0 + 0.8 * (x1 - x0))
+        heads_y.append(y0 + 0.8 * (y1 - y0))
+        heads_a.append(float(np.degrees(np.arctan2(x1 - x0, y1 - y0))))
+    return [
+        go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#8c8c8c", width=1.5), hoverinfo="skip",
+                   name="tree edge (number: workloads crossing it)"),
+        go.Scatter(x=heads_x, y=heads_y, mode="markers", hoverinfo="skip", showlegend=False, name="direction",
+                   marker=dict(symbol="arrow", angle=heads_a, size=11, color="#8c8c8c")),
+        go.Scatter(x=lab_x, y=lab_y, mode="markers+text", text=lab_t, hovertext=lab_h, hoverinfo="text",
+                   marker=dict(size=14 if crowded else 20, color="white", line=dict(color="#555", width=1)),
+                   textfont=dict(size=font - 3 if crowded else font - 1),
+                   name="workloads", showlegend=False),
     ]
-    servers = sorted(pos)
-    traces.append(go.Scatter(
-        x=[pos[v][0] for v in servers], y=[pos[v][1] for v in servers], mode="markers+text",
-        marker=dict(size=22, color=[ROOT_COLOUR if v == root else SERVER_COLOUR for v in servers],
-                    line=dict(color="white", width=1.5)),
-        text=[labels[v] for v in servers], textfont=dict(color="white", size=9), hoverinfo="text",
-        hovertext=[f"{labels[v]}{' (root)' if v == root else ''}" for v in servers], name="servers"))
-    fig = _clean_axes(go.Figure(traces), height, title)
-    fig.update_yaxes(scaleanchor=None)
-    return fig
 
 
 def _arc(x0: float, y0: float, x1: float, y1: float, bend: float, n: int = 17) -> tuple[np.ndarray, np.ndarray]:
@@ -356,7 +552,7 @@ def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree
                       line=dict(color=MARKER_COLOUR, width=2), name="current round")
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=6, b=4), showlegend=False)
     fig.update_yaxes(title="round", autorange="reversed")
-    fig.update_xaxes(title="flow-tree (root)", showticklabels=n_trees <= 50, tickfont=dict(size=8))
+    fig.update_xaxes(title="flow-tree (root)", showticklabels=n_trees <= 50, tickfont=dict(size=11))
     return fig
 
 
@@ -370,7 +566,7 @@ def bars_figure(labels: Sequence[str], values: Sequence[float], highlight: Seque
                            hovertemplate=f"%{{x}}: {value_name} %{{y:.3f}}<extra></extra>", name=value_name))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=4), showlegend=False,
                       title=dict(text=title or "", x=0.01, font=dict(size=14)), yaxis_title=value_name)
-    fig.update_xaxes(tickfont=dict(size=8), type="category")
+    fig.update_xaxes(tickfont=dict(size=11), type="category")
     return fig
 
 
@@ -396,4 +592,17 @@ def round_diff_figure(only_a: Sequence[int], only_b: Sequence[int], method_a: st
     fig.update_layout(barmode="relative", height=height, margin=dict(l=4, r=4, t=6, b=4),
                       legend=dict(orientation="h", y=1.12), yaxis_title="workloads")
     fig.update_xaxes(title="round")
+    return fig
+
+
+def hbar_figure(names: Sequence[str], values: Sequence[float], value_name: str, title: str | None = None,
+                colour: str = "#6a51a3", height: int | None = None) -> go.Figure:
+    """Horizontal bars, one per name (e.g. links per link group), values printed on the bars."""
+    fig = go.Figure(go.Bar(x=list(values), y=list(names), orientation="h", marker_color=colour,
+                           text=[f"{v:g}" for v in values], textposition="auto", name=value_name,
+                           hovertemplate=f"%{{y}}: %{{x}} {value_name}<extra></extra>"))
+    fig.update_layout(height=height or 60 + 24 * len(names), margin=dict(l=4, r=4, t=34 if title else 6, b=30),
+                      title=dict(text=title or "", x=0.01, font=dict(size=14)), showlegend=False,
+                      xaxis_title=value_name, font=dict(size=12))
+    fig.update_yaxes(autorange="reversed", type="category")
     return fig

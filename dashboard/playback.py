@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from core.schedule import Schedule
 from core.workloads import WorkloadDAG
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class RoundView:
     links: np.ndarray
     trees: np.ndarray
     workloads: np.ndarray
+    phases: np.ndarray
 
     @property
     def n_links_busy(self) -> int:
@@ -68,9 +73,10 @@ class Playback:
         """The busy links of round r (0-based); empty past the last round."""
         if r < 0 or r >= self.n_rounds:
             empty = np.zeros(0, dtype=np.int64)
-            return RoundView(empty, empty, empty)
+            return RoundView(empty, empty, empty, empty)
         a, b = self.ptr[r], self.ptr[r + 1]
-        return RoundView(self.link[a:b], self.tree[a:b], self.workload[a:b])
+        w = self.workload[a:b]
+        return RoundView(self.link[a:b], self.tree[a:b], w, self.dag.phase[w])
 
 
 def build_playback(schedule: Schedule) -> Playback:
@@ -99,6 +105,7 @@ def build_playback(schedule: Schedule) -> Playback:
 
 def heatmap_table(pb: Playback) -> pd.DataFrame:
     """The heatmap's numbers: percent of capacity per directed link (rows) and round (columns, 1-based)."""
+    import pandas as pd  # only when a CSV is asked for: the first screen loads without pandas
     t = pb.dag.topology
     labels = [t.link_label(link) for link in range(t.n_links)]
     frame = pd.DataFrame(pb.util_pct.astype(int), columns=[f"round {r + 1}" for r in range(pb.n_rounds)])

@@ -182,35 +182,41 @@ def _check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> 
                                   f"got {_show(info, 80)}")
 
 
-def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
-    """The shipped checkpoint for a spec: same spec, else the same family's largest, else the
-    largest of any family (the shared-weight policy runs on any topology), else None."""
-    d = directory or checkpoint_dir()
-    if not d.is_dir():
-        return None
-    sidecars = []
+UNIVERSAL = "universal"
+"""Stem of the universal checkpoint (trained across families, sizes, capacities and chunks)."""
+
+
+def trained_on(meta: dict[str, Any]) -> list[str]:
+    """The topology specs a checkpoint was trained on (its sidecar's `trained_on`, else its `topology`)."""
+    specs = meta.get("trained_on")
+    if isinstance(specs, list):
+        return [str(x) for x in specs]
+    return [str(meta["topology"])] if meta.get("topology") else []
+
+
+def _sidecars(d: Path) -> list[tuple[Path, dict]]:
+    out = []
     for f in sorted(d.glob("*.json")):
         try:
             meta = _read_json(f, MAX_SIDECAR_BYTES, "sidecar")
         except (OSError, CheckpointError):
             continue
         if isinstance(meta, dict) and meta.get("format") == FORMAT:
-            sidecars.append((f, meta))
+            out.append((f, meta))
+    return out
+
+
+def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
+    """The checkpoint for a topology spec: one trained on exactly this topology, else the
+    universal one (the default on every topology), else None."""
+    d = directory or checkpoint_dir()
+    if not d.is_dir():
+        return None
+    sidecars = _sidecars(d)
     for f, meta in sidecars:
-        if meta.get("topology") == spec:
+        if meta.get("topology") == spec and f.stem != UNIVERSAL:
             return f
-    try:
-        family = parse_spec(spec)[0]
-    except ValueError:
-        family = None
-    same = [(_servers(meta), f) for f, meta in sidecars if meta.get("family") == family]
-    if same:
-        return max(same)[1]
-    anyone = [(_servers(meta), f) for f, meta in sidecars]
-    return max(anyone)[1] if anyone else None
-
-
-def _servers(meta: dict) -> int:
-    """The sidecar's server count, 0 when it is not an integer."""
-    s = meta.get("servers", 0)
-    return s if type(s) is int else 0
+    for f, meta in sidecars:
+        if f.stem == UNIVERSAL:
+            return f
+    return None

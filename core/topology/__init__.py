@@ -1,7 +1,8 @@
 """Topology generators, spec strings and presets.
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
-``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
+``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``,
+``leafspine:leaves=4,spines=2,servers=4``, ``file:PATH``,
 ``example:fig3`` (the paper's four-host example). Any spec may add link options
 (``bcube:n=4,k=1,bw=100/25,lat=1``; see `core.topology.links` and docs/time.md).
 """
@@ -19,12 +20,13 @@ from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, read_topology_dict, to_dict
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
+from .leafspine import leafspine
 from .links import LINK_KEYS, LinkOptions, split_link_options
 from .spec import FAMILIES, Family, parse_spec
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size",
     "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
@@ -62,6 +64,8 @@ def _plausible(family: str, p: dict[str, int]) -> bool:
         return p["n"] >= 2 and p["k"] >= 0
     if family == "jellyfish":
         return p["switches"] >= 1 and 0 <= p["switch_ports"] < p["ports"]
+    if family == "leafspine":
+        return min(p["leaves"], p["spines"], p["servers"]) >= 1
     return p["k"] >= 2
 
 

@@ -72,7 +72,16 @@ def jellyfish_size(switches: int, ports: int, switch_ports: int) -> Size:
                 imbalance=4.5, name=f"Jellyfish({n},{p},{r})")
 
 
-FAMILY_SIZES = {"bcube": bcube_size, "dcell": dcell_size, "fattree": fattree_size, "jellyfish": jellyfish_size}
+def leafspine_size(leaves: int, spines: int, servers: int) -> Size:
+    """Leaf-spine: leaves·servers servers, leaves + spines switches, leaves·(servers + spines) links.
+
+    Servers hang off single leaves: every route is one segment (server, leaf, spine, leaf,
+    server); with the lowest-id tie-break all leaf-to-leaf routes climb to the first spine."""
+    s = leaves * servers
+    return Size(s, leaves + spines, leaves * (servers + spines), segment=5, fanin=max(1, s - 1), depth=1.0,
+                imbalance=max(3.0, float(spines)), name=f"Leaf-spine({leaves},{spines},{servers})")
+
+
 
 
 def measured_size(t, roots: int = 4) -> Size:

@@ -17,8 +17,9 @@ from .examples import EXAMPLES
 from .fattree import fattree
 from .graph import Topology, TopologyError, clip
 from .jellyfish import jellyfish
+from .leafspine import leafspine
 from .links import split_link_options
-from .sizes import bcube_size, dcell_size, fattree_size, jellyfish_size
+from .sizes import bcube_size, dcell_size, fattree_size, jellyfish_size, leafspine_size
 
 MAX_DIGITS = 18
 _INT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_DIGITS)
@@ -41,8 +42,9 @@ FAMILIES: dict[str, Family] = {
     "dcell": Family("dcell", dcell, dcell_size, ("n", "k"), {}),
     "jellyfish": Family("jellyfish", jellyfish, jellyfish_size, ("switches", "ports", "switch_ports"), {"seed": 0}),
     "fattree": Family("fattree", fattree, fattree_size, ("k",), {}),
+    "leafspine": Family("leafspine", leafspine, leafspine_size, ("leaves", "spines", "servers"), {}),
 }
-_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree"}
+_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree", "leaf-spine": "leafspine", "leaf_spine": "leafspine"}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int]]:

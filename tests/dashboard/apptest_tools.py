@@ -11,15 +11,25 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
+DEFAULT_SCREEN = "topology"
 
 
 def open_app(page: str | None = "player", timeout: float = 120) -> AppTest:
-    """The app run once (landing on Topology & trees), then switched to `page` (a file in dashboard/pages)."""
+    """The app run once (landing on Topology & trees), then switched to the screen at `page` (its url_path)."""
     at = AppTest.from_file(str(APP), default_timeout=timeout).run()
     if page:
-        at.switch_page(f"dashboard/pages/{page}.py").run()
+        goto(at, page)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def goto(at: AppTest, url_path: str) -> AppTest:
+    """Switch to the screen registered under `url_path` (app.py's st.Page callables) and run it."""
+    want = "" if url_path == DEFAULT_SCREEN else url_path  # the default screen is served at the root
+    hashes = [h for h, info in at._registered_pages.items() if info.get("url_pathname") == want]
+    assert hashes, f"no screen at {url_path!r}: {[i.get('url_pathname') for i in at._registered_pages.values()]}"
+    at._page_hash = hashes[0]
+    return at.run()
 
 
 def decode(obj: Any) -> Any:

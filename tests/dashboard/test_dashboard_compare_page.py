@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from apptest_tools import charts, open_app, traces
 
 from core.compare import compare, configurations
 from core.topology import preset
+from dashboard.screens.compare import csv_text
 
 FAST = ["greedy", "critical-path"]
 
@@ -26,11 +28,15 @@ def test_table_has_every_configuration_with_our_numbers_and_the_papers(at):
                                        FAST, seeds=2)}
     for name, row in want.items():
         got = frame[frame["configuration"] == name].iloc[0]
-        assert got["Greedy (merged)"] == pytest.approx(row.results["greedy"].rounds)
-        assert got["Critical-path"] == pytest.approx(row.results["critical-path"].rounds)
-        assert got["lower bound"] == row.lower_bound and got["workloads"] == row.workloads
-        assert got["paper Parameter Server"] == pytest.approx(row.paper.paper_ps)
-        assert got["paper Hierarchical RL"] == pytest.approx(row.paper.paper_rl)
+        assert got["greedy"] == pytest.approx(row.results["greedy"].rounds)
+        assert got["critical-path"] == pytest.approx(row.results["critical-path"].rounds)
+        assert got["lower bound"] == row.lower_bound
+        best = min(row.results["greedy"].rounds, row.results["critical-path"].rounds)
+        assert got["best gap %"] == pytest.approx(100 * (best / row.lower_bound - 1))
+        sizes = at.dataframe[1].value  # in the "Sizes and notes" expander, so the main table fits the page
+        assert sizes[sizes["configuration"] == name].iloc[0]["workloads"] == row.workloads
+        assert got["paper ps"] == pytest.approx(row.paper.paper_ps)
+        assert got["paper rl"] == pytest.approx(row.paper.paper_rl)
 
 
 def test_bar_chart_has_our_bars_and_the_papers_diamonds(at):
@@ -50,8 +56,15 @@ def test_spread_over_seeds_for_one_configuration(at):
     assert len(boxes["greedy"]) == 2 and len(boxes["critical-path"]) == 1
 
 
-def test_csv_download_is_offered(at):
+def test_the_table_leaves_the_sizes_to_an_expander_so_it_fits_the_page(at):
+    assert list(at.dataframe[0].value.columns) == ["configuration", "greedy", "critical-path", "lower bound", "best gap %",
+                                                   "paper ps", "paper ring", "paper rl"]
+
+
+def test_csv_download_is_offered_with_rounded_numbers(at):
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)"]
+    frame = pd.DataFrame({"configuration": ["BCube(3,1)"], "PS": [2.4390243902439046], "nodes": [15]})
+    assert csv_text(frame) == "configuration,PS,nodes\n\"BCube(3,1)\",2.44,15\n"
 
 
 def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypatch):
@@ -66,17 +79,17 @@ def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypa
     at = open_app("compare")
     at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
     (warning,) = at.warning
-    assert warning.value.startswith("RL scheduler not available on DCell(4,1), DCell(5,1), DCell(6,1), Jellyfish(10)")
+    assert warning.value.startswith("Hierarchical RL not available on DCell(4,1), DCell(5,1), DCell(6,1), Jellyfish(10)")
     assert "no RL checkpoint for dcell:n=4,k=1" in warning.value
     frame = at.dataframe[0].value
-    assert len(frame) == 9 and frame["Hierarchical RL"].notna().tolist() == [True] * 3 + [False] * 6
+    assert len(frame) == 9 and frame["rl"].notna().tolist() == [True] * 3 + [False] * 6
 
 
 def test_missing_rl_is_said_and_the_comparison_goes_on(at):
     at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
-    assert any(w.value.startswith("RL scheduler not available on BCube(3,1)") for w in at.warning)
+    assert any(w.value.startswith("Hierarchical RL not available on BCube(3,1)") for w in at.warning)
     frame = at.dataframe[0].value
-    assert frame["Critical-path"].notna().all() and frame["Hierarchical RL"].isna().all()
+    assert frame["critical-path"].notna().all() and frame["rl"].isna().all()
 
 
 def test_a_method_that_crashes_leaves_the_other_methods_compared(monkeypatch):
@@ -90,4 +103,25 @@ def test_a_method_that_crashes_leaves_the_other_methods_compared(monkeypatch):
     at = open_app("compare")
     at.multiselect(key="w:compare.methods").set_value(["greedy", "rl"]).run()
     assert any("policy exploded" in w.value for w in at.warning)
-    assert at.dataframe[0].value["Greedy (merged)"].notna().all()
+    assert at.dataframe[0].value["greedy"].notna().all()
+
+
+def test_compare_on_the_topology_in_the_sidebar(missing_rl):
+    at = open_app("compare")
+    at.selectbox(key="w:preset").set_value("DCell(4,1)").run()
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "ring"]).run()
+    frame = at.dataframe[0].value
+    assert list(frame["configuration"]) == ["DCell(4,1)"] and "paper ps" not in frame.columns
+    (row,) = compare([c for c in configurations("table2") if c[0] == "DCell(4,1)"], ["critical-path", "ring"])
+    assert frame.iloc[0]["critical-path"] == row.results["critical-path"].rounds
+    assert frame.iloc[0]["ring"] == row.results["ring"].rounds
+
+
+def test_compare_refuses_a_topology_too_big_to_schedule():
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.number_input(key="w:bcube.n").set_value(9).run()  # 81 servers
+    assert any("schedules at most 64" in w.value for w in at.warning)
+    assert not at.dataframe and not at.info

@@ -12,7 +12,7 @@ from core.compare import compare, configurations
 from core.schedule import ScheduleConfig
 from core.topology import TopologyError
 from dashboard import data
-from dashboard.inputs import Source, TooBig
+from dashboard.sources import Source, TooBig
 
 FIG3 = Source("example:fig3", "Fig. 3")
 
@@ -49,21 +49,29 @@ def test_compare_row_matches_core_and_failures_become_reasons(monkeypatch):
     from core.methods import METHODS
     from fake_rl import stand_in
 
-    row = data.compare_row("table2", "BCube(3,1)", ("greedy",), 2, ScheduleConfig())
+    src = Source("bcube:n=3,k=1", "BCube(3,1)")
+    row, failed = data.compare_row(src, ("greedy",), 2, ScheduleConfig())
     (want,) = compare([c for c in configurations("table2") if c[0] == "BCube(3,1)"], ["greedy"], seeds=2)
-    assert row.results["greedy"].per_seed == want.results["greedy"].per_seed
+    assert row.results["greedy"].per_seed == want.results["greedy"].per_seed and not failed
+    assert row.lower_bound == want.lower_bound and row.paper is not None  # the paper's numbers come along
 
     def crash(dag, config, progress=None):
         raise RuntimeError("policy exploded")
 
     monkeypatch.setitem(METHODS, "rl", stand_in("rl", crash))
-    assert data.compare_or_reason("table2", "BCube(3,1)", ("rl", "greedy"), 2, ScheduleConfig()) == "policy exploded"
+    row, failed = data.compare_row(src, ("rl", "greedy"), 2, ScheduleConfig())
+    assert failed == {"rl": "policy exploded"} and list(row.results) == ["greedy"]
 
 
-def test_round_differences_are_per_round_set_differences():
-    src, config = Source("bcube:n=3,k=1"), ScheduleConfig()
-    a, b = data.schedule(src, "greedy", config), data.schedule(src, "critical-path", config)
-    only_a, only_b = data.round_differences(a, b)
-    assert len(only_a) == max(a.n_rounds, b.n_rounds)
-    assert set(only_a[0]) == set(a.rounds[0].tolist()) - set(b.rounds[0].tolist())
-    assert set(only_b[0]) == set(b.rounds[0].tolist()) - set(a.rounds[0].tolist())
+def test_an_uploaded_topology_is_compared_too():
+    raw = json.dumps({"nodes": [{"id": i, "kind": "server" if i < 4 else "switch"} for i in range(5)],
+                      "links": [[i, 4] for i in range(4)]}).encode()
+    row, failed = data.compare_row(Source("upload:star.json", "star.json", raw), ("critical-path", "ring"), 1,
+                                   ScheduleConfig())
+    assert not failed and row.name == "star.json" and row.servers == 4 and row.paper is None
+    assert row.results["critical-path"].rounds >= row.lower_bound
+
+
+def test_size_problem_names_the_limit():
+    assert data.size_problem(Source("bcube:n=3,k=1")) is None
+    assert "at most 64" in data.size_problem(Source("bcube:n=9,k=1"))  # 81 servers

@@ -20,7 +20,7 @@ def both():
 
 def test_without_rl_the_page_says_so_and_keeps_running(missing_rl):
     at = open_app("debugger")
-    assert [w.value for w in at.warning] == ["RL scheduler not available: the RL scheduler needs torch (No module named 'torch')"]
+    assert [w.value for w in at.warning] == ["Hierarchical RL not available: the RL scheduler needs torch (No module named 'torch')"]
     assert not charts(at) and not at.exception
 
 

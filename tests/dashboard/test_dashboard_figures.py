@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from apptest_tools import decode
 
 from core.methods import run_method
 from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from dashboard import figures
-from dashboard.layout import positions
 from dashboard.playback import build_playback
+from dashboard.positions import positions
 
 
 def drawing(spec: str = "bcube:n=3,k=1") -> tuple:
@@ -24,58 +23,112 @@ def by_name(fig, name):
     return [tr for tr in fig.data if tr.name == name]
 
 
-def test_heatmap_is_links_by_rounds_on_a_fixed_scale_with_a_marker():
+def test_heatmap_is_rows_by_rounds_on_a_fixed_scale_with_a_marker():
     util = np.arange(6 * 4, dtype=np.uint8).reshape(6, 4)
     fig = figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=3)
     (heat,) = fig.data
-    assert np.asarray(heat.z).shape == (6, 4) and list(heat.x) == [1, 2, 3, 4]
+    assert np.asarray(heat.z).shape == (6, 4) and list(heat.x) == [0.5, 1.5, 2.5, 3.5, 4.5]  # column edges
     assert (heat.zmin, heat.zmax) == (0, 100)
     (marker,) = fig.layout.shapes
     assert (marker.x0, marker.x1) == (2.5, 3.5)
     assert figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=9).layout.shapes == ()
 
 
-def test_network_draws_each_busy_link_once_in_its_tree_colour():
+def test_a_time_axis_only_needs_other_column_edges():
+    util = np.full((2, 3), 50, dtype=np.uint8)
+    seconds = np.array([0.0, 1.5, 2.0, 4.0])  # rounds of 1.5 s, 0.5 s and 2 s
+    fig = figures.heatmap_figure(util, ["a", "b"], current_round=3, edges=seconds)
+    assert list(fig.data[0].x) == seconds.tolist()
+    assert (fig.layout.shapes[0].x0, fig.layout.shapes[0].x1) == (2.0, 4.0)
+
+
+def test_network_draws_each_busy_link_once_in_its_colour():
     t, d = drawing()
     links = np.array([0, 1, 1, 5])  # link 1 carries two workloads (capacity > 1): drawn once
-    trees = np.array([2, 3, 4, 7])
-    fig = figures.network_figure(d, links, trees, ["a", "b", "c", "d"])
+    colours = ["red", "green", "blue", "black"]
+    fig = figures.network_figure(d, links, colours, ["a", "b", "c", "d"])
     (chev,) = by_name(fig, "busy links")
     assert len(chev.x) == 3 * 3  # three distinct links, three chevrons each
-    assert list(chev.marker.color[::3]) == [figures.tree_colour(2), figures.tree_colour(3), figures.tree_colour(7)]
+    assert list(chev.marker.color[::3]) == ["red", "green", "black"]
     assert list(chev.hovertext[::3]) == ["a", "b", "d"]
     servers, switches = by_name(fig, "servers"), by_name(fig, "switches")
     assert servers[0].marker.symbol == "circle" and switches[0].marker.symbol == "square"
     assert len(servers[0].x) == t.n_servers and len(switches[0].x) == t.n_nodes - t.n_servers
 
 
+def test_busy_colours_follow_the_tree_or_the_phase():
+    trees, phases = np.array([0, 3, 3]), np.array([0, 0, 1])
+    assert figures.busy_colours(trees, phases, by_tree=True) == [figures.tree_colour(0)] + [figures.tree_colour(3)] * 2
+    assert figures.busy_colours(trees, phases, by_tree=False) == ([figures.PHASE_COLOURS[0]] * 2
+                                                                  + [figures.PHASE_COLOURS[1]])
+
+
 def test_busy_links_are_offset_to_the_right_of_their_direction():
     t, d = drawing()
     e = 0
-    fwd, back = figures.network_figure(d, [2 * e], [0]), figures.network_figure(d, [2 * e + 1], [0])
+    fwd, back = figures.network_figure(d, [2 * e], ["black"]), figures.network_figure(d, [2 * e + 1], ["black"])
     a = np.array([by_name(fwd, "busy links")[0].x[1], by_name(fwd, "busy links")[0].y[1]])
     b = np.array([by_name(back, "busy links")[0].x[1], by_name(back, "busy links")[0].y[1]])
     assert np.linalg.norm(a - b) > 0  # the two directions of one cable do not overlap
 
 
-def test_player_figure_has_one_network_and_one_heatmap_per_method():
-    t, d = drawing()
-    pbs = [build_playback(run_method(m, t, ScheduleConfig())) for m in ("ps", "critical-path")]
+def player_parts(spec="bcube:n=3,k=1", methods=("ps", "critical-path")):
+    t, d = drawing(spec)
+    pbs = [build_playback(run_method(m, t, ScheduleConfig())) for m in methods]
     labels = [t.link_label(i) for i in range(t.n_links)]
-    base = figures.player_base(d, [pb.util_pct for pb in pbs], labels)
-    panels = [figures.PlayerPanel(pb.round(4).links, pb.round(4).trees, [], pb.n_rounds) for pb in pbs]
-    fig = figures.player_figure(base, d, panels, 5)
-    heat = [tr for tr in fig.data if tr.type == "heatmap"]
-    assert [decode(h.z).shape for h in heat] == [(t.n_links, pb.n_rounds) for pb in pbs]
-    assert all((decode(h.z) == pb.util_pct).all() for h, pb in zip(heat, pbs))
-    assert [h.xaxis for h in heat] == ["x3", "x4"]
-    assert [(s.x0, s.xref) for s in fig.layout.shapes] == [(4.5, "x3"), (4.5, "x4")]
-    chev = by_name(fig, "busy links")
-    assert [tr.xaxis for tr in chev] == ["x", "x2"]
-    assert base["data"] == figures.player_base(d, [pb.util_pct for pb in pbs], labels)["data"]  # base untouched
+    edges = figures.round_edges(max(pb.n_rounds for pb in pbs))
+    heats = [figures.HeatRows(m, pb.util_pct, labels) for m, pb in zip(methods, pbs)]
+    return t, d, pbs, edges, heats
 
 
-def test_workload_tree_draws_every_workload_as_its_own_arc():
+def test_player_figure_stacks_one_heatmap_per_method_on_one_round_axis():
+    t, d, pbs, edges, heats = player_parts()
+    legend = [("server", "blue", "circle")]
+    base = figures.player_base(d, heats, edges, legend=legend)
+    panels = [figures.PlayerPanel(pb.round(4).links, ["black"] * len(pb.round(4).links), [], pb.n_rounds) for pb in pbs]
+    fig = figures.player_figure(base, d, panels, 5, edges)
+    heat = [tr for tr in fig["data"] if tr["type"] == "heatmap"]
+    assert [np.asarray(decode(h["z"])).shape for h in heat] == [(t.n_links, pb.n_rounds) for pb in pbs]
+    assert [h["xaxis"] for h in heat] == ["x3", "x4"]
+    lay = fig["layout"]
+    last = max(pb.n_rounds for pb in pbs)
+    assert list(lay["xaxis3"]["range"]) == list(lay["xaxis4"]["range"]) == [0.5, last + 0.5]  # one round axis...
+    assert lay["xaxis4"]["matches"] == "x3"  # ...zoomed together
+    assert lay["yaxis3"]["domain"][0] > lay["yaxis4"]["domain"][1]  # stacked: columns line up in time
+    assert [(s["x0"], s["xref"]) for s in lay["shapes"]] == [(4.5, "x3"), (4.5, "x4")]
+    chev = [tr for tr in fig["data"] if tr.get("name") == "busy links"]
+    assert [tr["xaxis"] for tr in chev] == ["x", "x2"]
+    assert [tr["name"] for tr in fig["data"] if tr.get("showlegend")] == ["server"]
+    assert base["data"] == figures.player_base(d, heats, edges, legend=legend)["data"]  # base untouched
+
+
+def test_player_group_view_draws_bars_per_link_group_instead_of_the_network():
+    t, d, pbs, edges, heats = player_parts("dcell:n=4,k=1")
+    names = ["cell 0", "cell 1", "level-1 links"]
+    base = figures.player_base(None, heats, edges, group_names=names)
+    panels = [figures.PlayerPanel(np.zeros(0, np.int64), [], [], pb.n_rounds, group_util=np.array([10.0, 0.0, 50.0]))
+              for pb in pbs]
+    fig = figures.player_figure(base, None, panels, 2, edges, names)
+    bars = [tr for tr in fig["data"] if tr["type"] == "bar"]
+    assert [list(b["y"]) for b in bars] == [names, names] and list(bars[0]["x"]) == [10.0, 0.0, 50.0]
+    assert not [tr for tr in fig["data"] if tr.get("name") in ("servers", "busy links")]
+
+
+def test_animation_has_a_frame_per_round_and_is_one_offline_html_file():
+    t, d, pbs, edges, heats = player_parts("example:fig3")
+    base = figures.player_base(d, heats, edges)
+    rounds = [[figures.PlayerPanel(pb.round(r).links, ["black"] * len(pb.round(r).links), [], pb.n_rounds) for pb in pbs]
+              for r in range(len(edges) - 1)]
+    fig = figures.player_animation(base, d, rounds, edges)
+    assert len(fig.frames) == len(edges) - 1
+    assert [f.layout.shapes[0].x0 for f in fig.frames] == edges[:-1].tolist()
+    busy = len(np.unique(pbs[1].round(2).links))
+    assert len(fig.frames[2].data[3].x) == 3 * busy  # critical-path's chevrons in round 3
+    html = fig.to_html(include_plotlyjs=True, full_html=True)
+    assert "<script src=" not in html and len(html) > 3_000_000  # plotly.js is inside the file
+
+
+def test_workload_tree_draws_every_workload_as_its_own_arc_with_an_arrow():
     pos = {0: (0.0, 0.0), 1: (-1.0, -1.0), 2: (1.0, -1.0)}
     arcs = [figures.WorkloadArc(1, 0, 0, "own", False), figures.WorkloadArc(1, 0, 1, "relay", True),
             figures.WorkloadArc(2, 0, 2, "own", False)]
@@ -83,6 +136,21 @@ def test_workload_tree_draws_every_workload_as_its_own_arc():
     (labels,) = by_name(fig, "workloads")
     assert list(labels.text) == ["#0", "#1", "#2"]
     assert labels.x[0] != labels.x[1]  # parallel workloads on one tree edge are bent apart
+    heads = by_name(fig, "direction")
+    assert sorted(len(h.x) for h in heads) == [1, 2]  # one arrowhead per workload
+    assert all(y < 0 for h in heads for y in h.y)  # toward the root, near its end
+    legend = [tr.name for tr in fig.data if tr.showlegend is not False]
+    assert legend == ["solid: carries the sender's own piece", "dashed: relays another server's piece"]
+
+
+def test_a_big_workload_tree_is_one_line_per_tree_edge_with_its_count():
+    pos = {0: (0.0, 0.0), 1: (-1.0, -1.0), 2: (1.0, -1.0)}
+    arcs = [figures.WorkloadArc(1, 0, w, "x", w % 2 == 1) for w in range(figures.ARCS_DRAWN)]
+    arcs.append(figures.WorkloadArc(2, 0, 99, "y", False))
+    fig = figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0)
+    (labels,) = by_name(fig, "workloads")
+    assert list(labels.text) == [str(figures.ARCS_DRAWN), "1"]
+    assert f"{figures.ARCS_DRAWN // 2} own, {figures.ARCS_DRAWN // 2} relayed" in labels.hovertext[0]
 
 
 def test_policy_figures_from_a_hand_made_trace():
@@ -109,6 +177,10 @@ def test_compare_and_spread_figures():
     assert [list(tr.y) for tr in spread.data] == [[5, 6, 7], [4]]
 
 
-@pytest.mark.parametrize("tree", [0, 47, 48, 100])
-def test_tree_colours_cycle_through_the_palette(tree):
-    assert figures.tree_colour(tree) == figures.PALETTE[tree % len(figures.PALETTE)]
+
+def test_tree_colours_are_distinct_then_cycle():
+    n = len(set(figures.PALETTE))
+    assert n >= 40
+    assert len({figures.tree_colour(t) for t in range(n)}) == n  # the first n trees all differ
+    assert figures.tree_colour(0) == "#2E91E5" and figures.tree_colour(1) == "#E15F99"  # plotly's Dark24, in order
+    assert figures.tree_colour(len(figures.PALETTE)) == figures.tree_colour(0)

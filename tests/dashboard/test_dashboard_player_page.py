@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_tools import charts, metric, open_app, texts, traces
+from apptest_tools import goto, charts, metric, open_app, texts, traces
 
 from core.methods import run_method
 from core.schedule import ScheduleConfig
@@ -30,9 +30,11 @@ def test_opens_on_bcube31_with_ps_ring_and_rl_or_critical_path():
     assert chosen[:2] == ["ps", "ring"] and chosen[2] in ("rl", "critical-path")
     got = schedules(BCUBE, chosen)
     assert metric(at, "Rounds") == [str(got[m].n_rounds) for m in chosen]
-    assert metric(at, "Gap to own bound") == [f"{100 * got[m].stats()['gap']:.0f}%" for m in chosen]
+    assert metric(at, "Gap") == [f"{100 * got[m].stats()['gap']:.0f}%" for m in chosen]
+    for m in chosen:  # each gap says what it is measured against
+        assert f"vs bound {got[m].stats()['lower_bound']}" in texts(at)
     assert f"Lower bound of the merged workload DAG: **12 rounds**" in texts(at)
-    assert metric(at, "Mean util.") == [f"{100 * got[m].stats()['mean_utilization']:.0f}%" for m in chosen]
+    assert metric(at, "Util.") == [f"{100 * got[m].stats()['mean_utilization']:.0f}%" for m in chosen]
     last = max(s.n_rounds for s in got.values())
     assert f"**Round 1 of {last}**" in texts(at)
 
@@ -76,8 +78,8 @@ def test_stepping_moves_the_counter_the_markers_and_the_busy_links():
     assert f"**Round {last} of {last}**" in texts(at)
     shortest = min(got, key=lambda m: got[m].n_rounds)
     assert f"**{method_title(shortest)}**: finished after {got[shortest].n_rounds} rounds" in texts(at)
-    (fig,) = charts(at)
-    assert len(fig["layout"]["shapes"]) == sum(s.n_rounds >= last for s in got.values())
+    (fig,) = charts(at)  # one round axis: every heatmap marks the last round, finished or not
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [last - 0.5] * 3
     at.button(key="player:first").click().run()
     assert f"**Round 1 of {last}**" in texts(at)
 
@@ -119,7 +121,7 @@ def test_a_topology_too_big_for_the_browser_is_refused_with_a_warning():
     at = choose_methods(open_app(), ["critical-path"])
     at.radio(key="w:source_mode").set_value("Family").run()
     at.number_input(key="w:bcube.k").set_value(5).run()  # 729 servers + 1458 switches
-    assert any("at most 600" in w.value for w in at.warning)
+    assert any("loads at most 600" in w.value for w in at.warning)
     assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [36]
 
 
@@ -127,15 +129,15 @@ def test_a_topology_too_big_to_animate_is_drawn_but_not_played():
     at = choose_methods(open_app(), ["critical-path"])
     at.radio(key="w:source_mode").set_value("Family").run()
     at.number_input(key="w:bcube.n").set_value(9).run()  # 81 servers
-    assert any("animate at most 64" in w.value for w in at.warning)
-    assert not charts(at)
-    at.switch_page("dashboard/pages/topology.py").run()
+    assert any("schedules at most 64" in w.value for w in at.warning)
+    assert not charts(at) and not at.info  # no second, wrong note about the methods
+    goto(at, "topology")
     assert metric(at, "Servers") == ["81"]
 
 
 def test_missing_rl_is_said_plainly_and_the_other_methods_still_play(missing_rl):
     at = choose_methods(open_app(), ["ps", "rl", "critical-path"])
-    assert any(w.value.startswith("RL scheduler not available: ") for w in at.warning)
+    assert any(w.value.startswith("Hierarchical RL not available: ") for w in at.warning)
     assert len(traces(charts(at)[0], "heatmap")) == 2
     assert len(metric(at, "Rounds")) == 2
 
@@ -150,13 +152,89 @@ def test_stand_in_rl_plays_beside_the_baselines(stand_in_rl):
 def test_downloads_are_offered_per_method():
     at = choose_methods(open_app(), ["ps", "critical-path"])
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Schedule (JSON)", "Heatmap data (CSV)"] * 2
+    assert labels == ["Parameter Server: schedule (JSON)", "Parameter Server: heatmap (CSV)",
+                      "Critical-path: schedule (JSON)", "Critical-path: heatmap (CSV)",
+                      "Animation of all rounds (HTML, for slides)"]
 
 
-@pytest.mark.parametrize("method", ["optimal"])
-def test_slow_methods_run_behind_a_progress_bar_and_are_cached(method):
+def test_time_limited_optimal_runs_behind_a_progress_bar_is_cached_and_says_if_it_is_proven():
     at = open_app()
-    at.number_input(key="w:player.seed")  # the options exist
     at.slider(key="w:player.time").set_value(2).run()
-    choose_methods(at, ["critical-path", method])
-    assert metric(at, "Rounds")[1] == str(run_method(method, make_topology(BCUBE), ScheduleConfig(time_limit=2)).n_rounds)
+    choose_methods(at, ["critical-path", "optimal"])
+    cp = run_method("critical-path", make_topology(BCUBE)).n_rounds
+    rounds = int(metric(at, "Rounds")[1])
+    assert 12 <= rounds <= cp  # CP-SAT starts from critical-path's schedule; 12 is the merged DAG's bound
+    if rounds == 12:
+        assert "proven optimal (lower bound 12 met)" in texts(at)
+    else:
+        assert "NOT proven optimal: CP-SAT stopped at the 2 s time limit" in texts(at)
+    at.run()  # cached: a rerun shows the same schedule, not a new 2 s search
+    assert metric(at, "Rounds")[1] == str(rounds)
+
+
+def test_heatmap_rows_per_link_group_are_the_mean_of_their_links():
+    from core.linkgroups import link_groups
+
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.segmented_control(key="w:player.rows").set_value("link groups").run()
+    (fig,) = charts(at)
+    t = make_topology(BCUBE)
+    g = link_groups(t)
+    got = schedules(BCUBE, ["ps", "critical-path"])
+    for heat, s in zip(traces(fig, "heatmap"), got.values()):
+        assert list(heat["y"]) == ["level 0", "level 1"]
+        want = np.rint(g.utilization(np.rint(s.utilization() * 100))).astype(np.uint8)
+        assert np.array_equal(heat["z"], want)
+    at.segmented_control(key="w:player.rows").set_value("every link").run()
+    assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [t.n_links] * 2
+
+
+def test_a_topology_too_big_to_draw_in_the_player_shows_link_group_bars():
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.selectbox(key="w:preset").set_value("DCell(6,1)").run()  # 49 nodes, 126 directed links
+    (fig,) = charts(at)
+    bars = traces(fig, "bar")
+    assert len(bars) == 2 and list(bars[0]["y"])[-1] == "level-1 links"
+    assert not traces(fig, name="servers")
+    assert [h["z"].shape[0] for h in traces(fig, "heatmap")] == [8, 8]  # auto: link groups above 64 links
+    at.button(key="player:next").click().run()
+    (fig,) = charts(at)
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
+
+
+def test_play_speed_sets_the_time_between_rounds():
+    from dashboard.round_player import SPEEDS
+
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    at.segmented_control(key="w:player.speed").set_value("4").run()
+    assert SPEEDS["4"] == 0.25 and SPEEDS["½"] == 2.0
+    at.button(key="player:play").click().run()
+    first = int([t for t in texts(at).splitlines() if t.startswith("**Round ")][0].split()[1])
+    at.run()
+    assert int([t for t in texts(at).splitlines() if t.startswith("**Round ")][0].split()[1]) == first + 1
+    assert at.segmented_control(key="w:player.speed").value == "4"
+
+
+def test_file_names_carry_the_spec_without_parentheses():
+    from dashboard.sources import Source, file_stem
+
+    assert file_stem(Source("dcell:n=6,k=1", "DCell(6,1)")) == "dcell_n6_k1"
+    assert file_stem(Source("upload:my net (v2).json", "my net (v2).json", b"{}")) == "my_net__v2_.json"
+
+
+def test_the_width_control_sets_the_figure_width(monkeypatch):
+    from dashboard import charts as chart_module
+
+    widths = []
+    shown = chart_module.show
+
+    def spy(fig, key, name, buttons=None, **kwargs):
+        if key == "player:figure":
+            widths.append(kwargs.get("width"))
+        return shown(fig, key, name, buttons, **kwargs)
+
+    monkeypatch.setattr(chart_module, "show", spy)
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    assert widths[-1] == 820  # fits a 1280-px window beside the sidebar
+    at.segmented_control(key="w:player.width").set_value("page width").run()
+    assert widths[-1] == "stretch"

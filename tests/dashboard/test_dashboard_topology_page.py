@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from apptest_tools import charts, iframes, metric, open_app, texts, traces
+from apptest_tools import charts, goto, metric, open_app, texts, traces
 
 from core.routing import compute_routes
 from core.topology import make_topology
 from core.workloads import tree_dag
-from dashboard.pyvis_view import graph_data
 
 BCUBE = "bcube:n=3,k=1"
 
@@ -38,15 +37,15 @@ def test_counts_are_core_counts_with_the_papers_beside():
 def test_network_draws_every_node_and_link_with_servers_and_switches_distinct():
     at = page()
     t = make_topology(BCUBE)
-    g = graph_data(iframes(at)[0])
-    assert len(g["nodes"]) == t.n_nodes and len(g["edges"]) == t.n_edges
-    shapes = {n["id"]: n["shape"] for n in g["nodes"]}
-    assert [v for v, s in shapes.items() if s == "dot"] == t.servers.tolist()
-    assert [v for v, s in shapes.items() if s == "square"] == t.switches.tolist()
-    assert g["options"]["physics"]["enabled"] is False  # structured positions, not a hairball
-    y = {n["id"]: n["y"] for n in g["nodes"]}
-    assert len({y[v] for v in t.servers.tolist()}) == 1  # BCube servers on one row, switches above by level
-    assert max(y[v] for v in t.switches.tolist()) < y[0]
+    net = charts(at)[0]
+    (servers,), (switches,), (links,) = (traces(net, name=n) for n in ("servers", "switches", "links"))
+    assert len(servers["x"]) == t.n_servers and len(switches["x"]) == t.n_nodes - t.n_servers
+    assert servers["marker"]["symbol"] == "circle" and switches["marker"]["symbol"] == "square"
+    assert len(links["x"]) == 3 * t.n_edges  # one segment (and a gap) per link
+    assert len(set(np.round(servers["y"], 9))) == 1  # BCube servers on one row, switches above by level
+    assert min(switches["y"]) > servers["y"][0]
+    legend = [tr["name"] for tr in net["data"] if tr.get("showlegend")]
+    assert legend == ["server (computes, merges)", "switch (only forwards)"]
 
 
 def test_node_tree_fades_exactly_the_pruned_links_for_the_chosen_root():
@@ -56,13 +55,49 @@ def test_node_tree_fades_exactly_the_pruned_links_for_the_chosen_root():
     for root in (0, 4):
         at.selectbox(key=f"w:root:{BCUBE}").set_value(root).run()
         tree = routes.node_tree(root)
-        g = graph_data(iframes(at)[1])
-        dashed = sorted(tuple(sorted((e["from"], e["to"]))) for e in g["edges"] if e.get("dashes"))
-        assert dashed == sorted(tuple(sorted(t.edges[e].tolist())) for e in tree.pruned_edges)
-        arrows = [e for e in g["edges"] if not e.get("dashes")]
-        assert len(arrows) == sum(len(p) - 1 for p in tree.segments.values())
+        fig = charts(at)[1]
+        (pruned,) = traces(fig, name="pruned links")
+        xy = node_xy(fig, t)
+        seg = np.c_[np.asarray(pruned["x"], dtype=float), np.asarray(pruned["y"], dtype=float)].reshape(-1, 3, 2)
+        got = {frozenset(map(tuple, np.round(s[:2], 9).tolist())) for s in seg}
+        assert got == {frozenset((xy[u], xy[v])) for u, v in t.edges[tree.pruned_edges].tolist()}
+        (chevrons,) = traces(fig, name="busy links")
+        used = {t.link_id(a, b) for p in tree.segments.values() for a, b in zip(p[:-1], p[1:])}
+        assert len(chevrons["x"]) == 3 * len(used)  # one arrow trio per directed link a route crosses
+        (servers,) = traces(fig, name="servers")
+        assert servers["marker"]["color"][list(t.servers).index(root)] == "#d62728"  # the root in red
         assert metric(at, "Links pruned") == [str(len(tree.pruned_edges))]
         assert metric(at, "Tree edges") == [str(t.n_servers - 1)]
+
+
+def node_xy(fig, t) -> dict:
+    """Node id -> (x, y) as the network figure draws it."""
+    (servers,), (switches,) = traces(fig, name="servers"), traces(fig, name="switches")
+    out = {}
+    for ids, tr in ((t.servers, servers), (t.switches, switches)):
+        for v, x, y in zip(ids.tolist(), tr["x"], tr["y"]):
+            out[v] = (round(float(x), 9), round(float(y), 9))
+    return out
+
+
+def test_a_big_topology_is_shown_by_link_group_not_as_a_hairball():
+    at = page()
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.selectbox(key="w:family").set_value("dcell").run()
+    at.number_input(key="w:dcell.k").set_value(2).run()  # DCell(4,2): 420 servers, 525 nodes
+    assert metric(at, "Nodes") == ["525"]
+    groups, depths = charts(at)[:2]
+    (bars,) = traces(groups, "bar")
+    assert list(bars["y"])[-1] == "level-2 links" and sum(bars["x"]) == make_topology("dcell:n=4,k=2").n_edges
+    (levels,) = traces(depths, "bar")
+    assert sum(levels["x"]) == 420 and list(levels["y"])[0] == "depth 0"
+    assert any("workload trees are drawn up to 64" in i.value for i in at.info)
+
+
+def test_jellyfish_explains_why_merging_saves_nothing():
+    at = page()
+    at.selectbox(key="w:preset").set_value("Jellyfish(10)").run()
+    assert "Merging saves nothing on Jellyfish(10): every server's parent in the node tree is the root" in texts(at)
 
 
 def test_workload_trees_before_and_after_merging_match_core_dags():
@@ -72,7 +107,7 @@ def test_workload_trees_before_and_after_merging_match_core_dags():
     at.selectbox(key=f"w:root:{BCUBE}").set_value(0).run()
     for phase, code in (("reduce", 0), ("broadcast", 1)):
         at.segmented_control(key="topology:phase").set_value(phase).run()
-        before, after = charts(at)
+        before, after = charts(at)[2:]
         for fig, dag in ((before, plain), (after, merged)):
             want = int(((dag.tree_root[dag.tree] == 0) & (dag.phase == code)).sum())
             labels = traces(fig, name="workloads")[0]["text"]
@@ -119,10 +154,25 @@ def test_a_graph_too_big_to_draw_is_refused_with_a_warning():
 def test_choice_survives_a_page_switch():
     at = page()
     at.selectbox(key="w:preset").set_value("Jellyfish(10)").run()
-    at.switch_page("dashboard/pages/player.py").run()
+    goto(at, "player")
     n_links = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0").n_links
     assert {h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")} == {n_links}
-    at.switch_page("dashboard/pages/topology.py").run()
+    goto(at, "topology")
     assert at.selectbox(key="w:preset").value == "Jellyfish(10)"
     assert metric(at, "Nodes") == ["20"]
     assert np.isfinite(float(metric(at, "Diameter")[0]))
+
+
+def test_every_chart_saves_itself_in_the_chosen_format_under_a_readable_name():
+    import json as _json
+
+    at = page()
+    def configs_of(at):  # not the invisible plotly.js preloader
+        return [c for c in (_json.loads(el.proto.config) for el in at.get("plotly_chart")) if not c.get("staticPlot")]
+
+    configs = configs_of(at)
+    assert len(configs) == 4 and all(c["toImageButtonOptions"]["format"] == "png" for c in configs)
+    assert configs[0]["toImageButtonOptions"]["filename"] == "bcube_n3_k1-network"
+    at.segmented_control(key="w:figure_export").set_value("svg").run()
+    configs = configs_of(at)
+    assert all(c["toImageButtonOptions"]["format"] == "svg" for c in configs)

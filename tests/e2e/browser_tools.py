@@ -58,3 +58,18 @@ def streamlit_server(script: str = "app.py", timeout: float = 60) -> Iterator[st
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+WIDTH = 1280
+"""Browser width of the tests and their screenshots (the narrow laptop the dashboard must fit)."""
+
+
+def screenshot_whole(page, path: Path) -> None:
+    """A screenshot of the whole page at its current width: the window is made as tall as the app's content
+    (Streamlit scrolls inside its main block, so a plain full-page screenshot would stop at the window)."""
+    width = page.viewport_size["width"]
+    height = page.evaluate("""() => { const m = document.querySelector('[data-testid="stMain"]');
+        return m ? m.scrollHeight : document.body.scrollHeight; }""")
+    page.set_viewport_size({"width": width, "height": max(900, int(height) + 40)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(path), full_page=True)

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_tools import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LOCAL, streamlit_server  # noqa: E402
+from browser_tools import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LOCAL, WIDTH, streamlit_server  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +41,7 @@ def app_url(sync_api):
 def page(browser):
     """A fresh page that records every request leaving the machine; the test fails if there is one."""
     ARTIFACTS.mkdir(exist_ok=True)
-    context = browser.new_context(viewport={"width": 1500, "height": 1300})
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
     pg = context.new_page()
     remote: list[str] = []
     pg.on("request", lambda r: remote.append(r.url) if not r.url.startswith(LOCAL) else None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_tools import ARTIFACTS
+from browser_tools import ARTIFACTS, WIDTH, screenshot_whole
 
 from core.methods import run_method
 from core.schedule import ScheduleConfig
@@ -17,8 +17,8 @@ HEATMAP_MARKERS = """(r) => {
   return plots.length === 1 && plots[0].layout.shapes.length > 0
     && plots[0].layout.shapes.every(s => s.x0 === r - 0.5);
 }"""
-PAGES = [("", "Topology & trees"), ("player", "Schedule player"), ("compare", "Compare"),
-         ("debugger", "Policy debugger"), ("merging", "How merging works")]
+PAGES = [("", "topology", "Topology & trees"), ("player", "player", "Schedule player"), ("compare", "compare", "Compare"),
+         ("debugger", "debugger", "Policy debugger"), ("merging", "merging", "How merging works")]
 
 
 def wait_text(page, text: str) -> None:
@@ -54,18 +54,21 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
     assert page.locator(".js-plotly-plot .heatmaplayer image").count() == 3  # three heatmaps drawn
     for m, n in rounds.items():
         assert f"round 4 of {n}" in page.inner_text("body")
-    page.screenshot(path=str(ARTIFACTS / "player.png"), full_page=True)
+    screenshot_whole(page, ARTIFACTS / f"player-dcell41-round4-{WIDTH}.png")
 
 
-@pytest.mark.parametrize("path,title", PAGES)
-def test_every_page_renders_offline(page, app_url, path, title):
+@pytest.mark.parametrize("path,name,title", PAGES)
+def test_every_page_renders_offline_with_exportable_charts(page, app_url, path, name, title):
     page.goto(f"{app_url}/{path}")
     page.get_by_role("heading", name=title).wait_for()
-    page.wait_for_timeout(3000)  # charts and iframes settle
-    if path == "compare":
-        page.locator(".js-plotly-plot").first.wait_for()
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+        el => el.data && el.data.length && !(el.layout && el.layout.meta === 'blank'))
+        || document.body.innerText.includes('not available')""")
+    page.wait_for_timeout(1500)  # the rest of the charts settle
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.screenshot(path=str(ARTIFACTS / f"{path or 'player'}-page.png"), full_page=True)
+    if name != "debugger" or page.locator(".js-plotly-plot").count() > 1:  # every chart saves itself as an image
+        assert page.locator('.modebar-btn[data-title^="Download plot"]').count() >= 1
+    screenshot_whole(page, ARTIFACTS / f"page-{name}-{WIDTH}.png")  # one file per page
 
 
 def test_merging_walk_through_to_the_round_player(page, app_url):
@@ -75,7 +78,7 @@ def test_merging_walk_through_to_the_round_player(page, app_url):
         wait_text(page, f"Step {step} of 6")
         if step == 4:
             page.wait_for_timeout(1500)
-            page.screenshot(path=str(ARTIFACTS / "merging-step4.png"), full_page=True)
+            screenshot_whole(page, ARTIFACTS / f"merging-step4-{WIDTH}.png")
     wait_text(page, "Round 1 of")
     page.wait_for_timeout(1500)
-    page.screenshot(path=str(ARTIFACTS / "merging-step6.png"), full_page=True)
+    screenshot_whole(page, ARTIFACTS / f"merging-step6-{WIDTH}.png")

@@ -1,0 +1,48 @@
+"""Showing plotly figures, one way for every screen: each chart's modebar saves it as PNG or SVG.
+
+The browser draws the file (plotly.js's own image export), so nothing is installed or fetched
+for it: kaleido, plotly's server-side exporter, needs a Chrome of its own. The format is one
+setting in the sidebar (`export_setting`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from . import figures
+from .controls import persistent, remembered
+
+EXPORT_FORMATS = ("png", "svg")
+_KEEP = "figure_export"
+
+
+def chart_config(name: str, buttons: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The plotly config of a chart saved as ``<name>.png`` (2x scale) or ``<name>.svg``; `buttons`
+    limits the modebar to those buttons (always with the camera)."""
+    fmt = remembered(_KEEP, "png") or "png"
+    config: dict[str, Any] = {"displaylogo": False,
+                              "toImageButtonOptions": {"format": fmt, "filename": name, "scale": 2 if fmt == "png" else 1}}
+    if buttons is not None:
+        config["modeBarButtons"] = [["toImage", *buttons]]
+    return config
+
+
+def show(fig: Any, key: str, name: str, buttons: tuple[str, ...] | None = None, **kwargs: Any) -> None:
+    """Draw a plotly figure (a go.Figure or its dict) across the column, exportable from its modebar."""
+    st.plotly_chart(fig, config=chart_config(name, buttons), key=key, **kwargs)
+
+
+def export_setting() -> str:
+    """Sidebar: the format the camera button of every chart saves (PNG or SVG)."""
+    return persistent(st.sidebar.segmented_control, _KEEP, "png", "Save figures as", EXPORT_FORMATS,
+                      format_func=str.upper, help="Every chart's camera button (top right, on hover) saves it as a "
+                      "file in this format; the browser draws it, nothing is sent anywhere.")
+
+
+def preload() -> None:
+    """An invisible chart drawn before anything is computed, so the browser loads plotly.js meanwhile
+    (the first figure then shows about a second earlier)."""
+    st.plotly_chart(figures.blank_figure(), config={"staticPlot": True, "displayModeBar": False}, theme=None,
+                    height=1, key="plotly-preload")

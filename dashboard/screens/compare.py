@@ -1,0 +1,191 @@
+"""Compare: every chosen method on the paper's nine Table 2 configurations, or on the topology in the sidebar."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from core.bounds import gap
+from core.compare import Row
+from core.methods import get_method, method_names
+from core.schedule import ScheduleConfig
+from core.topology import preset
+
+from .. import charts, controls, data, figures, labels
+from ..controls import method_title, methods_picker, persistent
+from ..sources import Source, file_stem
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+PRESET = "table2"
+SCOPES = ("Table 2 (nine configurations)", "The topology in the sidebar")
+PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
+"""Our method -> the paper's column it is set beside."""
+SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
+
+
+def render() -> None:
+    """The Compare screen."""
+    st.title("Compare")
+    source = controls.topology_picker()
+    scope, methods, seeds, config = options()
+    if scope == SCOPES[0]:
+        sources = [Source(p.spec, p.name) for p in preset(PRESET)]
+        st.caption("Every chosen method on the paper's nine Table 2 configurations, our numbers beside the "
+                   "paper's; results are cached per configuration and method.")
+    else:
+        sources = [source]
+        st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
+                   "parameters or an uploaded file); results are cached per method.")
+    if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
+        return
+    rows = run(sources, methods, seeds, config)
+    if not rows:
+        return
+    frame = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
+    stem = "table2" if scope == SCOPES[0] else file_stem(source)
+    st.subheader("Rounds per configuration")
+    chart(rows, methods, stem)
+    st.subheader("Spread over seeds")
+    spread(rows, methods, stem)
+    download(frame, stem)
+
+
+def options() -> tuple[str, list[str], int, ScheduleConfig]:
+    """Sidebar: where to compare, methods, seeds for the randomized ones, and the optimal solver's time limit."""
+    st.sidebar.subheader("Comparison")
+    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
+    default = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names()
+                                                 and data.method_problem("rl") is None else [])
+    methods = methods_picker("compare.methods", default, limit=6)
+    seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
+                           max_value=10, step=1))
+    limit = 10
+    if any(get_method(m).slow for m in methods):
+        limit = int(persistent(st.sidebar.slider, "compare.time", 10, "Time limit of slow methods per "
+                               "configuration (s)", 2, 60))
+    return scope, methods, seeds, ScheduleConfig(time_limit=float(limit))
+
+
+def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleConfig) -> list[Row]:
+    """Every method on every source (cached per cell), behind a progress bar.
+
+    A method that cannot run somewhere (e.g. no RL checkpoint) leaves those cells empty and is
+    named in one warning; the other methods are still compared.
+    """
+    total = len(sources) * len(methods)
+    bar = st.progress(0.0, text="Scheduling")
+    done = [0]
+    rows: list[Row] = []
+    failed: dict[str, dict[str, str]] = {}  # method -> configuration -> reason
+
+    for src in sources:
+        def tick(m: str, name: str = src.name) -> None:
+            done[0] += 1
+            bar.progress(done[0] / total, text=f"Scheduled {name} with {method_title(m)} ({done[0]}/{total})")
+
+        try:
+            row, why = data.compare_row(src, tuple(methods), seeds, config, done=tick)
+        except Exception as err:  # noqa: BLE001 - e.g. a topology that cannot be built: said, the rest go on
+            st.error(f"{src.name}: {err}")
+            continue
+        for m, reason in why.items():
+            failed.setdefault(m, {})[src.name] = reason
+        if row is not None:
+            rows.append(row)
+    bar.empty()
+    for m, where in failed.items():
+        st.warning(f"{method_title(m)} not available on {', '.join(where)}: {next(iter(where.values()))}. "
+                   "Those cells are empty.")
+    return rows
+
+
+def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> pd.DataFrame:
+    """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers);
+    returns it with the sizes and notes, for the CSV."""
+    import pandas as pd  # loaded with this screen, not with the app
+    records, notes = [], []
+    for r in rows:
+        rec: dict = {"configuration": r.name}
+        for m in methods:
+            res = r.results.get(m)
+            rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
+            for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
+                notes.append(f"{r.name}, {method_title(m)}: {note}")
+        best = r.best_merged()
+        rec["lower bound"] = r.lower_bound
+        rec["best gap %"] = 100 * gap(best.rounds, r.lower_bound) if best else None
+        if paper:
+            for m, field in PAPER_COLUMNS:
+                rec[f"paper {m}"] = getattr(r.paper, field) if r.paper else None
+        rec.update({"nodes": r.nodes, "edges": r.edges, "workloads": r.workloads,
+                    "paper workloads": r.paper.paper_workloads if r.paper else None})
+        records.append(rec)
+    frame = pd.DataFrame(records)
+    shown = frame.drop(columns=list(SIZE_COLUMNS))
+    titles = {m: method_title(m) for m in method_names()}
+    config = {c: st.column_config.NumberColumn(format="%.1f", help=_header_help(c, titles)) for c in shown.columns
+              if c not in ("configuration", "lower bound")}
+    config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
+               + "). Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "
+               "workload DAG (max of link load, critical path, ports and per-link schedule bounds); best gap: the "
+               "best method that schedules merged trees, against that bound.")
+    with st.expander("Sizes and notes"):
+        st.dataframe(frame[["configuration", *SIZE_COLUMNS]], hide_index=True, width="stretch")
+        st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
+    if any("NOT" in n for n in notes):
+        st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))
+    return frame.assign(notes=[" | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))
+                               for r in rows])
+
+
+def _header_help(column: str, titles: dict[str, str]) -> str:
+    """What a table column holds, for its header's tooltip."""
+    if column.startswith("paper "):
+        m = column.removeprefix("paper ")
+        return f"the paper's Table 2: {titles.get(m, m)}"
+    if column == "best gap %":
+        return "best merged-tree method vs the merged DAG's lower bound, in %"
+    return f"{titles.get(column, column)}: rounds"
+
+
+def chart(rows: list[Row], methods: list[str], stem: str) -> None:
+    """Grouped bars per configuration, with the paper's numbers as diamonds."""
+    names = [r.name for r in rows]
+    ours = {m: [r.results[m].rounds if m in r.results else None for r in rows] for m in methods}
+    paper = {m: [getattr(r.paper, field) for r in rows] for m, field in PAPER_COLUMNS
+             if any(r.paper for r in rows)}
+    titles = {m: method_title(m) for m in method_names()}
+    charts.show(figures.compare_figure(names, ours, paper, titles=titles), key="compare-bars",
+                name=f"compare-{stem}")
+
+
+def spread(rows: list[Row], methods: list[str], stem: str) -> None:
+    """For one configuration: the rounds of every seed, per method."""
+    names = [r.name for r in rows]
+    if controls.remembered("compare.spread", names[0]) not in names:
+        controls.forget("compare.spread", names[0])
+    chosen = persistent(st.selectbox, "compare.spread", names[0], "Configuration", names)
+    row = next((r for r in rows if r.name == chosen), rows[0])
+    per_seed = {m: row.results[m].per_seed for m in methods if m in row.results and row.results[m].per_seed}
+    charts.show(figures.seed_spread_figure(per_seed, title=f"{row.name}: rounds per seed",
+                                           titles={m: method_title(m) for m in method_names()}),
+                key="compare-spread", name=f"compare-{stem}-spread")
+    randomized = [method_title(m) for m in methods if get_method(m).randomized]
+    st.caption(("Randomized: " + ", ".join(randomized) + ". " if randomized else "")
+               + "Other methods are deterministic (one point).")
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """A table as CSV with numbers rounded to 2 decimals (no float noise such as 2.4390243902439046)."""
+    return frame.round(2).to_csv(index=False)
+
+
+def download(frame: pd.DataFrame, stem: str) -> None:
+    """The table with sizes and notes as CSV."""
+    st.download_button("Download table (CSV)", data=csv_text(frame),
+                       file_name=f"compare-{stem}.csv", mime="text/csv", key="compare-csv", on_click="ignore")

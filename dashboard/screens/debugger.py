@@ -1,0 +1,189 @@
+"""Policy debugger: what the two RL agents saw and chose, round by round, and where RL leaves critical-path.
+
+Built on an RL schedule's ``trace``: per round the upper agent's flow-tree probabilities
+(``tree_probs``) and choices (``trees_selected``), and the lower agent's steps
+(``steps``: candidates, scores, chosen).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from core.diff import round_differences
+from core.methods import MethodUnavailable
+from core.schedule import Schedule, ScheduleConfig
+
+from .. import charts, controls, data, figures, labels
+from ..controls import forget, method_title, persistent, remembered, with_progress
+from ..sources import Source, file_stem
+
+BASELINE = "critical-path"
+
+
+def render() -> None:
+    """The Policy debugger screen."""
+    st.title("Policy debugger")
+    st.caption("The upper agent picks flow-trees each round; the lower agent then picks workloads one step at a "
+               "time from those trees. Compare its rounds with critical-path's on the same workload DAG.")
+    source = controls.topology_picker()
+    method, config = options()
+    rl, cp = load(source, method, config)
+    if rl is None or cp is None:
+        return
+    only_rl, only_cp = overview(rl, cp, source)
+    r = round_picker(rl.n_rounds)
+    trace = trace_of(rl)
+    stem = file_stem(source)
+    if trace:
+        st.subheader("Upper agent: flow-tree selection")
+        upper_agent(rl, trace, r, stem)
+        st.subheader("Lower agent: workload scheduling")
+        lower_agent(rl, cp, trace, r, stem)
+    st.subheader("Where RL differs from critical-path")
+    differences(rl, cp, only_rl, only_cp, r, stem)
+
+
+def options() -> tuple[str, ScheduleConfig]:
+    """Sidebar: which RL method, its seed and (for rl-sample) the number of sampled rollouts."""
+    st.sidebar.subheader("RL schedule")
+    method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
+                        format_func=method_title)
+    seed = persistent(st.sidebar.number_input, "debug.seed", 0, "Seed", min_value=0, max_value=10_000, step=1)
+    samples = 16
+    if method == "rl-sample":
+        samples = int(persistent(st.sidebar.number_input, "debug.samples", 16, "Sampled rollouts", min_value=1,
+                                 max_value=256, step=1))
+    return method, ScheduleConfig(seed=int(seed), samples=samples)
+
+
+def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule | None, Schedule | None]:
+    """The RL schedule and the critical-path schedule of the same DAG; (None, None) when RL cannot run."""
+    if not controls.can_schedule(None, source):
+        return None, None
+    try:
+        if method == "rl-sample":
+            rl = with_progress(f"Sampling {config.samples} RL rollouts on {source.name}",
+                               partial(_schedule, source, method, config), 0.5 * config.samples)
+        else:
+            rl = data.schedule(source, method, config)
+    except (MethodUnavailable, ImportError) as err:
+        st.warning(f"{method_title(method)} not available: {err}")
+        st.caption("This page shows, for an RL schedule, the upper agent's flow-tree probabilities and choices "
+                   "per round, the lower agent's candidate scores per step, and where the schedule differs from "
+                   "critical-path. It works as soon as core's RL scheduler is installed.")
+        return None, None
+    return rl, data.schedule(source, BASELINE, config)
+
+
+def _schedule(source: Source, method: str, config: ScheduleConfig, progress) -> Schedule:
+    return data.schedule(source, method, config, progress)
+
+
+def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Metrics (RL rounds, critical-path rounds, bound, differing rounds); returns the per-round differences."""
+    only_rl, only_cp = round_differences(rl.rounds, cp.rounds)
+    differ = sum(1 for a, b in zip(only_rl, only_cp) if len(a) or len(b))
+    s = rl.stats()
+    cols = st.columns(4)
+    cols[0].metric(method_title(rl.method), rl.n_rounds, help="rounds")
+    cols[1].metric("Critical-path", cp.n_rounds, delta=rl.n_rounds - cp.n_rounds, delta_color="inverse",
+                   help="rounds; delta = RL minus critical-path")
+    cols[2].metric("Lower bound", s["lower_bound"])
+    cols[3].metric("Rounds that differ", differ, help="rounds whose workload set is not critical-path's")
+    note = labels.checkpoint_note(rl.info, source.spec)
+    if note:
+        st.caption(f"{method_title(rl.method)}: {note}.")
+    return only_rl, only_cp
+
+
+def trace_of(rl: Schedule) -> dict | None:
+    """The RL schedule's trace, or None (with a note) when it has none."""
+    trace = rl.trace
+    if not trace:
+        st.info("This RL schedule carries no trace (Schedule.trace); only the differences are shown.")
+        return None
+    return trace
+
+
+def round_picker(n_rounds: int) -> int:
+    """A slider over the RL schedule's rounds (1-based)."""
+    forget("debug.round", min(max(1, int(remembered("debug.round", 1))), max(1, n_rounds)))
+    return int(persistent(st.slider, "debug.round", 1, "Round", 1, max(2, n_rounds), disabled=n_rounds < 2))
+
+
+def tree_labels(rl: Schedule) -> list[str]:
+    """One name per flow-tree: its root (and chunk when there are several)."""
+    d = rl.dag
+    lab = d.topology.labels
+    return [lab[int(root)] + (f"/{int(c)}" if d.chunks > 1 else "")
+            for root, c in zip(d.tree_root.tolist(), d.tree_chunk.tolist())]
+
+
+def upper_agent(rl: Schedule, trace: dict, r: int, stem: str) -> None:
+    """Flow-tree selection: probabilities over all rounds (x = chosen), and round r's bars."""
+    probs = np.asarray(trace["tree_probs"], dtype=float)
+    names = tree_labels(rl)
+    left, right = st.columns([3, 2])
+    with left:
+        charts.show(figures.tree_probs_figure(probs, trace["trees_selected"], names, current_round=r),
+                    key="debug-tree-probs", name=f"{stem}-{rl.method}-tree-probabilities")
+    with right:
+        chosen = set(trace["trees_selected"][r - 1]) if r <= len(trace["trees_selected"]) else set()
+        row = probs[r - 1] if r <= len(probs) else np.zeros(len(names))
+        charts.show(figures.bars_figure(names, row, [t in chosen for t in range(len(names))],
+                                        title=f"Round {r}: {len(chosen)} of {len(names)} trees selected",
+                                        value_name="probability"),
+                    key="debug-tree-round", name=f"{stem}-{rl.method}-round{r}-trees")
+    st.caption("Left: the upper agent's probability of selecting each flow-tree (columns, by root) in each round "
+               "(rows), purple scale; red ×: the trees it selected; red box: this round. Right: this round's "
+               "probabilities, selected trees in red.")
+
+
+def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> None:
+    """Workload scheduling in round r: candidate scores of a step, and every step in a table."""
+    steps = trace["steps"][r - 1] if r <= len(trace["steps"]) else []
+    if not steps:
+        st.caption(f"Round {r}: the lower agent took no step.")
+        return
+    cp_round = set(cp.rounds[r - 1].tolist()) if r <= cp.n_rounds else set()
+    d = rl.dag
+    forget("debug.step", min(max(1, int(remembered("debug.step", 1))), len(steps)))
+    k = int(persistent(st.slider, "debug.step", 1, "Step within the round", 1, max(2, len(steps)),
+                       disabled=len(steps) < 2))
+    step = steps[k - 1]
+    cands = [int(w) for w in step["candidates"]]
+    charts.show(figures.bars_figure([f"#{w}" for w in cands], step["scores"], [w == step["chosen"] for w in cands],
+                                    title=f"Step {k}: chose {d.describe(step['chosen'])}",
+                                    value_name="score", marked=[w not in cp_round for w in cands]),
+                key="debug-step-scores", name=f"{stem}-{rl.method}-round{r}-step{k}")
+    st.caption("Red: the workload chosen. Black outline: not sent by critical-path in this round. "
+               f"{len(cands)} candidates scored at this step.")
+    rows = []
+    for i, s in enumerate(steps, start=1):
+        scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
+        rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
+                     "candidates": len(scores), "best score": max(scores.values()) if scores else None,
+                     "critical-path sends it too": int(s["chosen"]) in cp_round})
+    st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: list[np.ndarray], r: int,
+                stem: str) -> None:
+    """Where RL differs from critical-path: per-round counts, and the workloads of round r."""
+    charts.show(figures.round_diff_figure([len(x) for x in only_rl], [len(x) for x in only_cp], rl.method,
+                                          BASELINE, current_round=r,
+                                          titles=(method_title(rl.method), method_title(BASELINE))),
+                key="debug-diff", name=f"{stem}-{rl.method}-vs-{BASELINE}")
+    a, b = st.columns(2)
+    d = rl.dag
+    with a:
+        st.markdown(f"**Only {method_title(rl.method)} sends in round {r}**")
+        st.dataframe({"workload": [d.describe(w) for w in only_rl[r - 1].tolist()] if r <= len(only_rl) else []},
+                     hide_index=True, width="stretch")
+    with b:
+        st.markdown(f"**Only critical-path sends in round {r}**")
+        st.dataframe({"workload": [d.describe(w) for w in only_cp[r - 1].tolist()] if r <= len(only_cp) else []},
+                     hide_index=True, width="stretch")

@@ -1,0 +1,150 @@
+"""How merging works: the paper's four-host example (Fig. 3), one step at a time, sized for a projector."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.schedule import ScheduleConfig
+
+from .. import charts, data, figures, round_player
+from ..positions import tree_positions
+from ..sources import Source
+
+FIG3 = Source("example:fig3", "Fig. 3: hosts A, B, C, D")
+STEPS = ("The network", "Routes and the node tree", "Workload tree, no merging", "Merging",
+         "Broadcast", "All four shards, round by round")
+HEIGHT = 440
+ROUTE_COLOUR = "#2ca02c"
+
+
+def render() -> None:
+    """The How merging works screen."""
+    st.title("How merging works")
+    st.caption("The paper's Fig. 3: four hosts A, B, C, D. Follow one shard from routing to the merged workload "
+               "tree, then watch all four shards scheduled round by round.")
+    step = step_picker()
+    root = root_picker() if 2 <= step <= 5 else 0
+    show(step, root)
+
+
+def _go(delta: int) -> None:
+    st.session_state["merge:step"] = min(len(STEPS), max(1, int(st.session_state.get("merge:step", 1)) + delta))
+
+
+def step_picker() -> int:
+    """Back / Next buttons and the step's title; returns the step (1-based)."""
+    st.session_state.setdefault("merge:step", 1)
+    a, b, c = st.columns([1, 1, 3], vertical_alignment="center")
+    a.button("Back", icon=":material/chevron_left:", key="merge:back", on_click=_go, args=(-1,),
+             disabled=st.session_state["merge:step"] <= 1)
+    b.button("Next", icon=":material/chevron_right:", key="merge:next", on_click=_go, args=(1,),
+             disabled=st.session_state["merge:step"] >= len(STEPS))
+    k = int(st.session_state["merge:step"])
+    c.markdown(f"**Step {k} of {len(STEPS)}: {STEPS[k - 1]}**")
+    return k
+
+
+def root_picker() -> int:
+    """Which server's shard to follow (A by default, as in the paper)."""
+    t = data.topology(FIG3)
+    st.session_state.setdefault("merge:root", 0)
+    st.radio("Follow the shard of", t.servers.tolist(), key="merge:root", format_func=lambda v: t.labels[v],
+             horizontal=True)
+    return int(st.session_state["merge:root"])
+
+
+def show(step: int, root: int) -> None:
+    """The figure(s) and explanation of one step."""
+    t = data.topology(FIG3)
+    lab = t.labels
+    tree = data.node_tree(FIG3, root)
+    drawing = data.drawing(FIG3)
+    if step == 1:
+        _two(figures.network_figure(drawing, height=HEIGHT, title="Four hosts, four full-duplex links",
+                                    legend=[("host (server)", figures.SERVER_COLOUR, "circle")]),
+             "Every host (server) holds its own gradient; AllReduce must leave the sum on every host. In the "
+             "parameter-server view each host is the *root* of one shard: it collects that shard from the others "
+             "(**reduce**) and sends the sum back (**broadcast**). Each link carries one workload per direction per "
+             "round.")
+    elif step == 2:
+        links = [t.link_id(a, b) for path in tree.segments.values() for a, b in zip(path[:-1], path[1:])]
+        pruned = ", ".join(f"{lab[u]}–{lab[v]}" for u, v in t.edges[tree.pruned_edges].tolist()) or "none"
+        parents = ", ".join(f"{lab[s]}→{lab[p]}" for s, p in sorted(tree.parent.items()))
+        _two(figures.network_figure(drawing, links, [ROUTE_COLOUR] * len(links), faded_edges=tree.pruned_edges,
+                                    root=root, height=HEIGHT, title=f"Routes toward {lab[root]}",
+                                    legend=[(f"root {lab[root]}", figures.ROOT_COLOUR, "circle"),
+                                            ("host", figures.SERVER_COLOUR, "circle"),
+                                            (f"route toward {lab[root]} (arrow: direction)", ROUTE_COLOUR,
+                                             "triangle-right"),
+                                            ("pruned link (dotted)", "#bdbdbd", "line-ew-open")]),
+             f"Every host is routed to **{lab[root]}** along a shortest path; among equal-length choices the "
+             f"neighbour with the lowest id wins. The node tree's edges (child→parent): {parents}. "
+             f"No route uses **{pruned}**, so it is pruned — the paper's edge C–D.")
+    elif step in (3, 4):
+        merge = step == 4
+        arcs = data.workload_arcs(FIG3, root, merge, "reduce")
+        pos = tree_positions(tree.parent, root)
+        fig = figures.workload_tree_figure(pos, lab, arcs, root, height=HEIGHT, big=True,
+                                           title=f"{'Merged' if merge else 'Unmerged'}: {len(arcs)} reduce workloads")
+        shared = _shared_links(arcs, lab)
+        counts = data.tree_counts(FIG3, root)
+        if not merge:
+            text = (f"Without merging, every piece travels to {lab[root]} on its own, hop by hop: "
+                    f"**{len(arcs)} reduce workloads**. "
+                    + (f"Workloads {shared} cross the same link — like the paper's ① and ②: the sender's own "
+                       "piece and the pieces it only relays each take that link for a round." if shared else ""))
+        else:
+            text = (f"With merging, a host waits for what its children send, adds its own piece, and sends "
+                    f"**one** workload to its parent: **{len(arcs)} reduce workloads** instead of "
+                    f"{counts['unmerged_reduce']}. Switches could never do this — they do not compute — "
+                    "which is why merging helps server-centric networks (BCube, DCell) most. Hover a number to "
+                    "see which pieces it carries.")
+        _two(fig, text)
+    elif step == 5:
+        pos = tree_positions(tree.parent, root)
+        left, right = st.columns(2)
+        for col, merge in ((left, False), (right, True)):
+            arcs = data.workload_arcs(FIG3, root, merge, "broadcast")
+            with col:
+                charts.show(figures.workload_tree_figure(
+                    pos, lab, arcs, root, height=HEIGHT, big=True,
+                    title=f"Broadcast, {'merged' if merge else 'unmerged'}: {len(arcs)} workloads"),
+                    key=f"merge-bc-{merge}", name=f"fig3-broadcast-{'merged' if merge else 'unmerged'}")
+        st.markdown(f"Once {lab[root]} holds the full sum, it flows back down the tree. Merged, a host forwards "
+                    "the sum to each child once it has it; unmerged, every destination gets its own chain. "
+                    "Broadcasts of one shard may overlap reduces of another: links are full-duplex and only "
+                    "prefixes order work.")
+    else:
+        counts = data.tree_counts(FIG3, root)
+        st.markdown(f"All four hosts are roots of their own shard, so four flow-trees run at once. Unmerged (plain "
+                    f"PS): **{counts['unmerged_total']}** workloads; merged: **{counts['merged_total']}** "
+                    f"(2·S·(S−1) = 2·4·3). Step through the rounds: each round sends workloads whose prefixes were "
+                    "sent earlier and that share no directed link.")
+        config = ScheduleConfig()
+        plays = round_player.load(FIG3, ["ps", "critical-path"], config)
+        if plays:
+            round_player.summary(plays, FIG3, config)
+            round_player.show("fig3", FIG3, config, plays, show_workloads=True)
+
+
+def _two(fig, text: str) -> None:
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        charts.show(fig, key="merge-fig", name="fig3-step")
+    right.markdown(f"<div style='font-size:1.2rem;line-height:1.55'>{_bold(text)}</div>", unsafe_allow_html=True)
+
+
+def _bold(text: str) -> str:
+    """Markdown **bold** as HTML (the explanation is set larger, for a projector)."""
+    parts = text.split("**")
+    return "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _shared_links(arcs: list[figures.WorkloadArc], labels: tuple[str, ...]) -> str:
+    """Workloads that cross the same server pair, e.g. "#0, #2 and #4 (B→A)"."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for a in arcs:
+        groups.setdefault((a.src, a.dst), []).append(a.workload)
+    parts = [f"{', '.join(f'#{w}' for w in sorted(ws)[:-1])} and #{sorted(ws)[-1]} ({labels[s]}→{labels[d]})"
+             for (s, d), ws in groups.items() if len(ws) > 1]
+    return "; ".join(parts)

@@ -1,0 +1,96 @@
+"""What the user picked as a topology, and the size limits of the views, checked before anything is built.
+
+A `Source` is the hashable key every cached function in `dashboard.data` takes: a core spec
+string (``bcube:n=3,k=1``), a teaching example (``example:fig3``), or an uploaded file
+(``upload:NAME`` plus the file's bytes). No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.topology import FAMILIES, TopologyError, predicted_size
+
+MAX_NODES = 600
+"""Largest topology (nodes) the dashboard loads; bigger ones are refused before anything is built."""
+DRAW_NODES = 150
+"""Topologies up to this many nodes are drawn node by node; bigger ones are shown by link group."""
+PLAYER_NETWORK_NODES = 30
+"""The schedule player draws each method's network up to this many nodes; above, bars per link group."""
+HEAT_LINK_ROWS = 64
+"""Heatmaps show one row per directed link up to this many links ("auto"); above, one row per link group."""
+MAX_PLAYER_SERVERS = 64
+"""Largest number of servers the dashboard schedules (player, compare, debugger)."""
+MAX_UPLOAD_BYTES = 5_000_000
+"""Largest uploaded topology file read."""
+
+FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
+    "bcube": {"n": 3, "k": 1},
+    "dcell": {"n": 4, "k": 1},
+    "jellyfish": {"switches": 10, "ports": 5, "switch_ports": 4, "seed": 0},
+    "fattree": {"k": 4},
+}
+"""Starting parameters of each family in the sidebar (the paper's smallest configurations)."""
+
+FAMILY_TITLES = {"bcube": "BCube", "dcell": "DCell", "jellyfish": "Jellyfish", "fattree": "Fat-tree"}
+
+
+class TooBig(TopologyError):
+    """A topology too big to draw or animate in the browser (the message says what to change)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A topology choice: a spec string, an example name, or an upload (name + bytes)."""
+
+    spec: str
+    label: str = ""
+    data: bytes = b""
+
+    @property
+    def name(self) -> str:
+        """What to call it on screen."""
+        return self.label or self.spec
+
+    @property
+    def family(self) -> str:
+        """The part of the spec before the colon: bcube, dcell, jellyfish, fattree, example, upload."""
+        return self.spec.partition(":")[0].lower()
+
+
+DEFAULT_SOURCE = Source("bcube:n=3,k=1", "BCube(3,1)")
+
+
+def family_params(family: str) -> tuple[str, ...]:
+    """Parameter names of a core topology family, required first."""
+    fam = FAMILIES[family]
+    return fam.required + tuple(fam.optional)
+
+
+def family_spec(family: str, params: dict[str, int]) -> str:
+    """The core spec string of a family and its parameters, e.g. ``bcube:n=3,k=1``."""
+    return f"{family}:" + ",".join(f"{k}={int(v)}" for k, v in params.items())
+
+
+def predicted_nodes(family: str, params: dict[str, int]) -> int | None:
+    """Nodes the family would build (core's formulas, nothing built), or None when not sizeable."""
+    try:
+        size = predicted_size(family_spec(family, params), stop_above=MAX_NODES)
+    except TopologyError:
+        return None
+    return None if size is None else size["nodes"]
+
+
+def check_drawable(n_nodes: int, what: str) -> None:
+    """Raise TooBig when a topology has more nodes than the dashboard loads."""
+    if n_nodes > MAX_NODES:
+        raise TooBig(f"{what} has {n_nodes} nodes; the dashboard loads at most {MAX_NODES}. "
+                     "Pick smaller parameters.")
+
+
+def file_stem(source: Source) -> str:
+    """A file-name stem for a source: ``bcube_n3_k1``, ``dcell_n6_k1``, or the upload's name, letters only."""
+    text = source.spec.partition(":")[2] if source.family == "upload" else source.spec
+    text = text.replace(":", "_").replace("=", "").replace(",", "_")
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in text).strip("._")
+    return stem or "topology"

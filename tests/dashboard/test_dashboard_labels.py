@@ -1,0 +1,32 @@
+"""Truthful notes: what a gap is measured against, proven or not, which RL checkpoint ran."""
+
+from __future__ import annotations
+
+from dashboard import labels
+
+
+def test_optimal_results_say_whether_they_are_proven_with_their_bound():
+    proven = {"status": "OPTIMAL", "proven_optimal": True, "proven_bound": 12}
+    assert labels.optimal_note(proven, 10) == "proven optimal (lower bound 12 met)"
+    limited = {"status": "FEASIBLE", "proven_optimal": False, "proven_bound": 40}
+    note = labels.optimal_note(limited, 10)
+    assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (FEASIBLE)")
+    assert "between 40 and this result" in note
+    assert labels.optimal_note({"checkpoint": "x"}) is None  # not a CP-SAT result
+
+
+def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
+    here = {"checkpoint": "/a/checkpoints/bcube_n3_k1.safetensors", "trained_on": "bcube:n=3,k=1"}
+    assert labels.checkpoint_note(here, "bcube:n=3,k=1") == "checkpoint bcube_n3_k1, trained on this topology"
+    elsewhere = labels.checkpoint_note(here, "bcube:n=4,k=1")
+    assert elsewhere == "checkpoint bcube_n3_k1, trained on bcube:n=3,k=1, NOT on this one"
+    flagged = dict(here, trained_on_this_topology=False)  # the scheduler's own flag wins
+    assert "NOT on this one" in labels.checkpoint_note(flagged, "bcube:n=3,k=1")
+    assert labels.checkpoint_note({"status": "OPTIMAL"}, "x") is None
+
+
+def test_gap_note_names_the_dag_and_its_bound():
+    stats = {"lower_bound": 16, "bounds": {"link_load": 16, "critical_path": 9}}
+    assert labels.gap_note("ring", stats) == ("gap vs the lower bound of its own DAG (the ring): 16 rounds "
+                                              "(link load 16, critical path 9)")
+    assert labels.dag_name("ps") == "plain (unmerged) trees" and labels.dag_name("critical-path") == "merged trees"
