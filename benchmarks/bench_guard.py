@@ -35,6 +35,7 @@ CALIBRATION = [
     "bcube:n=6,k=2:ps", "bcube:n=16,k=1:ps", "dcell:n=10,k=1:ps", "dcell:n=3,k=2:ps", "fattree:k=8:ps",
     "bcube:n=16,k=1:ring", "dcell:n=4,k=2:ring", "fattree:k=12:ring",
     "bcube:n=4,k=1:critical-path:64", "bcube:n=4,k=1:ps:64", "bcube:n=6,k=2:critical-path:4",
+    "leafspine:leaves=8,spines=4,servers=16:critical-path", "leafspine:leaves=16,spines=4,servers=8:ps",
     "dcell:n=5,k=1:optimal", "jellyfish:switches=20,ports=5,switch_ports=4:optimal",
     "bcube:n=4,k=2:rl", "dcell:n=10,k=1:rl", "fattree:k=6:rl",
 ]
@@ -100,6 +101,7 @@ FAMILIES = {  # spec template and the parameter scanned
     "dcell k=2": ("dcell:n={x},k=2", range(2, 40)),
     "fattree": ("fattree:k={x}", range(2, 74, 2)),
     "jellyfish p=8,r=4": ("jellyfish:switches={x},ports=8,switch_ports=4", range(5, 2001, 5)),
+    "leafspine m=16,s=4": ("leafspine:leaves={x},spines=4,servers=16", range(1, 400)),
 }
 
 

@@ -76,10 +76,13 @@ def leafspine_size(leaves: int, spines: int, servers: int) -> Size:
     """Leaf-spine: leaves·servers servers, leaves + spines switches, leaves·(servers + spines) links.
 
     Servers hang off single leaves: every route is one segment (server, leaf, spine, leaf,
-    server); with the lowest-id tie-break all leaf-to-leaf routes climb to the first spine."""
-    s = leaves * servers
-    return Size(s, leaves + spines, leaves * (servers + spines), segment=5, fanin=max(1, s - 1), depth=1.0,
-                imbalance=max(3.0, float(spines)), name=f"Leaf-spine({leaves},{spines},{servers})")
+    server). With the lowest-id tie-break all leaf-to-leaf routes climb to the first spine, so
+    its link down to a leaf carries 2 m (S - m) workloads (m servers per leaf): that over the
+    mean load is the imbalance."""
+    s, e = leaves * servers, leaves * (servers + spines)
+    imbalance = servers * (s - servers) * e / max(1, 2 * s * (s - 1))
+    return Size(s, leaves + spines, e, segment=5, fanin=max(1, s - 1), depth=1.0,
+                imbalance=max(3.0, imbalance), name=f"Leaf-spine({leaves},{spines},{servers})")
 
 
 

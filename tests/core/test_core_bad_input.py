@@ -287,7 +287,7 @@ def test_generators_never_compute_a_huge_size(build, needle):
 def test_size_formulas_match_what_is_built():
     from core.topology import spec_size
     for spec in ("bcube:n=3,k=1", "bcube:n=4,k=2", "dcell:n=4,k=1", "dcell:n=3,k=2", "fattree:k=4",
-                 "fattree:k=6", "jellyfish:switches=10,ports=5,switch_ports=4"):
+                 "fattree:k=6", "jellyfish:switches=10,ports=5,switch_ports=4", "leafspine:leaves=4,spines=2,servers=3"):
         t, s = make_topology(spec), spec_size(spec)
         assert (s.servers, s.switches) == (t.n_servers, t.n_nodes - t.n_servers), spec
         if not spec.startswith("jellyfish"):  # Jellyfish may leave a port pair unused

@@ -9,8 +9,8 @@ from core.topology import Topology, TopologyError, make_topology
 
 from _fuzzlib import assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: F401
 
-FAMILIES = ["bcube", "dcell", "fattree", "fat-tree", "jellyfish", "BCube", "torus", "file", "example", ""]
-KEYS = ["n", "k", "switches", "ports", "switch_ports", "seed", "N", "", "k ", "\u00e9", "bw", "lat", "link_seed"]
+FAMILIES = ["bcube", "dcell", "fattree", "fat-tree", "jellyfish", "leafspine", "BCube", "torus", "file", "example", ""]
+KEYS = ["n", "k", "switches", "ports", "switch_ports", "seed", "N", "", "k ", "\u00e9", "bw", "lat", "link_seed", "leaves", "spines", "servers"]
 VALUES = st.one_of(
     st.integers(-5, 12).map(str), st.integers(-10 ** 20, 10 ** 20).map(str),
     st.sampled_from(["1_0", "\u0661", "\uff13", "1e3", "0x10", " 3 ", "+4", "-0", "", "3.0", "9" * 30, "nan",
