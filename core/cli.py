@@ -134,7 +134,8 @@ def _span(lo_hi: list[float], unit: str) -> str:
 def _config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
-                          size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)))
+                          size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)),
+                          force=bool(getattr(a, "force", False)))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -273,12 +274,9 @@ def _guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
         spec_or_topology = spec_size(spec_or_topology)
         if spec_or_topology is None:  # a file or an example: checked once it is read
             return
+    cfg = _config(a)
     for name in methods:
-        m = get_method(name)
-        kind = "plain" if m.dag == "tree" and a.no_merge else m.dag
-        solver = {"optimal": "cp-sat", "rl": "rl", "rl-sample": "rl"}.get(name)  # costs beyond the DAG's
-        check_schedulable(spec_or_topology, kind, a.chunks, solver=solver, time_limit=a.time_limit,
-                          rollouts=a.samples + 1 if name == "rl-sample" else 1, force=a.force)
+        get_method(name).guard(spec_or_topology, cfg)
 
 
 def cmd_topology(a: argparse.Namespace) -> int:
