@@ -125,7 +125,7 @@ def test_run_method_applies_the_size_guard_unless_forced(monkeypatch):
     from core.guard import SizeError
 
     t = make_topology("bcube:n=4,k=1")
-    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1MB")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1000")
     with pytest.raises(SizeError, match="over the memory limit"):
         run_method("critical-path", t)
     assert run_method("critical-path", t, ScheduleConfig(force=True)).n_rounds == 24
