@@ -46,6 +46,8 @@ class ScheduleConfig:
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
     """CP-SAT search workers (optimal)."""
+    force: bool = False
+    """Run even when the size guard (core/guard.py) estimates the run over the machine's limits."""
     size: int = DEFAULT_SIZE_BYTES
     """Message size M in bytes: the time-aware method plans with its transfer times (others ignore it)."""
     trace: bool | None = None

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import write_atomic
+from .guard import check, estimate_json
 from .schedule import Schedule
 from .schedule_npz import Columns, ColumnsError, columns_of, is_npz, read_npz, write_npz
 from .topology import to_dict
@@ -68,19 +70,21 @@ def header_dict(schedule: Schedule, stats: dict | None = None, trace: bool = Fal
 
 def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
                    trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
-    """Write the schedule as JSON (with the trace only if asked), or in the columnar form when the
-    path ends in ``.npz`` (docs/scale.md); returns the document written (its header for .npz)."""
+    """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
+    file renamed), or in the columnar form when the path ends in ``.npz`` (docs/scale.md);
+    returns the document written (its header for .npz)."""
     if str(path).endswith(".npz"):
         head = header_dict(schedule, stats, trace, timing, extra)
         write_npz(path, head, columns_of(schedule))
         return head
     doc = schedule_to_dict(schedule, stats, trace, timing, extra)
-    Path(path).write_text(json.dumps(doc, separators=(",", ":")))
+    write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
     return doc
 
 
-def read_schedule_file(path: str | Path) -> dict[str, Any]:
-    """Load a schedule file (JSON, or the columnar ``.npz`` form), checking only its format tag."""
+def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, Any]:
+    """Load a schedule file (JSON, or the columnar ``.npz`` form), checking only its format tag
+    (for JSON the size guard checks the file's length first; `force` skips that check)."""
     p = Path(path)
     if not p.is_file():
         raise ScheduleFileError(f"{path}: no such file")
@@ -89,10 +93,13 @@ def read_schedule_file(path: str | Path) -> dict[str, Any]:
             return check_header(read_npz(p), str(path))
         except ColumnsError as err:
             raise ScheduleFileError(str(err)) from None
+    check(estimate_json(p.stat().st_size, str(path)), force=force)
     try:
-        data = json.loads(p.read_text())
+        data = json.loads(p.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ScheduleFileError(f"{path}: not JSON ({err})") from None
+    except RecursionError:
+        raise ScheduleFileError(f"{path}: nested too deeply to be a schedule") from None
     return check_header(data, str(path))
 
 
@@ -101,7 +108,7 @@ def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ScheduleFileError(f"{name}: the document must be a JSON object")
     if data.get("format") != FORMAT:
-        raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {data.get('format')!r}")
+        raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {repr(data.get('format'))[:60]}")
     for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):
         if key != "topology" and isinstance(data.get(key), Columns):
             continue  # the columnar form (core.schedule_npz)

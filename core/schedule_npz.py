@@ -28,6 +28,8 @@ place of the ``workloads`` list, so `core.validate` and `allreduce-lab replay` r
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,10 +113,18 @@ def write_npz(path: str | Path, header: dict[str, Any], cols: Columns, level: in
         "group_len": _small(cols.groups.lengths), "group": csr.ids(cols.groups.values),
         "round_len": _small(cols.rounds.lengths), "rounds": csr.ids(cols.rounds.values),
     }
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=level, allowZip64=True) as zf:
-        for name, arr in arrays.items():
-            with zf.open(name + ".npy", "w", force_zip64=True) as f:
-                np.lib.format.write_array(f, np.ascontiguousarray(arr), allow_pickle=False)
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)  # whole or not at all
+    try:
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED,
+                                                         compresslevel=level, allowZip64=True) as zf:
+            for name, arr in arrays.items():
+                with zf.open(name + ".npy", "w", force_zip64=True) as f:
+                    np.lib.format.write_array(f, np.ascontiguousarray(arr), allow_pickle=False)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _joined_prefix(cols: Columns) -> dict[str, np.ndarray]:
