@@ -34,7 +34,7 @@ B_ROUTE_NODE = 24         # bytes per (root server, node): distances and next ho
 B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer" masks and keys
 B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
 S_ROUTE = 3e-8            # seconds per route element above
-B_DAG = 60                # bytes per workload path node and per prefix entry (DAG + schedule)
+B_DAG = 40                # bytes per workload path node and per prefix entry (DAG + schedule; int32 ids since issue 13)
 S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
 # list scheduling (docs/scale.md): per workload (queues, commit, the registry's check), and per
