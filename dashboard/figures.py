@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sample_colorscale
 from plotly.subplots import make_subplots
 
 from core.methods import METHODS
@@ -92,15 +92,6 @@ def link_legend(d: NetDrawing) -> list[tuple]:
     if d.dead.any():
         keys.append(("failed link", FAILED_COLOUR, "dot", 2.0))
     return keys
-
-
-def blank_figure() -> go.Figure:
-    """An empty, axis-less figure, as small as plotly allows (marked ``meta="blank"``)."""
-    fig = go.Figure(layout=dict(height=10, margin=dict(l=0, r=0, t=0, b=0), meta="blank",
-                                paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)"))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return fig
 
 
 def _clean_axes(fig: go.Figure, height: int, title: str | None) -> go.Figure:
@@ -435,6 +426,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     return fig.to_dict()
 
 
+def util_colours(util_pct: np.ndarray) -> list[str]:
+    """The heatmaps' colour of each percentage (0-100), as colour strings (plotly.js warns on every draw when bars
+    carry numbers on a shared colour axis)."""
+    return sample_colorscale(UTIL_SCALE, np.clip(np.asarray(util_pct, dtype=float) / 100, 0, 1).tolist())
+
+
 def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str],
                  value: str = "% of capacity") -> list:
     """The traces that change from round to round: each method's busy links (or its groups' bars), a fixed count."""
@@ -445,7 +442,7 @@ def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_name
         else:
             util = np.zeros(len(group_names)) if p.group_util is None else np.asarray(p.group_util, dtype=float)
             traces = [go.Bar(x=util, y=list(group_names), orientation="h", name="link groups",
-                             marker=dict(color=util, coloraxis="coloraxis"),
+                             marker=dict(color=util_colours(util)),
                              hovertemplate=f"%{{y}}: %{{x:.0f}}{value}<extra></extra>")]
         for tr in traces:
             tr.update(xaxis=_axis_name("x", i), yaxis=_axis_name("y", i), showlegend=False)
