@@ -38,6 +38,7 @@ page = st.navigation([
     st.Page(screen("compare"), title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page(screen("debugger"), title="Policy debugger", icon=":material/bug_report:", url_path="debugger"),
     st.Page(screen("merging"), title="How merging works", icon=":material/school:", url_path="merging"),
+    st.Page(screen("cluster"), title="Cluster", icon=":material/dns:", url_path="cluster"),
 ])
 page.run()
 

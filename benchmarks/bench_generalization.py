@@ -1,67 +1,89 @@
-"""Generalization: checkpoints trained on one topology, evaluated on others.
+"""Generalization: the universal checkpoint on topologies and seeds it was never trained on.
 
-Rows are evaluation topologies: the nine Table 2 configurations plus topologies no
-checkpoint was trained on (two-level BCube and DCell, fat-trees). Columns are the
-checkpoints of the small configuration of each family (BCube(3,1), DCell(4,1),
-Jellyfish(10)) and, where one exists, the checkpoint trained on that very topology.
-Cells are `rl-sample` rounds (best of greedy + K sampled rollouts); critical-path and the
-lower bound of the merged DAG are printed beside them.
+Rows are `core.rl.instances.GENERALIZATION` (BCube, DCell, Jellyfish, fat-tree, leaf-spine and
+random fabrics of other sizes and seeds, unequal capacities, 2 chunks). Columns: critical-path,
+the lower bound of the merged DAG, the universal checkpoint's `rl` and `rl-sample` (best of
+greedy + K sampled rollouts, the method itself), and the same checkpoint with its upper agent
+replaced by select-all (the hierarchy ablation: greedy, and best of the same K samples).
+The targets of issue 11 are printed as MET or MISSED with the margin.
 
-    python benchmarks/bench_generalization.py            # K = 16
-    python benchmarks/bench_generalization.py --samples 4 --quick
+    python benchmarks/bench_generalization.py              # K = 16
+    python benchmarks/bench_generalization.py --samples 4 --json gen.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
-from core.bounds import lower_bounds
-from core.rl.checkpoint import checkpoint_dir, find_checkpoint, slug
-from core.methods import run_method
-from core.schedule import ScheduleConfig
-from core.workloads import build_dag
-from core.topology import make_topology, preset
+import numpy as np
 
-SOURCES = {"BCube(3,1)": "bcube:n=3,k=1", "DCell(4,1)": "dcell:n=4,k=1",
-           "JF(10)": "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"}
-EXTRA = ["bcube:n=3,k=2", "bcube:n=4,k=2", "dcell:n=2,k=2", "fattree:k=4", "fattree:k=6"]
+from core.bounds import lower_bounds
+from core.methods import run_method
+from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
+from core.rl.features import Observer
+from core.rl.instances import GENERALIZATION
+from core.rl.rollout import play
+from core.schedule import ScheduleConfig
+
+
+def select_all(dag, policy, samples: int, seed: int = 0) -> tuple[int, int]:
+    """Greedy and best-of-samples rounds with the upper agent replaced by select-all."""
+    obs = Observer(dag)
+    greedy = play(dag, policy, sample=False, observer=obs, upper="all").n_rounds
+    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all",
+                                rng=np.random.default_rng(np.random.SeedSequence([seed, k]))).n_rounds
+                           for k in range(samples)])
+    return greedy, best
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=16)
-    ap.add_argument("--quick", action="store_true", help="skip the extra (larger) topologies")
-    ap.add_argument("--json", help="also write the table here")
+    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
-    sources = {name: checkpoint_dir() / f"{slug(spec)}.json" for name, spec in SOURCES.items()}
-    missing = [n for n, p in sources.items() if not p.is_file()]
-    if missing:
-        raise SystemExit(f"missing checkpoints for {', '.join(missing)}: train them first (README)")
-    targets = [(p.name, p.spec) for p in preset("table2")] + ([] if a.quick else [(s, s) for s in EXTRA])
-    print(f"{'evaluated on':22} {'CP':>5} {'LB':>5} " + " ".join(f"{n:>11}" for n in sources) + f" {'own':>6}")
+    policy, _ = load_checkpoint(a.checkpoint)
+    t0, c0 = time.perf_counter(), time.process_time()
+    print(f"{'instance':58} {'CP':>5} {'LB':>5} {'rl':>5} {'rl-s':>5} {'gap':>6} {'all':>5} {'all-s':>5} {'s':>6}")
     rows = []
-    for name, spec in targets:
-        topo = make_topology(spec)
-        dag = build_dag(topo, "tree")
-        cp = run_method("critical-path", topo).n_rounds
-        lb = lower_bounds(dag).best
-        cells = {}
-        for src, ck in sources.items():
-            t0 = time.perf_counter()
-            cells[src] = run_method("rl-sample", topo, ScheduleConfig(checkpoint=str(ck), samples=a.samples)).n_rounds
-            cells[src + " s"] = round(time.perf_counter() - t0, 2)
-        own = find_checkpoint(topo.spec)
-        own_meta = json.loads(own.read_text()) if own else None
-        own_rounds = (run_method("rl-sample", topo, ScheduleConfig(checkpoint=str(own), samples=a.samples)).n_rounds
-                      if own and own_meta.get("topology") == topo.spec else None)
-        rows.append({"topology": name, "spec": spec, "critical_path": cp, "lower_bound": lb, **cells, "own": own_rounds})
-        print(f"{name:22} {cp:5d} {lb:5d} " + " ".join(f"{cells[s]:11d}" for s in sources)
-              + f" {own_rounds if own_rounds is not None else '-':>6}", flush=True)
+    for inst in GENERALIZATION:
+        topo, t1 = inst.topology(), time.perf_counter()
+        cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False)
+        cp = run_method("critical-path", topo, cfg)
+        lb = lower_bounds(cp.dag).best
+        rl = run_method("rl", topo, cfg).n_rounds
+        rls = run_method("rl-sample", topo, cfg)
+        all_g, all_s = select_all(rls.dag, policy, a.samples)
+        row = {"instance": inst.name, "critical_path": cp.n_rounds, "lower_bound": lb, "rl": rl,
+               "rl_sample": rls.n_rounds, "gap": rls.n_rounds / lb - 1, "select_all_rl": all_g,
+               "select_all_rl_sample": all_s, "le_cp": rls.n_rounds <= cp.n_rounds,
+               "within_5pct": rls.n_rounds <= 1.05 * lb + 1e-9, "seconds": round(time.perf_counter() - t1, 1),
+               "trained_on_this_topology": rls.info["trained_on_this_topology"]}
+        rows.append(row)
+        print(f"{inst.name:58} {cp.n_rounds:5d} {lb:5d} {rl:5d} {rls.n_rounds:5d} {100 * row['gap']:5.1f}% "
+              f"{all_g:5d} {all_s:5d} {row['seconds']:6.1f}", flush=True)
+    n = len(rows)
+    cp_ok = sum(r["le_cp"] for r in rows)
+    gap_ok = sum(r["within_5pct"] for r in rows)
+    worst_cp = max(rows, key=lambda r: r["rl_sample"] - r["critical_path"])
+    print()
+    print(f"target rl-sample (K={a.samples}) <= critical-path on every topology: {cp_ok}/{n} "
+          f"{'MET' if cp_ok == n else 'MISSED'}" + ("" if cp_ok == n else
+          f" (worst {worst_cp['instance']}: {worst_cp['rl_sample']} vs {worst_cp['critical_path']})"))
+    print(f"target within 5% of the lower bound on >= 90%: {gap_ok}/{n} = {100 * gap_ok / n:.0f}% "
+          f"{'MET' if gap_ok >= 0.9 * n else 'MISSED'}")
+    diff = [(r["rl"] - r["select_all_rl"], r["rl_sample"] - r["select_all_rl_sample"]) for r in rows]
+    print(f"learned upper agent vs select-all: greedy better/equal/worse {sum(d[0] < 0 for d in diff)}/"
+          f"{sum(d[0] == 0 for d in diff)}/{sum(d[0] > 0 for d in diff)}; best-of-samples "
+          f"{sum(d[1] < 0 for d in diff)}/{sum(d[1] == 0 for d in diff)}/{sum(d[1] > 0 for d in diff)}")
+    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(rows, f, indent=2)
+            json.dump(rows, f, indent=2, default=float)
 
 
 if __name__ == "__main__":

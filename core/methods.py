@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .engine import Rounds, replay
+from .guard import Estimate, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
 from .topology import Topology
@@ -61,6 +62,10 @@ class Method:
     """Why it cannot run on a topology (without running it), or None."""
     default: bool = True
     """Part of `compare`'s default set."""
+    solver: str | None = None
+    """What the size guard adds to the DAG's cost: "cp-sat" (an exact model) or "rl" (rollouts)."""
+    sampled: bool = False
+    """Runs `config.samples` extra rollouts (the guard counts them)."""
 
     def __post_init__(self) -> None:
         if self.dag not in DAG_KINDS:
@@ -71,6 +76,17 @@ class Method:
     def problem(self, topology: Topology, config: ScheduleConfig) -> str | None:
         """Why this method cannot run on `topology` with `config`, or None when it can."""
         return self.unavailable(topology, config) if self.unavailable else None
+
+    def dag_kind(self, config: ScheduleConfig) -> str:
+        """The kind of DAG it schedules under `config` ("tree" turns "plain" without merging)."""
+        return "plain" if self.dag == "tree" and not config.merge else self.dag
+
+    def guard(self, topology_or_size, config: ScheduleConfig) -> Estimate:
+        """The size guard's estimate of this run; raises SizeError when it is over the limits
+        (unless `config.force`). Accepts a Topology or a `core.guard.Size` (nothing built)."""
+        return check_schedulable(topology_or_size, self.dag_kind(config), config.chunks, solver=self.solver,
+                                 time_limit=config.time_limit,
+                                 rollouts=config.samples + 1 if self.sampled else 1, force=config.force)
 
 
 METHODS: dict[str, Method] = {}
@@ -115,12 +131,14 @@ def method_dag(method: Method | str, topology: Topology, config: ScheduleConfig)
 
 def run_method(name: str, topology: Topology, config: ScheduleConfig | None = None,
                progress: Progress | None = None) -> Schedule:
-    """Schedule `topology` with a registered method; the result is replayed through the engine."""
+    """Schedule `topology` with a registered method, after the size guard's check; the result is
+    replayed through the engine."""
     m = get_method(name)
     config = config or ScheduleConfig()
     why = m.problem(topology, config)
     if why:
         raise MethodUnavailable(why)
+    m.guard(topology, config)
     dag = method_dag(m, topology, config)
     out = m.schedule(dag, config, progress)
     plan = out if isinstance(out, Plan) else Plan(list(out))
@@ -174,11 +192,12 @@ for _m in (
            description="merged trees; continuous-time list scheduling on the real transfer times (--size), "
                        "longest remaining chain in seconds first; run it without barriers (async)"),
     Method("optimal", "Optimal (CP-SAT)", _optimal, dag="tree", slow=True, colour="#ffa15a", default=False,
+           solver="cp-sat",
            description="exact minimum rounds with CP-SAT under --time-limit, with its proven bound"),
-    Method("rl", "Hierarchical RL", _rl, dag="tree", colour="#19d3f3", unavailable=_rl_problem,
+    Method("rl", "Hierarchical RL", _rl, dag="tree", colour="#19d3f3", unavailable=_rl_problem, solver="rl",
            description="the two trained agents, greedy decoding"),
     Method("rl-sample", "RL, best of samples", _rl_sample, dag="tree", slow=True, colour="#ff6692",
-           unavailable=_rl_problem, default=False,
+           unavailable=_rl_problem, default=False, solver="rl", sampled=True,
            description="the two trained agents, best of greedy and --samples sampled rollouts"),
 ):
     register(_m)

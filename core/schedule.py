@@ -46,8 +46,13 @@ class ScheduleConfig:
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
     """CP-SAT search workers (optimal)."""
+    force: bool = False
+    """Run even when the size guard (core/guard.py) estimates the run over the machine's limits."""
     size: int = DEFAULT_SIZE_BYTES
     """Message size M in bytes: the time-aware method plans with its transfer times (others ignore it)."""
+    trace: bool | None = None
+    """Learned methods' explanation trace (docs/rl.md): True always, False never, None (default)
+    when the DAG has at most 20,000 workloads (the sizes the debugger shows)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.chunks, bool) or not isinstance(self.chunks, (int, np.integer)) or self.chunks < 1:
@@ -62,6 +67,8 @@ class ScheduleConfig:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
+        if self.trace not in (None, True, False):
+            raise ValueError(f"trace must be true, false or null, got {self.trace!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer)) or self.workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {self.workers!r}")
 
@@ -101,6 +108,14 @@ class Schedule:
         """Share of capacity used on each directed link in each round (links x rounds)."""
         return utilization(self.dag, self.rounds)
 
+    def mean_utilization(self) -> float:
+        """Mean over directed links and rounds of the share of capacity used (without the links x rounds matrix)."""
+        dag = self.dag
+        cells = dag.topology.n_links * self.n_rounds
+        if not cells:
+            return 0.0
+        return float(np.sum(dag.link_load / dag.topology.link_capacity) / cells)
+
     @property
     def lower_bound(self) -> int:
         """The best lower bound of this schedule's DAG (and CP-SAT's proven bound, if any)."""
@@ -109,7 +124,6 @@ class Schedule:
     def stats(self) -> dict:
         """Rounds, workloads, lower bounds of this DAG, gap and mean link utilization."""
         lb = lower_bounds(self.dag)
-        util = self.utilization()
         bound = max(lb.best, int(self.info.get("proven_bound", 0) or 0))
         return {
             "method": self.method,
@@ -118,6 +132,6 @@ class Schedule:
             "workloads": self.dag.n,
             "lower_bound": bound,
             "gap": gap(self.n_rounds, bound),
-            "mean_utilization": float(util.mean()) if util.size else 0.0,
+            "mean_utilization": self.mean_utilization(),
             "bounds": lb.as_dict(),
         }

@@ -371,3 +371,13 @@ def compare_row(source: Source, methods: tuple[str, ...], seeds: int, config: Sc
         else:
             results[m] = res
     return (replace(first, results=results) if first else None), failed
+
+
+# ---- cluster ----------------------------------------------------------------------------------
+@st.cache_resource(show_spinner="Simulating the cluster...", max_entries=8)
+def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...]) -> dict:
+    """Each named scheduler's run (`core.cluster.Result`) of `trace` on the source's topology with
+    `gpus_per_server` GPUs on every server (raises TraceError / TopologyError / ValueError)."""
+    from core.cluster import load_trace, make_cluster, run_schedulers
+    cluster = make_cluster(topology(source), gpus_per_server)
+    return dict(zip(names, run_schedulers(cluster, load_trace(trace), list(names))))

@@ -8,17 +8,25 @@ this code refuses to load with a message saying what differs.
 from __future__ import annotations
 
 import json
+import math
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from safetensors.torch import load_file, save_file
+import torch
+from safetensors.torch import load_file, save
 
+from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec
-from .features import FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
-from .policy import HierarchicalPolicy, PolicyConfig
+from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
+from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
 FORMAT = "allreduce-lab-rl/1"
+MAX_HIDDEN = 1024
+"""Widest hidden layer a checkpoint may ask for (the shipped ones use 64)."""
+MAX_SIDECAR_BYTES = 1_000_000
+MAX_HEADER_BYTES = 1_000_000
 
 
 class CheckpointError(ValueError):
@@ -46,72 +54,169 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     """Write weights and sidecar; returns the sidecar path."""
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.detach().contiguous() for k, v in policy.state_dict().items()},
-              str(stem.with_suffix(".safetensors")))
+    write_atomic(stem.with_suffix(".safetensors"),
+                 save({k: v.detach().contiguous() for k, v in policy.state_dict().items()}))
     side = {"format": FORMAT, "features_version": FEATURES_VERSION, "lower_features": list(LOWER_FEATURES),
             "upper_features": list(UPPER_FEATURES), "policy": policy.config.as_dict(), **meta}
     path = stem.with_suffix(".json")
-    path.write_text(json.dumps(side, indent=2, default=float))
+    write_atomic(path, json.dumps(side, indent=2, default=float).encode())
     return path
 
 
 def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any]]:
-    """Load a checkpoint (either file of the pair, or the stem); raises CheckpointError on mismatch."""
+    """Load a checkpoint (either file of the pair, or the stem); raises CheckpointError on mismatch.
+
+    Every sidecar field's type and range, and every weight's dtype, shape and byte range in
+    the safetensors header, are checked before the network is built or a tensor is read.
+    """
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
         raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}")
-    try:
-        meta = json.loads(side_path.read_text())
-    except json.JSONDecodeError as err:
-        raise CheckpointError(f"checkpoint {side_path}: sidecar is not JSON ({err})") from None
+    meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"checkpoint {side_path}: the sidecar must be a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {side_path}: format must be {FORMAT!r}, got {meta.get('format')!r}")
+        raise CheckpointError(f"checkpoint {side_path}: format must be {FORMAT!r}, got {_show(meta.get('format'))}")
     if meta.get("features_version") != FEATURES_VERSION:
-        raise CheckpointError(f"checkpoint {stem.name}: features version {meta.get('features_version')} does not "
-                              f"match this code's version {FEATURES_VERSION}; retrain it")
+        raise CheckpointError(f"checkpoint {stem.name}: features version {_show(meta.get('features_version'))} does "
+                              f"not match this code's version {FEATURES_VERSION}; retrain it")
     if meta.get("lower_features") != list(LOWER_FEATURES) or meta.get("upper_features") != list(UPPER_FEATURES):
         raise CheckpointError(f"checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
-    try:
-        cfg = PolicyConfig(**meta["policy"])
-    except (KeyError, TypeError) as err:
-        raise CheckpointError(f"checkpoint {stem.name}: bad policy config ({err})") from None
+    cfg = policy_config(meta.get("policy"), stem.name)
+    with torch.device("meta"):  # shapes only: nothing is allocated
+        want = {k: list(v.shape) for k, v in HierarchicalPolicy(cfg).state_dict().items()}
+    _check_weights_header(weights, want, stem.name)
     policy = HierarchicalPolicy(cfg)
-    state = load_file(str(weights))
-    want = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
-    got = {k: tuple(v.shape) for k, v in state.items()}
-    if want != got:
-        diff = sorted(set(want.items()) ^ set(got.items()))[:3]
-        raise CheckpointError(f"checkpoint {stem.name}: weight shapes do not match the network ({diff})")
+    try:
+        state = load_file(str(weights))
+    except Exception as err:  # noqa: BLE001 - safetensors' own errors become one line
+        raise CheckpointError(f"checkpoint {weights}: unreadable weights ({type(err).__name__}: "
+                              f"{str(err).splitlines()[0][:120] if str(err) else ''})") from None
+    bad = [k for k, v in state.items() if not bool(torch.isfinite(v).all())]
+    if bad:
+        raise CheckpointError(f"checkpoint {stem.name}: weight {bad[0]} holds NaN or infinite values")
     policy.load_state_dict(state)
     policy.eval()
     return policy, meta
 
 
+def _show(x: Any, limit: int = 40) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _read_json(path: Path, limit: int, what: str) -> Any:
+    """A small JSON file, refused above `limit` bytes, deeply nested or malformed."""
+    if path.stat().st_size > limit:
+        raise CheckpointError(f"checkpoint {path}: the {what} is {path.stat().st_size} bytes; the limit is {limit}")
+    try:
+        return json.loads(path.read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"checkpoint {path}: {what} is not JSON ({err})") from None
+    except RecursionError:
+        raise CheckpointError(f"checkpoint {path}: {what} is nested too deeply") from None
+
+
+def policy_config(raw: Any, name: str) -> PolicyConfig:
+    """The sidecar's ``policy`` object as a PolicyConfig, every field's type and range checked."""
+    if not isinstance(raw, dict):
+        raise CheckpointError(f"checkpoint {name}: 'policy' must be a JSON object, got {_show(raw)}")
+    known = {f.name for f in fields(PolicyConfig)}
+    extra = sorted(set(raw) - known)
+    if extra:
+        raise CheckpointError(f"checkpoint {name}: unknown policy field {_show(extra[0])}; known: {', '.join(sorted(known))}")
+
+    def number(key: str, lo: float, hi: float, integer: bool = False) -> None:
+        if key not in raw:
+            return
+        x = raw[key]
+        ok = type(x) is int if integer else (type(x) in (int, float) and math.isfinite(x))
+        if not ok or not lo <= x <= hi:
+            kind = "an integer" if integer else "a number"
+            raise CheckpointError(f"checkpoint {name}: policy {key} must be {kind} in {lo}..{hi}, got {_show(x)}")
+
+    number("hidden", 1, MAX_HIDDEN, integer=True)
+    number("upper_bias", -100.0, 100.0)
+    number("prior_scale", -1000.0, 1000.0)
+    for key, value in (("features_version", FEATURES_VERSION), ("n_lower", len(LOWER_FEATURES)),
+                       ("n_dynamic", len(DYNAMIC_FEATURES)), ("n_upper", len(UPPER_FEATURES))):
+        if key in raw and (type(raw[key]) is not int or raw[key] != value):
+            raise CheckpointError(f"checkpoint {name}: policy {key} must be {value} (this code's features), "
+                                  f"got {_show(raw[key])}")
+    if "prior" in raw and raw["prior"] not in PRIORS:
+        raise CheckpointError(f"checkpoint {name}: policy prior must be one of {', '.join(PRIORS)}, got {_show(raw['prior'])}")
+    return PolicyConfig(**raw)
+
+
+def _check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> None:
+    """Check the safetensors header (8-byte length, JSON) against the shapes the network needs."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(8)
+        n = int.from_bytes(head, "little") if len(head) == 8 else -1
+        if not 2 <= n <= min(MAX_HEADER_BYTES, size - 8):
+            raise CheckpointError(f"checkpoint {path}: not a safetensors file (header length {n}, file {size} bytes)")
+        raw = f.read(n)
+    try:
+        header = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise CheckpointError(f"checkpoint {path}: not a safetensors file (its header is not JSON)") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(f"checkpoint {path}: not a safetensors file (its header is not a JSON object)")
+    header.pop("__metadata__", None)
+    if set(header) != set(want):
+        diff = sorted(set(header) ^ set(want))[:3]
+        raise CheckpointError(f"checkpoint {name}: its weights do not match the network (names differ: {diff})")
+    data = size - 8 - n
+    for key, shape in want.items():
+        info = header[key]
+        ok = isinstance(info, dict) and info.get("dtype") == "F32" and info.get("shape") == shape
+        offs = info.get("data_offsets") if isinstance(info, dict) else None
+        if ok:
+            ok = (isinstance(offs, list) and len(offs) == 2 and all(type(o) is int for o in offs)
+                  and 0 <= offs[0] <= offs[1] <= data and offs[1] - offs[0] == 4 * math.prod(shape))
+        if not ok:
+            raise CheckpointError(f"checkpoint {name}: weight {key} must be F32 of shape {shape} inside the file, "
+                                  f"got {_show(info, 80)}")
+
+
+UNIVERSAL = "universal"
+"""Stem of the universal checkpoint (trained across families, sizes, capacities and chunks)."""
+
+
+def trained_on(meta: dict[str, Any]) -> list[str]:
+    """The topology specs a checkpoint was trained on (its sidecar's `trained_on`, else its `topology`)."""
+    specs = meta.get("trained_on")
+    if isinstance(specs, list):
+        return [str(x) for x in specs]
+    return [str(meta["topology"])] if meta.get("topology") else []
+
+
+def _sidecars(d: Path) -> list[tuple[Path, dict]]:
+    out = []
+    for f in sorted(d.glob("*.json")):
+        try:
+            meta = _read_json(f, MAX_SIDECAR_BYTES, "sidecar")
+        except (OSError, CheckpointError):
+            continue
+        if isinstance(meta, dict) and meta.get("format") == FORMAT:
+            out.append((f, meta))
+    return out
+
+
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
-    """The shipped checkpoint for a spec: same spec, else the same family's largest, else the
-    largest of any family (the shared-weight policy runs on any topology), else None."""
+    """The checkpoint for a topology spec: one trained on exactly this topology, else the
+    universal one (the default on every topology), else None."""
     d = directory or checkpoint_dir()
     if not d.is_dir():
         return None
-    sidecars = []
-    for f in sorted(d.glob("*.json")):
-        try:
-            meta = json.loads(f.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
-        if meta.get("format") == FORMAT:
-            sidecars.append((f, meta))
+    sidecars = _sidecars(d)
     for f, meta in sidecars:
-        if meta.get("topology") == spec:
+        if meta.get("topology") == spec and f.stem != UNIVERSAL:
             return f
-    try:
-        family = parse_spec(spec)[0]
-    except ValueError:
-        family = None
-    same = [(meta.get("servers", 0), f) for f, meta in sidecars if meta.get("family") == family]
-    if same:
-        return max(same)[1]
-    anyone = [(meta.get("servers", 0), f) for f, meta in sidecars]
-    return max(anyone)[1] if anyone else None
+    for f, meta in sidecars:
+        if f.stem == UNIVERSAL:
+            return f
+    return None

@@ -54,6 +54,7 @@ class Observer:
     """Computes both agents' features for one DAG from an engine's state."""
 
     def __init__(self, dag: WorkloadDAG):
+        dag = dag.explicit()  # prefix groups (plain PS DAGs) expanded: RL runs on small DAGs
         self.dag = dag
         self.n_links_of = dag.links.lengths
         self.max_links = max(1, int(self.n_links_of.max()))
@@ -64,29 +65,51 @@ class Observer:
         self.tree_size = np.bincount(dag.tree, minlength=dag.n_trees)
         self.per_tree = max(1, dag.topology.n_servers - 1)
         self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
-        self._levels = dag.topo_levels
+        # the successors of each level (static), for the descendants' pressure sweep
+        self._level_succ = []  # per level (last first): successor runs' starts, their rows, the successors
+        for level in reversed(dag.topo_levels[:-1]):
+            pos, succ = dag.successors.gather(level)
+            if len(pos):
+                starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+                self._level_succ.append((level, starts, pos[starts], succ))
+        self._trees_sorted = bool(np.all(np.diff(dag.tree) >= 0))
+        self._tree_max_tail = np.zeros(dag.n_trees)
+        np.maximum.at(self._tree_max_tail, dag.tree, dag.tail)
+        self._cache: tuple | None = None  # (engine, rounds applied, unsent load per link, sent per tree)
 
     def state(self, engine: Engine) -> "RoundState":
         """Dynamic quantities shared by both agents' features at the start of a round."""
         dag = self.dag
         sent = engine.sent_round >= 0
-        unsent_entry = ~sent[self._link_rows]
-        rem = np.bincount(self._link_vals[unsent_entry], minlength=dag.topology.n_links).astype(np.float64)
+        rem, tree_sent = self._counts(engine, sent)
         rem = rem / dag.topology.link_capacity
         lmax = max(1.0, float(rem.max()))
-        press = np.zeros(dag.n)
-        np.maximum.at(press, self._link_rows, rem[self._link_vals] / lmax)
+        press = np.r_[rem / lmax, 0.0][dag.links_padded].max(axis=1)  # padding reads 0
         desc = np.where(sent, 0.0, press)
-        for level in reversed(self._levels[:-1]):
-            pos, succ = dag.successors.gather(level)
-            if len(pos):
-                best = desc[level].copy()
-                np.maximum.at(best, pos, desc[succ])
-                desc[level] = np.where(sent[level], 0.0, best)
-        tails = dag.tail[~sent]
+        for level, starts, rows, succ in self._level_succ:
+            best = desc[level]
+            best[rows] = np.maximum(best[rows], np.maximum.reduceat(desc[succ], starts))
+            desc[level] = np.where(sent[level], 0.0, best)
+        ready = engine.ready_mask()
+        # the longest unsent chain starts at a ready workload (an unsent prefix would be longer)
+        tails = dag.tail[ready]
         lb_rem = max(lmax, float(tails.max()) if len(tails) else 1.0, 1.0)
-        tree_sent = np.bincount(dag.tree[sent], minlength=dag.n_trees)
-        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, engine.ready_mask(), engine.n_rounds)
+        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, ready, engine.n_rounds)
+
+    def _counts(self, engine: Engine, sent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Unsent load per directed link (float) and workloads sent per tree; updated from the
+        last round when asked every round of one engine, else counted from scratch."""
+        dag = self.dag
+        c = self._cache
+        if c is not None and c[0] is engine and c[1] + 1 == engine.n_rounds:
+            last = engine.last_round
+            rem = c[2] - np.bincount(dag.links.gather(last)[1], minlength=len(c[2]))
+            tree_sent = c[3] + np.bincount(dag.tree[last], minlength=dag.n_trees)
+        else:
+            rem = np.bincount(self._link_vals[~sent[self._link_rows]], minlength=dag.topology.n_links)
+            tree_sent = np.bincount(dag.tree[sent], minlength=dag.n_trees)
+        self._cache = (engine, engine.n_rounds, rem, tree_sent)
+        return rem.astype(np.float64), tree_sent
 
     def lower(self, st: "RoundState", cand: np.ndarray) -> np.ndarray:
         """Features of candidate workloads, float32 (len(cand), len(LOWER_FEATURES))."""
@@ -121,18 +144,20 @@ class Observer:
         ready = np.flatnonzero(st.ready)
         rt = dag.tree[ready]
         ready_count = np.bincount(rt, minlength=nt)
-        tail_unsent = np.where(self._unsent(st), dag.tail, 0)
-        max_tail = np.zeros(nt)
-        np.maximum.at(max_tail, dag.tree, tail_unsent)
+        # the longest chain of a tree with work left (its first workload's, as sent ones count too)
+        max_tail = np.where(st.tree_sent < self.tree_size, self._tree_max_tail, 0.0)
         pressure = np.zeros(nt)
-        np.maximum.at(pressure, rt, st.pressure[ready])
         slack = np.full(nt, 1.0)
-        if len(ready):
+        if self._trees_sorted:  # ids grouped by tree (as workloads.py builds them): segment reductions
+            _group_reduce(np.maximum, pressure, rt, st.pressure[ready])
+            _group_reduce(np.minimum, slack, rt, (self.latest[ready] - st.round) / self.lb0)
+        else:
+            np.maximum.at(pressure, rt, st.pressure[ready])
             np.minimum.at(slack, rt, (self.latest[ready] - st.round) / self.lb0)
         pos, lk = dag.links.gather(ready)
         on_link = np.bincount(lk, minlength=dag.topology.n_links)
         shared = np.zeros(len(ready))
-        np.maximum.at(shared, pos, (on_link[lk] > 1).astype(np.float64))
+        _group_reduce(np.maximum, shared, pos, (on_link[lk] > 1).astype(np.float64))
         shared_tree = np.bincount(rt, weights=shared, minlength=nt) / np.maximum(ready_count, 1)
         out = np.stack([
             1.0 - st.tree_sent / self.tree_size,
@@ -146,9 +171,6 @@ class Observer:
             sent_last / self.per_tree,
         ], axis=1)
         return out.astype(np.float32)
-
-    def _unsent(self, st: "RoundState") -> np.ndarray:
-        return st.tree_sent[self.dag.tree] < self.tree_size[self.dag.tree]
 
 
 @dataclasses.dataclass
@@ -165,12 +187,24 @@ class RoundState:
     round: int                  # rounds applied so far
 
 
+def _group_reduce(op: np.ufunc, out: np.ndarray, group: np.ndarray, values: np.ndarray) -> None:
+    """``op.at(out, group, values)`` for a non-decreasing `group`, with one reduceat."""
+    if len(group) == 0:
+        return
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    g = group[starts]
+    out[g] = op(out[g], op.reduceat(values, starts))
+
+
 def dynamic_features(builder: "RoundBuilder") -> np.ndarray:
     """Within-round features of every pool candidate given the picks so far, float32 (k, 3)."""
-    deg = builder.conflict_degree()
-    n_valid = max(1, int(builder.valid.sum()))
-    top = max(1.0, float(deg[builder.valid].max()) if builder.valid.any() else 1.0)
-    return np.stack([deg / n_valid, deg / top, builder.exclusive_share()], axis=1).astype(np.float32)
+    deg, alone = builder.conflicts()
+    top = max(1.0, float(deg[builder.valid].max())) if builder.n_valid else 1.0
+    d = np.empty((len(deg), 3), dtype=np.float32)
+    d[:, 0] = deg / max(1, builder.n_valid)
+    d[:, 1] = deg / top
+    d[:, 2] = alone
+    return d
 
 
 def backward_latest(dag: WorkloadDAG) -> np.ndarray:
@@ -179,7 +213,7 @@ def backward_latest(dag: WorkloadDAG) -> np.ndarray:
     Scheduling the reversed DAG from the end gives each workload a round by which it is
     needed (the idea of forward-backward improvement); ``latest - now`` is its slack.
     """
-    rev = dataclasses.replace(dag, prefix=dag.successors, meta={})
+    rev = dag.reverse()
     rounds = list_schedule(rev, critical_path_rank(rev))
     latest = np.empty(dag.n, dtype=np.int64)
     last = len(rounds) - 1

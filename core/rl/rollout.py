@@ -3,10 +3,17 @@
 Each round: the upper agent picks a set of flow-trees (independent Bernoulli per tree with
 ready workloads); the pool is their ready workloads; the lower agent then picks workloads
 one at a time, each from a softmax over the candidates that still fit, until none fits
-(greedy decoding takes the best-scored). The round goes to the engine, which checks it.
+(greedy decoding takes the best-scored; among equal scores, the lowest workload id). The
+round goes to the engine, which checks it.
 
 If the selected trees have no ready workload, the round uses every tree: an empty round
 never helps (deleting it keeps a schedule valid), so this rule loses nothing.
+
+Large pools (more than `POOL_LIMIT` candidates, e.g. BCube(8,2)'s 100,000 ready workloads a
+round) are first cut, in a scaled mode documented in docs/rl.md, to the workloads a
+critical-path fill would take with `SHORTLIST` times each link's capacity; the lower agent
+then decodes that shortlist as usual, one workload a step. Pools up to the limit (every
+Table 2 configuration) are decoded whole.
 """
 
 from __future__ import annotations
@@ -17,11 +24,15 @@ import numpy as np
 import torch
 
 from ..engine import Engine, RoundBuilder
+from ..priorities import critical_path_rank
 from ..workloads import WorkloadDAG
+from .explain import TraceBuilder
 from .features import Observer, dynamic_features
 from .policy import HierarchicalPolicy
 
-TRACE_CANDIDATES = 50  # per step, the debugger trace keeps at most this many best-scored candidates
+POOL_LIMIT = 4096     # above this many candidates a round is decoded in the scaled mode
+SHORTLIST = 2         # scaled mode: keep what a critical-path fill takes with this many times the capacity
+UPPER_MODES = ("learned", "all")
 
 
 @dataclass
@@ -37,6 +48,7 @@ class RoundRecord:
     entry_dyn: np.ndarray        # (E, D) dynamic features of the entry
     chosen: np.ndarray           # (M,) entry index picked at each step
     sent: int                    # workloads sent this round
+    pool: np.ndarray             # (k,) workload id of each pool position
 
 
 @dataclass
@@ -47,6 +59,8 @@ class Episode:
     records: list[RoundRecord] = field(default_factory=list)
     trace: dict | None = None
     truncated: bool = False
+    scaled_rounds: int = 0
+    """Rounds decoded in the scaled mode (pool above POOL_LIMIT)."""
 
     @property
     def n_rounds(self) -> int:
@@ -54,17 +68,54 @@ class Episode:
         return len(self.rounds)
 
 
+def dynamic_scores(b: RoundBuilder, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Score h + c.d of every pool position at this step (-inf where invalid) and the dynamic features d."""
+    d = dynamic_features(b)
+    score = h + (c[:, 0] * d[:, 0] + c[:, 1] * d[:, 1] + c[:, 2] * d[:, 2])
+    score[~b.valid] = -np.inf
+    return score, d
+
+
+class _CriticalOrder:
+    """The engine's ready set kept in critical-path order (`priorities.critical_path_rank`), round by round."""
+
+    def __init__(self, dag: WorkloadDAG):
+        self.order = np.argsort(critical_path_rank(dag))
+        self.place = np.empty(dag.n, dtype=np.int64)
+        self.place[self.order] = np.arange(dag.n)
+        self.ready: np.ndarray | None = None
+        self.at_round = -1
+
+    def ready_ids(self, eng: Engine) -> np.ndarray:
+        """Ready workload ids, critical-path order (updated from the last round when called every round)."""
+        if self.ready is not None and eng.n_rounds == self.at_round + 1:
+            self.ready[self.place[eng.last_round]] = False
+            self.ready[self.place[eng.last_freed]] = True
+        else:
+            self.ready = eng.ready_mask()[self.order].copy()
+        self.at_round = eng.n_rounds
+        return self.order[np.flatnonzero(self.ready)]
+
+
 def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.random.Generator | None = None,
          observer: Observer | None = None, record: bool = False, trace: bool = False,
-         temperature: float = 1.0) -> Episode:
+         temperature: float = 1.0, upper: str = "learned", trace_shown: int = 8) -> Episode:
     """Run the policy to the end of the AllReduce through the engine's round loop (truncated at
-    the engine's one round limit) and return the episode."""
+    the engine's one round limit) and return the episode.
+
+    `upper="all"` replaces the upper agent by select-all (the ablation); `trace` records the
+    explanation trace of docs/rl.md, `trace_shown` candidates per step besides the chosen one.
+    """
+    if upper not in UPPER_MODES:
+        raise ValueError(f"upper must be one of {', '.join(UPPER_MODES)}, got {upper!r}")
     obs = observer or Observer(dag)
     rng = rng or np.random.default_rng(0)
     nt = dag.n_trees
     prev = {"selected": np.zeros(nt, dtype=bool), "sent": np.zeros(nt)}
     records: list[RoundRecord] = []
-    tr = {"tree_probs": [], "trees_selected": [], "steps": []} if trace else None
+    tb = TraceBuilder(dag, policy, sample, trace_shown) if trace else None
+    crit: list[_CriticalOrder] = []  # made on the first scaled round
+    scaled = [0]
 
     def select(eng: Engine) -> np.ndarray:
         st = obs.state(eng)
@@ -75,53 +126,68 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         with torch.no_grad():
             logits = policy.tree_logits(torch.from_numpy(uf)).numpy().astype(np.float64)
         prob = 1.0 / (1.0 + np.exp(-logits))
-        chosen = (rng.random(nt) < prob) if sample else (prob > 0.5)
-        chosen &= selectable
+        if upper == "all":
+            chosen = selectable.copy()
+        else:
+            chosen = ((rng.random(nt) < prob) if sample else (prob > 0.5)) & selectable
         pool = ready[chosen[dag.tree[ready]]]
-        if len(pool) == 0:
+        fallback = len(pool) == 0
+        if fallback:
             pool = ready
+        large = len(pool) > POOL_LIMIT and not record
+        if large:
+            if not crit:
+                crit.append(_CriticalOrder(dag))
+            cands = crit[0].ready_ids(eng)
+            if not fallback:
+                cands = cands[chosen[dag.tree[cands]]]
+            pool = eng.fill(cands, used=-(SHORTLIST - 1) * eng.link_capacity)
+            scaled[0] += 1
         lf = obs.lower(st, pool)
         with torch.no_grad():
             h, c = policy.workload_heads(torch.from_numpy(lf))
         h, c = h.numpy().astype(np.float64), c.numpy().astype(np.float64)
-        builder = RoundBuilder(eng, pool)
-        e_cand, e_step, e_dyn, picks, steps = [], [], [], [], []
-        n_entries = 0
-        while not builder.done:
-            valid = np.flatnonzero(builder.valid)
-            dyn = dynamic_features(builder)[valid]
-            score = h[valid] + (c[valid] * dyn).sum(axis=1)
-            key = score / temperature
-            if sample:
-                key = key + rng.gumbel(size=len(valid))
-            j = int(np.argmax(key))
-            if record:
-                e_cand.append(valid)
-                e_step.append(np.full(len(valid), len(picks)))
-                e_dyn.append(dyn)
-                picks.append(n_entries + j)
-                n_entries += len(valid)
-            else:
-                picks.append(j)
-            if trace:
-                top = np.argpartition(-score, TRACE_CANDIDATES)[:TRACE_CANDIDATES] \
-                    if len(score) > TRACE_CANDIDATES else np.arange(len(score))
-                top = top[np.argsort(-score[top], kind="stable")]
-                steps.append({"candidates": pool[valid[top]].tolist(), "scores": score[top].round(4).tolist(),
-                              "chosen": int(pool[valid[j]])})
-            builder.add(int(valid[j]))
-        ids = builder.ids()
+        b = RoundBuilder(eng, pool)
+        if tb:
+            tb.open_round(uf, prob, selectable, chosen, fallback, lf)
+        entries = _steps(b, h, c, rng if sample else None, temperature, record, tb.step if tb else None)
+        ids = b.ids()
         if record:
-            records.append(RoundRecord(uf, selectable, chosen.copy(), lf, np.concatenate(e_cand),
-                                       np.concatenate(e_step), np.concatenate(e_dyn).astype(np.float32),
-                                       np.array(picks), len(ids)))
-        if trace:
-            tr["tree_probs"].append(prob.round(4).tolist())
-            tr["trees_selected"].append(np.flatnonzero(chosen).tolist())
-            tr["steps"].append(steps)
+            records.append(RoundRecord(uf, selectable, chosen.copy(), lf, *entries, len(ids), pool))
+        if tb:
+            tb.close_round(pool, scaled=large)
         prev["selected"] = chosen
         prev["sent"] = np.bincount(dag.tree[ids], minlength=nt).astype(np.float64)
         return ids
 
     eng = Engine(dag).run(select, truncate=True)
-    return Episode(eng.rounds, records, tr, truncated=eng.truncated)
+    return Episode(eng.rounds, records, tb.finish(eng.rounds) if tb else None, truncated=eng.truncated,
+                   scaled_rounds=scaled[0])
+
+
+def _steps(b: RoundBuilder, h: np.ndarray, c: np.ndarray, rng: np.random.Generator | None, temperature: float,
+           record: bool, on_step) -> tuple | None:
+    """One pick a step until nothing fits: argmax (greedy; lowest position wins ties) or a Gumbel sample.
+    With `record`, returns the round's (entry_cand, entry_step, entry_dyn, chosen) for training."""
+    e_cand, e_step, e_dyn, picks = [], [], [], []
+    n_entries = 0
+    while b.n_valid:
+        score, d = dynamic_scores(b, h, c)
+        if rng is None:
+            j = int(np.argmax(score))
+        else:
+            valid = np.flatnonzero(b.valid)
+            j = int(valid[np.argmax(score[valid] / temperature + rng.gumbel(size=len(valid)))])
+        if record:
+            valid = np.flatnonzero(b.valid)
+            e_cand.append(valid)
+            e_step.append(np.full(len(valid), len(picks)))
+            e_dyn.append(d[valid])
+            picks.append(n_entries + int(np.searchsorted(valid, j)))
+            n_entries += len(valid)
+        if on_step:
+            on_step(j, score, d, b.n_valid)
+        b.add(j)
+    if record:
+        return np.concatenate(e_cand), np.concatenate(e_step), np.concatenate(e_dyn), np.array(picks)
+    return None

@@ -7,33 +7,33 @@ for i in 1..I:
 Both agents act in every episode; "freeze" means only one agent's weights get the update.
 Returns are per round, discounted by gamma; the baseline is the batch mean of the return at
 the same round index, so the advantage says how much better an episode did than its peers.
-After each outer iteration the greedy policy is evaluated and the best weights so far are
-kept (ties go to the better sampled mean), so training never ends worse than it began;
-training stops early once greedy decoding meets the DAG's lower bound (it is then optimal).
+Training runs on one DAG or on a set of DAGs (the universal policy): each update draws one
+DAG and plays its whole batch there, so the baseline compares episodes of one instance.
+After each outer iteration the greedy policy is evaluated on every training DAG and the
+best weights so far are kept (`Snapshot`), so training never ends worse than it began;
+training stops early once greedy decoding meets every DAG's lower bound (it is then optimal).
+
+`train` reports each update through a callback; it prints nothing (the CLI does).
 """
 
 from __future__ import annotations
 
-import csv
 import time
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from ..bounds import lower_bounds
 from ..engine import list_schedule
 from ..priorities import critical_path_rank
-from ..topology import make_topology, parse_spec, preset
-from ..workloads import WorkloadDAG, build_dag
-from .checkpoint import checkpoint_dir, load_checkpoint, save_checkpoint, slug
+from ..workloads import WorkloadDAG
 from .features import Observer
 from .policy import HierarchicalPolicy, PolicyConfig, use_torch_threads
 from .rewards import check_reward, lower_reward, upper_reward
-from .rollout import Episode, RoundRecord, play
+from .rollout import UPPER_MODES, Episode, RoundRecord, play
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -60,29 +60,97 @@ class TrainConfig:
     """Width of the hidden layers."""
     prior: str = "none"
     """Lower agent's initial skip path: "none" (learn from scratch) or "heuristic" (see PolicyConfig)."""
+    train_prior: bool = False
+    """Optimize the lower agent's linear skip path too; False keeps it frozen at its initial
+    value (the heuristic prior, or zeros), so only the MLP learns (see docs/rl.md's ablation)."""
+    upper: str = "learned"
+    """"learned": Algorithm 1 trains both agents; "all": the upper agent is replaced by select-all
+    and only the lower agent trains (the hierarchy ablation)."""
     budget_s: float = 780.0
     """Wall-clock limit; training stops after the update that crosses it (the final evaluation
     adds well under a minute on Table 2 sizes)."""
     eval_samples: int = 16
     """Sampled rollouts of the final evaluation (rl-sample)."""
     seed: int = 0
-    """Seed of torch and of the rollouts."""
+    """Seed of torch, of the rollouts and of the order in which training DAGs are drawn."""
 
     def __post_init__(self) -> None:
         check_reward(self.reward)
-        for name in ("iterations", "upper_iters", "lower_iters", "batch"):
+        if self.upper not in UPPER_MODES:
+            raise ValueError(f"upper must be one of {', '.join(UPPER_MODES)}, got {self.upper!r}")
+        for name in ("iterations", "upper_iters", "lower_iters", "batch", "eval_samples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not (self.budget_s > 0 and np.isfinite(self.budget_s)):
+            raise ValueError(f"budget must be > 0 seconds and finite, got {self.budget_s!r}")
 
 
-def round_rewards(ep: Episode, dag: WorkloadDAG, cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+@dataclass
+class Instance:
+    """One training DAG with what training needs of it, computed once."""
+
+    dag: WorkloadDAG
+    observer: Observer
+    lower_bound: int
+    critical_path: int
+
+    @classmethod
+    def of(cls, dag: WorkloadDAG) -> "Instance":
+        """The instance of a DAG: its observer, lower bound and critical-path rounds."""
+        return cls(dag, Observer(dag), lower_bounds(dag).best, len(list_schedule(dag, critical_path_rank(dag))))
+
+
+@dataclass
+class Snapshot:
+    """The best weights so far: greedy rounds on every instance, ordered by (mean gap, sampled mean)."""
+
+    rounds: list[int]
+    gap: float
+    sampled_mean: float
+    iteration: int
+    state: dict = field(repr=False)
+
+    @classmethod
+    def take(cls, policy: HierarchicalPolicy, insts: list[Instance], iteration: int,
+             sampled_mean: float = float("inf"), upper: str = "learned") -> "Snapshot":
+        """Evaluate greedy decoding on every instance and copy the weights."""
+        rounds = [play(x.dag, policy, sample=False, observer=x.observer, upper=upper).n_rounds for x in insts]
+        gap = float(np.mean([r / x.lower_bound - 1 for r, x in zip(rounds, insts)]))
+        return cls(rounds, gap, sampled_mean, iteration, {k: v.clone() for k, v in policy.state_dict().items()})
+
+    def better_than(self, other: "Snapshot") -> bool:
+        """Lower mean gap wins; ties go to the better mean of the last iteration's sampled rounds."""
+        return (self.gap, self.sampled_mean) < (other.gap - 1e-12, other.sampled_mean)
+
+    def optimal(self, insts: list[Instance]) -> bool:
+        """True when greedy decoding meets the lower bound on every instance."""
+        return all(r <= x.lower_bound for r, x in zip(self.rounds, insts))
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced (rounds lists follow the order of the training DAGs)."""
+
+    policy: HierarchicalPolicy
+    log: list[dict]
+    seconds: float
+    cpu_seconds: float
+    greedy_rounds: list[int]
+    sample_rounds: list[int]
+    best_rounds: list[int]
+    lower_bounds: list[int]
+    critical_path_rounds: list[int]
+    kept_iteration: int
+
+
+def round_rewards(ep: Episode, dag: WorkloadDAG, reward: str) -> tuple[np.ndarray, np.ndarray]:
     """Per-round rewards (upper, lower) of an episode."""
     sent = np.array([r.sent for r in ep.records], dtype=np.float64)
     selected = np.array([r.selected.sum() for r in ep.records], dtype=np.float64)
     done = np.zeros(len(sent), dtype=bool)
     done[-1:] = not ep.truncated
-    return (upper_reward(cfg.reward, sent, selected, dag.n, dag.n_trees, done),
-            lower_reward(cfg.reward, sent, dag.n))
+    return (upper_reward(reward, sent, selected, dag.n, dag.n_trees, done),
+            lower_reward(reward, sent, dag.n))
 
 
 def advantages(rewards: list[np.ndarray], gamma: float) -> list[np.ndarray]:
@@ -99,14 +167,20 @@ def advantages(rewards: list[np.ndarray], gamma: float) -> list[np.ndarray]:
             acc = r[i] + gamma * acc
             g[i] = acc
         rets.append(g)
-    horizon = max(len(g) for g in rets)
-    padded = np.zeros((len(rets), horizon))
+    padded = np.zeros((len(rets), max(len(g) for g in rets)))
     for i, g in enumerate(rets):
         padded[i, : len(g)] = g
     base = padded.mean(axis=0)
     adv = [g - base[: len(g)] for g in rets]
     scale = np.concatenate(adv).std() + 1e-8
     return [a / scale for a in adv]
+
+
+def segment_log_softmax(scores: torch.Tensor, segment: torch.Tensor, n_segments: int) -> torch.Tensor:
+    """log softmax of `scores` within each segment (entries sharing a `segment` id), per entry."""
+    top = torch.full((n_segments,), -torch.inf).scatter_reduce(0, segment, scores.detach(), "amax")
+    z = torch.zeros(n_segments).index_add(0, segment, torch.exp(scores - top[segment]))
+    return scores - (torch.log(z) + top)[segment]
 
 
 def upper_logp(policy: HierarchicalPolicy, recs: list[RoundRecord]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -116,169 +190,96 @@ def upper_logp(policy: HierarchicalPolicy, recs: list[RoundRecord]) -> tuple[tor
     mask = torch.from_numpy(np.concatenate([r.selectable for r in recs]).astype(np.float32))
     seg = torch.from_numpy(np.repeat(np.arange(len(recs)), [len(r.selected) for r in recs]))
     logit = policy.tree_logits(feats)
-    lp = (sel * torch.nn.functional.logsigmoid(logit) + (1 - sel) * torch.nn.functional.logsigmoid(-logit)) * mask
-    out = torch.zeros(len(recs)).index_add(0, seg, lp)
+    logsig = torch.nn.functional.logsigmoid
+    lp = (sel * logsig(logit) + (1 - sel) * logsig(-logit)) * mask
     p = torch.sigmoid(logit)
     ent = -(p * torch.log(p + 1e-9) + (1 - p) * torch.log(1 - p + 1e-9)) * mask
-    return out, ent.sum() / mask.sum().clamp(min=1)
+    return torch.zeros(len(recs)).index_add(0, seg, lp), ent.sum() / mask.sum().clamp(min=1)
 
 
 def lower_logp(policy: HierarchicalPolicy, recs: list[RoundRecord]) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probability of each round's sequence of picks, and the mean per-step entropy."""
-    sizes = np.array([len(r.lower_feats) for r in recs])
-    offset = np.r_[0, np.cumsum(sizes)[:-1]]
-    h, c = policy.workload_heads(torch.from_numpy(np.concatenate([r.lower_feats for r in recs])))
+    def offsets(sizes) -> np.ndarray:
+        return np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+
+    cand_off = offsets([len(r.lower_feats) for r in recs])
     n_steps = np.array([len(r.chosen) for r in recs])
-    step_off = np.r_[0, np.cumsum(n_steps)[:-1]]
-    cand = torch.from_numpy(np.concatenate([r.entry_cand + o for r, o in zip(recs, offset)]))
+    step_off = offsets(n_steps)
+    entry_off = offsets([len(r.entry_cand) for r in recs])
+    h, c = policy.workload_heads(torch.from_numpy(np.concatenate([r.lower_feats for r in recs])))
+    cand = torch.from_numpy(np.concatenate([r.entry_cand + o for r, o in zip(recs, cand_off)]))
     step = torch.from_numpy(np.concatenate([r.entry_step + o for r, o in zip(recs, step_off)]))
     dyn = torch.from_numpy(np.concatenate([r.entry_dyn for r in recs]))
-    e_off = np.r_[0, np.cumsum([len(r.entry_cand) for r in recs])[:-1]]
-    chosen = torch.from_numpy(np.concatenate([r.chosen + o for r, o in zip(recs, e_off)]))
-    score = h[cand] + (c[cand] * dyn).sum(dim=1)
+    chosen = torch.from_numpy(np.concatenate([r.chosen + o for r, o in zip(recs, entry_off)]))
     total = int(n_steps.sum())
-    top = torch.full((total,), -torch.inf).scatter_reduce(0, step, score.detach(), "amax")
-    z = torch.zeros(total).index_add(0, step, torch.exp(score - top[step]))
-    lse = torch.log(z) + top
-    logp_entry = score - lse[step]
-    step_logp = logp_entry[chosen]
+    logp = segment_log_softmax(h[cand] + (c[cand] * dyn).sum(dim=1), step, total)
     rnd = torch.from_numpy(np.repeat(np.arange(len(recs)), n_steps))
-    lp = torch.zeros(len(recs)).index_add(0, rnd, step_logp)
-    ent = -(torch.zeros(total).index_add(0, step, torch.exp(logp_entry) * logp_entry)).mean()
-    return lp, ent
+    ent = -torch.zeros(total).index_add(0, step, torch.exp(logp) * logp).mean()
+    return torch.zeros(len(recs)).index_add(0, rnd, logp[chosen]), ent
 
 
-@dataclass
-class TrainResult:
-    """What a training run produced."""
-
-    policy: HierarchicalPolicy
-    log: list[dict]
-    seconds: float
-    best_rounds: int
-    greedy_rounds: int
-    sample_rounds: int
-    lower_bound: int
-    critical_path_rounds: int
-    kept_iteration: int = 0
+def optimizers(policy: HierarchicalPolicy, cfg: TrainConfig) -> dict[str, torch.optim.Optimizer]:
+    """One Adam per agent; the lower agent's includes the skip path only with `train_prior`."""
+    lower = list(policy.lower.parameters()) + (list(policy.lower_skip.parameters()) if cfg.train_prior else [])
+    return {"upper": torch.optim.Adam(policy.upper.parameters(), lr=cfg.lr),
+            "lower": torch.optim.Adam(lower, lr=cfg.lr)}
 
 
-def train(dag: WorkloadDAG, cfg: TrainConfig, policy: HierarchicalPolicy | None = None,
-          progress: bool = True, on_log: Callable[[dict], None] | None = None) -> TrainResult:
-    """Train both agents on one DAG with Algorithm 1 until `iterations` or `budget_s` runs out."""
+def train(dags: WorkloadDAG | list[WorkloadDAG], cfg: TrainConfig, policy: HierarchicalPolicy | None = None,
+          report: Callable[[dict], None] | None = None) -> TrainResult:
+    """Train both agents with Algorithm 1 on one DAG or a set, until `iterations` or `budget_s` runs out;
+    `report(row)` gets every update's log row."""
     use_torch_threads()
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
+    start, cpu_start = time.perf_counter(), time.process_time()
+    insts = [Instance.of(d) for d in (dags if isinstance(dags, list) else [dags])]
     policy = policy or HierarchicalPolicy(PolicyConfig(hidden=cfg.hidden, prior=cfg.prior))
     policy.train()
-    obs = Observer(dag)
-    opt = {"upper": torch.optim.Adam(policy.upper.parameters(), lr=cfg.lr),
-           "lower": torch.optim.Adam(policy.lower.parameters(), lr=cfg.lr)}
+    opt = optimizers(policy, cfg)
     gamma = 1.0 if cfg.reward == "rounds" else cfg.gamma
-    cp_rounds = len(list_schedule(dag, critical_path_rank(dag)))
-    lb = lower_bounds(dag).best
-    start = time.perf_counter()
+    best = Snapshot.take(policy, insts, iteration=0, upper=cfg.upper)
+    best_seen = list(best.rounds)
+    plan = [(i, agent) for i in range(cfg.iterations)
+            for agent in ["upper"] * (cfg.upper_iters if cfg.upper == "learned" else 0) + ["lower"] * cfg.lower_iters]
     log: list[dict] = []
-    best = 10 ** 9
-    # keep the weights whose greedy decoding is best so far (checked after each outer iteration)
-    keep = {"rounds": play(dag, policy, sample=False, observer=obs).n_rounds, "mean": float("inf"),
-            "state": {k: v.clone() for k, v in policy.state_dict().items()}, "iteration": 0}
-    total = cfg.iterations * (cfg.upper_iters + cfg.lower_iters)
-    bar = tqdm(total=total, desc=f"train {dag.topology.spec}", disable=not progress or None, leave=False)
-    step = 0
-    for i in range(cfg.iterations):
-        for agent, count in (("upper", cfg.upper_iters), ("lower", cfg.lower_iters)):
-            for _ in range(count):
-                eps = [play(dag, policy, sample=True, rng=rng, observer=obs, record=True)
-                       for _ in range(cfg.batch)]
-                rewards = [round_rewards(e, dag, cfg) for e in eps]
-                adv = advantages([r[0] if agent == "upper" else r[1] for r in rewards], gamma)
-                recs = [rec for e in eps for rec in e.records]
-                a = torch.from_numpy(np.concatenate(adv).astype(np.float32))
-                logp, ent = (upper_logp if agent == "upper" else lower_logp)(policy, recs)
-                loss = -(a * logp).mean() - cfg.entropy * ent
-                opt[agent].zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-                opt[agent].step()
-                rounds = [e.n_rounds for e in eps]
-                best = min(best, min(rounds))
-                step += 1
-                row = {"update": step, "iteration": i + 1, "agent": agent, "mean_rounds": float(np.mean(rounds)),
-                       "min_rounds": int(min(rounds)), "best_rounds": int(best), "loss": loss.item(),
-                       "entropy": ent.item(), "seconds": round(time.perf_counter() - start, 2)}
-                log.append(row)
-                if on_log:
-                    on_log(row)
-                bar.update(1)
-                bar.set_postfix(mean=f"{row['mean_rounds']:.1f}", best=best, lb=lb)
-                if time.perf_counter() - start > cfg.budget_s:
-                    break
-            if time.perf_counter() - start > cfg.budget_s:
-                break
-        greedy_now = play(dag, policy, sample=False, observer=obs).n_rounds
-        recent = float(np.mean([r["mean_rounds"] for r in log[-(cfg.upper_iters + cfg.lower_iters):]]))
-        if (greedy_now, recent) < (keep["rounds"], keep["mean"]):
-            keep = {"rounds": greedy_now, "mean": recent, "iteration": i + 1,
-                    "state": {k: v.clone() for k, v in policy.state_dict().items()}}
-        if time.perf_counter() - start > cfg.budget_s or keep["rounds"] <= lb:
-            break  # out of time, or greedy decoding meets the lower bound: it is optimal
-    bar.close()
-    policy.load_state_dict(keep["state"])
+    for u, (i, agent) in enumerate(plan):
+        k = int(rng.integers(len(insts))) if len(insts) > 1 else 0  # one DAG: the rollouts' stream as before
+        x = insts[k]
+        eps = [play(x.dag, policy, sample=True, rng=rng, observer=x.observer, record=True, upper=cfg.upper)
+               for _ in range(cfg.batch)]
+        rewards = [round_rewards(e, x.dag, cfg.reward)[0 if agent == "upper" else 1] for e in eps]
+        adv = torch.from_numpy(np.concatenate(advantages(rewards, gamma)).astype(np.float32))
+        logp, ent = (upper_logp if agent == "upper" else lower_logp)(policy, [r for e in eps for r in e.records])
+        loss = -(adv * logp).mean() - cfg.entropy * ent
+        opt[agent].zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt[agent].step()
+
+        rounds = [e.n_rounds for e in eps]
+        best_seen[k] = min(best_seen[k], min(rounds))
+        row = {"update": u + 1, "iteration": i + 1, "agent": agent, "instance": x.dag.topology.spec,
+               "mean_rounds": float(np.mean(rounds)), "min_rounds": int(min(rounds)),
+               "lower_bound": x.lower_bound, "loss": loss.item(), "entropy": ent.item(),
+               "seconds": round(time.perf_counter() - start, 2)}
+        log.append(row)
+        if report:
+            report(row)
+
+        out_of_time = time.perf_counter() - start > cfg.budget_s
+        if out_of_time or u + 1 == len(plan) or plan[u + 1][0] != i:  # end of an outer iteration
+            recent = [r["mean_rounds"] / r["lower_bound"] for r in log if r["iteration"] == i + 1]
+            now = Snapshot.take(policy, insts, i + 1, float(np.mean(recent)), cfg.upper)
+            if now.better_than(best):
+                best = now
+            if out_of_time or best.optimal(insts):
+                break  # out of time, or greedy decoding meets every lower bound: it is optimal
+    policy.load_state_dict(best.state)
     policy.eval()
-    greedy = play(dag, policy, sample=False, observer=obs).n_rounds
     erng = np.random.default_rng(cfg.seed + 1)
-    sample = min([greedy] + [play(dag, policy, sample=True, rng=erng, observer=obs).n_rounds
-                             for _ in range(cfg.eval_samples)])
-    return TrainResult(policy, log, time.perf_counter() - start, best, greedy, sample, lb, cp_rounds,
-                       kept_iteration=keep["iteration"])
-
-
-def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
-               progress: bool = True, command: str = "") -> tuple[Path, TrainResult]:
-    """Train on a topology spec and write the checkpoint (default checkpoints/<slug>)."""
-    topo = make_topology(spec)
-    dag = build_dag(topo, "tree")
-    policy = None
-    if init:
-        policy, _ = load_checkpoint(init)
-    stem = Path(out) if out else checkpoint_dir() / slug(topo.spec)
-    log_rows: list[dict] = []
-    res = train(dag, cfg, policy, progress, on_log=log_rows.append)
-    family = parse_spec(topo.spec)[0]
-    meta = {
-        "topology": topo.spec, "family": family, "servers": topo.n_servers, "workloads": dag.n,
-        "train": asdict(cfg), "init": init, "seed": cfg.seed, "training_seconds": round(res.seconds, 1),
-        "updates": len(res.log), "kept_iteration": res.kept_iteration, "command": command,
-        "final": {"rl": res.greedy_rounds, "rl_sample": res.sample_rounds, "eval_samples": cfg.eval_samples,
-                  "best_during_training": res.best_rounds, "critical_path": res.critical_path_rounds,
-                  "lower_bound": res.lower_bound},
-    }
-    side = save_checkpoint(res.policy, stem, meta)
-    with open(Path(stem).with_suffix(".log.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(log_rows[0]))
-        w.writeheader()
-        w.writerows(log_rows)
-    return side, res
-
-
-def train_command(a) -> int:
-    """`allreduce-lab train`: one spec or every configuration of a preset."""
-    if not a.spec and not a.preset:
-        raise ValueError("train needs a topology spec or --preset NAME")
-    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior)
-    if a.budget is not None:
-        cfg = replace(cfg, budget_s=a.budget)
-    if a.iterations is not None:
-        cfg = replace(cfg, iterations=a.iterations)
-    specs = [p.spec for p in preset(a.preset)] if a.preset else [a.spec]
-    if a.out and len(specs) > 1:
-        raise ValueError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
-    import sys
-    command = "allreduce-lab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("allreduce-lab") else ""
-    for spec in specs:
-        side, res = train_spec(spec, cfg, a.out, a.init, progress=not a.quiet, command=command)
-        print(f"{spec}: rl {res.greedy_rounds}, rl-sample {res.sample_rounds} (critical-path "
-              f"{res.critical_path_rounds}, lower bound {res.lower_bound}) in {res.seconds:.0f}s -> {side}",
-              flush=True)
-    return 0
+    sampled = [min([g] + [play(x.dag, policy, sample=True, rng=erng, observer=x.observer, upper=cfg.upper).n_rounds
+                          for _ in range(cfg.eval_samples)]) for g, x in zip(best.rounds, insts)]
+    return TrainResult(policy, log, time.perf_counter() - start, time.process_time() - cpu_start, best.rounds,
+                       sampled, [min(a, b) for a, b in zip(best_seen, sampled)], [x.lower_bound for x in insts],
+                       [x.critical_path for x in insts], best.iteration)

@@ -6,6 +6,7 @@ only when a learned method runs.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -13,6 +14,9 @@ import numpy as np
 from ..schedule import Plan, ScheduleConfig
 from ..topology import Topology
 from ..workloads import WorkloadDAG
+
+TRACE_AUTO_LIMIT = 20_000
+"""With `ScheduleConfig.trace` None, a trace is kept for DAGs up to this many workloads."""
 
 
 def checkpoint_problem(topology: Topology, config: ScheduleConfig) -> str | None:
@@ -32,10 +36,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
             sample: bool = False) -> Plan:
     """Schedule with the trained agents; with `sample`, keep the best of the greedy and K sampled rollouts.
 
-    The trace holds, per round, the upper agent's tree probabilities and choice and, per step,
-    the lower agent's best-scored candidates and pick (for the policy debugger).
+    `info` says which checkpoint ran and whether it was trained on this topology; the trace
+    (docs/rl.md) explains the kept rollout step by step.
     """
-    from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint
+    from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, trained_on
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
@@ -46,20 +50,38 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     use_torch_threads()
     policy, meta = load_checkpoint(path)
     obs = Observer(dag)
-    best = play(dag, policy, sample=False, observer=obs, trace=True)
+    want_trace = config.trace if config.trace is not None else dag.n <= TRACE_AUTO_LIMIT
+
+    def rng_of(k: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence([config.seed, k]))
+
+    best, best_k = play(dag, policy, sample=False, observer=obs, trace=want_trace and not sample), -1
     tried = [best.n_rounds]
     if sample:
-        rng = np.random.default_rng(config.seed)
         for k in range(config.samples):
-            ep = play(dag, policy, sample=True, rng=rng, observer=obs, trace=True)
+            ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs)
             tried.append(ep.n_rounds)
             if ep.n_rounds < best.n_rounds:
-                best = ep
+                best, best_k = ep, k
             if progress:
                 progress((k + 1) / config.samples)
-    info = {"checkpoint": str(path), "trained_on": meta.get("topology"), "samples": config.samples if sample else 0,
-            "rollout_rounds": tried}
-    return Plan(best.rounds, info, best.trace)
+    trace = best.trace
+    if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
+        again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
+                     observer=obs, trace=True)
+        if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
+            raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
+        trace = again.trace
+    specs = trained_on(meta)
+    # failed links do not show in a spec: a degraded topology is not the one trained on
+    intact = not bool(np.any(dag.topology.failed))
+    info = {"checkpoint": Path(path).with_suffix("").name, "checkpoint_path": str(path), "trained_on": specs,
+            "trained_on_this_topology": dag.topology.spec in specs and intact,
+            "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
+            "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
+    if trace is not None:
+        info["upper_agent"] = trace["summary"]["upper"]
+    return Plan(best.rounds, info, trace)
 
 
 def learned_sample(dag: WorkloadDAG, config: ScheduleConfig,

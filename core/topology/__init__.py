@@ -1,7 +1,8 @@
 """Topology generators, spec strings and presets.
 
 A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,k=1``,
-``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``, ``file:PATH``,
+``jellyfish:switches=10,ports=5,switch_ports=4,seed=0``, ``fattree:k=4``,
+``leafspine:leaves=4,spines=2,servers=4``, ``file:PATH``,
 ``example:fig3`` (the paper's four-host example). Any spec may add link options
 (``bcube:n=4,k=1,bw=100/25,lat=1``; see `core.topology.links` and docs/time.md).
 """
@@ -9,127 +10,76 @@ A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
+from ..guard import Size, check, estimate_topology
 from .bcube import bcube
 from .dcell import dcell, dcell_servers
+from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
 from .examples import EXAMPLES, example, fig3
 from .fattree import fattree
-from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, to_dict
+from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, read_topology_dict, to_dict
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
+from .leafspine import leafspine
 from .links import LINK_KEYS, LinkOptions, split_link_options
-from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
+from .spec import FAMILIES, Family, parse_spec
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "FAMILIES", "PRESETS", "Preset", "preset",
-    "from_dict", "from_networkx", "load_topology_file", "parse_topology_bytes", "to_dict",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size",
+    "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
+    "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
     "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
 ]
 
 
-@dataclass(frozen=True)
-class Family:
-    """A topology family: its builder, required and optional integer parameters."""
-
-    name: str
-    build: Callable[..., Topology]
-    required: tuple[str, ...]
-    optional: dict[str, int]
-
-
-FAMILIES: dict[str, Family] = {
-    "bcube": Family("bcube", bcube, ("n", "k"), {}),
-    "dcell": Family("dcell", dcell, ("n", "k"), {}),
-    "jellyfish": Family("jellyfish", jellyfish, ("switches", "ports", "switch_ports"), {"seed": 0}),
-    "fattree": Family("fattree", fattree, ("k",), {}),
-}
-_ALIASES = {"fat-tree": "fattree", "fat_tree": "fattree"}
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
-    """Split ``"bcube:n=3,k=1"`` into ``("bcube", {"n": 3, "k": 1})``, checking names and values."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise TopologyError("topology spec is empty; try bcube:n=3,k=1")
-    spec, _ = split_link_options(spec)  # link options (bw=, lat=) are checked there, applied by make_topology
-    head, _, rest = spec.strip().partition(":")
-    family = _ALIASES.get(head.lower(), head.lower())
-    if family == "file":
-        if not rest:
-            raise TopologyError("file: spec needs a path, e.g. file:net.graphml")
-        return "file", {}
-    if family == "example":
-        if rest not in EXAMPLES:
-            raise TopologyError(f"unknown example {rest!r}; known: {', '.join(EXAMPLES)}")
-        return "example", {}
+def spec_size(spec: str) -> Size | None:
+    """The Size a family spec would build (MODEL.md §1), computed without building it; None for
+    file and example specs. Raises TopologyError for a malformed spec."""
+    family, p = parse_spec(spec)
     if family not in FAMILIES:
-        known = ", ".join(list(FAMILIES) + ["file", "example"])
-        raise TopologyError(f"unknown topology family {head!r}; known: {known}")
-    fam = FAMILIES[family]
-    params: dict[str, int] = dict(fam.optional)
-    for item in filter(None, (s.strip() for s in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq:
-            raise TopologyError(f"{spec}: parameter {item!r} must be key=value")
-        if key not in fam.required and key not in fam.optional:
-            raise TopologyError(f"{spec}: unknown parameter {key!r} for {family}; "
-                                f"expected {', '.join(fam.required + tuple(fam.optional))}")
-        try:
-            params[key] = int(value)
-        except ValueError:
-            raise TopologyError(f"{spec}: parameter {key} must be an integer, got {value!r}") from None
-    missing = [k for k in fam.required if k not in params]
-    if missing:
-        raise TopologyError(f"{spec}: missing parameter(s) {', '.join(missing)} for {family}")
-    return family, params
+        return None
+    params = {k: v for k, v in p.items() if k != "seed"}
+    return FAMILIES[family].size(**params)
 
 
 def predicted_size(spec: str, stop_above: int = 10 ** 7) -> dict[str, int] | None:
-    """Servers, switches and nodes a family spec would build (MODEL.md §1), without building it.
+    """Servers, switches and nodes a family spec would build, without building it.
 
-    None for file/example specs. Counting stops once servers exceed `stop_above`, so absurd
-    parameters cost nothing. Raises TopologyError for a malformed spec.
+    None for file/example specs and for parameters the family refuses (n < 2, ...). Counts
+    are computed with an early stop, so absurd parameters cost nothing; counts above
+    `stop_above` are only known to be larger. Raises TopologyError for a malformed spec.
     """
     family, p = parse_spec(spec)
-    if family == "bcube":
-        if p["n"] < 2 or p["k"] < 0:
-            return None
-        servers = p["n"] ** (p["k"] + 1) if p["k"] < 64 else stop_above + 1
-        switches = (p["k"] + 1) * p["n"] ** p["k"] if servers <= stop_above else servers
-    elif family == "dcell":
-        if p["n"] < 2 or p["k"] < 0:
-            return None
-        servers = p["n"]
-        for _ in range(p["k"]):
-            servers = servers * (servers + 1)
-            if servers > stop_above:
-                break
-        switches = servers // p["n"]
-    elif family == "jellyfish":
-        if p["switches"] < 1 or not 0 <= p["switch_ports"] < p["ports"]:
-            return None
-        switches = p["switches"]
-        servers = switches * (p["ports"] - p["switch_ports"])
-    elif family == "fattree":
-        if p["k"] < 2:
-            return None
-        servers, switches = p["k"] ** 3 // 4, 5 * p["k"] ** 2 // 4
-    else:
+    if family not in FAMILIES or not _plausible(family, p):
         return None
-    return {"servers": servers, "switches": switches, "nodes": servers + switches}
+    size = spec_size(spec)
+    return {key: min(value, stop_above + 1) for key, value in
+            (("servers", size.servers), ("switches", size.switches), ("nodes", size.nodes))}
 
 
-def make_topology(spec: str) -> Topology:
-    """Build the topology a spec string names, with its link options (raises TopologyError with the rule broken)."""
+def _plausible(family: str, p: dict[str, int]) -> bool:
+    if family in ("bcube", "dcell"):
+        return p["n"] >= 2 and p["k"] >= 0
+    if family == "jellyfish":
+        return p["switches"] >= 1 and 0 <= p["switch_ports"] < p["ports"]
+    if family == "leafspine":
+        return min(p["leaves"], p["spines"], p["servers"]) >= 1
+    return p["k"] >= 2
+
+
+def make_topology(spec: str, *, force: bool = False) -> Topology:
+    """Build the topology a spec string names, with its link options (raises TopologyError with the
+    rule broken, or SizeError when building it would exceed the memory or time limit; `force`
+    skips that check)."""
+    family, params = parse_spec(spec)  # checks the whole spec, link options included
     base, links = split_link_options(spec)
-    family, params = parse_spec(base)
     if family == "file":
-        return links.apply(load_topology_file(base.strip().partition(":")[2]))
+        return links.apply(load_topology_file(base.strip().partition(":")[2], force=force))
     if family == "example":
         return links.apply(example(base.strip().partition(":")[2]))
+    check(estimate_topology(spec_size(base)), force=force)  # parameters the family refuses cost ~nothing
     return links.apply(FAMILIES[family].build(**params))
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Topology, TopologyError
+from ..guard import capped_pow
+from .graph import MAX_SERVERS, Topology, TopologyError
 
 
 def bcube(n: int, k: int) -> Topology:
@@ -23,8 +24,8 @@ def bcube(n: int, k: int) -> Topology:
         raise TopologyError(f"BCube needs n >= 2 ports per switch, got n={n}")
     if k < 0:
         raise TopologyError(f"BCube needs k >= 0 levels, got k={k}")
-    if n ** (k + 1) > 100_000:
-        raise TopologyError(f"BCube({n},{k}) has {n ** (k + 1)} servers; the limit is 100000")
+    if capped_pow(n, k + 1, MAX_SERVERS) > MAX_SERVERS:  # never n ** (k + 1) in full
+        raise TopologyError(f"BCube({n},{k}) has more than {MAX_SERVERS} servers; the limit is {MAX_SERVERS}")
     n_srv = n ** (k + 1)
     per_level = n ** k
     servers = np.arange(n_srv)

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Topology, TopologyError
+from .graph import MAX_SERVERS, Topology, TopologyError
 
 
-def dcell_servers(n: int, k: int) -> int:
-    """t_k, the number of servers of DCell(n, k)."""
+def dcell_servers(n: int, k: int, cap: int = 2 ** 62) -> int:
+    """t_k, the number of servers of DCell(n, k), or cap + 1 as soon as it exceeds `cap`."""
     t = n
     for _ in range(k):
         t = t * (t + 1)
+        if t > cap:
+            return cap + 1
     return t
 
 
@@ -30,9 +32,9 @@ def dcell(n: int, k: int) -> Topology:
         raise TopologyError(f"DCell needs n >= 2 servers per DCell_0, got n={n}")
     if k < 0:
         raise TopologyError(f"DCell needs k >= 0, got k={k}")
-    t_k = dcell_servers(n, k)
-    if t_k > 100_000:
-        raise TopologyError(f"DCell({n},{k}) has {t_k} servers; the limit is 100000")
+    t_k = dcell_servers(n, k, MAX_SERVERS)
+    if t_k > MAX_SERVERS:
+        raise TopologyError(f"DCell({n},{k}) has more than {MAX_SERVERS} servers; the limit is {MAX_SERVERS}")
     n_sw = t_k // n
     # level-0: server s joins switch s // n
     s = np.arange(t_k)

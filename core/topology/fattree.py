@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Topology, TopologyError
+from .graph import MAX_SERVERS, Topology, TopologyError
 
 
 def fattree(k: int) -> Topology:
     """Return Fat-tree(k): k^3/4 servers, 5k^2/4 switches, 3k^3/4 links."""
     if k < 2 or k % 2:
         raise TopologyError(f"fat-tree needs an even k >= 2, got k={k}")
-    if k > 48:
-        raise TopologyError(f"fat-tree k={k} has {k ** 3 // 4} servers; the limit is k=48")
+    if k ** 3 // 4 > MAX_SERVERS:
+        raise TopologyError(f"fat-tree k={k} has {k ** 3 // 4} servers; the limit is {MAX_SERVERS} (k=72)")
     h = k // 2
     n_host, n_edge, n_agg, n_core = k ** 3 // 4, k * h, k * h, h * h
     edge0 = n_host

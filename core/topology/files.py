@@ -19,11 +19,15 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..guard import check, estimate_json
 from ..units import UnitError, parse_bandwidth, parse_latency
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 
 LINK_FIELDS = ("u", "v", "capacity", "bandwidth", "latency")
 """The positions of a link written as a list (to_dict writes all five)."""
+
+MAX_CAPACITY = 2 ** 31 - 1
+"""Largest link capacity read from a file (workloads per round; numpy int64 arithmetic stays exact)."""
 
 
 def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
@@ -35,7 +39,7 @@ def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
         data = g.nodes[v]
         kind = str(data.get("kind", data.get("type", ""))).lower()
         if kind not in (SERVER, SWITCH):
-            raise TopologyError(f"node {v!r}: kind must be 'server' or 'switch', got {kind or 'nothing'!r}")
+            raise TopologyError(f"node {_show(v)}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
         kinds.append(kind == SERVER)
     edges, props = [], []
     for u, v, data in g.edges(data=True):
@@ -56,15 +60,15 @@ def _topology(spec: str, kinds: list[bool], edges: list[tuple[int, int]], props:
 def _link_props(data: dict, edge: tuple) -> tuple[int, float, float, bool]:
     """(capacity, bandwidth Gbit/s, latency µs, failed) of one edge's attributes, defaults filled in."""
     try:
-        bw = parse_bandwidth(data.get("bandwidth", DEFAULT_BANDWIDTH), f"edge {edge!r}: bandwidth")
-        lat = parse_latency(data.get("latency", DEFAULT_LATENCY), f"edge {edge!r}: latency")
+        bw = parse_bandwidth(data.get("bandwidth", DEFAULT_BANDWIDTH), f"edge {_show(edge)}: bandwidth")
+        lat = parse_latency(data.get("latency", DEFAULT_LATENCY), f"edge {_show(edge)}: latency")
     except UnitError as err:
         raise TopologyError(str(err)) from None
     failed = data.get("failed", False)
     if isinstance(failed, str) and failed.lower() in ("true", "false", "1", "0"):
         failed = failed.lower() in ("true", "1")
     if not isinstance(failed, (bool, np.bool_)) and failed not in (0, 1):
-        raise TopologyError(f"edge {edge!r}: failed must be true or false, got {failed!r}")
+        raise TopologyError(f"edge {_show(edge)}: failed must be true or false, got {_show(failed)}")
     return _capacity(data.get("capacity", 1), edge), bw, lat, bool(failed)
 
 
@@ -73,6 +77,14 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
 
     Nodes keep the order of ``nodes`` and links the order of ``links``, so directed link
     ``2i``/``2i+1`` is ``links[i]`` forward/backward, as in the file.
+    """
+    return read_topology_dict(data, spec)[0]
+
+
+def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topology, list[Any]]:
+    """The Topology of a JSON form and the file's node ids in node order (node ``i`` has id ``ids[i]``).
+
+    Ids are the file's own (integers or strings, in any order); links name nodes by id.
     """
     if isinstance(data, dict) and isinstance(data.get("topology"), dict):
         data = data["topology"]
@@ -84,14 +96,14 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
     for k, link in enumerate(links):
         if isinstance(link, dict):
             if "u" not in link or "v" not in link:
-                raise TopologyError(f"link {k}: an object link needs 'u' and 'v', got {link!r:.80}")
+                raise TopologyError(f"link {k}: an object link needs 'u' and 'v', got {_show(link, 80)}")
             unknown = set(link) - {"u", "v", "capacity", "bandwidth", "latency", "failed"}
             if unknown:
                 raise TopologyError(f"link {k}: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
                                     f"known: u, v, capacity, bandwidth, latency, failed")
         elif not isinstance(link, (list, tuple)) or not 2 <= len(link) <= 5:
             raise TopologyError(f"each link must be [u, v], [u, v, capacity], [u, v, capacity, bandwidth, latency] "
-                                f"or an object with u and v, got {link!r:.80}")
+                                f"or an object with u and v, got {_show(link, 80)}")
     links = [link if isinstance(link, dict) else dict(zip(LINK_FIELDS, link)) for link in links]
     ids: list[Any] = []
     kinds: list[bool] = []
@@ -104,7 +116,7 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
                 raise TopologyError(f"each node must be an object with an 'id', got {node!r:.60}")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
-                raise TopologyError(f"node {node['id']!r}: kind must be 'server' or 'switch', got {kind or 'nothing'!r}")
+                raise TopologyError(f"node {_show(node['id'])}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
             ids.append(node["id"])
             kinds.append(kind == SERVER)
             labels.append(str(node.get("label", node["id"])))
@@ -128,15 +140,15 @@ def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
         u, v = link["u"], link["v"]
         for x in (u, v):
             if not _hashable(x) or x not in index:
-                raise TopologyError(f"link {[u, v]!r} names node {x!r}, which is not in 'nodes'")
+                raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
         props.append(_link_props(link, (u, v)))
     failed = data.get("failed", [])
     if not isinstance(failed, list) or not all(_is_index(i, len(props)) for i in failed):
-        raise TopologyError(f"'failed' must be a list of link indices in 0..{len(props) - 1}, got {failed!r:.80}")
+        raise TopologyError(f"'failed' must be a list of link indices in 0..{len(props) - 1}, got {_show(failed, 80)}")
     for i in failed:
         props[i] = props[i][:3] + (True,)
-    return _topology(spec, kinds, edges, props, labels)
+    return _topology(spec, kinds, edges, props, labels), ids
 
 
 def _is_index(i: Any, n: int) -> bool:
@@ -147,19 +159,23 @@ def _hashable(x: Any) -> bool:
     return isinstance(x, (int, str)) and not isinstance(x, bool)
 
 
-def load_topology_file(path: str | Path) -> Topology:
-    """Read GraphML (``.graphml``/``.xml``) or JSON; the spec of the result is ``file:PATH``."""
+def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:
+    """Read GraphML (``.graphml``/``.xml``) or JSON; the spec of the result is ``file:PATH``.
+
+    The size guard checks the file's length before it is read (`force` skips that check)."""
     p = Path(path)
     spec = f"file:{path}"
     if not p.is_file():
         raise TopologyError(f"file:{path}: no such file")
+    check(estimate_json(p.stat().st_size, p.name), force=force)
     text = p.read_bytes()
-    return parse_topology_bytes(text, p.name, spec)
+    return parse_topology_bytes(text, p.name, spec, force=True)
 
 
-def parse_topology_bytes(raw: bytes, name: str, spec: str) -> Topology:
-    """Parse an uploaded or read file by its name's suffix (GraphML or JSON)."""
+def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = False) -> Topology:
+    """Parse an uploaded or read file by its name's suffix (GraphML or JSON), after the size guard."""
     suffix = Path(name).suffix.lower()
+    check(estimate_json(len(raw), name), force=force)
     try:
         if suffix in (".graphml", ".xml"):
             import io
@@ -171,21 +187,31 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str) -> Topology:
             return from_dict(json.loads(raw.decode("utf-8")), spec)
     except TopologyError:
         raise
+    except RecursionError:
+        raise TopologyError(f"{name}: nested too deeply to be a {suffix[1:]} graph") from None
     except Exception as err:  # noqa: BLE001 - any parser failure becomes one clear message
         raise TopologyError(f"{name}: not a readable {suffix[1:]} graph ({type(err).__name__}: {err})") from None
     raise TopologyError(f"{name}: unknown file type {suffix or '(none)'}; use .graphml or .json")
 
 
 def _capacity(value: Any, edge: tuple) -> int:
-    if isinstance(value, bool):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}")
-    try:
+    """A link capacity: an integer (or integral float or digit string) in 1..MAX_CAPACITY."""
+    c = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        c = value
+    elif isinstance(value, float) and value.is_integer():
         c = int(value)
-    except (TypeError, ValueError):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}") from None
-    if c < 1 or c != float(value):
-        raise TopologyError(f"edge {edge!r}: capacity must be a positive integer, got {value!r}")
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value) < 12:
+        c = int(value)
+    if c is None or not 1 <= c <= MAX_CAPACITY:
+        raise TopologyError(f"edge {_show(edge)}: capacity must be an integer in 1..{MAX_CAPACITY}, got {_show(value)}")
     return c
+
+
+def _show(x: Any, limit: int = 40) -> str:
+    """repr(x) cut to `limit` characters, for messages."""
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def to_dict(t: Topology) -> dict[str, Any]:

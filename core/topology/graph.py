@@ -20,6 +20,8 @@ import numpy as np
 
 SERVER = "server"
 SWITCH = "switch"
+MAX_SERVERS = 100_000
+"""The generators' own limit on servers (the size guard usually refuses much earlier)."""
 
 DEFAULT_BANDWIDTH = 100.0
 """Gbit/s per direction of a link whose family or file gives none (100 GbE, docs/time.md)."""
@@ -29,6 +31,12 @@ DEFAULT_LATENCY = 1.0
 
 class TopologyError(ValueError):
     """A topology that breaks a rule of the model (the message names the rule and the value)."""
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """`text` cut to `limit` characters, unprintable characters escaped: safe in a one-line message."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text)[:limit + 1])
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,6 +266,12 @@ class Topology:
     def out_capacity(self) -> np.ndarray:
         """Total outgoing capacity of each node (workloads it can send a round)."""
         return np.bincount(self.link_src, weights=self.link_capacity, minlength=self.n_nodes).astype(np.int64)
+
+    @cached_property
+    def size(self):
+        """Its `core.guard.Size`: counts and route shape, as the size guard reads them."""
+        from .sizes import size_of
+        return size_of(self)
 
     # ---- conversions -------------------------------------------------------------------
     def to_networkx(self) -> nx.Graph:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Topology, TopologyError
+from .graph import MAX_SERVERS, Topology, TopologyError
 
 
 def jellyfish_links(n_switches: int, switch_ports: int, rng: np.random.Generator) -> list[tuple[int, int]]:
@@ -82,8 +82,8 @@ def jellyfish(switches: int, ports: int, switch_ports: int, seed: int = 0) -> To
         raise TopologyError(f"Jellyfish degree impossible: switch_ports={r} > switches-1={n - 1} (no parallel links)")
     if n > 2000:
         raise TopologyError(f"Jellyfish switches={n} is over the limit of 2000")
-    if n * (p - r) > 100_000:
-        raise TopologyError(f"Jellyfish has switches*(ports-switch_ports) = {n * (p - r)} servers; the limit is 100000")
+    if n * (p - r) > MAX_SERVERS:
+        raise TopologyError(f"Jellyfish has switches*(ports-switch_ports) = {n * (p - r)} servers; the limit is {MAX_SERVERS}")
     if seed < 0:
         raise TopologyError(f"Jellyfish needs seed >= 0, got seed={seed}")
     per = p - r

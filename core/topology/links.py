@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..units import UnitError, parse_bandwidth, parse_latency
-from .graph import Topology, TopologyError
+from .graph import Topology, TopologyError, clip
 
 LINK_KEYS = ("bw", "lat", "link_seed")
 """Spec options that set link properties rather than build the graph."""
@@ -87,7 +87,7 @@ def split_link_options(spec: str) -> tuple[str, LinkOptions]:
         key = key.strip()
         if eq and key in LINK_KEYS:
             if key in given:
-                raise TopologyError(f"{spec}: parameter {key!r} is given twice")
+                raise TopologyError(f"{clip(spec)}: parameter {key!r} is given twice")
             given[key] = value.strip()
         else:
             keep.append(item)
@@ -98,7 +98,7 @@ def split_link_options(spec: str) -> tuple[str, LinkOptions]:
     if "link_seed" in given:
         text = given["link_seed"]
         if not (text.isascii() and text.isdigit()):
-            raise TopologyError(f"{spec}: link_seed must be an integer >= 0, got {text!r}")
+            raise TopologyError(f"{clip(spec)}: link_seed must be an integer >= 0, got {clip(text, 30)!r}")
         seed = int(text)
     opts = LinkOptions(bandwidth=_levels(spec, "bw", given.get("bw"), parse_bandwidth),
                        latency=_levels(spec, "lat", given.get("lat"), parse_latency), seed=seed,
@@ -113,4 +113,4 @@ def _levels(spec: str, key: str, value: str | None, parse) -> tuple[tuple[float,
     try:
         return tuple(tuple(parse(x.strip(), key) for x in level.split("|")) for level in value.split("/"))
     except UnitError as err:
-        raise TopologyError(f"{spec}: {err}") from None
+        raise TopologyError(f"{clip(spec)}: {clip(str(err), 200)}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import networkx as nx
 import pytest
@@ -155,7 +156,7 @@ def test_file_errors(tmp_path):
         make_topology(f"file:{tmp_path / 'dangling.json'}")
     (tmp_path / "cap.json").write_text(json.dumps(
         {"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[0, 1, 1.5]]}))
-    with pytest.raises(TopologyError, match=r"capacity must be a positive integer, got 1.5"):
+    with pytest.raises(TopologyError, match=r"capacity must be an integer in 1..2147483647, got 1.5"):
         make_topology(f"file:{tmp_path / 'cap.json'}")
     (tmp_path / "net.txt").write_text("0 1")
     with pytest.raises(TopologyError, match="unknown file type .txt"):
@@ -179,12 +180,12 @@ def test_file_errors(tmp_path):
     (["topology", "bcube:n=three,k=1"], ["must be an integer", "'three'"]),
     (["topology", "file:/nonexistent/net.graphml"], ["no such file"]),
     (["schedule", "bcube:n=2,k=1", "--method", "quantum"], ["unknown method", "'quantum'"]),
-    (["schedule", "bcube:n=2,k=1", "--chunks", "0"], ["chunks", "got 0"]),
-    (["schedule", "bcube:n=2,k=1", "--time-limit", "-1", "--method", "optimal"], ["time_limit", "-1"]),
+    (["schedule", "bcube:n=2,k=1", "--chunks", "0"], ["--chunks", "got '0'"]),
+    (["schedule", "bcube:n=2,k=1", "--time-limit", "-1", "--method", "optimal"], ["--time-limit", "got '-1'"]),
     (["compare", "bcube:n=2,k=1", "--methods", "ps,quantum"], ["unknown method", "'quantum'"]),
     (["compare"], ["--preset"]),
     (["compare", "--preset", "table9"], ["unknown preset", "'table9'"]),
-    (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["seeds", "got 0"]),
+    (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["--seeds", "got '0'"]),
     (["validate", "/nonexistent/s.json"], ["no such file"]),
 ])
 def test_cli_bad_input(capsys, argv, needles):
@@ -239,3 +240,269 @@ def test_jellyfish_negative_seed_names_the_parameter():
 def test_jellyfish_has_a_size_limit_like_other_families():
     with pytest.raises(TopologyError, match="limit"):
         jellyfish(1, 100_002, 0)
+
+
+# ---- spec parser: one value per key, ASCII digits only ------------------------------------------
+@pytest.mark.parametrize("spec,needles", [
+    ("bcube:n=3,k=1,k=2", ["parameter k is given twice"]),
+    ("bcube:n=3,n=3,k=1", ["parameter n is given twice"]),
+    ("bcube:n=3,k=1_0", ["must be an integer", "'1_0'"]),
+    ("bcube:n=3,k=\u0661", ["must be an integer", "ASCII digits"]),
+    ("bcube:n=\uff13,k=1", ["must be an integer", "ASCII digits"]),
+    ("bcube:n=3,k=1e3", ["must be an integer", "'1e3'"]),
+    ("bcube:n=3,k=" + "9" * 19, ["at most 18 digits"]),
+    ("bcube:n=3,k=" + "9" * 5000, ["characters long", "4096"]),
+])
+def test_spec_parser_is_strict(spec, needles):
+    with pytest.raises(TopologyError) as info:
+        make_topology(spec)
+    msg = str(info.value)
+    assert "\n" not in msg and len(msg) < 300
+    for needle in needles:
+        assert needle in msg
+
+
+def test_signed_ascii_values_still_parse():
+    from core.topology import parse_spec
+    assert parse_spec("bcube: n = +3 , k = 1") == ("bcube", {"n": 3, "k": 1})
+    assert parse_spec("jellyfish:switches=10,ports=5,switch_ports=4") == (
+        "jellyfish", {"seed": 0, "switches": 10, "ports": 5, "switch_ports": 4})
+
+
+# ---- sizes are computed with an early stop; absurd sizes are refused at once --------------------
+@pytest.mark.parametrize("build,needle", [
+    (lambda: bcube(3, 10 ** 9), "more than 100000 servers"),
+    (lambda: bcube(10 ** 6, 10 ** 17), "more than 100000 servers"),
+    (lambda: dcell(2, 30), "more than 100000 servers"),
+    (lambda: dcell(2, 10 ** 17), "more than 100000 servers"),
+    (lambda: fattree(10 ** 17), "the limit is 100000"),
+])
+def test_generators_never_compute_a_huge_size(build, needle):
+    start = time.process_time()
+    with pytest.raises(TopologyError, match=needle):
+        build()
+    assert time.process_time() - start < 1.0
+
+
+def test_size_formulas_match_what_is_built():
+    from core.topology import spec_size
+    for spec in ("bcube:n=3,k=1", "bcube:n=4,k=2", "dcell:n=4,k=1", "dcell:n=3,k=2", "fattree:k=4",
+                 "fattree:k=6", "jellyfish:switches=10,ports=5,switch_ports=4", "leafspine:leaves=4,spines=2,servers=3"):
+        t, s = make_topology(spec), spec_size(spec)
+        assert (s.servers, s.switches) == (t.n_servers, t.n_nodes - t.n_servers), spec
+        if not spec.startswith("jellyfish"):  # Jellyfish may leave a port pair unused
+            assert s.edges == t.n_edges, spec
+
+
+@pytest.mark.parametrize("spec", ["dcell:n=2,k=30", "bcube:n=3,k=1000000000", "fattree:k=1000000",
+                                  "jellyfish:switches=10,ports=100000000000,switch_ports=4"])
+def test_absurd_family_specs_are_refused_quickly_by_the_cli(capsys, spec):
+    start = time.process_time()
+    code, out, err = run_cli(capsys, "topology", spec)
+    assert_one_line_error(code, err, "estimated", "limit")
+    assert time.process_time() - start < 2.0
+
+
+# ---- the size guard ------------------------------------------------------------------------------
+def test_guard_refuses_the_issue_sizes_and_names_estimate_and_limit(monkeypatch):
+    from core.guard import SizeError, check_schedulable
+    from core.topology import spec_size
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "8GiB")
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_SECONDS", raising=False)
+    for spec, kind, chunks in [("bcube:n=8,k=3", "tree", 1), ("bcube:n=10,k=4", "tree", 1),
+                               ("fattree:k=48", "tree", 1), ("bcube:n=3,k=1", "tree", 1_000_000),
+                               ("bcube:n=16,k=2", "plain", 1)]:
+        with pytest.raises(SizeError) as info:
+            check_schedulable(spec_size(spec), kind, chunks)
+        msg = str(info.value)
+        assert "estimated" in msg and "limit" in msg and "--force" in msg and "\n" not in msg, msg
+    # what runs well today still runs: BCube(8,2) critical-path, ~200 MiB and seconds
+    est = check_schedulable(spec_size("bcube:n=8,k=2"), "tree", 1)
+    assert est.workloads == 523_264 and est.bytes < 512 * 2 ** 20 and est.seconds < 60
+    assert check_schedulable(spec_size("bcube:n=8,k=3"), "tree", 1, force=True).workloads == 2 * 4096 * 4095
+    # issue 13: PS on DCell(5,2) (1.5 GiB, 13 s measured) and, under 12 GiB, BCube(16,2) critical-path
+    # (5-5.7 GiB, 43-55 s measured) are admitted
+    assert check_schedulable(spec_size("dcell:n=5,k=2"), "plain", 1).bytes < 4 * 2 ** 30
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "12GiB")
+    assert check_schedulable(spec_size("bcube:n=16,k=2"), "tree", 1).workloads == 2 * 4096 * 4095
+
+
+def test_guard_limits_come_from_the_environment(monkeypatch):
+    from core.guard import SizeError, check_schedulable, memory_limit, parse_bytes, time_limit
+    t = make_topology("bcube:n=4,k=1")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1KiB")
+    assert memory_limit() == (1024, "ALLREDUCE_LAB_MAX_MEMORY")
+    with pytest.raises(SizeError, match="over the memory limit 1.0 KiB"):
+        check_schedulable(t, "tree")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "0.000001")
+    assert time_limit()[0] == 1e-6
+    with pytest.raises(SizeError, match="over the time limit"):
+        check_schedulable(t, "ring")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "nan")
+    with pytest.raises(SizeError, match="ALLREDUCE_LAB_MAX_SECONDS must be"):
+        time_limit()
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_SECONDS")
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_MEMORY")
+    mem, source = memory_limit()
+    assert 0 < mem < float("inf") and "half the" in source
+    assert parse_bytes("1.5GiB") == 1.5 * 2 ** 30 and parse_bytes("200MB") == 2e8
+    with pytest.raises(ValueError, match="8GiB"):
+        parse_bytes("lots")
+
+
+def test_guard_counts_match_the_dags():
+    from core.guard import dag_counts
+    from core.routing import compute_routes
+    from core.workloads import ring_dag, tree_dag
+    for spec in ("bcube:n=3,k=1", "bcube:n=4,k=2", "fattree:k=4", "dcell:n=4,k=1"):
+        t = make_topology(spec)
+        routes = compute_routes(t)
+        for chunks in (1, 3):
+            dag = tree_dag(t, merge=True, chunks=chunks, routes=routes)
+            assert dag_counts(t.size, "tree", chunks) == (dag.n, len(dag.prefix.values)), spec
+            ring = ring_dag(t, chunks=chunks, routes=routes)
+            assert dag_counts(t.size, "ring", chunks)[0] <= ring.n <= 1.1 * dag_counts(t.size, "ring", chunks)[0]
+        plain = tree_dag(t, merge=False, routes=routes)
+        w, q = dag_counts(t.size, "plain", 1)
+        # prefix groups: one entry per hop but the first of each piece, so q follows w (docs/scale.md)
+        assert 0.7 <= plain.n / w <= 1.3 and 0.7 <= len(plain.prefix.values) / q <= 1.3, spec
+
+
+def test_measured_size_of_a_file_is_close_to_the_family_formula(tmp_path):
+    from core.topology import to_dict
+    from core.topology.sizes import measured_size
+    for spec in ("bcube:n=4,k=2", "fattree:k=6", "dcell:n=4,k=1"):
+        t = make_topology(spec)
+        f = tmp_path / "net.json"
+        f.write_text(json.dumps(to_dict(t)))
+        m, formula = make_topology(f"file:{f}").size, t.size
+        assert (m.servers, m.switches, m.edges) == (formula.servers, formula.switches, formula.edges)
+        assert m.fanin == formula.fanin and m.segment == formula.segment, (spec, m, formula)
+        assert 0.5 <= m.depth / formula.depth <= 2.0
+    assert measured_size(make_topology("example:fig3")).fanin == 3
+
+
+MEMORY_BOUNDED = [
+    ["schedule", "bcube:n=8,k=3"],
+    ["schedule", "bcube:n=10,k=4"],
+    ["schedule", "fattree:k=48"],
+    ["schedule", "bcube:n=3,k=1", "--chunks", "1000000"],
+    ["schedule", "dcell:n=5,k=2", "--method", "ps"],
+    ["compare", "bcube:n=8,k=3", "--methods", "critical-path"],
+    ["topology", "dcell:n=2,k=30"],
+]
+
+
+CHILD = """
+import contextlib, io, json, sys, time
+from core import cli
+out = []
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(argv)
+    out.append({"code": code, "stderr": err.getvalue(), "seconds": time.perf_counter() - start})
+print(json.dumps(out))
+"""
+
+
+def _run_limited(argvs, limit_bytes, timeout=120):
+    """Run each argv through the CLI in one child process under RLIMIT_AS = limit_bytes."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALLREDUCE_LAB_MAX")}
+    env["PYTHONPATH"] = str(root)
+    p = subprocess.run([sys.executable, "-c", CHILD, json.dumps(argvs)], capture_output=True, text=True,
+                       preexec_fn=limit, env=env, cwd=root, timeout=timeout)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_size_guard_under_a_memory_limit():
+    """Under RLIMIT_AS = 1.5 GiB the refused sizes exit 2 with one line, quickly, not MemoryError;
+    a size that fits (the limit is derived from the address-space room) still runs."""
+    results = _run_limited(MEMORY_BOUNDED + [["schedule", "bcube:n=4,k=2"]], int(1.5 * 2 ** 30))
+    for argv, r in zip(MEMORY_BOUNDED, results):
+        lines = r["stderr"].strip().splitlines()
+        assert r["code"] == 2 and len(lines) == 1, (argv, r)
+        assert "estimated" in lines[0] and "limit" in lines[0] and "MemoryError" not in r["stderr"], (argv, r)
+        assert r["seconds"] < 5, (argv, r)
+    assert results[-1]["code"] == 0, results[-1]
+
+
+# ---- options: one line, exit 2, nothing written -------------------------------------------------
+@pytest.mark.parametrize("argv,needles", [
+    (["schedule", "bcube:n=3,k=1", "--method", "optimal", "--seed", "1099511627776"], ["--seed", "0..2147483647"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "ps", "--seed", "-1"], ["--seed", "got '-1'"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "optimal", "--time-limit", "nan"], ["--time-limit", "'nan'"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "optimal", "--time-limit", "inf"], ["--time-limit", "'inf'"]),
+    (["schedule", "bcube:n=3,k=1", "--time-limit", "-0"], ["--time-limit", "'-0'"]),
+    (["schedule", "bcube:n=3,k=1", "--chunks", "1_0"], ["--chunks", "'1_0'"]),
+    (["schedule", "bcube:n=3,k=1", "--samples", "1000000000"], ["--samples", "1..10000"]),
+    (["compare", "bcube:n=3,k=1", "--seeds", "1000000000"], ["--seeds", "1..1000"]),
+    (["train", "bcube:n=3,k=1", "--budget", "-5"], ["--budget", "'-5'"]),
+    (["train", "bcube:n=3,k=1", "--budget", "nan"], ["--budget", "'nan'"]),
+    (["train", "bcube:n=3,k=1", "--iterations", "0"], ["--iterations", "got '0'"]),
+    (["validate", "x.json", "--max-report", "-1"], ["--max-report", "got '-1'"]),
+    (["schedule", "bcube:n=3,k=1", "--method"], ["--method", "expected one argument"]),
+    (["frobnicate"], ["invalid choice"]),
+])
+def test_cli_options_are_checked_in_one_place(capsys, argv, needles):
+    code, out, err = run_cli(capsys, *argv)
+    assert_one_line_error(code, err, *needles)
+
+
+def test_cli_out_paths(capsys, tmp_path):
+    (tmp_path / "file").write_text("x")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for out, needle in [(str(tmp_path), "is a folder"), (str(tmp_path / "no" / "s.json"), "does not exist"),
+                        (str(tmp_path / "file" / "s.json"), "is not a folder"), ("/proc/s.json", "cannot write"),
+                        (str(tmp_path) + "/", "is a folder")]:
+        assert_one_line_error(*run_cli(capsys, "schedule", "bcube:n=3,k=1", "--out", out)[::2], "--out", needle)
+    assert_one_line_error(*run_cli(capsys, "train", "bcube:n=3,k=1", "--out", str(tmp_path / "no" / "ck"))[::2],
+                          "--out", "does not exist")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing partially written
+
+
+def test_schedule_file_is_written_whole(capsys, tmp_path):
+    out = tmp_path / "s.json"
+    code, _, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--out", str(out))
+    assert code == 0, err
+    assert json.loads(out.read_text())["format"] == "allreduce-schedule/1"
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]  # no temporary file left
+
+
+def test_oserror_prints_the_file_not_an_errno(capsys, tmp_path, monkeypatch):
+    import core.schedule_io as sio
+
+    def fail(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(sio, "write_atomic", fail)
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--out", str(tmp_path / "s.json"))
+    assert_one_line_error(code, err, "s.json", "Permission denied")
+
+
+# ---- optimal: the same seed writes the same file --------------------------------------------------
+@pytest.mark.slow
+def test_optimal_with_a_seed_is_reproducible(capsys, tmp_path):
+    # Jellyfish(10): the heuristic misses the bound, so CP-SAT searches (and stops at its work limit)
+    spec = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
+    files = []
+    for name in ("a.json", "b.json"):
+        code, out, err = run_cli(capsys, "schedule", spec, "--method", "optimal", "--time-limit", "0.5",
+                                 "--seed", "7", "--out", str(tmp_path / name))
+        assert code == 0, err
+        files.append((tmp_path / name).read_bytes())
+    assert json.loads(files[0])["info"]["status"] != "HEURISTIC"
+    assert files[0] == files[1]

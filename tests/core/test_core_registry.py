@@ -119,3 +119,17 @@ def test_the_dag_kind_decides_what_is_scheduled():
     assert run_method("greedy", t, cfg).dag.n == 2 * 144
     assert run_method("ps", t, cfg).dag.merge is False
     assert run_method("ring", t, cfg).dag.kind == "ring"
+
+
+def test_run_method_applies_the_size_guard_unless_forced(monkeypatch):
+    from core.guard import SizeError
+
+    t = make_topology("bcube:n=4,k=1")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1000")
+    with pytest.raises(SizeError, match="over the memory limit"):
+        run_method("critical-path", t)
+    assert run_method("critical-path", t, ScheduleConfig(force=True)).n_rounds == 24
+    # the guard prices what a method adds beyond its DAG: CP-SAT's model is dearer than a list scheduler
+    cfg = ScheduleConfig(force=True)
+    assert METHODS["optimal"].guard(t, cfg).bytes > METHODS["critical-path"].guard(t, cfg).bytes
+    assert METHODS["rl-sample"].guard(t, cfg).seconds > METHODS["rl"].guard(t, cfg).seconds

@@ -316,3 +316,41 @@ def test_topology_is_immutable():
         t.edges[0, 0] = 5
     with pytest.raises(Exception):
         t.spec = "x"  # frozen dataclass
+
+
+# ---- Leaf-spine -----------------------------------------------------------------------------
+@pytest.mark.parametrize("leaves,spines,servers", [(2, 1, 1), (4, 2, 3), (6, 4, 4), (3, 5, 2)])
+def test_leafspine_counts_and_degrees(leaves, spines, servers):
+    t = make_topology(f"leafspine:leaves={leaves},spines={spines},servers={servers}")
+    assert t.n_servers == leaves * servers
+    assert len(t.switches) == leaves + spines
+    assert t.n_edges == leaves * (servers + spines)
+    assert deg_hist(t, t.servers) == {1: leaves * servers}
+    hist = deg_hist(t, t.switches)
+    assert hist.get(servers + spines, 0) >= leaves and hist.get(leaves, 0) >= spines
+
+
+@pytest.mark.parametrize("leaves,spines,servers", [(4, 2, 3), (3, 3, 1)])
+def test_leafspine_isomorphic_to_reference(leaves, spines, servers):
+    g = nx.Graph()
+    for i in range(leaves):
+        g.add_node(("l", i), kind="switch")
+        for x in range(servers):
+            g.add_node(("h", i, x), kind="server")
+            g.add_edge(("h", i, x), ("l", i))
+        for j in range(spines):
+            g.add_node(("s", j), kind="switch")
+            g.add_edge(("l", i), ("s", j))
+    assert nx.is_isomorphic(to_nx(make_topology(f"leafspine:leaves={leaves},spines={spines},servers={servers}")), g,
+                            node_match=kinds_match)
+
+
+@pytest.mark.parametrize("spec,words", [("leafspine:leaves=0,spines=2,servers=2", ["leaves >= 1", "leaves=0"]),
+                                        ("leafspine:leaves=2,spines=0,servers=2", ["spines >= 1", "spines=0"]),
+                                        ("leafspine:leaves=1,spines=1,servers=1", ["at least 2 servers"]),
+                                        ("leafspine:leaves=2,spines=1,servers=0", ["servers >= 1", "servers=0"])])
+def test_leafspine_bad_parameters_name_the_rule(spec, words):
+    from core.topology import TopologyError
+    with pytest.raises(TopologyError) as err:
+        make_topology(spec)
+    assert all(w in str(err.value) for w in words)

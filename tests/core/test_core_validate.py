@@ -257,3 +257,149 @@ def test_boolean_path_is_a_path_violation(doc):
     doc["workloads"][0]["path"] = [True, False]
     rep = validate_document(doc)
     assert "path" in rep.by_rule()
+
+
+# ---- node ids are ids, not positions (MODEL.md §8) ---------------------------------------------
+def renamed(d, name, order=None):
+    """The same schedule with every node id x renamed name(x), nodes listed in `order`."""
+    d = copy.deepcopy(d)
+    topo = d["topology"]
+    for node in topo["nodes"]:
+        node["id"] = name(node["id"])
+    if order is not None:
+        topo["nodes"] = [topo["nodes"][i] for i in order]
+    topo["links"] = [[name(u), name(v), *rest] for u, v, *rest in topo["links"]]
+    for w in d["workloads"]:
+        w["root"] = name(w["root"])
+        w["path"] = [name(x) for x in w["path"]]
+    return d
+
+
+@pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1"])
+def test_node_ids_are_ids_whatever_their_order(spec):
+    base = copy.deepcopy(schedule_to_dict(schedule(spec, "critical-path")))
+    n = len(base["topology"]["nodes"])
+    for d in (renamed(base, lambda x: x, order=list(range(n))[::-1]),   # listed out of id order
+              renamed(base, lambda x: x + 10),                          # ids shifted by 10
+              renamed(base, lambda x: f"node-{x}", order=list(range(1, n)) + [0])):  # string ids
+        rep = validate_document(d)
+        assert rep.ok, [v.message for v in rep.violations][:3]
+        assert rep.trees == sum(1 for x in base["topology"]["nodes"] if x["kind"] == "server")
+
+
+def test_paths_written_as_positions_are_rejected(doc):
+    # nodes listed D, C, B, A with their ids kept; paths and roots written as list positions
+    doc["topology"]["nodes"].reverse()
+    for w in doc["workloads"]:
+        w["root"] = 3 - w["root"]
+        w["path"] = [3 - x for x in w["path"]]
+    rep = validate_document(doc)
+    assert not rep.ok and "path" in rep.by_rule()
+
+
+def test_violations_report_the_files_own_node_ids(doc):
+    d = renamed(doc, lambda x: x + 10)
+    d["workloads"][5]["path"] = [11, 10, 13]  # B->A->D: A is a server
+    d["workloads"][6]["path"] = [12, 13, 99]  # 99 is not a node
+    d["workloads"][7]["root"] = 77
+    msgs = [v.message for v in validate_document(d).violations]
+    assert "workload 5: path [11, 10, 13] crosses server 10; a workload ends at the next server" in msgs
+    assert "workload 6: path [12, 13, 99] names node 99, which is not in 'nodes'" in msgs
+    assert "workload 7: root 77 is not a server" in msgs
+    d = renamed(doc, lambda x: x + 10)
+    d["workloads"][0]["path"] = [10, 12]  # A and C are not adjacent
+    assert "workload 0: path [10, 12]: no link 10->12" in [v.message for v in validate_document(d).violations]
+
+
+# ---- the ring relayed through its own root (MODEL.md §8: a reduce payload that a later reduce
+# workload takes as a prefix only passes through the root) -------------------------------------
+def test_a_payload_taken_as_a_prefix_only_passes_through_the_root():
+    d = copy.deepcopy(schedule_to_dict(schedule("example:fig3", "ring")))
+    w = {x["id"]: x for x in d["workloads"]}
+    # tree B: 15 (D->B, carries C+D) ends at the root B and 16 (B->A) takes it as a prefix;
+    # 17 (A->B) takes 16 and carries A+C+D into B. B's sum: its own piece + 17's payload.
+    assert (w[15]["path"], w[15]["root"], w[16]["path"], w[16]["prefix"]) == ([3, 1], 1, [1, 0], [15])
+    assert (w[17]["path"], w[17]["prefix"], w[16]["carries_own"]) == ([0, 1], [16], False)
+    assert validate_document(d).ok
+    # if 17 no longer takes 16 as a prefix, 16's payload (C+D) ends at A unused: 15 was relayed,
+    # not summed, so C and D are missing from B's sum (were 15 summed at B, they would not be)
+    w[17]["prefix"] = []
+    msgs = [v.message for v in validate_document(d).violations if v.rule == "data"]
+    assert msgs == ["server C's piece is missing from the sum of flow-tree B",
+                    "server D's piece is missing from the sum of flow-tree B"]
+    # if the relay 16 also carried B's own piece, B would be counted twice
+    w[17]["prefix"] = [16]
+    w[16]["carries_own"] = True
+    msgs = [v.message for v in validate_document(d).violations]
+    assert msgs == ["server B's piece is counted 2 times in the sum of flow-tree B"]
+    # the rule holds whoever takes the payload: 23 (tree C, leaving B) takes 15 instead of 16 —
+    # a violation in itself, and 15 is still not summed at B, so C and D are missing there
+    w[16]["carries_own"], w[16]["prefix"], w[23]["prefix"] = False, [], [22, 15]
+    msgs = [v.message for v in validate_document(d).violations if v.rule == "data"]
+    assert msgs == ["workload 23: reduce prefix 15 belongs to another flow-tree (shards would mix)",
+                    "server C's piece is missing from the sum of flow-tree B",
+                    "server D's piece is missing from the sum of flow-tree B"]
+
+
+# ---- hostile values: one violation or one line, never a traceback or an unbounded allocation ----
+@pytest.mark.parametrize("chunks", [0, -1, 10 ** 9, 2 ** 70, 1.5, "2", None, [1], True])
+def test_chunks_must_fit_the_workloads(doc, chunks):
+    doc["chunks"] = chunks
+    rep = validate_document(doc)
+    assert rep.by_rule() == {"header": 1}
+    assert "chunks must be an integer in 1..24" in rep.violations[0].message
+
+
+@pytest.mark.parametrize("where,value", [
+    ("id", [1]), ("id", {"a": 1}), ("id", 2 ** 70), ("id", -2 ** 70), ("id", 1.0), ("id", None),
+    ("root", 2 ** 70), ("root", [0]), ("root", "A"), ("root", True), ("chunk", 2 ** 70), ("chunk", [0]),
+    ("phase", ["reduce"]), ("carries_own", "yes"), ("path", [0, 2 ** 70]), ("path", [[0], 1]),
+    ("path", "0-1"), ("prefix", [2 ** 70]), ("prefix", [{"id": 1}]),
+])
+def test_hostile_workload_fields_are_violations(doc, where, value):
+    doc["workloads"][0][where] = value
+    rep = validate_document(doc)
+    assert not rep.ok
+    assert all("\n" not in v.message and len(v.message) < 400 for v in rep.violations)
+
+
+@pytest.mark.parametrize("fault", ["capacity 2**70", "capacity nan", "capacity inf", "capacity '3'",
+                                   "node id 2**70", "node id list", "links not list"])
+def test_hostile_topology_fields(doc, fault):
+    links = doc["topology"]["links"]
+    if fault == "capacity 2**70":
+        links[0][2] = 2 ** 70
+    elif fault == "capacity nan":
+        links[0][2] = float("nan")
+    elif fault == "capacity inf":
+        links[0][2] = float("inf")
+    elif fault == "capacity '3'":
+        links[0][2] = "3"
+    elif fault == "node id 2**70":
+        doc["topology"]["nodes"][0]["id"] = 2 ** 70
+    elif fault == "node id list":
+        doc["topology"]["nodes"][0]["id"] = [0]
+    else:
+        doc["topology"]["links"] = {"a": 1}
+    rep = validate_document(doc)
+    if fault == "capacity '3'":  # a digit string is a capacity (GraphML attributes are text)
+        assert rep.ok
+    else:
+        assert rep.by_rule() == {"topology": 1}, [v.message for v in rep.violations]
+
+
+def test_deeply_nested_file_is_one_line(tmp_path, capsys):
+    f = tmp_path / "deep.json"
+    f.write_text('{"format": "allreduce-schedule/1", "topology": ' + "[" * 100000 + "]" * 100000 + "}")
+    code = cli.main(["validate", str(f)])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.strip().splitlines() == [f"allreduce-lab: error: {f}: nested too deeply to be a schedule"]
+
+
+def test_validate_refuses_what_it_cannot_afford(doc, monkeypatch):
+    from core.guard import SizeError
+    doc["topology"]["nodes"] += [{"id": 100 + i, "kind": "server"} for i in range(2000)]
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1MiB")
+    with pytest.raises(SizeError, match="validating the schedule file's 2004 nodes: estimated .* for 24 workloads"):
+        validate_document(doc)
+    assert validate_document(doc, force=True).by_rule() == {"topology": 1}  # disconnected

@@ -8,7 +8,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import core.rl.envs  # noqa: F401  (registers the environments)
-from core.engine import Engine
 from core.rl.envs import FlowTreeSelectionEnv, WorkloadSchedulingEnv
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,ports=5,switch_ports=4,seed=0",
@@ -42,9 +41,11 @@ def test_lower_mask_allows_only_ready_fitting_workloads(spec):
         for w in in_round:
             used[dag.links.row(w)] += 1
         cap = dag.topology.link_capacity
-        for w in allowed:
-            assert np.all(used[dag.links.row(w)] < cap[dag.links.row(w)])
-        # and every ready candidate of the pool that fits is allowed (the mask is not too strict)
+        fits = {int(w) for w in np.flatnonzero(ready) if w not in in_round
+                and np.all(used[dag.links.row(w)] < cap[dag.links.row(w)])}
+        # every allowed workload fits beside the round (not too loose), and every ready workload
+        # that fits is allowed (not too strict; select-all makes the pool every ready workload)
+        assert set(allowed.tolist()) == fits
         a = int(rng.choice(allowed))
         obs, r, term, trunc, info = env.step(a)
         assert r == pytest.approx(1 / dag.n)
@@ -74,17 +75,18 @@ def test_upper_mask_and_paper_reward():
     dag = env.dag
     ready_trees = np.unique(dag.tree[env.engine.ready_mask()])
     assert np.array_equal(np.flatnonzero(info["action_mask"]), ready_trees)
-    total, rounds, done = 0.0, 0, False
-    sel = info["action_mask"].copy()
+    total, selected, done = 0.0, [], False
     while not done:
+        selected.append(int(info["action_mask"].sum()))
         _, r, term, trunc, info = env.step(info["action_mask"])
         total += r
-        rounds += 1
         done = term or trunc
-    # eqs. 3-4 summed: every flow is sent once (1), selection bonus, -T/F for all but the last round, +10
     assert term and env.engine.done
-    assert total > 10.0 and total < 12.1
-    del sel
+    # eqs. 3-4 summed over R rounds: every flow sent once (F/F = 1), the selection bonus
+    # 0.1 * selected/T each round, -T/F in every round but the last, and +10 at the end
+    f, t, n_rounds = dag.n, dag.n_trees, env.engine.n_rounds
+    expected = 1.0 + 0.1 * sum(selected) / t - (n_rounds - 1) * t / f + 10.0
+    assert total == pytest.approx(expected, rel=1e-12)
 
 
 def test_upper_empty_selection_falls_back_to_all_trees():
@@ -105,7 +107,16 @@ def test_rounds_reward_counts_rounds():
     assert total == -env.engine.n_rounds
 
 
-def test_envs_run_on_the_shared_engine():
-    env = WorkloadSchedulingEnv(spec="example:fig3")
-    env.reset(seed=0)
-    assert isinstance(env.engine, Engine)
+def test_upper_env_with_select_all_is_the_longest_chain_list_schedule():
+    """Select-all over the default longest-chain fill plays exactly the engine's list schedule
+    with rank (-tail, id): the env's rounds come from the shared engine's rules."""
+    from core.engine import list_schedule
+    env = FlowTreeSelectionEnv(spec="dcell:n=4,k=1")
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(info["action_mask"])
+        done = term or trunc
+    dag = env.dag
+    want = list_schedule(dag, np.lexsort((np.arange(dag.n), -dag.tail)).argsort())
+    assert [r.tolist() for r in env.engine.rounds] == [r.tolist() for r in want]

@@ -53,21 +53,48 @@ def test_seeded_rollout_is_deterministic():
     assert [r.tolist() for r in a.rounds] != [r.tolist() for r in c.rounds]
 
 
-def test_masked_candidates_are_never_chosen():
-    dag = dag_of("dcell:n=4,k=1")
-    ep = play(dag, random_policy(), sample=True, rng=np.random.default_rng(1), record=True, trace=True)
-    for rec, steps in zip(ep.records, ep.trace["steps"]):
-        # every chosen entry is one of that step's valid candidates
+def fitting(dag, candidates, picked):
+    """Candidates that fit beside `picked` (every link below capacity), computed from scratch."""
+    used = np.zeros(dag.topology.n_links, int)
+    for w in picked:
+        used[dag.links.row(w)] += 1
+    cap = dag.topology.link_capacity
+    return {int(w) for w in candidates if w not in picked and np.all(used[dag.links.row(w)] < cap[dag.links.row(w)])}
+
+
+@pytest.mark.parametrize("spec", ["dcell:n=4,k=1", "example:fig3"])
+def test_each_step_scores_exactly_the_ready_candidates_that_fit(spec):
+    dag = dag_of(spec)
+    ep = play(dag, random_policy(), sample=True, rng=np.random.default_rng(1), record=True)
+    sent = np.zeros(dag.n, bool)
+    for rec, ids in zip(ep.records, ep.rounds):
+        ready = {w for w in range(dag.n) if not sent[w] and sent[dag.prefix.row(w)].all()}
+        assert set(rec.pool.tolist()) <= ready
+        picked: list[int] = []
         for m, e in enumerate(rec.chosen.tolist()):
-            assert rec.entry_step[e] == m
-        # within a step the valid candidates are distinct, and a picked candidate never reappears
-        picked = set()
-        for m in range(len(rec.chosen)):
-            cands = rec.entry_cand[rec.entry_step == m]
-            assert len(set(cands.tolist())) == len(cands)
-            assert not (set(cands.tolist()) & picked)
-            picked.add(int(rec.entry_cand[rec.chosen[m]]))
-        assert [s["chosen"] for s in steps] == [int(x) for x in np.asarray(steps and [s["chosen"] for s in steps])]
+            scored = {int(rec.pool[p]) for p in rec.entry_cand[rec.entry_step == m]}
+            assert scored == fitting(dag, rec.pool.tolist(), picked), f"step {m}: the mask is too strict or too loose"
+            picked.append(int(rec.pool[rec.entry_cand[e]]))
+        assert not fitting(dag, rec.pool.tolist(), picked), "the round closed while a candidate still fitted"
+        assert sorted(picked) == ids.tolist()
+        sent[ids] = True
+
+
+def test_trace_steps_replay_the_round_pick_by_pick():
+    dag = dag_of("dcell:n=4,k=1")
+    ep = play(dag, random_policy(), sample=False, trace=True)
+    sent = np.zeros(dag.n, bool)
+    tr = ep.trace
+    for ids, steps, trees, fallback in zip(ep.rounds, tr["steps"], tr["trees_selected"], tr["pool_fallback"]):
+        ready = [w for w in range(dag.n) if not sent[w] and sent[dag.prefix.row(w)].all()
+                 and (fallback or dag.tree[w] in trees)]
+        picked: list[int] = []
+        for s in steps:
+            assert s["chosen"] in fitting(dag, ready, picked), "the trace's pick was masked at its step"
+            assert s["n_valid"] == len(fitting(dag, ready, picked))
+            picked.append(s["chosen"])
+        assert sorted(picked) == ids.tolist()
+        sent[ids] = True
 
 
 def test_trace_shape_for_the_debugger():

@@ -1,0 +1,103 @@
+"""The rules of every numeric and path option of the CLI, as argparse ``type=`` functions.
+
+Each takes the option's text and returns its value, or raises ``argparse.ArgumentTypeError``
+naming the rule and the value; the CLI prints that as one line and exits 2. Nothing here
+writes a file: output paths are only checked (the write itself is atomic, core.atomic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+SEED_MAX = 2 ** 31 - 1
+"""Seeds are 0..2^31-1 for every method: CP-SAT's random_seed is a 32-bit signed integer."""
+_INT = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+def _show(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An integer option in lo..hi (ASCII digits, optional sign)."""
+    def parse(text: str) -> int:
+        t = text.strip()
+        if not _INT.fullmatch(t) or not lo <= int(t) <= hi:
+            raise argparse.ArgumentTypeError(f"must be an integer in {lo}..{hi}, got {_show(text)}")
+        return int(t)
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(hi: float) -> Callable[[str], float]:
+    """A number of seconds: finite, > 0 and at most `hi` (nan, inf and negatives are refused)."""
+    def parse(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan
+        if not (math.isfinite(x) and 0 < x <= hi):
+            raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, {hi:g}], got {_show(text)}")
+        return x
+    parse.__name__ = "seconds"
+    return parse
+
+
+def seed(text: str) -> int:
+    """A seed, 0..2^31-1 for every method (CP-SAT's seeds are 32-bit)."""
+    return int_in(0, SEED_MAX)(text)
+
+
+def _writable_folder(folder: Path, what: str) -> None:
+    if not folder.exists():
+        raise argparse.ArgumentTypeError(f"{what}: folder {_show(str(folder))} does not exist")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{what}: {_show(str(folder))} is not a folder")
+    try:  # the only sure test of writability (root ignores permission bits; /proc refuses)
+        fd, probe = tempfile.mkstemp(prefix=".allreduce-lab-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"{what}: cannot write in folder {_show(str(folder))} "
+                                         f"({err.strerror or type(err).__name__})") from None
+
+
+def out_file(text: str) -> str:
+    """An output file: not a folder, in a folder that exists and can be written."""
+    p = Path(text)
+    if not text or text.endswith(os.sep) or p.is_dir():
+        raise argparse.ArgumentTypeError(f"{_show(text)} is a folder; give a file name, e.g. {Path(text) / 's.json'}")
+    _writable_folder(p.parent, _show(text))
+    return text
+
+
+def out_stem(text: str) -> str:
+    """A checkpoint path without suffix: its folder exists and can be written; no file of the pair is a folder."""
+    p = Path(text)
+    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    if not text or text.endswith(os.sep) or stem.is_dir():
+        raise argparse.ArgumentTypeError(f"{_show(text)} is a folder; give a checkpoint name, e.g. {stem / 'mine'}")
+    for suffix in (".json", ".safetensors", ".log.csv"):
+        if stem.with_suffix(suffix).is_dir():
+            raise argparse.ArgumentTypeError(f"{_show(str(stem.with_suffix(suffix)))} is a folder")
+    _writable_folder(stem.parent, _show(text))
+    return text
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors raise UsageError (one line, exit 2) instead of printing usage."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        # "argument --seed: must be ..." reads "--seed must be ..."
+        message = re.sub(r"^argument ([^:]+): must be", r"\1 must be", message)
+        raise UsageError(re.sub(r"^argument ([^:]+): ", r"\1: ", message))
+
+
+class UsageError(ValueError):
+    """Bad input given on the command line."""

@@ -1,0 +1,51 @@
+"""The ``allreduce-lab`` command line: argument parsing -> core calls; the only place that prints tables.
+
+One module per command family registers its subcommands (`register(sub)`) and their functions.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from ..argtypes import OneLineParser, UsageError
+from ..schedule_io import ScheduleFileError
+from ..topology import TopologyError
+from . import cluster, compare, run, schedule, topology, train
+
+COMMAND_MODULES = (topology, schedule, compare, run, train, cluster)
+
+
+def build_parser() -> OneLineParser:
+    """The argument parser with every subcommand."""
+    ap = OneLineParser(prog="allreduce-lab", description="AllReduce scheduling lab: topologies, methods, time, "
+                                                         "real execution and cluster simulation.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code (2 for bad input)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except (TopologyError, ScheduleFileError, UsageError, ValueError) as err:
+        msg = str(err.args[0] if err.args else err)
+        print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a file that cannot be read or written: its name and the reason, not an errno
+        print(f"allreduce-lab: error: {err.filename or ''}: {err.strerror or type(err).__name__}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("allreduce-lab: error: out of memory (the size guard's estimate was too low, or --force was given); "
+              "try a smaller size (docs/limits.md)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("allreduce-lab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output cut short (`| head`): stop quietly, as Unix tools do
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141

@@ -1,0 +1,5 @@
+"""`python -m core.cli`."""
+
+from . import main
+
+raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""`allreduce-lab cluster` and `cluster-train`: jobs sharing a GPU cluster (core.cluster)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+
+from tqdm import tqdm
+
+from .. import argtypes as at
+from .common import print_table
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers")
+    p.add_argument("--topology", default="bcube:n=4,k=2", help="network topology spec (default bcube:n=4,k=2)")
+    p.add_argument("--gpus-per-server", type=int, default=4, help="GPUs on every server (default 4)")
+    p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
+                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel], csv:PATH, philly:PATH or helios:PATH")
+    p.add_argument("--scheduler", default="all",
+                   help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
+    p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
+    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl/topdrl)")
+    p.add_argument("--jobs-out", type=at.out_file, default=None, help="write one CSV row per job and scheduler to this file")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    p.set_defaults(func=cmd_cluster)
+
+    p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then policy gradient)")
+    p.add_argument("--budget", type=at.seconds(10 ** 6), default=600.0, help="wall-clock seconds (default 600)")
+    p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
+    p.add_argument("--out", type=at.out_stem, default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
+    p.set_defaults(func=cmd_cluster_train)
+
+
+def cmd_cluster(a: argparse.Namespace) -> int:
+    """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
+    from ..cluster import (METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
+                          summarize)
+    names = expand_names(a.scheduler)
+    cluster = make_cluster(a.topology, a.gpus_per_server)
+    trace = load_trace(a.trace)
+    check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
+    bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
+               bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")
+
+    def progress(name: str, frac: float) -> None:
+        bar.set_description_str(name)
+        bar.n = names.index(name) + frac
+        bar.refresh()
+
+    try:
+        results = run_schedulers(cluster, trace, names, a.seed, a.checkpoint, progress)
+    finally:
+        bar.close()
+    rows = [summarize(r) for r in results]
+    if a.jobs_out:
+        with open(a.jobs_out, "w", newline="", encoding="utf-8") as fh:
+            table = [{"scheduler": r.scheduler, **row} for r in results for row in jobs_table(r)]
+            w = csv.DictWriter(fh, fieldnames=list(table[0]))
+            w.writeheader()
+            w.writerows(table)
+    if a.format == "json":
+        print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
+                          "results": rows}, indent=2, default=float))
+        return 0
+    keys = list(METRICS)
+    if a.format == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"])
+        w.writerows([[r["scheduler"]] + [r[k] for k in keys] + [r["wall_s"], r["cpu_s"]] for r in rows])
+        print(buf.getvalue(), end="")
+        return 0
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} jobs)")
+    header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
+              "mean link", "preempt", "sim s"]
+    body = [[r["scheduler"], f"{r['avg_jct_h']:.2f}", f"{r['p95_jct_h']:.2f}", f"{r['makespan_h']:.2f}",
+             f"{r['avg_queue_h']:.2f}", f"{100 * r['gpu_util']:.1f}%", f"{100 * r['comm_share']:.1f}%",
+             str(r["peak_link_users"]), f"{r['mean_link_users']:.2f}", str(r["preemptions"]), f"{r['wall_s']:.1f}"]
+            for r in rows]
+    print_table(header, body, 1)
+    print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
+          "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use)")
+    return 0
+
+
+def cmd_cluster_train(a: argparse.Namespace) -> int:
+    """Train TopDRL's checkpoint (core.cluster.topdrl_train)."""
+    from ..cluster.topdrl_train import TrainConfig, train
+    command = f"allreduce-lab cluster-train --budget {a.budget:g} --seed {a.seed} --out {a.out}"
+    meta = train(TrainConfig(budget_s=a.budget, seed=a.seed), a.out, command)
+    t = meta["training"]
+    print(f"wrote {a.out}.safetensors and {a.out}.json: best validation average JCT {meta['best_val_avg_jct_h']:.2f} h "
+          f"after {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
+          f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
+    return 0

@@ -1,0 +1,150 @@
+"""What the subcommands share: option groups, reading them into core objects, and text tables."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import argtypes as at
+from ..argtypes import UsageError
+from ..methods import get_method
+from ..replan import LinkEvent, Replan
+from ..routing import ROUTING_MODES
+from ..schedule import ScheduleConfig
+from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
+from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
+
+FORCE_HELP = "run even when the size guard estimates more memory or time than the limits (docs/limits.md)"
+
+
+def add_schedule_options(p: argparse.ArgumentParser) -> None:
+    """Options every scheduling command takes (seed, chunks, merge, routing, solver limits, --force)."""
+    p.add_argument("--seed", type=at.seed, default=0,
+                   help=f"seed of random orders, sampled rollouts and CP-SAT, 0..{at.SEED_MAX} (default 0); "
+                        "the same seed writes the same schedule file, optimal included")
+    p.add_argument("--chunks", type=at.int_in(1, 1_000_000), default=1, help="pieces per shard, k (default 1)")
+    p.add_argument("--no-merge", action="store_true", help="do not merge reduce workloads at servers")
+    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest",
+                   help="shortest routes with the lowest-id tie-break (default), balanced over equal routes, "
+                        "or bandwidth: trees avoiding slow and loaded links")
+    p.add_argument("--time-limit", type=at.seconds(86400), default=60.0,
+                   help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
+                        "run reproducible (about one second of one core each; default 60)")
+    p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, help="sampled rollouts for rl-sample (default 16)")
+    p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the one trained on this topology, else the universal one)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+
+
+def add_network_options(p: argparse.ArgumentParser, mid_run: bool = True) -> None:
+    """--fail-links/--slow-links (before the run) and, with `mid_run`, --fail-at/--slow-at."""
+    p.add_argument("--fail-links", metavar="LINKS",
+                   help="links failed before the run: ids or u-v label pairs (3,17 or s00-sw0.0), or "
+                        "random:FRACTION[,seed=N] (skips links whose loss would cut a server off)")
+    p.add_argument("--slow-links", metavar="LINKS",
+                   help="links slowed before the run: LINK:GBITS or LINK:xFACTOR (3:25,s00-sw0.0:x0.5), or "
+                        "random:FRACTIONxFACTOR[,seed=N]")
+    if mid_run:
+        p.add_argument("--fail-at", metavar="WHEN:LINKS",
+                       help="links that fail during the run, at a time or after R rounds: 2ms:3,17 or round=10:3; "
+                            "each method re-plans the rest")
+        p.add_argument("--slow-at", metavar="WHEN:LINKS",
+                       help="links that slow down during the run: 2ms:3:25 or round=10:3:x0.25")
+
+
+def add_size_option(p: argparse.ArgumentParser, default: str | None = DEFAULT_SIZE) -> None:
+    """--size, the AllReduce message size M."""
+    p.add_argument("--size", default=default,
+                   help=f"AllReduce message size M: B, KB, MB, GB, KiB, MiB, GiB (default {default or 'the file’s, else ' + DEFAULT_SIZE})")
+
+
+def config(a: argparse.Namespace) -> ScheduleConfig:
+    """The ScheduleConfig the options describe."""
+    return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
+                          time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
+                          size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)),
+                          force=bool(getattr(a, "force", False)))
+
+
+def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
+    """(the topology as built, the topology with --fail-links/--slow-links applied)."""
+    base = make_topology(spec, force=a.force)
+    return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
+
+
+def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
+    """Refuse (SizeError) before building anything when a method's run is estimated over the limits.
+
+    A family spec is checked from its formulas; a file once it is read (pass the Topology)."""
+    if isinstance(spec_or_topology, str):
+        spec_or_topology = spec_size(spec_or_topology)
+        if spec_or_topology is None:  # a file or an example: checked once it is read
+            return
+    cfg = config(a)
+    for name in methods:
+        get_method(name).guard(spec_or_topology, cfg)
+
+
+def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
+    """The mid-run event of --fail-at/--slow-at on topology `t`, or None."""
+    texts = event_texts(a)
+    return None if texts is None else LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+
+
+def event_texts(a: argparse.Namespace) -> tuple[str, str | None, str | None] | None:
+    """(when, failed links, slowed links) of --fail-at/--slow-at (one moment for both), or None."""
+    parts = {}
+    for opt, value in (("--fail-at", getattr(a, "fail_at", None)), ("--slow-at", getattr(a, "slow_at", None))):
+        if value is None:
+            continue
+        when, colon, links = value.partition(":")
+        if not colon or not links.strip():
+            raise UsageError(f"{opt}: give WHEN:LINKS such as 2ms:3 or round=10:3, got {value!r}")
+        parts[opt] = (when.strip(), links.strip())
+    if not parts:
+        return None
+    whens = {w for w, _ in parts.values()}
+    if len(whens) > 1:
+        raise UsageError(f"--fail-at and --slow-at must give the same moment, got {' and '.join(sorted(whens))}")
+    return whens.pop(), parts.get("--fail-at", (None, None))[1], parts.get("--slow-at", (None, None))[1]
+
+
+def replan_lines(r: Replan) -> list[str]:
+    """Text lines of one re-planned run."""
+    s = r.summary()
+    when = f"round {r.event.at_round} ({format_seconds(s['at_s'])})" if r.event.at_round is not None \
+        else format_seconds(s["at_s"])
+    lost = s["lost_s"]
+    return [f"  during the run, at {when}: {describe_changes(r.topology, s['changes'])}",
+            f"    state: {s['finished']} finished, {s['in_flight_kept']} in flight kept, {s['resent']} lost in flight "
+            f"(re-sent), {s['not_started']} not started; resumes at {format_seconds(s['resume_s'])}",
+            f"    {r.method} re-planned the rest: {s['rest_workloads']} workloads in {s['rest_rounds']} rounds "
+            f"({s['rerouted']} re-routed) in {s['replan_wall_s']:.3f} s wall, {s['replan_cpu_s']:.3f} s CPU",
+            f"    finish {format_seconds(s['finish_s'])} (async) vs {format_seconds(s['failure_free_s'])} failure-free: "
+            f"{'lost' if lost >= 0 else 'gained'} {format_seconds(abs(lost))} ({100 * s['lost_share']:+.1f}%)"]
+
+
+def time_lines(rep: dict) -> list[str]:
+    """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
+    lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
+             f"(links {span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {span(rep['links']['latency_us'], ' µs')}):"]
+    b = rep["bounds"]
+    for mode in MODES:
+        if mode in rep:
+            m = rep[mode]
+            lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / 1e9:6.2f} GB/s  "
+                         f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
+    lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
+                 f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    return lines
+
+
+def span(lo_hi: list[float], unit: str) -> str:
+    """A value range as text: ``100 Gbit/s`` or ``25-100 Gbit/s``."""
+    lo, hi = lo_hi
+    return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
+
+
+def print_table(header: list[str], body: list[list[str]], left: int) -> None:
+    """Print aligned columns; the first `left` columns flush left, the rest right."""
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    for cells in [header] + body:
+        print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))

@@ -1,0 +1,93 @@
+"""`allreduce-lab compare`: methods across configurations, in rounds and seconds."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+
+from tqdm import tqdm
+
+from .. import argtypes as at
+from ..argtypes import UsageError
+from ..compare import compare, configurations, default_methods, replan_table, rows_to_table, time_table
+from ..methods import get_method, method_names
+from ..timing import format_size
+from ..topology import make_topology, parse_spec
+from .common import (add_network_options, add_schedule_options, add_size_option, config, event_texts, guard,
+                     print_table)
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("compare", help="compare methods across configurations")
+    p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
+    p.add_argument("--preset", help="a named set of configurations, e.g. table2")
+    p.add_argument("--methods", default=None,
+                   help=f"comma-separated, from {', '.join(method_names())} "
+                        f"(default {','.join(default_methods())})")
+    p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, help="seeds averaged for ps and greedy (default 5)")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    add_size_option(p)
+    add_schedule_options(p)
+    add_network_options(p)
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    """Print the method comparison as a text table, JSON or CSV."""
+    methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods names no method")
+    for m in methods:
+        get_method(m)
+    configs = configurations(a.preset, a.specs)
+    for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
+        is_file = parse_spec(spec)[0] in ("file", "example")
+        guard(make_topology(spec, force=a.force) if is_file else spec, ["critical-path", *methods], a)
+    bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
+
+    def progress(what: str) -> None:
+        bar.set_postfix_str(what)
+        bar.update(1 if bar.n < bar.total else 0)
+
+    cfg = config(a)
+    size = cfg.size
+    event = None
+    if a.fail_at or a.slow_at:  # read on each configuration; check the form once here
+        event = event_texts(a)
+    rows = compare(configs, methods, a.seeds, cfg, progress, size=size, fail=a.fail_links, slow=a.slow_links,
+                   event=event)
+    bar.close()
+    if a.format == "json":
+        print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
+        return 0
+    header, body = rows_to_table(rows, methods)
+    if a.format == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(header)
+        w.writerows(body)
+        print(buf.getvalue(), end="")
+        return 0
+    print_table(header, body, 1)
+    print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
+          f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    print()
+    print_table(*time_table(rows, methods), 2)
+    print(f"seconds for M = {format_size(size)} (means over seeds for ps and greedy); algbw and busbw of the async "
+          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
+          f"AllReduce) and to the best bound of the method's own DAG")
+    if event is not None:
+        print()
+        print_table(*replan_table(rows, methods), 2)
+        given = " ".join(f"{opt} {v}" for opt, v in (("--fail-at", a.fail_at), ("--slow-at", a.slow_at)) if v)
+        print(f"mid-run link event ({given}): each method re-plans the rest; async replay; lost = finish - "
+              f"failure-free finish of the same schedule")
+    for r in rows:
+        for m, res in r.results.items():
+            if res.error:
+                print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
+    return 0

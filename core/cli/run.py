@@ -1,0 +1,90 @@
+"""`allreduce-lab run`: execute a schedule file on torch.distributed (core.execute)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tqdm import tqdm
+
+from .. import argtypes as at
+from ..argtypes import UsageError
+from ..schedule_io import read_schedule_file
+from ..timing import parse_size
+from .common import print_table
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("run", help="execute a schedule file on torch.distributed; time it against dist.all_reduce")
+    p.add_argument("file", help="an allreduce-schedule/1 file (allreduce-lab schedule ... --out s.json)")
+    p.add_argument("--size", default="64MB", help="bytes all-reduced per rank: B, KB, MB, GB, KiB, MiB, GiB (default 64MB)")
+    p.add_argument("--dtype", default="float32", help="float32 (default), float64, float16, bfloat16, int64, int32, int8, uint8")
+    p.add_argument("--repeat", type=at.int_in(1, 100_000), default=5, help="timed repetitions (default 5)")
+    p.add_argument("--warmup", type=at.int_in(0, 100_000), default=1, help="untimed repetitions first (default 1)")
+    p.add_argument("--timeout", type=at.seconds(86400), default=300.0,
+                   help="seconds a rank may wait on another (default 300)")
+    p.add_argument("--port", type=at.int_in(0, 65535), default=0,
+                   help="local rendezvous port on 127.0.0.1 (default 0: a free one)")
+    p.add_argument("--ranks-per-process", type=at.int_in(1, 1024), default=1,
+                   help="local ranks hosted per process as threads (default 1)")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="under torchrun (default gloo)")
+    p.add_argument("--rank-map", default=None, help="server node ids in rank order, comma-separated (default: ascending ids)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    """Run a schedule on real tensors (local processes, or one rank of torchrun); 0 correct, 1 wrong, 2 error."""
+    from ..execute import bench, build_plan
+    from ..execute.executor import error_line
+
+    try:
+        ranks = [int(x) for x in a.rank_map.split(",")] if a.rank_map else None
+    except ValueError:
+        raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
+    if a.backend == "nccl" and not bench.under_torchrun():
+        raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
+    plan = build_plan(read_schedule_file(a.file), ranks)
+    cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
+                            repeat=a.repeat, warmup=a.warmup)
+    bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
+    progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
+    try:
+        if bench.under_torchrun():
+            rep = bench.run_torchrun(plan, cfg, backend=a.backend, timeout=a.timeout, progress=progress)
+        else:
+            rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
+                                  progress=progress)
+    except (RuntimeError, OSError) as err:  # launch, transfer and backend errors: one line
+        bar.close()
+        print(f"allreduce-lab: error: {error_line(err)[0]}", file=sys.stderr)
+        return 2
+    bar.close()
+    if rep is None:  # a torchrun rank other than 0: rank 0 reports
+        return 0
+    if a.format == "json":
+        print(json.dumps(rep.as_dict(), indent=2))
+        return 0 if rep.correct else 1
+    print(f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {rep.processes} processes)  "
+          f"{rep.nbytes} bytes {rep.dtype}")
+    check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
+        if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
+    print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
+    rows = rep.rows()
+    mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
+    cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
+    print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
+                 [[f"  {label}"] + [f"{1e3 * v:.2f}" if k.endswith("_s") else f"{v:.3g}" for k, v in zip(cols, values)]
+                  for label, values in [(str(r["rep"]), [r[k] for k in cols]) for r in rows]
+                  + [("avg", [mean(k) for k in cols])]], left=1)
+    print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
+          f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
+          f"load {rep.load[0]:.2f}")
+    if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
+        print(f"  CPU seconds per AllReduce, all ranks: schedule {mean('schedule_cpu_s'):.3f}, "
+              f"all_reduce {mean('all_reduce_cpu_s'):.3f}")
+    if rep.mode.startswith("local"):
+        print("  loopback has no topology: these times measure the executor, not the network")
+    return 0 if rep.correct else 1

@@ -1,0 +1,154 @@
+"""`allreduce-lab schedule`, `validate` and `replay`: one method on one topology, and schedule files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tqdm import tqdm
+
+from .. import argtypes as at
+from ..argtypes import UsageError
+from ..methods import get_method, method_names, run_method
+from ..replan import replan
+from ..schedule_io import read_schedule_file, write_schedule
+from ..seconds import time_report
+from ..timing import DEFAULT_SIZE, parse_size
+from ..topology import changes, describe_changes
+from ..validate import validate_document
+from .common import (FORCE_HELP, add_network_options, add_schedule_options, add_size_option, config, guard, read_event,
+                     read_network, replan_lines, time_lines)
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("schedule", help="schedule AllReduce on a topology with one method")
+    p.add_argument("spec")
+    p.add_argument("--method", default="critical-path",
+                   help=f"one of {', '.join(method_names())} (default critical-path)")
+    p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
+    p.add_argument("--trace", action="store_true",
+                   help="with --out, also write a learned method's step-by-step trace (large)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_size_option(p)
+    add_schedule_options(p)
+    add_network_options(p)
+    p.set_defaults(func=cmd_schedule)
+
+    p = sub.add_parser("validate", help="check an allreduce-schedule/1 file from scratch")
+    p.add_argument("file")
+    p.add_argument("--max-report", type=at.int_in(0, 1_000_000), default=50,
+                   help="violations to print (default 50; all are counted)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("replay", help="time any allreduce-schedule/1 file in seconds (sync and async)")
+    p.add_argument("file")
+    add_size_option(p, default=None)
+    p.add_argument("--mode", choices=["sync", "async", "both"], default="both",
+                   help="sync: a barrier after every round; async: no barriers (default both)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_replay)
+
+
+def cmd_schedule(a: argparse.Namespace) -> int:
+    """Schedule one topology with one method and print its stats (optionally write the file)."""
+    method = get_method(a.method)
+    guard(a.spec, [a.method], a)
+    base, t = read_network(a, a.spec)
+    guard(t, [a.method], a)
+    event = read_event(a, t)
+    cfg = config(a)
+    bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
+
+    def progress(frac: float) -> None:
+        if bar is not None:
+            bar.n = frac
+            bar.refresh()
+
+    size = cfg.size
+    sched = run_method(a.method, t, cfg, progress)
+    if bar is not None:
+        bar.close()
+    stats = sched.stats()
+    timing = time_report(sched.dag, sched.rounds, size)
+    network = changes(base, t)
+    moved = replan(sched, event, size=size) if event is not None else None
+    extra = {"network": network} if network["failed"] or network["slowed"] else {}
+    if moved is not None:
+        extra["replan"] = moved.summary()
+    if a.out:
+        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
+    if a.format == "json":
+        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra}, indent=2, default=float))
+        return 0
+    print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
+    if "network" in extra:
+        print(f"  network: {describe_changes(t, network)}")
+    print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
+    b = stats["bounds"]
+    print(f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']} (link load {b['link_load']}, "
+          f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "
+          f"gap {100 * stats['gap']:.1f}%")
+    print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
+    print("\n".join(time_lines(timing)))
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "routing"):
+        if key in sched.info:
+            print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+    if "checkpoint" in sched.info:
+        own = "yes" if sched.info.get("trained_on_this_topology") else "no"
+        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+    if "upper_agent" in sched.info:
+        print(f"  {sched.info['upper_agent']}")
+    if moved is not None:
+        print("\n".join(replan_lines(moved)))
+    if a.out:
+        print(f"  wrote {a.out}")
+    return 0
+
+
+def cmd_validate(a: argparse.Namespace) -> int:
+    """Validate a schedule file; exit 0 when correct, 2 when not."""
+    data = read_schedule_file(a.file, force=a.force)
+    rep = validate_document(data, a.file, force=a.force)
+    if rep.ok:
+        print(f"{a.file}: OK — {rep.workloads} workloads in {rep.rounds} rounds; every server holds the sum "
+              f"of all {rep.trees} flow-trees exactly once")
+        return 0
+    for v in rep.violations[: a.max_report]:
+        where = []
+        if v.workload is not None:
+            where.append(f"workload {v.workload}")
+        if v.round is not None:
+            where.append(f"round {v.round}")
+        if v.link is not None:
+            where.append(f"link {v.link}")
+        print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
+    counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
+    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}", file=sys.stderr)
+    return 2
+
+
+def cmd_replay(a: argparse.Namespace) -> int:
+    """Time a schedule file in seconds (it must validate first); exit 2 when it does not."""
+    data = read_schedule_file(a.file)
+    recorded = data.get("timing") if isinstance(data.get("timing"), dict) else {}
+    size = parse_size(a.size if a.size is not None else recorded.get("size_bytes", DEFAULT_SIZE),
+                      "--size" if a.size is not None else f"{a.file}: timing.size_bytes")
+    rep = validate_document(data, a.file)
+    if not rep.ok:
+        v = rep.violations[0]
+        more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
+        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: [{v.rule}] {v.message}{more}")
+    timing = time_report(rep.dag, rep.schedule_rounds, size)
+    if a.mode != "both":
+        timing.pop("async" if a.mode == "sync" else "sync")
+    if a.format == "json":
+        print(json.dumps(timing, indent=2, default=float))
+        return 0
+    print(f"{a.file}: {data.get('method', '?')} on {data['topology'].get('spec', '?')}, "
+          f"{rep.workloads} workloads in {rep.rounds} rounds")
+    print("\n".join(time_lines(timing)))
+    return 0

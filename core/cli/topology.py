@@ -1,0 +1,51 @@
+"""`allreduce-lab topology`: a topology's size, degrees and links."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..guard import check, estimate_describe
+from .common import FORCE_HELP, add_network_options, read_network
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("topology", help="describe a topology: servers, switches, links, degrees")
+    p.add_argument("spec", help="e.g. bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, file:net.graphml")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--links", action="store_true", help="also list every link: id, ends, level, bandwidth, latency")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    add_network_options(p, mid_run=False)
+    p.set_defaults(func=cmd_topology)
+
+
+def cmd_topology(a: argparse.Namespace) -> int:
+    """Print the size and degree summary of a topology (and its links with --links)."""
+    _, t = read_network(a, a.spec)
+    check(estimate_describe(t.size), force=a.force)
+    s = t.summary()
+    link_rows = [{"id": e, "u": t.labels[u], "v": t.labels[v], "level": int(lev), "capacity": int(c),
+              "bandwidth_gbps": float(bw), "latency_us": float(lat), "failed": bool(f)}
+             for e, ((u, v), lev, c, bw, lat, f) in enumerate(zip(t.edges.tolist(), t.edge_level, t.capacity,
+                                                                  t.bandwidth, t.latency, t.failed))]
+    if a.format == "json":
+        print(json.dumps({**s, "links": link_rows} if a.links else s, indent=2))
+        return 0
+    print(s["spec"])
+    print(f"  servers {s['servers']}, switches {s['switches']}, nodes {s['nodes']}, "
+          f"edges {s['edges']} ({s['directed_links']} directed links), diameter {s['diameter']}")
+    for kind in ("server", "switch"):
+        hist = s[f"{kind}_degree"]
+        if hist:
+            print(f"  {kind} degree: " + ", ".join(f"{d} x{c}" for d, c in hist.items()))
+    links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
+                      for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
+    print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
+    print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
+    if a.links:
+        print("  link  u-v  level  capacity  Gbit/s  µs")
+        for x in link_rows:
+            print(f"  {x['id']:4d}  {x['u']}-{x['v']}  {x['level']}  {x['capacity']}  {x['bandwidth_gbps']:g}  "
+                  f"{x['latency_us']:g}" + ("  FAILED" if x["failed"] else ""))
+    return 0

@@ -1,0 +1,86 @@
+"""`allreduce-lab train`: train the hierarchical RL scheduler (core.rl)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tqdm import tqdm
+
+from .. import argtypes as at
+from ..argtypes import UsageError
+from ..guard import check_schedulable
+from ..topology import make_topology, preset, spec_size
+from .common import FORCE_HELP
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the parser."""
+    p = sub.add_parser("train", help="train the hierarchical RL scheduler (Algorithm 1)")
+    p.add_argument("spec", nargs="?", help="topology spec to train on")
+    p.add_argument("--preset", help="train one checkpoint per configuration of a preset (e.g. table2)")
+    p.add_argument("--universal", action="store_true",
+                   help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
+    p.add_argument("--out", type=at.out_stem, help="checkpoint path without suffix (default checkpoints/<name>)")
+    p.add_argument("--budget", type=at.seconds(10 ** 6), default=None, help="wall-clock seconds per configuration")
+    p.add_argument("--hidden", type=at.int_in(1, 1024), default=None, help="width of the hidden layers (default 64)")
+    p.add_argument("--train-prior", action="store_true",
+                   help="also optimize the lower agent's linear skip path (default: frozen)")
+    p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None, help="outer iterations I of Algorithm 1")
+    p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--reward", default="paper", help="reward shaping: paper (eqs. 3-5, default) or rounds")
+    p.add_argument("--init", default=None, help="start from this checkpoint instead of fresh weights")
+    p.add_argument("--prior", choices=["none", "heuristic"], default="none",
+                   help="fresh lower agent: from scratch (none, default) or from the heuristic prior")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(a: argparse.Namespace) -> int:
+    """Train RL checkpoints (core.rl.recipes) and print what each got."""
+    from dataclasses import replace
+
+    from ..rl.recipes import train_spec, train_universal
+    from ..rl.train import TrainConfig
+
+    if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
+        raise UsageError("train needs exactly one of: a topology spec, --preset NAME, --universal")
+    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior, train_prior=a.train_prior)
+    for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
+        if value is not None:
+            cfg = replace(cfg, **{name: value})
+    if a.out and a.preset:
+        raise UsageError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
+    command = "allreduce-lab train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else ""
+    jobs = ([("universal", None)] if a.universal else
+            [(p.spec, p.spec) for p in preset(a.preset)] if a.preset else [(a.spec, a.spec)])
+    for _, spec in jobs:  # the size guard, before anything is built
+        if spec is not None:
+            size = spec_size(spec)
+            check_schedulable(size if size else make_topology(spec, force=a.force), "tree", 1, force=a.force)
+    for label, spec in jobs:
+        bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
+
+        def report(row: dict) -> None:
+            bar.update(1)
+            bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
+
+        if spec is None:
+            side, res = train_universal(cfg, a.out, a.init, report, command)
+        else:
+            side, res = train_spec(spec, cfg, a.out, a.init, report, command)
+        bar.close()
+        print(f"{label}: {len(res.log)} updates in {res.seconds:.0f} s wall, {res.cpu_seconds:.0f} s CPU -> {side}")
+        for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
+                                      res.critical_path_rounds, res.lower_bounds):
+            print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
+    return 0
+
+
+def _instance_names(side) -> list[str]:
+    """Instance names in a checkpoint sidecar's `final` records."""
+    meta = json.loads(open(side).read())
+    final = meta["final"] if isinstance(meta["final"], list) else [meta["final"]]
+    return [f.get("instance", meta.get("topology")) for f in final]

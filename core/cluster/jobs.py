@@ -1,0 +1,126 @@
+"""Jobs and traces: who arrives when, wanting how many GPUs, to train which model for how long.
+
+A `Trace` holds its jobs as flat numpy arrays sorted by arrival (ties keep the file's order);
+job i of a trace is row i of every array. A job's *ideal duration* is its iterations times its
+model's compute time per iteration: what it would take with free communication (docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .models import MODELS, get_model, model_names
+
+
+class TraceError(ValueError):
+    """A trace that breaks a rule (the message names the trace, the row and the rule)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """Jobs as arrays, sorted by arrival.
+
+    Attributes
+    ----------
+    name : the spec or file that made it.
+    job_id : one label per job.
+    arrival : seconds from the trace's start.
+    gpus : GPUs each job needs (gang-scheduled: all at once or none).
+    model : index into `models` of each job's model.
+    iterations : training iterations each job runs.
+    models : the model names `model` indexes.
+    row : each job's row in its source (1-based data rows, header excluded), for error messages.
+    """
+
+    name: str
+    job_id: tuple[str, ...]
+    arrival: np.ndarray
+    gpus: np.ndarray
+    model: np.ndarray
+    iterations: np.ndarray
+    models: tuple[str, ...] = field(default_factory=lambda: tuple(model_names()))
+    row: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        n = len(self.job_id)
+        if self.row is None:
+            object.__setattr__(self, "row", np.arange(1, n + 1))
+        for name, dtype in (("arrival", np.float64), ("gpus", np.int64), ("model", np.int64),
+                            ("iterations", np.float64), ("row", np.int64)):
+            arr = np.asarray(getattr(self, name), dtype=dtype).reshape(-1)
+            if len(arr) != n:
+                raise TraceError(f"{self.name}: {name} needs one value per job ({n}), got {len(arr)}")
+            object.__setattr__(self, name, arr)
+        for i in range(n):
+            check_job(self.name, int(self.row[i]), self.job_id[i], self.arrival[i], self.gpus[i], self.iterations[i])
+        if n and (self.model.min() < 0 or self.model.max() >= len(self.models)):
+            raise TraceError(f"{self.name}: model index out of range")
+        for m in self.models:
+            if m not in MODELS:
+                raise TraceError(f"{self.name}: unknown model {m!r}; known: {', '.join(MODELS)}")
+        if n and np.any(np.diff(self.arrival) < 0):
+            order = np.argsort(self.arrival, kind="stable")
+            object.__setattr__(self, "job_id", tuple(self.job_id[i] for i in order))
+            for name in ("arrival", "gpus", "model", "iterations", "row"):
+                object.__setattr__(self, name, getattr(self, name)[order])
+        for name in ("arrival", "gpus", "model", "iterations", "row"):
+            getattr(self, name).setflags(write=False)
+
+    @property
+    def n(self) -> int:
+        """Number of jobs."""
+        return len(self.job_id)
+
+    @property
+    def grad_bytes(self) -> np.ndarray:
+        """Bytes each job all-reduces per iteration."""
+        table = np.array([get_model(m).grad_bytes for m in self.models])
+        return table[self.model]
+
+    @property
+    def compute_s(self) -> np.ndarray:
+        """Compute seconds per iteration of each job."""
+        table = np.array([get_model(m).compute_s for m in self.models])
+        return table[self.model]
+
+    @property
+    def ideal_duration(self) -> np.ndarray:
+        """Seconds each job would run with free communication: iterations × compute."""
+        return self.iterations * self.compute_s
+
+    def model_name(self, i: int) -> str:
+        """Model name of job i."""
+        return self.models[int(self.model[i])]
+
+    def head(self, n: int) -> "Trace":
+        """The first n jobs (by arrival)."""
+        return Trace(self.name, self.job_id[:n], self.arrival[:n], self.gpus[:n], self.model[:n],
+                     self.iterations[:n], self.models, self.row[:n])
+
+    def rows(self) -> list[dict]:
+        """One plain dict per job (the columns of the CSV format)."""
+        return [{"job_id": self.job_id[i], "arrival_s": float(self.arrival[i]), "gpus": int(self.gpus[i]),
+                 "model": self.model_name(i), "iterations": float(self.iterations[i])} for i in range(self.n)]
+
+
+def check_job(trace: str, row: int, job_id: str, arrival: float, gpus: int, iterations: float) -> None:
+    """Raise TraceError naming the row and the rule if a job's numbers are not valid."""
+    where = f"{trace}: row {row} (job {job_id})"
+    if not np.isfinite(arrival) or arrival < 0:
+        raise TraceError(f"{where}: arrival time must be a finite number >= 0 s, got {arrival}")
+    if gpus < 1:
+        raise TraceError(f"{where}: a job needs at least 1 GPU, got {gpus}")
+    if not np.isfinite(iterations) or iterations <= 0:
+        raise TraceError(f"{where}: iterations (or duration) must be a finite number > 0, got {iterations}")
+
+
+def check_fits(trace: Trace, total_gpus: int, what: str = "the cluster") -> None:
+    """Raise TraceError naming the first job that needs more GPUs than `total_gpus`."""
+    big = np.flatnonzero(trace.gpus > total_gpus)
+    if len(big):
+        i = int(big[0])
+        more = f" ({len(big) - 1} more jobs too)" if len(big) > 1 else ""
+        raise TraceError(f"{trace.name}: row {int(trace.row[i])} (job {trace.job_id[i]}): needs {int(trace.gpus[i])} GPUs, but "
+                         f"{what} has {total_gpus}; a job must fit in the cluster{more}")

@@ -1,0 +1,104 @@
+"""What a cluster run achieved: JCT, makespan, queueing, utilization, communication, link contention.
+
+All times are seconds in the arrays and hours in the summaries (jobs run for hours to days).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .sim import Result
+
+METRICS = {
+    "avg_jct_h": "average job completion time (end − arrival), hours",
+    "p95_jct_h": "95th percentile of JCT, hours",
+    "makespan_h": "last end − first arrival, hours",
+    "avg_queue_h": "average queueing delay (first start − arrival), hours",
+    "gpu_util": "busy GPU-time / (GPUs × makespan)",
+    "comm_share": "share of busy GPU-time spent in AllReduce",
+    "peak_link_users": "most running jobs sharing one directed link at any time",
+    "mean_link_users": "time-average jobs per directed link in use",
+    "preemptions": "jobs stopped and later resumed (LAS)",
+}
+
+
+def _spans(res: Result) -> np.ndarray:
+    """Seconds from each event to the next (0 after the last)."""
+    return np.diff(np.r_[res.times, res.times[-1]]) if len(res.times) else np.zeros(0)
+
+
+def summarize(res: Result) -> dict:
+    """The run's headline numbers (keys of `METRICS`, plus name, jobs and run cost)."""
+    jct = res.jct
+    makespan = float(res.end.max() - res.arrival.min())
+    dt = _spans(res)
+    busy = float((res.busy_gpus * dt).sum())
+    gpus = res.trace.gpus
+    run_time = np.zeros(res.trace.n)
+    for s in res.segments:
+        run_time[s.job] += s.end - s.start
+    used_links = (res.link_users > 0).sum(axis=1) if res.link_users.size else np.zeros(0)
+    users_sum = res.link_users.sum(axis=1, dtype=np.int64) if res.link_users.size else np.zeros(0)
+    link_time = float((used_links * dt[:len(used_links)]).sum())
+    return {
+        "scheduler": res.scheduler, "jobs": res.trace.n, "gpus": res.cluster.n_gpus,
+        "avg_jct_h": float(jct.mean()) / 3600, "p95_jct_h": float(np.percentile(jct, 95)) / 3600,
+        "makespan_h": makespan / 3600, "avg_queue_h": float(res.queueing.mean()) / 3600,
+        "gpu_util": busy / (res.cluster.n_gpus * makespan) if makespan > 0 else 0.0,
+        "comm_share": float((res.comm_seconds * gpus).sum() / max((run_time * gpus).sum(), 1e-12)),
+        "peak_link_users": int(res.link_users.max()) if res.link_users.size else 0,
+        "mean_link_users": float((users_sum * dt[:len(users_sum)]).sum() / link_time) if link_time > 0 else 0.0,
+        "preemptions": res.preemptions, "events": res.events, "wall_s": res.wall_s, "cpu_s": res.cpu_s,
+    }
+
+
+def running_at(res: Result, t: float) -> list:
+    """The run segments in progress at time t."""
+    return [s for s in res.segments if s.start <= t < s.end]
+
+
+def link_contention(res: Result) -> dict[str, np.ndarray]:
+    """Timelines: event times, most jobs on one link, mean jobs per link in use, links in use."""
+    lu = res.link_users
+    used = (lu > 0).sum(axis=1)
+    return {"time_h": res.times / 3600, "max_users": lu.max(axis=1) if lu.size else np.zeros(len(res.times)),
+            "mean_users": np.where(used > 0, lu.sum(axis=1) / np.maximum(used, 1), 0.0), "links_in_use": used}
+
+
+def jobs_table(res: Result) -> list[dict]:
+    """One row per job: id, GPUs, model, arrival, start, end, JCT (hours), servers, comm share."""
+    tr = res.trace
+    servers: dict[int, set] = {}
+    run_time = np.zeros(tr.n)
+    methods: dict[int, str] = {}
+    for s in res.segments:
+        servers.setdefault(s.job, set()).update(np.flatnonzero(s.alloc).tolist())
+        run_time[s.job] += s.end - s.start
+        methods[s.job] = s.method
+    return [{"job_id": tr.job_id[j], "gpus": int(tr.gpus[j]), "model": tr.model_name(j),
+             "arrival_h": tr.arrival[j] / 3600, "start_h": res.first_start[j] / 3600, "end_h": res.end[j] / 3600,
+             "jct_h": (res.end[j] - tr.arrival[j]) / 3600, "servers": len(servers.get(j, ())),
+             "allreduce": methods.get(j, "-"),
+             "comm_share": float(res.comm_seconds[j] / run_time[j]) if run_time[j] > 0 else 0.0}
+            for j in range(tr.n)]
+
+
+def snapshot(res: Result, t: float) -> list[dict]:
+    """The jobs running at time t: id, GPUs, servers (topology node ids) with their GPU counts,
+    and the undirected edges their AllReduce crosses."""
+    out = []
+    for s in running_at(res, t):
+        idx = np.flatnonzero(s.alloc)
+        out.append({"job": s.job, "job_id": res.trace.job_id[s.job], "gpus": int(res.trace.gpus[s.job]),
+                    "model": res.trace.model_name(s.job), "method": s.method,
+                    "nodes": res.cluster.nodes[idx].tolist(), "gpus_on": s.alloc[idx].tolist(),
+                    "edges": np.unique(s.links // 2).tolist()})
+    return out
+
+
+def gantt_rows(res: Result) -> list[dict]:
+    """One row per run segment (hours): job id, GPUs, model, arrival, start, end, servers used."""
+    tr = res.trace
+    return [{"job_id": tr.job_id[s.job], "gpus": int(tr.gpus[s.job]), "model": tr.model_name(s.job),
+             "arrival_h": tr.arrival[s.job] / 3600, "start_h": s.start / 3600, "end_h": s.end / 3600,
+             "servers": int((s.alloc > 0).sum()), "method": s.method} for s in sorted(res.segments, key=lambda x: x.job)]

@@ -1,0 +1,69 @@
+"""Every cluster scheduler by name: ordering × placement heuristics, GADGET, TopDRL and ours.
+
+Names: ``ORDER+PLACEMENT`` with ORDER in fifo, sjf, las and PLACEMENT in first-fit, random,
+load-balance, closest, timed, optionally ``+METHOD`` (ring, critical-path, best; default ring);
+``gadget``; ``topdrl`` (the shipped checkpoint, or `checkpoint=`); ``ours`` = sjf+timed+best:
+SJF order, the closest candidate allocation whose iteration time is shortest now, and each
+job's AllReduce by the best registered method on its servers instead of a ring. The fair
+baseline for ours is ``sjf+timed`` (the same placement rule, ring AllReduce).
+"""
+
+from __future__ import annotations
+
+from .comm import METHOD_CHOICES
+from .gadget import Gadget
+from .placement import PLACEMENTS
+from .policies import ORDERINGS, Heuristic
+from .sim import Scheduler
+
+HEURISTICS = tuple(f"{o}+{p}" for o in ORDERINGS for p in PLACEMENTS)
+"""The 12 ordering × placement baselines."""
+SPECIAL = ("gadget", "topdrl", "ours")
+ALL = HEURISTICS + SPECIAL
+"""What ``--scheduler all`` runs."""
+OURS_BASELINE = "sjf+timed"
+
+
+def parse_name(name: str) -> tuple[str, ...]:
+    """``("gadget",)``, ``("topdrl",)``, ``("ours",)`` or ``(order, placement, method)``; ValueError if unknown."""
+    name = name.strip()
+    if name in SPECIAL:
+        return (name,)
+    parts = name.split("+")
+    if len(parts) in (2, 3) and parts[0] in ORDERINGS and (parts[1] in PLACEMENTS or parts[1] == "timed") and \
+            (len(parts) == 2 or parts[2] in METHOD_CHOICES):
+        return parts[0], parts[1], parts[2] if len(parts) == 3 else "ring"
+    raise ValueError(f"unknown scheduler {name!r}; use all, gadget, topdrl, ours or ORDER+PLACEMENT[+METHOD] with "
+                     f"ORDER in {'/'.join(ORDERINGS)}, PLACEMENT in {'/'.join(list(PLACEMENTS) + ['timed'])}, "
+                     f"METHOD in {'/'.join(METHOD_CHOICES)}")
+
+
+def make_scheduler(name: str, seed: int = 0, checkpoint: str | None = None) -> Scheduler:
+    """A fresh scheduler for a name (ValueError naming the known ones)."""
+    kind = parse_name(name)
+    if kind == ("gadget",):
+        return Gadget()
+    if kind == ("topdrl",):
+        from . import topdrl  # torch only when TopDRL runs
+        net, _ = topdrl.load(checkpoint)
+        return topdrl.TopDRL(net, seed=seed)
+    if kind == ("ours",):
+        h = Heuristic("sjf", "timed", "best", seed)
+        h.name = "ours"
+        return h
+    return Heuristic(*kind, seed=seed)
+
+
+def expand_names(text: str) -> list[str]:
+    """Scheduler names from ``all``, ``heuristics`` or a comma list (each checked)."""
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        for n in list(ALL) if part == "all" else list(HEURISTICS) if part == "heuristics" else [part]:
+            parse_name(n)
+            if n not in out:
+                out.append(n)
+    if not out:
+        raise ValueError("no scheduler named; try --scheduler all")
+    return out

@@ -1,0 +1,273 @@
+"""The event simulation of a shared cluster: jobs arrive, wait for GPUs, run, release them.
+
+A small event loop rather than SimPy (docs/cluster.md, "Why an event loop"): a running job's
+progress is a rate (iterations per second) that changes whenever a job sharing one of its links
+starts or ends; between two events every rate is constant, so the next event is the earliest of
+the next arrival, the earliest completion (remaining iterations × iteration time), and the time
+the scheduler asked to be woken (LAS demotions). At every event the loop
+
+1. advances every running job to the event time (iterations, attained GPU-seconds, comm time);
+2. ends the jobs that are done and admits the arrivals;
+3. asks the scheduler for decisions (preemptions, then starts with allocations and methods);
+4. counts, per directed link, the running jobs whose AllReduce uses it, and re-times every job
+   whose sharing pattern changed (`CommModel.net_time`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from .cluster import Cluster
+from .comm import METHOD_CHOICES, CommModel, NetPlan
+from .jobs import Trace, check_fits
+
+_DONE = 1e-9  # relative slack on remaining iterations (floating-point residue of rate changes)
+
+
+@dataclass(frozen=True)
+class Start:
+    """A decision: start `job` with `alloc[s]` GPUs on server s, AllReduce by `method`."""
+
+    job: int
+    alloc: np.ndarray
+    method: str = "ring"
+
+
+@dataclass
+class Decisions:
+    """What a scheduler decides at one event: jobs to preempt, then jobs to start."""
+
+    starts: list[Start] = field(default_factory=list)
+    preempt: list[int] = field(default_factory=list)
+
+
+class Scheduler(Protocol):
+    """A cluster scheduler: `decide(state)` at every event; `wakeup(state)` = next time it must run."""
+
+    name: str
+
+    def reset(self, state: "State") -> None: ...
+
+    def decide(self, state: "State") -> Decisions: ...
+
+    def wakeup(self, state: "State") -> float: ...
+
+
+@dataclass
+class Segment:
+    """One uninterrupted run of a job on one allocation."""
+
+    job: int
+    start: float
+    end: float
+    alloc: np.ndarray
+    method: str
+    links: np.ndarray
+
+
+class State:
+    """What a scheduler sees at an event (read it; decide through `Decisions`)."""
+
+    def __init__(self, cluster: Cluster, trace: Trace, comm: CommModel):
+        n = trace.n
+        self.cluster, self.trace, self.comm = cluster, trace, comm
+        self.now = 0.0
+        self.free = np.full(cluster.n_servers, cluster.gpus_per_server, dtype=np.int64)
+        self.waiting: list[int] = []
+        self.running: list[int] = []
+        self.remaining = trace.iterations.astype(np.float64).copy()
+        self.attained = np.zeros(n)  # GPU-seconds run so far
+        self.iter_time = np.full(n, np.nan)
+        self.comm_time = np.zeros(n)  # seconds of each iteration spent communicating, current placement
+        self.alloc: list[np.ndarray | None] = [None] * n
+        self.plan: list[NetPlan | None] = [None] * n
+        self.users = np.zeros(cluster.topology.n_links, dtype=np.int64)  # running jobs per directed link
+        self.size = trace.grad_bytes
+        self.compute = trace.compute_s
+
+    def iteration_time(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None = None
+                       ) -> tuple[float, float, NetPlan | None]:
+        """(iteration s, communication s, network plan) of `job` on `alloc` with the current link
+        users plus itself (and `extra` users per link, e.g. jobs started in the same decision)."""
+        size = float(self.size[job])
+        comm = self.comm.intra_time(alloc, size)
+        servers = tuple(int(s) for s in np.flatnonzero(alloc))
+        plan = None
+        if len(servers) > 1:
+            plan = self.comm.net_plan(servers, method, size)
+            users = self.users[plan.links] + 1 + (extra[plan.links] if extra is not None else 0)
+            comm += self.comm.net_time(plan, size, users)
+        return float(self.compute[job]) + comm, comm, plan
+
+
+@dataclass
+class Result:
+    """A finished simulation: per-job times, run segments and timelines."""
+
+    scheduler: str
+    cluster: Cluster
+    trace: Trace
+    arrival: np.ndarray
+    first_start: np.ndarray
+    end: np.ndarray
+    comm_seconds: np.ndarray
+    """Per job, seconds of its run spent communicating."""
+    segments: list[Segment]
+    times: np.ndarray
+    """Event times (the timelines change only there)."""
+    busy_gpus: np.ndarray
+    """GPUs in use from each event time to the next."""
+    link_users: np.ndarray
+    """(events, directed links) running jobs whose AllReduce uses the link, from each event on (int16)."""
+    preemptions: int
+    events: int
+    wall_s: float
+    cpu_s: float
+    plan_builds: int
+    replays: int
+    info: dict = field(default_factory=dict)
+
+    @property
+    def jct(self) -> np.ndarray:
+        """Job completion times: end − arrival."""
+        return self.end - self.arrival
+
+    @property
+    def queueing(self) -> np.ndarray:
+        """Queueing delays: first start − arrival."""
+        return self.first_start - self.arrival
+
+
+def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommModel | None = None,
+             progress: Callable[[float], None] | None = None, record_links: bool = True) -> Result:
+    """Run `trace` on `cluster` under `scheduler` until every job has finished."""
+    check_fits(trace, cluster.n_gpus)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    comm = comm or CommModel(cluster)
+    builds0, replays0 = comm.plan_builds, comm.replays
+    st = State(cluster, trace, comm)
+    scheduler.reset(st)
+    n = trace.n
+    first_start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    comm_seconds = np.zeros(n)
+    seg_start = np.zeros(n)
+    segments: list[Segment] = []
+    times: list[float] = []
+    busy: list[int] = []
+    link_rows: list[np.ndarray] = []
+    arrival = trace.arrival
+    next_arrival = 0
+    done = 0
+    events = 0
+    preemptions = 0
+    last_key: dict[int, bytes] = {}
+
+    def close(j: int) -> None:
+        p = st.plan[j]
+        segments.append(Segment(j, float(seg_start[j]), st.now, st.alloc[j], p.method if p else "-",
+                                p.links if p else np.zeros(0, np.int64)))
+        st.free += st.alloc[j]
+        if p is not None:
+            st.users[p.links] -= 1
+        st.running.remove(j)
+        st.alloc[j] = None
+        st.plan[j] = None
+        last_key.pop(j, None)
+
+    while done < n:
+        if events > 100 * n + 10_000:
+            raise RuntimeError(f"scheduler {scheduler.name}: {events} events for {n} jobs without finishing; "
+                               f"it keeps waking at the same time")
+        # 1. next event
+        t_next = arrival[next_arrival] if next_arrival < n else np.inf
+        run = np.array(st.running, dtype=np.int64)
+        finish_at = st.now + st.remaining[run] * st.iter_time[run] if len(run) else np.zeros(0)
+        if len(run):
+            t_next = min(t_next, float(finish_at.min()))
+        t_next = min(t_next, scheduler.wakeup(st))
+        if not np.isfinite(t_next):
+            raise RuntimeError(f"scheduler {scheduler.name} left {len(st.waiting)} job(s) waiting on an idle cluster "
+                               f"(first: job {trace.job_id[st.waiting[0]]}, {int(trace.gpus[st.waiting[0]])} GPUs)")
+        dt = max(0.0, t_next - st.now)
+        if len(run) and dt > 0:
+            st.remaining[run] -= dt / st.iter_time[run]
+            st.attained[run] += dt * trace.gpus[run]
+            comm_seconds[run] += dt * st.comm_time[run] / st.iter_time[run]
+        st.now = max(st.now, t_next)
+        # 2. completions and arrivals
+        if len(run):
+            fin = run[(finish_at <= st.now) | (st.remaining[run] <= _DONE * trace.iterations[run])]
+            for j in fin.tolist():
+                st.remaining[j] = 0.0
+                end[j] = st.now
+                close(j)
+                done += 1
+        while next_arrival < n and arrival[next_arrival] <= st.now:
+            st.waiting.append(next_arrival)
+            next_arrival += 1
+        # 3. decisions
+        dec = scheduler.decide(st)
+        for j in dec.preempt:
+            if j not in st.running:
+                raise RuntimeError(f"scheduler {scheduler.name} preempted job {j}, which is not running")
+            close(j)
+            st.waiting.append(j)
+            preemptions += 1
+        if dec.preempt:
+            st.waiting.sort()
+        for s in dec.starts:
+            _start(st, scheduler.name, s, first_start, seg_start)
+        # 4. re-time every running job whose link sharing changed
+        for j in st.running:
+            p = st.plan[j]
+            key = st.users[p.links].tobytes() if p is not None else b""
+            if last_key.get(j) != key:
+                size = float(st.size[j])
+                c = comm.intra_time(st.alloc[j], size) + (comm.net_time(p, size, st.users[p.links]) if p else 0.0)
+                st.comm_time[j] = c
+                st.iter_time[j] = float(st.compute[j]) + c
+                last_key[j] = key
+        times.append(st.now)
+        busy.append(cluster.n_gpus - int(st.free.sum()))
+        if record_links:
+            link_rows.append(st.users.astype(np.int16))
+        events += 1
+        if progress is not None:
+            progress(done / n)
+    if not record_links:
+        link_rows = [np.zeros(cluster.topology.n_links, np.int16)]
+    return Result(scheduler.name, cluster, trace, arrival.copy(), first_start, end, comm_seconds, segments,
+                  np.array(times), np.array(busy), np.stack(link_rows) if link_rows else np.zeros((0, 0), np.int16),
+                  preemptions, events, time.perf_counter() - wall0, time.process_time() - cpu0,
+                  comm.plan_builds - builds0, comm.replays - replays0)
+
+
+def _start(st: State, who: str, s: Start, first_start: np.ndarray, seg_start: np.ndarray) -> None:
+    """Apply one start decision after checking it (a scheduler bug raises RuntimeError)."""
+    j, alloc = s.job, np.asarray(s.alloc, dtype=np.int64)
+    if j not in st.waiting:
+        raise RuntimeError(f"scheduler {who} started job {j}, which is not waiting")
+    if alloc.shape != st.free.shape or alloc.min() < 0 or int(alloc.sum()) != int(st.trace.gpus[j]):
+        raise RuntimeError(f"scheduler {who} gave job {j} an allocation of {int(alloc.sum())} GPUs; it needs "
+                           f"{int(st.trace.gpus[j])}")
+    if np.any(alloc > st.free):
+        raise RuntimeError(f"scheduler {who} gave job {j} GPUs that are not free")
+    if s.method not in METHOD_CHOICES:
+        raise RuntimeError(f"scheduler {who}: unknown AllReduce method {s.method!r}")
+    st.waiting.remove(j)
+    st.running.append(j)
+    st.free -= alloc
+    st.alloc[j] = alloc
+    servers = tuple(int(x) for x in np.flatnonzero(alloc))
+    plan = st.comm.net_plan(servers, s.method, float(st.size[j])) if len(servers) > 1 else None
+    st.plan[j] = plan
+    if plan is not None:
+        st.users[plan.links] += 1
+    if np.isnan(first_start[j]):
+        first_start[j] = st.now
+    seg_start[j] = st.now

@@ -1,0 +1,281 @@
+"""TopDRL, reconstructed: a multi-branch CNN picks the next job, the closest-GPUs heuristic places it.
+
+Confirmed (CLUSTER.md): at every time step TopDRL's multi-branch CNN selects a job (trained by
+RL on a throughput-based reward) and a heuristic allocates the free GPUs closest to each other.
+Reconstructed here (docs/cluster.md, "TopDRL"):
+
+- **Observation.** Branch 1, the cluster: one row per server in index order (BCube/DCell
+  indices follow their addresses, so neighbours sit close), channels = the server's G GPU slots
+  (busy or free), the longest remaining run time among its jobs, and the most jobs sharing one
+  of its own network links. Branch 2, the queue: the first `WINDOW` waiting jobs in arrival
+  order, `JOB_FEATURES` each. Branch 3: a few global numbers (`GLOBAL_FEATURES`).
+- **Network.** Branch 1: two 1-D convolutions over servers, then mean and max pooling (any
+  number of servers); branch 2: two 1x1 convolutions over the window (one embedding a job);
+  branch 3: a linear layer. Each job's score comes from its embedding beside the cluster and
+  global embeddings; one more score is "start nothing more until the next event" (allowed while
+  some job runs). Jobs that do not fit now are masked out before the softmax. A value head (the
+  critic of training) reads the same embeddings.
+- **Placement.** `placement.closest`; the AllReduce is a ring (as in the sources).
+
+At an event the policy picks again and again until it chooses to wait or no window job fits.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from .cluster import Cluster
+from .placement import closest
+from .sim import Decisions, Start, State
+
+WINDOW = 32
+FORMAT = "allreduce-lab-topdrl/1"
+JOB_FEATURES = ("log2_gpus", "log_hours", "log_wait_hours", "comm_intensity", "fits_now", "fits_one_server",
+                "extra_servers_now", "log_gpu_hours", "duration_rank", "present")
+GLOBAL_FEATURES = ("free_share", "log_waiting", "log_running", "beyond_window")
+SERVER_EXTRA = ("log_remaining_hours", "link_users")
+
+
+class CheckpointError(ValueError):
+    """A TopDRL checkpoint that is missing, unreadable or shaped for another cluster."""
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the network."""
+
+    gpus_per_server: int = 4
+    window: int = WINDOW
+    hidden: int = 64
+
+    def as_dict(self) -> dict:
+        """Plain dict for the sidecar."""
+        return asdict(self)
+
+
+class TopDRLNet(nn.Module):
+    """The multi-branch CNN: cluster rows, queue window and globals -> one logit per slot + wait."""
+
+    def __init__(self, cfg: NetConfig):
+        super().__init__()
+        self.cfg = cfg
+        h = cfg.hidden
+        c_in = cfg.gpus_per_server + len(SERVER_EXTRA)
+        self.cluster = nn.Sequential(nn.Conv1d(c_in, h, 3, padding=1), nn.ReLU(), nn.Conv1d(h, h, 3, padding=1),
+                                     nn.ReLU())
+        self.queue = nn.Sequential(nn.Conv1d(len(JOB_FEATURES), h, 1), nn.ReLU(), nn.Conv1d(h, h, 1), nn.ReLU())
+        self.globals = nn.Sequential(nn.Linear(len(GLOBAL_FEATURES), h // 2), nn.ReLU())
+        ctx = 2 * h + h // 2
+        self.score = nn.Sequential(nn.Conv1d(h + ctx, h, 1), nn.ReLU(), nn.Conv1d(h, 1, 1))
+        self.wait = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
+        self.value = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
+
+    def forward(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
+                ) -> torch.Tensor:
+        """Masked logits (B, window + 1): servers (B, C, S), jobs (B, F, W), glob (B, G), mask (B, W + 1)."""
+        return self.heads(servers, jobs, glob, mask)[0]
+
+    def heads(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits (B, W + 1), value (B,)): the value head is the critic used in training only."""
+        c = self.cluster(servers)
+        ctx = torch.cat([c.mean(dim=2), c.amax(dim=2), self.globals(glob)], dim=1)  # (B, ctx)
+        q = self.queue(jobs)  # (B, h, W)
+        wide = torch.cat([q, ctx[:, :, None].expand(-1, -1, q.shape[2])], dim=1)
+        job_logits = self.score(wide)[:, 0, :]
+        pooled = (q * jobs[:, -1:, :]).sum(dim=2) / jobs[:, -1, :].sum(dim=1, keepdim=True).clamp(min=1)
+        wait_logit = self.wait(torch.cat([ctx, pooled], dim=1))
+        logits = torch.cat([job_logits, wait_logit], dim=1)
+        value = self.value(torch.cat([ctx, pooled], dim=1))[:, 0]
+        return logits.masked_fill(~mask, -1e9), value
+
+
+@dataclass
+class Observation:
+    """One decision's inputs as numpy arrays (stacked into a batch for training)."""
+
+    servers: np.ndarray
+    jobs: np.ndarray
+    glob: np.ndarray
+    mask: np.ndarray
+
+
+def cluster_context(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Per server: the longest remaining run time (s) of its running jobs, and the most running
+    jobs sharing one of its own links (both fixed during one decision)."""
+    c: Cluster = state.cluster
+    rem = np.zeros(c.n_servers)
+    if state.running:
+        run = np.array(state.running)
+        left = state.remaining[run] * state.iter_time[run]
+        on = np.stack([state.alloc[j] for j in state.running]) > 0  # (jobs, S)
+        rem = np.where(on, left[:, None], 0.0).max(axis=0)
+    node_users = np.zeros(c.topology.n_nodes)
+    np.maximum.at(node_users, c.topology.link_src, state.users)
+    return rem, node_users[c.nodes]
+
+
+def observe(state: State, window: list[int], free: np.ndarray, remaining: np.ndarray, link_users: np.ndarray,
+            cfg: NetConfig) -> Observation:
+    """The observation of a decision: `window` jobs (arrival order), `free` GPUs now, per server
+    the longest remaining seconds of its jobs and the most jobs on one of its links."""
+    c: Cluster = state.cluster
+    G, W = c.gpus_per_server, cfg.window
+    tr = state.trace
+    busy = (np.arange(G)[:, None] < (G - free)[None, :]).astype(np.float32)  # (G, S)
+    servers = np.vstack([busy, np.log1p(remaining / 3600.0)[None] / 5.0, np.minimum(link_users, 8)[None] / 4.0])
+    jobs = np.zeros((len(JOB_FEATURES), W), np.float32)
+    mask = np.zeros(W + 1, bool)
+    n = len(window)
+    if n:
+        idx = np.array(window)
+        g = tr.gpus[idx].astype(np.float64)
+        hours = tr.ideal_duration[idx] / 3600.0
+        total_free = free.sum()
+        packed = np.cumsum(np.sort(free)[::-1])
+        need_now = np.searchsorted(packed, g) + 1  # fullest servers needed to hold g GPUs now
+        need_min = np.ceil(g / G)
+        fits = g <= total_free
+        ranks = np.argsort(np.argsort(hours)) / max(n - 1, 1)
+        jobs[:, :n] = np.stack([
+            np.log2(g) / 5.0, np.log1p(hours) / 5.0, np.log1p((state.now - tr.arrival[idx]) / 3600.0) / 5.0,
+            np.log1p(tr.grad_bytes[idx] / (tr.compute_s[idx] * 12.5e9)) / 3.0, fits, g <= free.max(),
+            np.where(fits, np.minimum(need_now - need_min, 8) / 4.0, 0.0), np.log1p(g * hours) / 7.0, ranks,
+            np.ones(n)])
+        mask[:n] = fits
+    mask[W] = bool(state.running)
+    glob = np.array([free.sum() / c.n_gpus, np.log1p(len(state.waiting)) / 5.0, np.log1p(len(state.running)) / 5.0,
+                     float(len(state.waiting) > W)], np.float32)
+    return Observation(servers.astype(np.float32), jobs, glob, mask)
+
+
+def batch(obs: list[Observation]) -> tuple[torch.Tensor, ...]:
+    """Stack observations into the network's input tensors."""
+    return (torch.from_numpy(np.stack([o.servers for o in obs])), torch.from_numpy(np.stack([o.jobs for o in obs])),
+            torch.from_numpy(np.stack([o.glob for o in obs])), torch.from_numpy(np.stack([o.mask for o in obs])))
+
+
+Chooser = Callable[[Observation, State, list[int]], int]
+
+
+class TopDRL:
+    """The scheduler: the network (greedy, or sampling while training) picks, closest places."""
+
+    def __init__(self, net: TopDRLNet, sample: bool = False, seed: int = 0, chooser: Chooser | None = None):
+        torch.set_num_threads(1)  # a tiny net: more threads only spin-wait on a busy machine (as core.rl does)
+        self.net, self.sample, self.seed = net, sample, seed
+        self.chooser = chooser
+        self.name = "topdrl"
+        self.log: list[tuple[Observation, int, float, float]] = []  # (obs, action, time, log-prob) per pick
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, state: State) -> None:
+        """Fresh log and random stream for a run."""
+        self.log = []
+        self.rng = np.random.default_rng(self.seed)
+        if state.cluster.gpus_per_server != self.net.cfg.gpus_per_server:
+            raise CheckpointError(f"TopDRL network was built for {self.net.cfg.gpus_per_server} GPUs per server; "
+                                  f"the cluster has {state.cluster.gpus_per_server}")
+
+    def wakeup(self, state: State) -> float:
+        """TopDRL acts on arrivals and completions only."""
+        return np.inf
+
+    def _pick(self, ob: Observation, state: State, window: list[int]) -> tuple[int, float]:
+        """(action, its log-probability under the sampling policy; 0 when greedy or taught)."""
+        if self.chooser is not None:
+            return self.chooser(ob, state, window), 0.0
+        with torch.no_grad():
+            logits = self.net(*batch([ob]))[0].numpy().astype(np.float64)
+        if not self.sample:
+            return int(np.argmax(logits)), 0.0
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        a = int(self.rng.choice(len(p), p=p))
+        return a, float(np.log(p[a]))
+
+    def decide(self, state: State) -> Decisions:
+        """Pick jobs one at a time until the policy waits or nothing in the window fits."""
+        dec = Decisions()
+        free = state.free.copy()
+        left = sorted(state.waiting)
+        W = self.net.cfg.window
+        if not left or state.trace.gpus[left[:W]].min() > free.sum():
+            return dec
+        rem, link_users = cluster_context(state)
+        while True:
+            window = left[:W]
+            if not window or state.trace.gpus[window].min() > free.sum():
+                break
+            ob = observe(state, window, free, rem, link_users, self.net.cfg)
+            a, logp = self._pick(ob, state, window)
+            self.log.append((ob, a, state.now, logp))
+            if a >= len(window):
+                break
+            j = window[a]
+            alloc = closest(free, int(state.trace.gpus[j]), state.cluster, self.rng)
+            free -= alloc
+            rem = np.where(alloc > 0, np.maximum(rem, state.trace.ideal_duration[j]), rem)
+            left.remove(j)
+            dec.starts.append(Start(j, alloc, "ring"))
+        return dec
+
+
+def sjf_chooser(ob: Observation, state: State, window: list[int]) -> int:
+    """The teacher of the imitation warm-up: the shortest job of the window that fits (SJF)."""
+    ok = np.flatnonzero(ob.mask[:len(window)])
+    return int(ok[np.argmin(state.trace.ideal_duration[np.array(window)[ok]])])
+
+
+# ---- checkpoints -----------------------------------------------------------------------------
+
+def default_checkpoint() -> Path:
+    """The shipped checkpoint's stem: checkpoints/topdrl/topdrl (a folder of its own, apart from the
+    round-model RL checkpoints that checkpoints/*.json holds)."""
+    return Path(__file__).resolve().parents[2] / "checkpoints" / "topdrl" / "topdrl"
+
+
+def save(net: TopDRLNet, stem: str | Path, meta: dict[str, Any]) -> Path:
+    """Write ``stem.safetensors`` and the ``stem.json`` sidecar; returns the sidecar path."""
+    from safetensors.torch import save_file
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(stem.with_suffix(".safetensors")))
+    side = {"format": FORMAT, "net": net.cfg.as_dict(), "job_features": list(JOB_FEATURES),
+            "global_features": list(GLOBAL_FEATURES), "server_features": ["slot_busy"] + list(SERVER_EXTRA), **meta}
+    path = stem.with_suffix(".json")
+    path.write_text(json.dumps(side, indent=2, default=float))
+    return path
+
+
+def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
+    """Load a checkpoint (stem or either file; default the shipped one); CheckpointError if unusable."""
+    from safetensors.torch import load_file
+    p = Path(path) if path else default_checkpoint()
+    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    side, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+    if not side.is_file() or not weights.is_file():
+        raise CheckpointError(f"TopDRL checkpoint {stem}: need both {side.name} and {weights.name} "
+                              f"(train one with: allreduce-lab cluster-train)")
+    try:
+        meta = json.loads(side.read_text())
+    except json.JSONDecodeError as err:
+        raise CheckpointError(f"TopDRL checkpoint {side}: sidecar is not JSON ({err})") from None
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"TopDRL checkpoint {side}: format must be {FORMAT!r}, got {meta.get('format')!r}")
+    if meta.get("job_features") != list(JOB_FEATURES) or meta.get("global_features") != list(GLOBAL_FEATURES):
+        raise CheckpointError(f"TopDRL checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
+    try:
+        net = TopDRLNet(NetConfig(**meta["net"]))
+        net.load_state_dict(load_file(str(weights)))
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise CheckpointError(f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
+    net.eval()
+    return net, meta

@@ -1,0 +1,302 @@
+"""Traces from a spec: the seeded synthetic generator and loaders for Philly, Helios and CSV logs.
+
+Specs (docs/cluster.md, "Traces"):
+
+- ``synthetic:jobs=160,seed=0,rate=6,mix=sjf-bco`` — seeded jobs whose GPU counts follow the
+  SJF-BCO scaling of Microsoft's Philly trace (80×1, 14×2, 26×4, 30×8, 8×16, 2×32 per 160 jobs)
+  or Gavel's Philly sampler (``mix=gavel``: 70% 1, 10% 2, 15% 4, 5% 8 GPUs), whose durations
+  follow Gavel's Philly fit (10^x minutes, x ~ U[1.5, 3] w.p. 0.8, U[3, 4] w.p. 0.2), with Poisson
+  arrivals at `rate` jobs an hour (``rate=0``: all at time 0) and models drawn from the catalog;
+- ``csv:PATH`` (or a path ending in .csv): columns ``arrival_s, gpus, model`` and
+  ``iterations`` or ``duration_s``; ``job_id`` optional;
+- ``philly:PATH`` — Philly's ``cluster_job_log`` (JSON list of jobs with ``jobid``,
+  ``submitted_time``, ``attempts[].start_time/end_time/detail[].gpus``);
+- ``helios:PATH`` — Helios' ``cluster_log.csv`` (``job_id, gpu_num, submit_time`` and
+  ``duration`` or ``start_time, end_time``).
+
+Philly and Helios logs name no model: each job gets ``model=NAME`` or, by default, one drawn
+from the catalog with ``seed``; ``limit=N`` keeps the first N jobs by arrival. Run times become
+iterations: duration / the model's compute time per iteration.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from .jobs import Trace, TraceError
+from .models import MODELS, get_model, model_names
+
+SJF_BCO_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
+"""GPU counts of SJF-BCO's 160 jobs scaled from Philly (Yu et al., MobiHoc 2022)."""
+GAVEL_MIX = {1: 0.70, 2: 0.10, 4: 0.15, 8: 0.05}
+"""Gavel's Philly-derived GPU-count sampler (Narayanan et al., OSDI 2020; scheduler/utils.py)."""
+MIXES = {"sjf-bco": SJF_BCO_MIX, "gavel": GAVEL_MIX}
+DEFAULT_RATE = 6.0
+"""Jobs an hour: 1.6× the rate at which the mean job's ideal GPU-time fills 256 GPUs (docs/cluster.md)."""
+_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+def load_trace(spec: str) -> Trace:
+    """The trace a spec names (TraceError naming the rule, the row or the option)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise TraceError("trace spec is empty; try synthetic:jobs=160,seed=0")
+    spec = spec.strip()
+    kind, sep, rest = spec.partition(":")
+    kind = kind.lower()
+    if not sep and spec.lower().endswith(".csv"):
+        kind, rest = "csv", spec
+    if kind == "synthetic":
+        opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": ""})
+        return synthetic(int(_num(spec, "jobs", opts["jobs"], 1)), int(_num(spec, "seed", opts["seed"], 0)),
+                         rate=_num(spec, "rate", opts["rate"], 0, integer=False), mix=str(opts["mix"]),
+                         models=_model_list(spec, str(opts["models"])), name=spec)
+    if kind in ("csv", "philly", "helios"):
+        path, _, more = rest.partition(",")
+        if not path:
+            raise TraceError(f"{spec}: a {kind}: trace needs a path, e.g. {kind}:jobs.{'json' if kind == 'philly' else 'csv'}")
+        opts = _options(spec, more, {"seed": 0, "model": "", "limit": 0})
+        model = str(opts["model"])
+        if model:
+            get_model_checked(spec, model)
+        limit = int(_num(spec, "limit", opts["limit"], 0))
+        if kind == "csv":
+            trace = read_csv_trace(path)
+        else:
+            reader = read_philly if kind == "philly" else read_helios
+            trace = reader(path, seed=int(_num(spec, "seed", opts["seed"], 0)), model=model or None)
+        return trace.head(limit) if limit else trace
+    raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+
+
+def get_model_checked(where: str, name: str) -> None:
+    """Raise TraceError if `name` is not a catalog model."""
+    if name not in MODELS:
+        raise TraceError(f"{where}: unknown model {name!r}; known: {', '.join(MODELS)}")
+
+
+def _options(spec: str, text: str, defaults: dict) -> dict:
+    out = dict(defaults)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise TraceError(f"{spec}: option {part!r} must be key=value")
+        if key not in defaults:
+            raise TraceError(f"{spec}: unknown option {key!r}; known: {', '.join(defaults)}")
+        out[key] = value
+    return out
+
+
+def _num(spec: str, key: str, value: object, low: float, integer: bool = True) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TraceError(f"{spec}: {key} must be a number, got {value!r}") from None
+    if not np.isfinite(x) or x < low or (integer and not float(x).is_integer()):
+        kind = "an integer" if integer else "a number"
+        raise TraceError(f"{spec}: {key} must be {kind} >= {low:g}, got {value!r}")
+    return x
+
+
+def _model_list(spec: str, text: str) -> tuple[str, ...]:
+    names = tuple(m for m in text.split("/") if m) if text else tuple(model_names())
+    for m in names:
+        get_model_checked(spec, m)
+    return names
+
+
+def gpu_counts(jobs: int, mix: str, rng: np.random.Generator) -> np.ndarray:
+    """GPU counts of `jobs` jobs: the mix's exact shares (largest remainder) shuffled, or sampled."""
+    if mix not in MIXES:
+        raise TraceError(f"unknown GPU mix {mix!r}; known: {', '.join(MIXES)}")
+    table = MIXES[mix]
+    sizes = np.array(list(table), dtype=np.int64)
+    weight = np.array(list(table.values()), dtype=np.float64)
+    share = weight / weight.sum() * jobs
+    count = np.floor(share).astype(np.int64)
+    left = jobs - count.sum()
+    count[np.argsort(-(share - count), kind="stable")[:left]] += 1
+    out = np.repeat(sizes, count)
+    rng.shuffle(out)
+    return out
+
+
+def philly_minutes(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Job run times in minutes from Gavel's Philly fit: 10^U[1.5,3] w.p. 0.8, else 10^U[3,4]."""
+    long = rng.random(n) >= 0.8
+    x = np.where(long, rng.uniform(3.0, 4.0, n), rng.uniform(1.5, 3.0, n))
+    return 10.0 ** x
+
+
+def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
+              models: tuple[str, ...] | None = None, name: str | None = None) -> Trace:
+    """A seeded synthetic trace following published Philly statistics (see the module docstring)."""
+    if jobs < 1:
+        raise TraceError(f"synthetic: jobs must be >= 1, got {jobs}")
+    rng = np.random.default_rng(seed)
+    models = tuple(models or model_names())
+    gpus = gpu_counts(jobs, mix, rng)
+    seconds = 60.0 * philly_minutes(jobs, rng)
+    model = rng.integers(len(models), size=jobs)
+    if rate > 0:
+        arrival = np.cumsum(rng.exponential(3600.0 / rate, jobs))
+        arrival -= arrival[0]
+    else:
+        arrival = np.zeros(jobs)
+    compute = np.array([get_model(m).compute_s for m in models])[model]
+    iterations = np.maximum(1.0, np.round(seconds / compute))
+    return Trace(name or f"synthetic:jobs={jobs},seed={seed}", tuple(f"j{i}" for i in range(jobs)), arrival, gpus,
+                 model, iterations, models)
+
+
+# ---- files --------------------------------------------------------------------------------------
+
+def _read_csv(path: str) -> tuple[list[str], list[dict]]:
+    p = Path(path)
+    if not p.is_file():
+        raise TraceError(f"trace file not found: {path}")
+    with p.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+        return [c.strip() for c in (reader.fieldnames or [])], rows
+
+
+def _need(path: str, columns: list[str], need: list[str], hint: str) -> None:
+    missing = [c for c in need if c not in columns]
+    if missing:
+        raise TraceError(f"{path}: missing column {missing[0]!r} (a {hint} trace needs {', '.join(need)})")
+
+
+def _field(path: str, row: int, rec: dict, key: str) -> float:
+    value = (rec.get(key) or "").strip()
+    try:
+        return float(value)
+    except ValueError:
+        raise TraceError(f"{path}: row {row}: column {key!r} must be a number, got {value!r}") from None
+
+
+def read_csv_trace(path: str) -> Trace:
+    """A trace in the project's CSV format (columns in the module docstring)."""
+    columns, rows = _read_csv(path)
+    _need(path, columns, ["arrival_s", "gpus", "model"], "CSV")
+    if "iterations" not in columns and "duration_s" not in columns:
+        raise TraceError(f"{path}: missing column 'iterations' (or 'duration_s'): a CSV trace needs one of them")
+    ids, arrival, gpus, model, iters = [], [], [], [], []
+    names = model_names()
+    for r, rec in enumerate(rows, start=1):
+        m = (rec.get("model") or "").strip()
+        if m not in MODELS:
+            raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
+        g = _field(path, r, rec, "gpus")
+        if not float(g).is_integer():
+            raise TraceError(f"{path}: row {r}: gpus must be a whole number, got {g}")
+        if "iterations" in columns and (rec.get("iterations") or "").strip():
+            it = _field(path, r, rec, "iterations")
+        else:
+            dur = _field(path, r, rec, "duration_s")
+            if dur < 0:
+                raise TraceError(f"{path}: row {r}: duration_s must be >= 0, got {dur}")
+            it = dur / get_model(m).compute_s
+        ids.append((rec.get("job_id") or f"j{r - 1}").strip())
+        arrival.append(_field(path, r, rec, "arrival_s"))
+        gpus.append(int(g))
+        model.append(names.index(m))
+        iters.append(it)
+    return Trace(path, tuple(ids), arrival, gpus, model, iters)
+
+
+def _time(path: str, row: int, key: str, text: object) -> float:
+    try:
+        return datetime.strptime(str(text).strip(), _TIME_FORMAT).timestamp()
+    except ValueError:
+        raise TraceError(f"{path}: row {row}: {key} must be a time like 2017-10-07 01:11:39, got {text!r}") from None
+
+
+def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: int, model: str | None,
+              skipped: int) -> Trace:
+    """Trace from (id, submit epoch s, gpus, run seconds, row) records: models assigned, arrivals from 0."""
+    if not jobs:
+        raise TraceError(f"{path}: no usable job (skipped {skipped} without GPUs or run times)")
+    names = model_names()
+    rng = np.random.default_rng(seed)
+    idx = np.full(len(jobs), names.index(model)) if model else rng.integers(len(names), size=len(jobs))
+    compute = np.array([get_model(m).compute_s for m in names])[idx]
+    submit = np.array([j[1] for j in jobs])
+    dur = np.array([j[3] for j in jobs])
+    return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
+                 np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs])
+
+
+def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
+    """Philly's cluster_job_log: arrival = submitted_time, GPUs of the first timed attempt,
+    run time = last end − first start; jobs without a timed attempt or GPUs are skipped."""
+    p = Path(path)
+    if not p.is_file():
+        raise TraceError(f"trace file not found: {path}")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise TraceError(f"{path}: not a Philly cluster_job_log (JSON): {err}") from None
+    if not isinstance(data, list):
+        raise TraceError(f"{path}: a Philly cluster_job_log is a JSON list of jobs")
+    jobs, skipped = [], 0
+    for r, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict):
+            raise TraceError(f"{path}: row {r}: a job must be a JSON object")
+        for key in ("jobid", "submitted_time", "attempts"):
+            if key not in rec:
+                raise TraceError(f"{path}: row {r}: missing key {key!r} (a Philly job has jobid, submitted_time, attempts)")
+        timed = [a for a in rec["attempts"] or [] if isinstance(a, dict) and a.get("start_time") and a.get("end_time")]
+        gpus = sum(len(d.get("gpus") or []) for d in (timed[0].get("detail") or [])) if timed else 0
+        if not timed or gpus == 0:
+            skipped += 1
+            continue
+        submit = _time(path, r, "submitted_time", rec["submitted_time"])
+        start = _time(path, r, "start_time", timed[0]["start_time"])
+        end = _time(path, r, "end_time", timed[-1]["end_time"])
+        if end < start or start < submit:
+            raise TraceError(f"{path}: row {r} (job {rec['jobid']}): times must not run backwards "
+                             f"(submitted {rec['submitted_time']}, start {timed[0]['start_time']}, end {timed[-1]['end_time']})")
+        if end == start:
+            skipped += 1
+            continue
+        jobs.append((str(rec["jobid"]), submit, gpus, end - start, r))
+    return _assemble(path, jobs, seed, model, skipped)
+
+
+def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
+    """Helios' cluster_log.csv: arrival = submit_time, GPUs = gpu_num, run time = duration
+    (or end_time − start_time); CPU-only jobs (gpu_num 0) and zero-length jobs are skipped."""
+    columns, rows = _read_csv(path)
+    _need(path, columns, ["job_id", "gpu_num", "submit_time"], "Helios")
+    if "duration" not in columns and not {"start_time", "end_time"} <= set(columns):
+        raise TraceError(f"{path}: missing column 'duration' (or 'start_time' and 'end_time'): a Helios trace needs one")
+    jobs, skipped = [], 0
+    for r, rec in enumerate(rows, start=1):
+        gpus = _field(path, r, rec, "gpu_num")
+        if gpus < 0 or not float(gpus).is_integer():
+            raise TraceError(f"{path}: row {r}: gpu_num must be a whole number >= 0, got {gpus}")
+        submit = _time(path, r, "submit_time", rec["submit_time"])
+        if "duration" in columns and (rec.get("duration") or "").strip():
+            dur = _field(path, r, rec, "duration")
+        else:
+            dur = _time(path, r, "end_time", rec["end_time"]) - _time(path, r, "start_time", rec["start_time"])
+        if dur < 0:
+            raise TraceError(f"{path}: row {r} (job {rec['job_id']}): duration must be >= 0 s, got {dur:g}")
+        if gpus == 0 or dur == 0:
+            skipped += 1
+            continue
+        jobs.append((str(rec["job_id"]).strip(), submit, int(gpus), dur, r))
+    return _assemble(path, jobs, seed, model, skipped)
+
+
+def write_csv_trace(trace: Trace, path: str | Path) -> None:
+    """Write a trace in the project's CSV format (read back by `read_csv_trace`)."""
+    with Path(path).open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=["job_id", "arrival_s", "gpus", "model", "iterations"])
+        w.writeheader()
+        w.writerows(trace.rows())

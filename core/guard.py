@@ -1,0 +1,342 @@
+"""The size guard: predict the memory and time of a run from sizes alone, and refuse what will not fit.
+
+This is the one place that estimates what a topology, its routes, a workload DAG (merged
+trees, plain PS trees, ring), a schedule of it, a CP-SAT model, a schedule file or a topology
+description will cost, from counts known before anything is built (docs/limits.md gives
+the model and its calibration). A run whose estimate is over the limit is refused with one
+line naming both; ``force=True`` (the CLI's ``--force``) skips the check.
+
+Limits: memory is half of what the machine has available (MemAvailable, the cgroup's
+room and the address-space rlimit, whichever is least), or ``ALLREDUCE_LAB_MAX_MEMORY``
+(``8GiB``, ``512MiB``, bytes, or ``none``); time is 300 s, or ``ALLREDUCE_LAB_MAX_SECONDS``.
+
+This module imports nothing from the project: every floor above may call it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import resource
+from dataclasses import dataclass
+
+MEMORY_SHARE = 0.5
+"""Share of the available memory one run may plan to use (the rest stays for the machine)."""
+DEFAULT_SECONDS = 300.0
+"""Default time limit of one run, in seconds."""
+DAG_KINDS = ("tree", "plain", "ring")
+
+# ---- calibrated coefficients (benchmarks/bench_guard.py measures them; docs/limits.md) ----------
+B_TOPOLOGY = 400          # bytes per node + edge of a built topology (arrays, labels, networkx check)
+S_TOPOLOGY = 3e-6         # seconds per node + edge
+B_ROUTE_NODE = 24         # bytes per (root server, node): distances and next hops
+B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer" masks and keys
+B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
+S_ROUTE = 3e-8            # seconds per route element above
+B_DAG = 60                # bytes per workload path node and per prefix entry (DAG + schedule)
+S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
+S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
+# list scheduling (docs/scale.md): per workload (queues, commit, the registry's check), and per
+# (directed link, round) for the walk over route-class heads (measured ~2.6 heads per link);
+# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG
+S_SCHED = {"tree": 1.5e-6, "plain": 2.0e-6, "ring": 1.5e-6}
+S_HEAD = 8e-8
+B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
+S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)
+B_CPSAT_BASE = 480 * 2 ** 20  # OR-Tools and CP-SAT's workers before the first constraint
+B_CPSAT = 265             # bytes per (workload link, round of the horizon) of a CP-SAT model
+S_CPSAT = 1e-6            # seconds to build and presolve the model, per the same unit
+S_CPSAT_WORK = 1.2        # wall seconds per deterministic second of search (2 workers, quiet machine)
+B_RL = 6000               # bytes per workload of the RL observer, features and trace
+B_TORCH = 200 * 2 ** 20   # importing torch
+S_RL = 2.5e-6               # seconds per (workload, round) of one RL rollout
+S_DIAMETER = 1.7e-7       # seconds per (node, node + edge) of networkx's diameter (the description)
+B_JSON = 16               # bytes of Python objects per byte of JSON read
+B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
+
+
+class SizeError(ValueError):
+    """A run refused because its estimate is over the limit (the message names both)."""
+
+
+@dataclass(frozen=True)
+class Size:
+    """What the estimates read: a topology's counts and three shape figures of its routes.
+
+    ``segment``: nodes on the longest route segment between consecutive servers (3 for
+    BCube: server, switch, server); ``fanin``: most servers whose route to a root reaches it
+    before any other server (the root's children in its node tree); ``depth``: mean servers
+    crossed from a server to a root (hops of a plain PS piece); ``imbalance``: load of the
+    busiest link over the mean link load (how many rounds the load needs).
+    """
+
+    servers: int
+    switches: int
+    edges: int
+    segment: int = 3
+    fanin: int = 1
+    depth: float = 1.0
+    imbalance: float = 3.0
+    name: str = ""
+
+    @property
+    def nodes(self) -> int:
+        """Servers plus switches."""
+        return self.servers + self.switches
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Predicted peak extra memory (bytes) and time (seconds) of one piece of work."""
+
+    what: str
+    bytes: int
+    seconds: float
+    workloads: int = 0
+
+    def __add__(self, other: "Estimate") -> "Estimate":
+        return Estimate(self.what, self.bytes + other.bytes, self.seconds + other.seconds,
+                        max(self.workloads, other.workloads))
+
+
+# ---- estimates ----------------------------------------------------------------------------------
+def estimate_topology(size: Size) -> Estimate:
+    """Building the topology (arrays, labels, the connectivity check)."""
+    units = size.nodes + size.edges
+    return Estimate(f"building {size.name or 'the topology'}", B_TOPOLOGY * units, S_TOPOLOGY * units)
+
+
+def estimate_describe(size: Size) -> Estimate:
+    """Describing it: building it plus the diameter (a breadth-first search from every node)."""
+    t = estimate_topology(size)
+    return Estimate(f"describing {size.name or 'the topology'}", t.bytes,
+                    t.seconds + S_DIAMETER * size.nodes * (size.nodes + size.edges))
+
+
+def dag_counts(size: Size, kind: str, chunks: int) -> tuple[int, int]:
+    """(workloads, prefix entries) of a workload DAG of that kind, from the size alone.
+
+    Merged trees: 2 S (S-1) workloads; a root's broadcasts wait for each of its `fanin`
+    reduce workloads (S fanin^2 entries), every other workload for one. Plain trees: a piece
+    crosses `depth` servers; every hop but each piece's first waits for one entry (the hop
+    before, or its tree's prefix group of the S-1 last reduce hops: docs/scale.md).
+    Ring: 2 (S-1) sends per chunk chain, each waiting for the one before.
+    """
+    if kind not in DAG_KINDS:
+        raise ValueError(f"DAG kind must be one of {', '.join(DAG_KINDS)}, got {kind!r}")
+    s, c = size.servers, min(size.fanin, size.servers - 1)
+    pairs = s * (s - 1)
+    if kind == "tree":
+        w = 2 * pairs
+        q = s * c * c + 2 * (pairs - s * c)
+    elif kind == "plain":
+        w = math.ceil(2 * pairs * max(1.0, size.depth))
+        q = w - pairs
+    else:
+        w = 2 * pairs
+        q = w - s
+    return w * chunks, q * chunks
+
+
+def rounds_estimate(size: Size, kind: str, workloads: int, chunks: int) -> int:
+    """A rough number of rounds: the mean link load times the imbalance (a ring: its chain length)."""
+    links = max(1, 2 * size.edges)
+    load = workloads * max(1, size.segment - 1) / links
+    if kind == "ring":
+        return max(2 * (size.servers - 1) * chunks, math.ceil(1.5 * load))
+    return max(2 * chunks, math.ceil(size.imbalance * load))
+
+
+def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | None = None,
+                      time_limit: float = 0.0, rollouts: int = 1) -> Estimate:
+    """Routes, the DAG of `kind` with `chunks` pieces, and list-scheduling it; `solver` adds a
+    CP-SAT model ("cp-sat", searching `time_limit` seconds) or `rollouts` RL rollouts ("rl")."""
+    s, n, e, seg = size.servers, size.nodes, size.edges, max(2, size.segment)
+    route_units = s * (n + 2 * e) + s * s * seg
+    route = Estimate("routes", B_ROUTE_NODE * s * n + B_ROUTE_LINK * s * 2 * e + B_ROUTE_SEG * s * s * seg,
+                     S_ROUTE * route_units)
+    w, q = dag_counts(size, kind, chunks)
+    rounds = rounds_estimate(size, kind, w, chunks)
+    dag = Estimate("dag", B_DAG * (w * seg + q),
+                   S_DAG * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
+                   + S_HEAD * 2 * e * rounds, w)
+    total = estimate_topology(size) + route + dag
+    what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
+    if solver == "cp-sat":
+        x = w * (seg - 1) * rounds
+        total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, S_CPSAT * x + S_CPSAT_WORK * time_limit)
+        what += " with CP-SAT"
+    elif solver == "rl":
+        total = total + Estimate("rl", B_TORCH + B_RL * w, S_RL * w * rounds * max(1, rollouts))
+        what += f" with {rollouts} RL rollout" + ("s" if rollouts > 1 else "")
+    elif solver is not None:
+        raise ValueError(f"solver must be None, 'cp-sat' or 'rl', got {solver!r}")
+    return Estimate(what, total.bytes, total.seconds, w)
+
+
+def estimate_validate(size: Size, workloads: int, path_nodes: int, prefixes: int, trees: int,
+                      file_bytes: int = 0) -> Estimate:
+    """Checking a schedule file: its JSON, the topology, the DAG of its workloads and the sum tables."""
+    units = workloads * 8 + path_nodes + prefixes
+    return Estimate(f"validating {size.name or 'the file'}",
+                    B_JSON * file_bytes + estimate_topology(size).bytes + B_VALIDATE * units
+                    + B_VALIDATE_CELL * trees * size.servers,
+                    estimate_topology(size).seconds + S_VALIDATE * units, workloads)
+
+
+def estimate_json(n_bytes: int, name: str = "the file") -> Estimate:
+    """Reading `n_bytes` of JSON or GraphML into Python objects."""
+    return Estimate(f"reading {name} ({n_bytes} bytes)", B_JSON * n_bytes, 2e-8 * n_bytes)
+
+
+# ---- limits -------------------------------------------------------------------------------------
+_UNITS = {"": 1, "b": 1, "k": 2 ** 10, "kb": 10 ** 3, "kib": 2 ** 10, "m": 2 ** 20, "mb": 10 ** 6, "mib": 2 ** 20,
+          "g": 2 ** 30, "gb": 10 ** 9, "gib": 2 ** 30, "t": 2 ** 40, "tb": 10 ** 12, "tib": 2 ** 40}
+
+
+def parse_bytes(text: str) -> float:
+    """``"8GiB"`` -> 8589934592; ``"none"``/``"inf"`` -> infinity (raises ValueError otherwise)."""
+    t = text.strip().lower().replace(" ", "")
+    if t in ("none", "inf", "unlimited"):
+        return math.inf
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([a-z]*)", t)
+    if not m or m.group(2) not in _UNITS:
+        raise ValueError(f"a memory size must look like 8GiB, 512MiB or 1000000 (bytes), got {text!r}")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def _meminfo_available() -> float:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return math.inf
+
+
+def _cgroup_room() -> float:
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            top = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as f:
+            used = int(f.read().strip())
+    except (OSError, ValueError):
+        return math.inf
+    return math.inf if top == "max" else max(0, int(top) - used)
+
+
+def _rlimit_room() -> float:
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return math.inf
+    vm = 0
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    vm = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return max(0, soft - vm)
+
+
+def memory_limit() -> tuple[float, str]:
+    """The memory one run may plan to use, in bytes, and where that number comes from."""
+    env = os.environ.get("ALLREDUCE_LAB_MAX_MEMORY")
+    if env:
+        try:
+            return parse_bytes(env), "ALLREDUCE_LAB_MAX_MEMORY"
+        except ValueError as err:
+            raise SizeError(f"ALLREDUCE_LAB_MAX_MEMORY: {err}") from None
+    rooms = {"available memory": _meminfo_available(), "cgroup memory.max room": _cgroup_room(),
+             "address-space rlimit room": _rlimit_room()}
+    source = min(rooms, key=rooms.get)
+    return MEMORY_SHARE * rooms[source], f"half the {source}, {fmt_bytes(rooms[source])}"
+
+
+def time_limit() -> tuple[float, str]:
+    """The seconds one run may be expected to take, and where that number comes from."""
+    env = os.environ.get("ALLREDUCE_LAB_MAX_SECONDS")
+    if not env:
+        return DEFAULT_SECONDS, "the default"
+    try:
+        value = math.inf if env.strip().lower() in ("none", "inf") else float(env)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise SizeError(f"ALLREDUCE_LAB_MAX_SECONDS must be a number of seconds > 0 or 'none', got {env!r}")
+    return value, "ALLREDUCE_LAB_MAX_SECONDS"
+
+
+def fmt_bytes(x: float) -> str:
+    """``1.5 GiB``-style text."""
+    if math.isinf(x):
+        return "unlimited"
+    if x >= 2 ** 50:
+        return f"{x / 2 ** 40:.1e} TiB"
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if x >= scale:
+            return f"{x / scale:.1f} {unit}"
+    return f"{int(x)} B"
+
+
+def fmt_seconds(x: float) -> str:
+    """``40 s``, ``12 min``, ``3.5 h``, ``2e+05 h``."""
+    if math.isinf(x):
+        return "unlimited"
+    if x < 120:
+        return f"{x:.0f} s" if x >= 1 else f"{x:.2f} s"
+    if x < 7200:
+        return f"{x / 60:.1f} min"
+    return f"{x / 3600:.1f} h" if x < 1e6 else f"{x / 3600:.0e} h"
+
+
+def check(estimate: Estimate, *, force: bool = False) -> Estimate:
+    """Raise SizeError when the estimate is over a limit (unless `force`); returns the estimate."""
+    if force:
+        return estimate
+    mem, mem_src = memory_limit()
+    sec, sec_src = time_limit()
+    over = []
+    if estimate.bytes > mem:
+        over.append(f"{fmt_bytes(estimate.bytes)} over the memory limit {fmt_bytes(mem)} ({mem_src})")
+    if estimate.seconds > sec:
+        over.append(f"{fmt_seconds(estimate.seconds)} over the time limit {fmt_seconds(sec)} ({sec_src})")
+    if over:
+        count = f" for {estimate.workloads:,} workloads" if estimate.workloads else ""
+        raise SizeError(f"{estimate.what}: estimated {' and '.join(over)}{count}; refused before building "
+                        f"anything (--force, ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
+    return estimate
+
+
+def check_schedulable(topology_or_size, dag_kind: str, chunks: int = 1, *, solver: str | None = None,
+                      time_limit: float = 0.0, rollouts: int = 1, force: bool = False) -> Estimate:
+    """Check that scheduling a topology (or a Size) with a DAG of `dag_kind` fits the limits.
+
+    `dag_kind` is "tree" (merged trees), "plain" (PS trees, merge off) or "ring"; `solver`
+    "cp-sat" adds an exact model searching `time_limit` seconds, "rl" `rollouts` RL rollouts.
+    Raises SizeError when it does not fit; returns the estimate.
+    """
+    size = topology_or_size if isinstance(topology_or_size, Size) else topology_or_size.size
+    if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks < 1:
+        raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}")
+    return check(estimate_schedule(size, dag_kind, chunks, solver=solver, time_limit=time_limit,
+                                   rollouts=rollouts), force=force)
+
+
+def capped_pow(base: int, exp: int, cap: int) -> int:
+    """``base ** exp``, or ``cap + 1`` as soon as it exceeds `cap` (never a huge integer)."""
+    if base <= 1 or exp <= 0:
+        return base ** max(exp, 0) if base >= 0 else base ** exp
+    out = 1
+    for _ in range(exp):
+        out *= base
+        if out > cap:
+            return cap + 1
+    return out

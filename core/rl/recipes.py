@@ -1,0 +1,90 @@
+"""What `allreduce-lab train` trains and writes: one topology, or the universal set.
+
+Each run writes ``<stem>.safetensors`` + ``<stem>.json`` (the sidecar: the command, seed,
+hyperparameters, whether the skip path was trained, wall and CPU seconds, the load average
+at start and end, the updates done and the final rounds against critical-path and the lower
+bound) + ``<stem>.log.csv`` (one row per update).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable
+
+from ..topology import make_topology, parse_spec
+from ..workloads import build_dag
+from .checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, save_checkpoint, slug
+from .instances import UNIVERSAL_TRAINING
+from .policy import HierarchicalPolicy
+from .train import TrainConfig, TrainResult, train
+
+
+def _machine() -> dict:
+    return {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()], "time": time.time()}
+
+
+def _skip_path(cfg: TrainConfig) -> str:
+    what = "the heuristic prior" if cfg.prior == "heuristic" else "zeros"
+    return f"trained (started from {what})" if cfg.train_prior else f"frozen at {what} (only the MLP learns)"
+
+
+def _write(res: TrainResult, stem: Path, cfg: TrainConfig, names: list[str], specs: list[str], meta: dict,
+           command: str, start: dict) -> Path:
+    end = _machine()
+    meta = {
+        **meta, "trained_on": specs, "train": asdict(cfg), "seed": cfg.seed, "command": command,
+        "skip_path": _skip_path(cfg), "training_seconds": round(res.seconds, 1),
+        "training_cpu_seconds": round(res.cpu_seconds, 1),
+        "machine": {"cpus": start["cpus"], "load_average_start": start["load_average"],
+                    "load_average_end": end["load_average"]},
+        "updates": len(res.log), "kept_iteration": res.kept_iteration,
+        "final": [{"instance": n, "rl": g, "rl_sample": s, "eval_samples": cfg.eval_samples,
+                   "best_during_training": b, "critical_path": c, "lower_bound": lb}
+                  for n, g, s, b, c, lb in zip(names, res.greedy_rounds, res.sample_rounds, res.best_rounds,
+                                              res.critical_path_rounds, res.lower_bounds)],
+    }
+    if len(names) == 1:
+        meta["final"] = meta["final"][0]
+    side = save_checkpoint(res.policy, stem, meta)
+    with open(Path(stem).with_suffix(".log.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(res.log[0]))
+        w.writeheader()
+        w.writerows(res.log)
+    return side
+
+
+def _init(init: str | None) -> HierarchicalPolicy | None:
+    return load_checkpoint(init)[0] if init else None
+
+
+def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
+               report: Callable[[dict], None] | None = None, command: str = "") -> tuple[Path, TrainResult]:
+    """Train on one topology spec and write the checkpoint (default checkpoints/<slug>)."""
+    start = _machine()
+    topo = make_topology(spec)
+    dag = build_dag(topo, "tree")
+    stem = Path(out) if out else checkpoint_dir() / slug(topo.spec)
+    res = train(dag, cfg, _init(init), report)
+    meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
+            "workloads": dag.n, "init": init}
+    return _write(res, stem, cfg, [topo.spec], [topo.spec], meta, command, start), res
+
+
+def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
+                    report: Callable[[dict], None] | None = None, command: str = "") -> tuple[Path, TrainResult]:
+    """Train one policy across `instances.UNIVERSAL_TRAINING` and write checkpoints/universal."""
+    start = _machine()
+    dags = [x.dag() for x in UNIVERSAL_TRAINING]
+    stem = Path(out) if out else checkpoint_dir() / UNIVERSAL
+    res = train(dags, cfg, _init(init), report)
+    meta = {"topology": None, "family": UNIVERSAL, "init": init,
+            "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,
+                           "workloads": d.n} for x, d in zip(UNIVERSAL_TRAINING, dags)]}
+    names = [x.name for x in UNIVERSAL_TRAINING]
+    specs = sorted({x.topology_spec for x in UNIVERSAL_TRAINING})
+    side = _write(res, stem, cfg, names, specs, meta, command, start)
+    return side, res

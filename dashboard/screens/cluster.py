@@ -1,0 +1,75 @@
+"""Cluster: many training jobs sharing one network, under the schedulers of core.cluster.
+
+The screen reads widgets and shows figures; the simulation runs in core (`core.cluster`) through
+one cached call (`data.cluster_runs`). A bad trace or scheduler shows `st.error` and the app
+keeps running.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.cluster import ALL, OURS_BASELINE, gantt_rows, link_contention, snapshot, summarize
+from core.topology import TopologyError
+
+from .. import charts, cluster_figures, controls, data
+
+DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", "ours"]
+CHOICES = list(ALL) + [OURS_BASELINE]
+COLUMNS = ["avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
+           "mean_link_users", "preemptions"]
+
+
+def render() -> None:
+    """The Cluster screen."""
+    st.title("Cluster")
+    source = controls.topology_picker()
+    st.caption(f"Jobs share **{source.name}** (pick it in the sidebar). They arrive, wait for GPUs, run their "
+               "iterations and leave. An iteration is the job's compute plus its AllReduce on the GPUs it got: within "
+               "each server over NVLink, then among its servers over the network, where jobs whose AllReduces cross "
+               "the same link share its bandwidth. See docs/cluster.md.")
+    gpus_col, trace_col = st.columns([1, 3])
+    gpus = int(gpus_col.number_input("GPUs per server", 1, 16, 4, key="cluster:gpus"))
+    trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",
+                                 help="synthetic:jobs=N,seed=S[,rate=jobs/hour], csv:PATH, philly:PATH or helios:PATH")
+    names = st.multiselect("Schedulers", CHOICES, default=DEFAULT_SCHEDULERS, key="cluster:schedulers",
+                           help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
+    if not names:
+        st.info("Pick at least one scheduler.")
+        return
+    try:
+        runs = data.cluster_runs(source, gpus, trace.strip(), tuple(names))
+    except (TopologyError, ValueError, FileNotFoundError) as err:
+        st.error(f"{err}. Change the trace, the GPUs per server, the schedulers or the topology.")
+        return
+
+    st.subheader("Results")
+    table = pd.DataFrame([summarize(r) for r in runs.values()]).set_index("scheduler")
+    st.dataframe(table[COLUMNS].round(3), use_container_width=True)
+
+    st.subheader("Job completion times")
+    charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}), "cluster:jct", "cluster-jct")
+
+    pick = st.selectbox("Scheduler to inspect", list(runs), key="cluster:pick")
+    res = runs[pick]
+    charts.show(cluster_figures.gantt_figure(gantt_rows(res), f"{pick}: jobs over time"), "cluster:gantt",
+                "cluster-gantt")
+
+    st.subheader("The network at one moment")
+    end_h = float(res.end.max() / 3600)
+    at = st.slider("Time (hours)", 0.0, end_h, min(end_h, float(np.median(res.first_start) / 3600)),
+                   key="cluster:time")
+    running = snapshot(res, at * 3600)
+    pos = data.node_positions(source)
+    t = res.cluster.topology
+    charts.show(cluster_figures.snapshot_figure(pos[:, 0], pos[:, 1], t.edges, t.is_server, t.labels, running,
+                                                f"{pick} at {at:.1f} h: {len(running)} jobs running"),
+                "cluster:snapshot", "cluster-snapshot")
+    st.caption("Servers and AllReduce links in the colour of the job using them; dark dotted links carry the "
+               "AllReduces of several jobs at once (their bandwidth is split between them).")
+
+    st.subheader("Link contention over time")
+    charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}),
+                "cluster:contention", "cluster-contention")

@@ -1,0 +1,57 @@
+"""The cluster command: text, JSON and CSV output, per-job CSV, and one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from core.cli import main
+
+ARGS = ["cluster", "--topology", "bcube:n=4,k=1", "--trace", "synthetic:jobs=20,seed=2,rate=10",
+        "--scheduler", "fifo+first-fit,gadget"]
+
+
+def test_text_table(capsys):
+    assert main(ARGS) == 0
+    out = capsys.readouterr().out
+    assert "bcube:n=4,k=1 x4 GPUs (64 GPUs), trace synthetic:jobs=20,seed=2,rate=10 (20 jobs)" in out
+    assert "fifo+first-fit" in out and "gadget" in out and "avg JCT h" in out
+
+
+def test_json_and_csv_agree(capsys, tmp_path):
+    assert main(ARGS + ["--format", "json", "--jobs-out", str(tmp_path / "jobs.csv")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["jobs"] == 20 and data["gpus"] == 64
+    assert [r["scheduler"] for r in data["results"]] == ["fifo+first-fit", "gadget"]
+    assert main(ARGS + ["--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    for r, j in zip(rows, data["results"]):
+        assert float(r["avg_jct_h"]) == pytest.approx(j["avg_jct_h"])
+        assert float(r["makespan_h"]) == pytest.approx(j["makespan_h"])
+    jobs = list(csv.DictReader((tmp_path / "jobs.csv").open()))
+    assert len(jobs) == 40 and {r["scheduler"] for r in jobs} == {"fifo+first-fit", "gadget"}
+    mean = sum(float(r["jct_h"]) for r in jobs if r["scheduler"] == "gadget") / 20
+    assert mean == pytest.approx(data["results"][1]["avg_jct_h"])
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--scheduler", "sjf+nearest"], "unknown scheduler 'sjf+nearest'"),
+    (["--trace", "synthetic:jobs=-3"], "jobs must be an integer >= 1"),
+    (["--gpus-per-server", "0"], "gpus per server must be an integer in 1..64"),
+    (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0"], "needs 32 GPUs, but the cluster"),
+    (["--checkpoint", "/no/such", "--scheduler", "topdrl"], "need both such.json and such.safetensors"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, extra, says):
+    assert main(ARGS + extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and err.startswith("allreduce-lab: error:") and "\n" not in err
+
+
+def test_bad_trace_file_rows(capsys, tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n5,2,mystery,10\n")
+    assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 2
+    assert "row 2: unknown model 'mystery'" in capsys.readouterr().err

@@ -1,0 +1,60 @@
+"""The Cluster screen through Streamlit's AppTest, opened from app.py's navigation: figures drawn,
+bad input shown with st.error while the app keeps running."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dashboard"))  # the dashboard tests' AppTest helpers
+
+from apptest_tools import charts, goto, open_app  # noqa: E402
+
+FAST = ["fifo+first-fit", "sjf+closest", "gadget"]
+
+
+def _open(**state):
+    at = open_app(None)
+    at.session_state["cluster:trace"] = "synthetic:jobs=24,seed=1,rate=12"
+    at.session_state["cluster:schedulers"] = FAST
+    for k, v in state.items():
+        at.session_state[k] = v
+    return goto(at, "cluster")
+
+
+def test_page_draws_every_figure():
+    at = _open()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error
+    figs = charts(at)
+    assert len(figs) == 4  # JCT boxes, Gantt, snapshot, contention
+    assert [b["name"] for b in figs[0]["data"] if b["type"] == "box"] == FAST
+    assert any(t.get("name") == "waiting" for t in figs[1]["data"])
+    assert "jobs running" in figs[2]["layout"]["title"]["text"]
+    assert list(at.dataframe[0].value.index) == FAST
+
+
+def test_time_slider_changes_the_snapshot():
+    at = _open()
+    at.slider(key="cluster:time").set_value(0.0).run()
+    first = charts(at)[2]["layout"]["title"]["text"]
+    at.slider(key="cluster:time").set_value(at.slider(key="cluster:time").max).run()
+    last = charts(at)[2]["layout"]["title"]["text"]
+    assert first != last and "0 jobs running" in last
+
+
+@pytest.mark.parametrize("state, says", [
+    ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
+    ({"cluster:trace": "csv:/no/such.csv"}, "trace file not found"),
+    ({"cluster:trace": "synthetic:jobs=160,seed=0", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
+])
+def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
+    at = _open(**state)
+    assert not at.exception
+    assert len(at.error) == 1 and says in at.error[0].value
+    at.session_state["cluster:trace"] = "synthetic:jobs=12,seed=2"
+    at.session_state["cluster:gpus"] = 4
+    at.run()
+    assert not at.error and len(charts(at)) == 4

@@ -1,0 +1,109 @@
+"""TopDRL: network shapes and masks, checkpoint round-trip and refusals, a short training run, the shipped checkpoint."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from core.cluster import CommModel, load_trace, make_cluster, simulate
+from core.cluster.topdrl import (GLOBAL_FEATURES, JOB_FEATURES, CheckpointError, NetConfig, TopDRL, TopDRLNet, batch,
+                                 default_checkpoint, load, observe, save, sjf_chooser)
+from core.cluster.topdrl_train import TrainConfig, train
+
+CLUSTER = make_cluster("bcube:n=4,k=1", 4)
+TRACE = load_trace("synthetic:jobs=30,seed=4,rate=20")
+
+
+def _net(seed: int = 0) -> TopDRLNet:
+    torch.manual_seed(seed)
+    return TopDRLNet(NetConfig(4, hidden=16))
+
+
+def test_masked_jobs_and_wait_get_no_probability():
+    net = _net()
+    pol = TopDRL(net)
+    r = simulate(CLUSTER, TRACE, pol, CommModel(CLUSTER))
+    assert np.all(np.isfinite(r.end)) and pol.log
+    obs = [e[0] for e in pol.log]
+    with torch.no_grad():
+        p = torch.softmax(net(*batch(obs)), dim=1).numpy()
+    mask = np.stack([o.mask for o in obs])
+    assert np.all(p[~mask] < 1e-12)
+    assert all(o.jobs.shape == (len(JOB_FEATURES), 32) and o.glob.shape == (len(GLOBAL_FEATURES),) for o in obs)
+    assert all(o.servers.shape == (4 + 2, CLUSTER.n_servers) for o in obs)
+
+
+def test_the_network_runs_on_any_number_of_servers():
+    big = make_cluster("bcube:n=4,k=2", 4)
+    r = simulate(big, TRACE, TopDRL(_net()), CommModel(big))
+    assert np.all(np.isfinite(r.end))
+    with pytest.raises(CheckpointError, match="built for 4 GPUs per server"):
+        simulate(make_cluster("bcube:n=4,k=1", 8), TRACE, TopDRL(_net()))
+
+
+def test_sjf_teacher_picks_the_shortest_job_that_fits():
+    batch_trace = load_trace("synthetic:jobs=40,seed=4,rate=0")  # all arrive at t = 0; the window is jobs 0..31
+    teacher = TopDRL(_net(), chooser=sjf_chooser)
+    simulate(CLUSTER, batch_trace, teacher, CommModel(CLUSTER))
+    assert teacher.log[0][1] == int(np.argmin(batch_trace.ideal_duration[:32]))
+    assert all(e[1] < 32 for e in teacher.log)  # the teacher never waits
+
+
+def test_checkpoint_round_trip(tmp_path):
+    net = _net(3)
+    save(net, tmp_path / "ck", {"command": "test"})
+    back, meta = load(tmp_path / "ck.json")
+    assert meta["command"] == "test" and meta["net"]["hidden"] == 16
+    ob = observe_some()
+    with torch.no_grad():
+        assert torch.equal(net(*batch([ob])), back(*batch([ob])))
+
+
+def observe_some():
+    from core.cluster.sim import State
+    st = State(CLUSTER, TRACE, CommModel(CLUSTER))
+    st.waiting = list(range(10))
+    rem = np.zeros(CLUSTER.n_servers)
+    return observe(st, st.waiting, st.free.copy(), rem, rem, NetConfig(4, hidden=16))
+
+
+def test_checkpoint_refusals(tmp_path):
+    with pytest.raises(CheckpointError, match="need both"):
+        load(tmp_path / "missing")
+    save(_net(), tmp_path / "ck", {})
+    side = tmp_path / "ck.json"
+    meta = json.loads(side.read_text())
+    side.write_text(json.dumps({**meta, "job_features": ["x"]}))
+    with pytest.raises(CheckpointError, match="feature lists differ"):
+        load(side)
+    side.write_text(json.dumps({**meta, "net": {**meta["net"], "hidden": 32}}))
+    with pytest.raises(CheckpointError, match="does not fit the network"):
+        load(side)
+    side.write_text("{")
+    with pytest.raises(CheckpointError, match="not JSON"):
+        load(side)
+
+
+def test_a_short_training_run_writes_a_complete_sidecar(tmp_path):
+    cfg = TrainConfig(budget_s=8, imitation=1, imitation_epochs=5, eval_every=1, hidden=16,
+                      trace="synthetic:jobs=16,rate=10", val_seeds=(900,))
+    meta = train(cfg, tmp_path / "t", command="pytest", log=lambda *_: None)
+    side = json.loads((tmp_path / "t.json").read_text())
+    assert side["command"] == "pytest" and side["config"]["seed"] == 0
+    assert side["train_traces"].startswith("synthetic:jobs=16,rate=10,seed=1000..")
+    assert side["training"]["wall_s"] > 0 and side["training"]["cpu_s"] > 0 and len(side["training"]["loadavg_start"]) == 3
+    assert meta["episodes"] >= 1 and side["history"][0]["iteration"] == 0
+    net, _ = load(tmp_path / "t")
+    assert np.all(np.isfinite(simulate(CLUSTER, TRACE, TopDRL(net)).end))
+
+
+def test_the_shipped_checkpoint_loads_and_says_how_it_was_made():
+    net, meta = load(default_checkpoint())
+    assert meta["command"].startswith("allreduce-lab cluster-train")
+    assert meta["training"]["wall_s"] <= 900
+    assert all(s >= 900 for s in (int(v.rsplit("=", 1)[1]) for v in meta["validation_traces"]))
+    assert meta["train_traces"].split("seed=")[1].startswith("1000")
+    assert np.all(np.isfinite(simulate(CLUSTER, TRACE, TopDRL(net)).end))

@@ -1,0 +1,154 @@
+"""Traces: the synthetic generator's statistics and seeds, the CSV/Philly/Helios loaders, bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+from core.cluster import TraceError, check_fits, load_trace, synthetic, write_csv_trace
+from core.cluster.traces import SJF_BCO_MIX, philly_minutes
+
+
+def test_sjf_bco_mix_is_exact_for_160_jobs():
+    t = load_trace("synthetic:jobs=160,seed=0")
+    sizes, counts = np.unique(t.gpus, return_counts=True)
+    assert dict(zip(sizes.tolist(), counts.tolist())) == SJF_BCO_MIX
+
+
+def test_mix_scales_by_largest_remainder():
+    t = synthetic(jobs=16, seed=3)  # 80/160 x 16 = 8, 1.4, 2.6, 3, 0.8, 0.2 -> 8, 1, 3, 3, 1, 0
+    sizes, counts = np.unique(t.gpus, return_counts=True)
+    assert dict(zip(sizes.tolist(), counts.tolist())) == {1: 8, 2: 1, 4: 3, 8: 3, 16: 1}
+
+
+def test_same_seed_same_trace_other_seed_other_trace():
+    a, b, c = (load_trace(f"synthetic:jobs=50,seed={s}") for s in (7, 7, 8))
+    for name in ("arrival", "gpus", "model", "iterations"):
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+    assert not np.array_equal(a.arrival, c.arrival)
+
+
+def test_durations_follow_the_philly_fit():
+    minutes = philly_minutes(20000, np.random.default_rng(0))
+    assert minutes.min() >= 10 ** 1.5 and minutes.max() <= 10 ** 4
+    assert np.mean(minutes > 1000) == pytest.approx(0.2, abs=0.01)
+    t = synthetic(jobs=400, seed=1)
+    hours = t.ideal_duration / 3600
+    assert hours.min() >= 10 ** 1.5 / 60 * 0.99 and hours.max() <= 10 ** 4 / 60 * 1.01
+
+
+def test_rate_sets_arrivals_and_zero_means_batch():
+    t = load_trace("synthetic:jobs=2000,seed=0,rate=10")
+    assert np.diff(t.arrival).mean() == pytest.approx(360.0, rel=0.05)
+    assert load_trace("synthetic:jobs=5,rate=0").arrival.max() == 0
+
+
+def test_csv_round_trip(tmp_path):
+    t = synthetic(jobs=30, seed=2)
+    path = tmp_path / "t.csv"
+    write_csv_trace(t, path)
+    back = load_trace(str(path))
+    assert back.job_id == t.job_id
+    for name in ("arrival", "gpus", "iterations"):
+        assert np.allclose(getattr(back, name), getattr(t, name))
+    assert [back.model_name(i) for i in range(back.n)] == [t.model_name(i) for i in range(t.n)]
+
+
+def test_csv_with_durations(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("arrival_s,gpus,model,duration_s\n0,2,resnet50,2617.6\n")
+    t = load_trace(f"csv:{p}")
+    assert t.iterations[0] == pytest.approx(2617.6 / 0.026176)
+
+
+PHILLY = [
+    {"status": "Pass", "vc": "a", "jobid": "application_1", "user": "u", "submitted_time": "2017-10-07 01:11:39",
+     "attempts": [{"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23",
+                   "detail": [{"ip": "m47", "gpus": ["gpu0", "gpu1"]}]},
+                  {"start_time": "2017-10-07 01:13:30", "end_time": "2017-10-07 02:13:09",
+                   "detail": [{"ip": "m4", "gpus": ["gpu0", "gpu1"]}]}]},
+    {"status": "Failed", "vc": "a", "jobid": "application_2", "user": "u", "submitted_time": "2017-10-07 01:00:00",
+     "attempts": []},
+    {"status": "Pass", "vc": "b", "jobid": "application_3", "user": "v", "submitted_time": "2017-10-07 01:05:00",
+     "attempts": [{"start_time": "2017-10-07 01:05:00", "end_time": "2017-10-07 01:35:00",
+                   "detail": [{"ip": "m1", "gpus": ["gpu0"]}, {"ip": "m2", "gpus": ["gpu3"]}]}]},
+]
+
+
+def test_philly_loader(tmp_path):
+    p = tmp_path / "cluster_job_log"
+    p.write_text(json.dumps(PHILLY))
+    t = load_trace(f"philly:{p},model=vgg16")
+    # job 2 has no attempt: skipped; job 3 was submitted 6 min 39 s before job 1
+    assert t.job_id == ("application_3", "application_1")
+    assert t.arrival.tolist() == [0.0, 399.0]
+    assert t.gpus.tolist() == [2, 2]
+    # run time = last end - first start: 30 min and 01:12:09 -> 02:13:09 = 61 min
+    assert (t.ideal_duration / 60).round(1).tolist() == pytest.approx([30.0, 61.0], abs=0.01)
+    assert t.row.tolist() == [3, 1]
+
+
+def test_helios_loader(tmp_path):
+    p = tmp_path / "cluster_log.csv"
+    p.write_text("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+                 "1,u,v,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
+                 "2,u,v,0,16,1,COMPLETED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0\n"
+                 "3,u,v,8,16,1,FAILED,2020-06-09 18:42:01,2020-06-09 18:43:00,2020-06-09 19:43:00,3600,59\n")
+    t = load_trace(f"helios:{p},model=resnet50,limit=5")
+    assert t.job_id == ("1", "3")  # the CPU-only job is skipped
+    assert t.gpus.tolist() == [1, 8]
+    assert t.arrival.tolist() == [0.0, 60.0]
+    assert t.ideal_duration.tolist() == pytest.approx([36848, 3600], rel=1e-4)
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n-5,1,resnet50,10\n", "row 2 (job j1): arrival time must be"),
+    ("arrival_s,gpus,model,iterations\n0,1,resnet51,10\n", "row 1: unknown model 'resnet51'"),
+    ("arrival_s,model,iterations\n0,resnet50,10\n", "missing column 'gpus'"),
+    ("arrival_s,gpus,model\n0,1,resnet50\n", "missing column 'iterations' (or 'duration_s')"),
+    ("arrival_s,gpus,model,iterations\n0,0,resnet50,10\n", "row 1 (job j0): a job needs at least 1 GPU"),
+    ("arrival_s,gpus,model,iterations\n0,1,resnet50,abc\n", "row 1: column 'iterations' must be a number"),
+    ("arrival_s,gpus,model,duration_s\n0,1,resnet50,-3\n", "row 1: duration_s must be >= 0"),
+])
+def test_bad_csv_names_row_and_rule(tmp_path, text, rule):
+    p = tmp_path / "bad.csv"
+    p.write_text(text)
+    with pytest.raises(TraceError) as err:
+        load_trace(str(p))
+    assert rule in str(err.value) and "\n" not in str(err.value)
+
+
+def test_bad_philly_and_helios(tmp_path):
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps([{"jobid": "x", "attempts": []}]))
+    with pytest.raises(TraceError, match="row 1: missing key 'submitted_time'"):
+        load_trace(f"philly:{p}")
+    back = [dict(PHILLY[0], attempts=[dict(PHILLY[0]["attempts"][0], end_time="2017-10-07 01:00:00")])]
+    p.write_text(json.dumps(back))
+    with pytest.raises(TraceError, match="row 1 .*times must not run backwards"):
+        load_trace(f"philly:{p}")
+    h = tmp_path / "h.csv"
+    h.write_text("job_id,gpu_num,submit_time\n1,1,2020-06-09 18:41:01\n")
+    with pytest.raises(TraceError, match="missing column 'duration'"):
+        load_trace(f"helios:{h}")
+
+
+@pytest.mark.parametrize("spec, rule", [
+    ("synthetic:jobs=0", "jobs must be an integer >= 1"),
+    ("synthetic:jobs=10,rate=-1", "rate must be a number >= 0"),
+    ("synthetic:jobs=10,color=red", "unknown option 'color'"),
+    ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),
+    ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
+    ("pai:x.csv", "unknown trace kind 'pai'"),
+    ("csv:/no/such/file.csv", "trace file not found"),
+    ("", "trace spec is empty"),
+])
+def test_bad_specs(spec, rule):
+    with pytest.raises(TraceError, match=rule.replace("(", r"\(")):
+        load_trace(spec)
+
+
+def test_jobs_larger_than_the_cluster():
+    t = load_trace("synthetic:jobs=160,seed=0")
+    with pytest.raises(TraceError, match=r"row \d+ \(job j\d+\): needs 32 GPUs, but the cluster has 16; a job must fit"):
+        check_fits(t, 16)
