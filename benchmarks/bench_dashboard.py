@@ -54,6 +54,39 @@ TIMER = """() => {
 }"""
 
 
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, with reaped children) of a live process, from /proc (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(root: int) -> list[int]:
+    """`root` and every live process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def browser_cpu(server: int | None = None) -> float:
+    """CPU seconds so far of chromium and the Playwright driver (every process below this one but the server)."""
+    mine = set(descendants(os.getpid())) - {os.getpid()} - set(descendants(server) if server else [])
+    return sum(process_cpu(pid) for pid in mine)
+
+
 def free_port() -> int:
     """A TCP port nobody listens on."""
     with socket.socket() as s:
@@ -80,12 +113,14 @@ def wait_healthy(port: int, timeout: float = 60) -> None:
     raise RuntimeError("streamlit did not start")
 
 
-def first_screen(browser, width: int, timeout_ms: int = 120_000) -> tuple[float, float]:
+def first_screen(browser, width: int, timeout_ms: int = 120_000) -> tuple[float, float, float, float]:
     """Seconds from `streamlit run` to the first screen (Topology & trees) being interactive:
     its last caption shown, both workload-tree charts drawn by plotly, and the root selector
-    enabled (fresh server, fresh page). Returns (total, of which until the server answered its health check)."""
+    enabled (fresh server, fresh page: nothing cached in the browser). Returns (total, of which until
+    the server answered its health check, the server's CPU seconds, the browser's CPU seconds)."""
     port = free_port()
     page = browser.new_page(viewport={"width": width, "height": 900})
+    cpu0 = browser_cpu()
     start = time.perf_counter()
     proc = start_server(port)
     try:
@@ -99,15 +134,18 @@ def first_screen(browser, width: int, timeout_ms: int = 120_000) -> tuple[float,
         root.wait_for(state="visible", timeout=timeout_ms)
         if not root.is_enabled():
             raise RuntimeError("the root selector is not enabled")
-        return time.perf_counter() - start, ready
+        total = time.perf_counter() - start
+        server = sum(process_cpu(pid) for pid in descendants(proc.pid))
+        return total, ready, server, browser_cpu(proc.pid) - cpu0
     finally:
         page.close()
         proc.terminate()
         proc.wait(timeout=15)
 
 
-def stepping(browser, steps: int, width: int, timeout_ms: int = 120_000) -> list[float]:
-    """Seconds per one-round step on DCell(6,1) with the player's three default methods side by side."""
+def stepping(browser, steps: int, width: int, timeout_ms: int = 120_000) -> tuple[list[float], float, float]:
+    """Seconds per one-round step on DCell(6,1) with the player's three default methods side by side, and the
+    CPU seconds per timed step of the server and of the browser."""
     port = free_port()
     proc = start_server(port)
     page = browser.new_page(viewport={"width": width, "height": 900})
@@ -129,14 +167,18 @@ def stepping(browser, steps: int, width: int, timeout_ms: int = 120_000) -> list
         page.evaluate(TIMER)
         times = []
         nxt = page.get_by_role("button", name="Next")
+        cpu = None
         for r in range(2, steps + 4):
+            if r == 4:
+                cpu = (sum(process_cpu(pid) for pid in descendants(proc.pid)), browser_cpu(proc.pid))
             page.evaluate("(r) => { window.__want = r; window.__clicked = null; window.__drawn = null; }", r)
             nxt.click()
             page.wait_for_function("() => window.__drawn !== null", polling=10)
             page.wait_for_function(TEXT, arg=f"Round {r} of", polling=10)
             if r > 3:  # the first two steps warm caches and the browser
                 times.append(page.evaluate("() => (window.__drawn - window.__clicked) / 1000"))
-        return times
+        server = (sum(process_cpu(pid) for pid in descendants(proc.pid)) - cpu[0]) / len(times)
+        return times, server, (browser_cpu(proc.pid) - cpu[1]) / len(times)
     finally:
         page.close()
         proc.terminate()
@@ -159,19 +201,24 @@ def main() -> None:
         for width in (int(w) for w in a.widths.split(",")):
             got = [first_screen(browser, width) for _ in range(a.starts)]
             starts, ready = [g[0] for g in got], [g[1] for g in got]
-            steps = sorted(stepping(browser, a.steps, width))
+            server_cpu, chrome_cpu = statistics.median(g[2] for g in got), statistics.median(g[3] for g in got)
+            steps, step_server, step_chrome = stepping(browser, a.steps, width)
+            steps = sorted(steps)
             p90 = steps[min(len(steps) - 1, int(round(0.9 * (len(steps) - 1))))]
             print(f"[{width} px] (a) streamlit run -> first screen interactive: median {statistics.median(starts):.2f} s "
                   f"(runs: {', '.join(f'{s:.2f}' for s in starts)}; target <= 3 s), of which the "
-                  f"server start (until its health check answers) {statistics.median(ready):.2f} s")
+                  f"server start (until its health check answers) {statistics.median(ready):.2f} s; CPU per start: "
+                  f"server {server_cpu:.2f} s, chromium {chrome_cpu:.2f} s (medians)")
             print(f"[{width} px] (b) step one round, DCell(6,1), three methods: median {statistics.median(steps):.3f} s, "
                   f"p90 {p90:.3f} s, min {steps[0]:.3f} s, max {steps[-1]:.3f} s over {len(steps)} steps "
-                  f"(target <= 0.5 s)", flush=True)
+                  f"(target <= 0.5 s); CPU per step: server {step_server:.3f} s, chromium {step_chrome:.3f} s; "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+        chrome = browser_cpu()
         browser.close()
     child = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"wall {time.perf_counter() - wall:.0f} s; CPU: this process {time.process_time() - cpu:.1f} s, "
-          f"streamlit servers {child.ru_utime + child.ru_stime:.1f} s (chromium's own CPU not included); "
-          f"load average {os.getloadavg()[0]:.1f} at end (other work on this machine inflates the numbers)")
+          f"streamlit servers {child.ru_utime + child.ru_stime:.1f} s, chromium and driver {chrome:.1f} s; "
+          f"load average {os.getloadavg()[0]:.1f} at end (other work on this machine inflates the wall times)")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,15 @@ class LinkGroups:
         return sums / np.maximum(self.sizes, 1)[:, None]
 
 
+def group_bandwidths(groups: LinkGroups, t: Topology) -> list[tuple[float, float]]:
+    """(slowest, fastest) bandwidth in Gbit/s of each group's working links ((0, 0) when all have failed)."""
+    out = []
+    for g in range(len(groups.names)):
+        bw = t.bandwidth[(groups.of_edge == g) & ~t.failed]
+        out.append((float(bw.min()), float(bw.max())) if len(bw) else (0.0, 0.0))
+    return out
+
+
 def link_groups(t: Topology) -> LinkGroups:
     """The link groups of a topology, chosen by its family (see the module docstring)."""
     try:

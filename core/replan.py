@@ -163,6 +163,18 @@ class Replan:
         """The whole run (delivered part, then the rest) as one DAG over the original topology and its rounds."""
         return combine(self.schedule.dag, self.schedule.rounds, self.delivered, self.rest.dag, self.rest.rounds)
 
+    def combined_times(self) -> tuple[np.ndarray, np.ndarray]:
+        """(start, finish) in seconds of every workload of `combined()`'s DAG, in its order: the delivered
+        workloads as they ran (a transfer kept in flight on a slowed link ends later), then the rest,
+        replayed from the resume time."""
+        delivered, _, finish = _state(self.schedule.dag, self.timing, self.at_s, self.topology)
+        start = self.timing.start[delivered]
+        finish = finish[delivered]
+        if self.rest_timing is None:
+            return start, finish
+        return (np.r_[start, self.resume_s + self.rest_timing.start],
+                np.r_[finish, self.resume_s + self.rest_timing.finish])
+
     def summary(self) -> dict[str, Any]:
         """Plain numbers (JSON-ready)."""
         dag = self.schedule.dag
@@ -183,23 +195,28 @@ class Replan:
 def run_state(dag, timing: Timing, at_s: float, after: Topology) -> tuple[np.ndarray, np.ndarray, float, float]:
     """(delivered, lost, resume time, when the last delivered workload arrives) of a run at the moment
     `at_s` when the network becomes `after`."""
+    delivered, lost, finish = _state(dag, timing, at_s, after)
+    drained = max(float(at_s), float(finish[delivered & (timing.finish > at_s)].max(initial=0.0)))
+    arrived = float(finish[delivered].max()) if delivered.any() else 0.0
+    return delivered, lost, drained, arrived
+
+
+def _state(dag, timing: Timing, at_s: float, after: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(delivered, lost, finish time of every workload as the run goes on after the event)."""
     in_flight = (timing.start < at_s) & (timing.finish > at_s)
     dead = after.link_failed
     crosses = np.zeros(dag.n, dtype=bool)
     np.logical_or.at(crosses, dag.links.rows_of_values(), dead[dag.links.values])
     lost = in_flight & crosses
     going = np.flatnonzero(in_flight & ~lost)
-    finished = timing.finish <= at_s
-    arrived = float(timing.finish[finished].max()) if finished.any() else 0.0
-    drained = float(at_s)
+    finish = timing.finish.copy()
     if len(going):
         # the remaining share of each surviving transfer runs at the new speed of its links
         now = transfer_times(dag, timing.size, np.where(after.link_failed, 1.0, after.link_bandwidth),
                              after.link_latency)
         share = (timing.finish[going] - at_s) / timing.duration[going]
-        drained = max(drained, float(np.max(at_s + share * now[going])))
-        arrived = max(arrived, drained)
-    return finished | (in_flight & ~lost), lost, drained, arrived
+        finish[going] = at_s + share * now[going]
+    return (timing.finish <= at_s) | (in_flight & ~lost), lost, finish
 
 
 def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, mode: str = "async",

@@ -11,7 +11,6 @@ from typing import Any
 
 import streamlit as st
 
-from . import figures
 from .controls import persistent, remembered
 
 EXPORT_FORMATS = ("png", "svg")
@@ -39,10 +38,3 @@ def export_setting() -> str:
     return persistent(st.sidebar.segmented_control, _KEEP, "png", "Save figures as", EXPORT_FORMATS,
                       format_func=str.upper, help="Every chart's camera button (top right, on hover) saves it as a "
                       "file in this format; the browser draws it, nothing is sent anywhere.")
-
-
-def preload() -> None:
-    """An invisible chart drawn before anything is computed, so the browser loads plotly.js meanwhile
-    (the first figure then shows about a second earlier)."""
-    st.plotly_chart(figures.blank_figure(), config={"staticPlot": True, "displayModeBar": False}, theme=None,
-                    height=1, key="plotly-preload")

@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from core.methods import METHODS, get_method, method_names
 from core.schedule import ScheduleConfig
 from core.topology import TopologyError, preset
+from core.topology.links import LINK_KEYS
 
 from . import data
 from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, Source, TooBig, family_params,
@@ -93,7 +94,9 @@ def topology_picker() -> Source:
         spec = family_spec(family, params)
         named = {p.spec: p.name for p in preset("table2")}
         candidate = Source(spec, named.get(spec, spec))
-    else:
+    if candidate is not None:
+        candidate = _with_link_options(sb, candidate)
+    if mode == "Upload":
         up = sb.file_uploader("GraphML or JSON edge list", type=["graphml", "xml", "json"], key="upload",
                               help="GraphML: nodes need kind=server|switch. JSON: {\"nodes\": [{\"id\", \"kind\"}], "
                                    "\"links\": [[u, v], ...]}.")
@@ -102,6 +105,9 @@ def topology_picker() -> Source:
         else:
             sb.caption("Upload a file to replace the topology shown.")
     good = good_source()
+    if isinstance(candidate, str):
+        st.error(f"{candidate} Still showing {good.name}.")
+        candidate = None
     if candidate is not None and (candidate.spec, candidate.data) != (good.spec, good.data):
         try:
             data.topology(candidate)
@@ -114,6 +120,23 @@ def topology_picker() -> Source:
             st.session_state["good_source"] = good
     sb.caption(f"Showing **{good.name}** (topologies up to {MAX_NODES} nodes).")
     return good
+
+
+def _with_link_options(sb: Any, source: Source) -> Source | str:
+    """The source with the link options typed in the sidebar (``bw=100/25``) appended to its spec, or a line
+    saying what is wrong with them (the options' values are checked by core when the topology is built)."""
+    text = persistent(sb.text_input, "link_options", "", "Link speeds (optional)", placeholder="e.g. bw=100/25",
+                      help="spec options for every link, per level (docs/time.md): bw=100 (Gbit/s), bw=100/25 (level 0 "
+                           "at 100, level 1 at 25), bw=25|100 (a seeded mix), lat=1 (µs), link_seed=0. Empty: "
+                           "100 Gbit/s and 1 µs everywhere").strip().strip(",")
+    if not text:
+        return source
+    keys = [item.partition("=")[0].strip() for item in text.split(",")]
+    wrong = [k for k in keys if k not in LINK_KEYS]
+    if wrong:
+        return (f"Link speeds: {wrong[0]!r} is not a link option; use {', '.join(k + '=' for k in LINK_KEYS)} "
+                f"(e.g. bw=100/25), got {text!r}.")
+    return Source(f"{source.spec},{text}", f"{source.name} {text}")
 
 
 def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "Methods", where: Any = None

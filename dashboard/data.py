@@ -18,20 +18,24 @@ import streamlit as st
 from core.bounds import lower_bounds
 from core.compare import Row, compare_topology
 from core.compare import configurations as compare_configurations
-from core.linkgroups import LinkGroups, link_groups
+from core.engine import Rounds
+from core.linkgroups import LinkGroups, group_bandwidths, link_groups
 from core.methods import get_method, run_method
+from core.replan import LinkEvent, Replan, replan
 from core.routing import NodeTree, Routes, compute_routes
 from core.schedule import Schedule, ScheduleConfig
 from core.schedule_io import schedule_to_dict
+from core.seconds import time_report
+from core.timing import ReplayPlan, Timing
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
 from . import figures
-from .figures import HeatRows, NetDrawing, WorkloadArc
-from .playback import Playback, build_playback, heatmap_table
+from .figures import AxisStyle, HeatRows, NetDrawing, WorkloadArc
+from .playback import Playback, build_playback, build_time_playback, heatmap_table
 from .positions import positions
-from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, Source, TooBig, check_drawable,
-                      predicted_nodes)
+from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, ROUNDS, Source, Timeline, TooBig,
+                      check_drawable, predicted_nodes)
 
 Progress = Callable[[float], None]
 
@@ -82,7 +86,20 @@ def drawing(source: Source) -> NetDrawing:
     t = topology(source)
     pos = node_positions(source)
     return NetDrawing(x=pos[:, 0], y=pos[:, 1], labels=t.labels, is_server=t.is_server, edges=t.edges,
-                      link_src=t.link_src, link_dst=t.link_dst)
+                      link_src=t.link_src, link_dst=t.link_dst, bandwidth=t.bandwidth, failed=t.failed,
+                      link_text=tuple(f"link {name}, {t.latency[e]:g} µs" + (" — FAILED" if t.failed[e] else "")
+                                      for e, name in link_choices(source, failed=True)))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def link_choices(source: Source, failed: bool = False) -> list[tuple[int, str]]:
+    """(undirected link id, ``3 · s00–sw0.0 · level 1 · 25 Gbit/s``) of every working link (all with `failed`)."""
+    t = topology(source)
+    lab = t.labels
+    return [(e, f"{e} · {lab[u]}–{lab[v]} · level {lev} · {bw:g} Gbit/s")
+            for e, ((u, v), lev, bw, dead) in enumerate(zip(t.edges.tolist(), t.edge_level.tolist(),
+                                                             t.bandwidth.tolist(), t.failed.tolist()))
+            if failed or not dead]
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -95,6 +112,17 @@ def node_positions(source: Source) -> np.ndarray:
 def groups(source: Source) -> LinkGroups:
     """The topology's link groups (BCube levels, DCell copies, fat-tree pods, link kinds)."""
     return link_groups(topology(source))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def group_names(source: Source) -> tuple[str, ...]:
+    """The link groups' names, with their bandwidth when the links' bandwidths differ (``level 1 · 25 Gbit/s``)."""
+    t = topology(source)
+    g = groups(source)
+    if len(np.unique(t.bandwidth[~t.failed])) <= 1:
+        return tuple(g.names)
+    return tuple(f"{name} · {lo:g} Gbit/s" if lo == hi else f"{name} · {lo:g}–{hi:g} Gbit/s"
+                 for name, (lo, hi) in zip(g.names, group_bandwidths(g, t)))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -187,24 +215,104 @@ def playback(source: Source, method: str, config: ScheduleConfig, _progress: Pro
     return build_playback(schedule(source, method, config, _progress))
 
 
+# ---- seconds, failed and slowed links ------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=48)
-def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: bool, title: str) -> HeatRows:
-    """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
+def timing(source: Source, method: str, config: ScheduleConfig, mode: str) -> Timing:
+    """The schedule replayed in seconds (`config.size` bytes, sync or async)."""
+    s = schedule(source, method, config)
+    return ReplayPlan(s.dag, s.rounds).run(config.size, mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def seconds_report(source: Source, method: str, config: ScheduleConfig) -> dict:
+    """Both replay modes' time, algbw, busbw, the bounds in seconds and the gaps (core.seconds.time_report)."""
+    s = schedule(source, method, config)
+    return time_report(s.dag, s.rounds, config.size)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def link_event(source: Source, when: str, fail: str | None, slow: str | None) -> LinkEvent:
+    """The links that fail or slow down at `when` (``0s``, ``2ms``, ``round=5``), checked to leave every server
+    connected (raises TopologyError with the rule and the links otherwise)."""
+    t = topology(source)
+    event = LinkEvent.parse(t, when, fail=fail, slow=slow, what="link change")
+    event.apply(t)
+    return event
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def replanned(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Replan:
+    """The method's schedule run until `event`, then re-planned by the method on the changed network (core.replan)."""
+    return replan(schedule(source, method, config), event, mode=mode, config=config,
+                  timing=timing(source, method, config, mode))
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def replanned_run(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str
+                  ) -> tuple[WorkloadDAG, Rounds, np.ndarray, np.ndarray]:
+    """The whole re-planned run (delivered part, then the rest) as one DAG, its rounds, and when each workload ran."""
+    r = replanned(source, method, config, event, mode)
+    dag, rounds = r.combined()
+    return (dag, rounds, *r.combined_times())
+
+
+def run_end(source: Source, method: str, config: ScheduleConfig, timeline: Timeline) -> float:
+    """When the played run finishes (s): the replay, or the re-planned run with the timeline's event."""
+    if timeline.event is not None:
+        return replanned(source, method, config, timeline.event, timeline.mode).finish_s
+    return timing(source, method, config, timeline.mode).time
+
+
+def played(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS,
+           _progress: Progress | None = None) -> Playback:
+    """What the player plays for a method: its rounds, the re-planned run's rounds, or either on time columns."""
+    if timeline.seconds:
+        return time_playback(source, method, config, timeline)
+    if timeline.event is not None:
+        return event_playback(source, method, config, timeline.event, timeline.mode)
+    return playback(source, method, config, _progress)
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def event_playback(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Playback:
+    """The re-planned run per round: the delivered part of the original rounds, then the method's rounds of the rest."""
+    dag, rounds, _, _ = replanned_run(source, method, config, event, mode)
+    return build_playback(Schedule(method, dag, rounds, config, dict(playback(source, method, config).info)))
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def time_playback(source: Source, method: str, config: ScheduleConfig, timeline: Timeline) -> Playback:
+    """The run on the timeline's time columns: in-flight workloads and each link's busy share per column."""
     pb = playback(source, method, config)
+    if timeline.event is None:
+        tm = timing(source, method, config, timeline.mode)
+        dag, start, finish = pb.dag, tm.start, tm.finish
+    else:
+        dag, _, start, finish = replanned_run(source, method, config, timeline.event, timeline.mode)
+    return build_time_playback(method, dag, start, finish, np.asarray(timeline.edges_s), pb.stats, pb.info)
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: bool, title: str,
+              timeline: Timeline = ROUNDS) -> HeatRows:
+    """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
+    pb = played(source, method, config, timeline)
     if not by_group:
         return HeatRows(title, pb.util_pct, link_labels(source))
     g = groups(source)
     z = np.rint(g.utilization(pb.util_pct.astype(float))).astype(np.uint8)
-    return HeatRows(title, z, g.names)
+    return HeatRows(title, z, group_names(source))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: ScheduleConfig, by_group: bool,
-                network: bool, edges: tuple[float, ...], legend: tuple[tuple[str, str, str], ...]) -> dict:
+                network: bool, edges: tuple[float, ...], legend: tuple[tuple, ...], timeline: Timeline = ROUNDS,
+                axis: AxisStyle = figures.ROUND_AXIS, marks: tuple = (),
+                changed: tuple[tuple[int, ...], str] | None = None) -> dict:
     """The round-independent part of the player figure (networks or group bars, and the heatmaps), built once."""
-    heats = [heat_rows(source, m, config, by_group, title) for m, title in methods]
+    heats = [heat_rows(source, m, config, by_group, title, timeline) for m, title in methods]
     return figures.player_base(drawing(source) if network else None, heats, np.asarray(edges), legend,
-                               groups(source).names)
+                               group_names(source), axis=axis, marks=marks, changed=changed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -214,9 +322,15 @@ def schedule_json(source: Source, method: str, config: ScheduleConfig) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def heatmap_csv(source: Source, method: str, config: ScheduleConfig) -> str:
-    """The utilization heatmap's numbers as CSV (directed links x rounds, percent of capacity)."""
-    return heatmap_table(playback(source, method, config)).to_csv(index=False)
+def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS) -> str:
+    """The utilization heatmap's numbers as CSV: directed links x rounds (percent of capacity), or x time columns
+    (percent of the column's time busy, columns named by their interval in ms)."""
+    pb = played(source, method, config, timeline)
+    names = None
+    if timeline.seconds:
+        e = np.asarray(timeline.edges_s) * 1e3
+        names = [f"{e[j]:.6g}-{e[j + 1]:.6g} ms" for j in range(pb.n_rounds)]
+    return heatmap_table(pb, names).to_csv(index=False)
 
 
 @st.cache_data(show_spinner=False, ttl=120)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sample_colorscale
 from plotly.subplots import make_subplots
 
 from core.methods import METHODS
@@ -41,20 +41,57 @@ class NetDrawing:
     edges: np.ndarray
     link_src: np.ndarray
     link_dst: np.ndarray
+    bandwidth: np.ndarray | None = None
+    """Gbit/s of each undirected link (None: not shown)."""
+    failed: np.ndarray | None = None
+    """True for a failed undirected link (drawn red and dotted)."""
+    link_text: Sequence[str] = ()
+    """Hover text of each undirected link (id, ends, level, bandwidth, latency)."""
 
     @property
     def span(self) -> float:
         """Size of the drawing (for offsets that scale with it)."""
         return float(max(np.ptp(self.x), np.ptp(self.y), 1e-9))
 
+    @property
+    def dead(self) -> np.ndarray:
+        """Per undirected link: failed."""
+        return np.zeros(len(self.edges), bool) if self.failed is None else np.asarray(self.failed, bool)
 
-def blank_figure() -> go.Figure:
-    """An empty, axis-less figure, as small as plotly allows (marked ``meta="blank"``)."""
-    fig = go.Figure(layout=dict(height=10, margin=dict(l=0, r=0, t=0, b=0), meta="blank",
-                                paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)"))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return fig
+    def speeds(self) -> list[tuple[float, np.ndarray]]:
+        """(bandwidth, working links at it) from the fastest down; one entry when every link runs at one speed."""
+        if self.bandwidth is None:
+            return []
+        bw = np.asarray(self.bandwidth, float)
+        alive = ~self.dead
+        return [(float(b), np.flatnonzero(alive & (bw == b))) for b in np.unique(bw[alive])[::-1]]
+
+
+FAILED_COLOUR, CHANGED_COLOUR = "#d62728", "#e377c2"
+
+
+def speed_style(bandwidth: float, fastest: float) -> tuple[str, float]:
+    """(colour, width) of a link at `bandwidth` when the fastest link runs at `fastest`: slower is thinner and paler."""
+    share = float(np.clip(bandwidth / fastest, 0.0, 1.0)) if fastest > 0 else 1.0
+    grey = int(round(200 - 120 * share))  # #505050 for the fastest, paler below
+    return f"#{grey:02x}{grey:02x}{grey:02x}", 0.8 + 3.2 * share
+
+
+def link_legend(d: NetDrawing) -> list[tuple]:
+    """Legend keys of the links: one per bandwidth (width and shade), and failed links."""
+    speeds = d.speeds()
+    if not speeds:
+        return []
+    keys: list[tuple] = []
+    if len(speeds) == 1:
+        keys.append((f"every link {speeds[0][0]:g} Gbit/s", EDGE_COLOUR, "line", 1.5))
+    else:
+        for b, _ in speeds:
+            colour, width = speed_style(b, speeds[0][0])
+            keys.append((f"{b:g} Gbit/s link", colour, "line", width))
+    if d.dead.any():
+        keys.append(("failed link", FAILED_COLOUR, "dot", 2.0))
+    return keys
 
 
 def _clean_axes(fig: go.Figure, height: int, title: str | None) -> go.Figure:
@@ -82,14 +119,10 @@ def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
 
 def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
-                   show_labels: bool | None = None) -> list[go.Scatter]:
-    """The traces of `network_figure`: links, pruned links, busy links, servers (dots) and switches (squares)."""
-    faded = set(int(e) for e in faded_edges)
-    traces: list[go.Scatter] = []
-    solid = [e for e in range(len(d.edges)) if e not in faded]
-    traces.append(_segments(d, solid, EDGE_COLOUR, 1.2, "links", dash=None))
-    if faded:
-        traces.append(_segments(d, sorted(faded), "#d0d0d0", 1.5, "pruned links", dash="dot"))
+                   show_labels: bool | None = None, overlay: Sequence[go.Scatter] = ()) -> list[go.Scatter]:
+    """The traces of `network_figure`: links, pruned links, `overlay`, busy links, servers (dots) and switches
+    (squares)."""
+    traces = link_traces(d, faded_edges) + list(overlay)
     if len(busy_links):
         traces += _busy_traces(d, np.asarray(busy_links, dtype=np.int64), list(busy_colours), list(hover))
     labels = show_labels if show_labels is not None else len(d.labels) <= 60
@@ -107,6 +140,39 @@ def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
             hovertext=[f"{d.labels[v]} ({'server' if server else 'switch'})" for v in ids.tolist()],
             hoverinfo="text", name="servers" if server else "switches"))
     return traces
+
+
+def link_traces(d: NetDrawing, faded_edges: Sequence[int] = ()) -> list[go.Scatter]:
+    """The cables: one trace per bandwidth when links differ (slower: thinner and paler), failed links red
+    and dotted, `faded_edges` pale and dotted, and invisible points at mid-link that name each link on hover."""
+    faded = np.zeros(len(d.edges), bool)
+    faded[np.asarray(list(faded_edges), dtype=np.int64)] = True
+    dead = d.dead
+    speeds = d.speeds()
+    traces: list[go.Scatter] = []
+    if len(speeds) > 1:
+        fastest = speeds[0][0]
+        for b, ids in speeds:
+            colour, width = speed_style(b, fastest)
+            traces.append(_segments(d, [e for e in ids.tolist() if not faded[e]], colour, width, f"{b:g} Gbit/s links",
+                                    dash=None))
+    else:
+        traces.append(_segments(d, np.flatnonzero(~faded & ~dead).tolist(), EDGE_COLOUR, 1.2, "links", dash=None))
+    if (faded & ~dead).any():
+        traces.append(_segments(d, np.flatnonzero(faded & ~dead).tolist(), "#d0d0d0", 1.5, "pruned links", dash="dot"))
+    if dead.any():
+        traces.append(_segments(d, np.flatnonzero(dead).tolist(), FAILED_COLOUR, 2.0, "failed links", dash="dot"))
+    if len(d.link_text):
+        mx = (d.x[d.edges[:, 0]] + d.x[d.edges[:, 1]]) / 2
+        my = (d.y[d.edges[:, 0]] + d.y[d.edges[:, 1]]) / 2
+        traces.append(go.Scatter(x=mx, y=my, mode="markers", marker=dict(size=9, color="rgba(0,0,0,0)"),
+                                 hovertext=list(d.link_text), hoverinfo="text", name="link names"))
+    return traces
+
+
+def changed_links_trace(d: NetDrawing, edges: Sequence[int], name: str) -> go.Scatter:
+    """Links a mid-run event fails or slows, drawn over their cables (pink, dashed) under the event's name."""
+    return _segments(d, [int(e) for e in edges], CHANGED_COLOUR, 3.0, name, dash="dash")
 
 
 def _segments(d: NetDrawing, edges: list[int], colour: str, width: float, name: str, dash: str | None) -> go.Scatter:
@@ -179,13 +245,56 @@ ROW_LABELS = 30
 """Heatmaps with at most this many rows name every row on the axis; bigger ones name them on hover."""
 
 
+@dataclass(frozen=True)
+class AxisStyle:
+    """How the player's column axis reads: its title, the hover text of a column, what a cell's percent is."""
+
+    title: str = "round"
+    hover: str = "round %{x:.0f}"
+    value: str = "% of capacity"
+    heading: str = "link utilization per round"
+
+
+ROUND_AXIS = AxisStyle()
+
+
+def time_unit(end_s: float) -> tuple[str, float]:
+    """The unit a time axis ending at `end_s` seconds reads best in, and how many of it make a second."""
+    if end_s >= 1:
+        return "s", 1.0
+    if end_s >= 1e-3:
+        return "ms", 1e3
+    return "µs", 1e6
+
+
+def time_axis(unit: str) -> AxisStyle:
+    """The seconds axis in `unit` (ms, µs or s): a column is an interval of time, a cell the share of it a link is busy."""
+    return AxisStyle(f"time ({unit})", f"around %{{x:.4g}} {unit}", "% of the time busy",
+                     "share of each time column every link is busy")
+
+
 def heatmap_trace(util_pct: np.ndarray, row_names: Sequence[str], edges: np.ndarray,
-                  coloraxis: str | None = None) -> go.Heatmap:
-    """The utilization heatmap trace: z = percent of capacity, one column per span of `edges`."""
+                  coloraxis: str | None = None, axis: AxisStyle = ROUND_AXIS) -> go.Heatmap:
+    """The utilization heatmap trace: z = percent (of capacity, or of the column's time), one column per span of
+    `edges`."""
     scale = {} if coloraxis else dict(zmin=0, zmax=100, colorscale=UTIL_SCALE)
-    return go.Heatmap(z=util_pct, x=np.asarray(edges), y=list(row_names), coloraxis=coloraxis,
-                      hovertemplate="%{y}<br>round %{x:.0f}: %{z}% of capacity<extra></extra>", name="utilization",
+    edges = np.asarray(edges)[:np.shape(util_pct)[1] + 1]
+    return go.Heatmap(z=util_pct, x=edges, y=list(row_names), coloraxis=coloraxis,
+                      hovertemplate=f"%{{y}}<br>{axis.hover}: %{{z}}{axis.value}<extra></extra>", name="utilization",
                       **scale)
+
+
+def event_shapes(marks: Sequence[tuple[float, float, str]], xref: str, yref: str) -> list[dict]:
+    """A mid-run event on a heatmap: a dashed line at its moment and, when the run waits before re-planning
+    (x1 > x0), a shaded span up to the resume."""
+    out = []
+    for x0, x1, text in marks:
+        if x1 > x0:
+            out.append(dict(type="rect", x0=x0, x1=x1, y0=0, y1=1, xref=xref, yref=yref, line=dict(width=0),
+                            fillcolor="rgba(214,39,40,0.12)", name="draining"))
+        out.append(dict(type="line", x0=x0, x1=x0, y0=0, y1=1, xref=xref, yref=yref, name=f"event: {text}",
+                        line=dict(color=FAILED_COLOUR, width=2, dash="dash")))
+    return out
 
 
 def round_marker(edges: np.ndarray, current_round: int, xref: str = "x", yref: str = "paper") -> dict:
@@ -227,21 +336,37 @@ PHASE_COLOURS = ("#2c7fb8", "#e6550d")
 """Busy links in the player: reduce (blue), broadcast (orange)."""
 
 
-def legend_entries(keys: Sequence[tuple[str, str, str]]) -> list[go.Scatter]:
-    """Legend-only traces: (name, colour, marker symbol) each."""
-    return [go.Scatter(x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
-                       marker=dict(color=colour, symbol=symbol, size=11), legendgroup=name)
-            for name, colour, symbol in keys]
+LINE_STYLES = {"line": None, "dot": "dot", "dash": "dash"}
+"""Legend keys drawn as a line sample instead of a marker: symbol -> plotly dash."""
+
+
+def legend_entries(keys: Sequence[tuple]) -> list[go.Scatter]:
+    """Legend-only traces: (name, colour, marker symbol) each, or (name, colour, "line" | "dot" | "dash", width)
+    for a line sample."""
+    out = []
+    for name, colour, symbol, *width in keys:
+        if symbol in LINE_STYLES:
+            out.append(go.Scatter(x=[None], y=[None], mode="lines", name=name, showlegend=True, hoverinfo="skip",
+                                  line=dict(color=colour, width=width[0] if width else 2, dash=LINE_STYLES[symbol]),
+                                  legendgroup=name))
+        else:
+            out.append(go.Scatter(x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
+                                  marker=dict(color=colour, symbol=symbol, size=11), legendgroup=name))
+    return out
 
 
 def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarray,
-                legend: Sequence[tuple[str, str, str]] = (), group_names: Sequence[str] = (),
-                height_hint: int | None = None) -> dict:
+                legend: Sequence[tuple] = (), group_names: Sequence[str] = (),
+                height_hint: int | None = None, axis: AxisStyle = ROUND_AXIS,
+                marks: Sequence[Sequence[tuple[float, float, str]]] = (),
+                changed: tuple[Sequence[int], str] | None = None) -> dict:
     """The round-independent part of the player figure as a plotly dict.
 
     Top: per method, the network (`d`), or, when `d` is None, bars of the link groups' use.
-    Below: one heatmap per method, stacked, all on ONE round axis (`edges`), so a round is the
-    same column in every method; the heatmaps share one colour scale.
+    Below: one heatmap per method, stacked, all on ONE axis (`edges`: rounds, or intervals of
+    time), so a column is the same round or the same interval in every method; the heatmaps share
+    one colour scale. `marks` (per method: (x, resume x, text)) draw a mid-run event on its heatmap;
+    `changed` (undirected links, name) draws the links that event changes on every network.
     """
     k = len(heats)
     if d is not None:  # as tall as a ~260-px-wide panel needs for the drawing's aspect ratio
@@ -256,7 +381,8 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                         vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
     for i, h in enumerate(heats, start=1):
         if d is not None:
-            for tr in network_traces(d, show_labels=len(d.labels) <= 30):
+            extra = [changed_links_trace(d, *changed)] if changed else []
+            for tr in network_traces(d, show_labels=len(d.labels) <= 30, overlay=extra):
                 fig.add_trace(tr.update(showlegend=False), row=1, col=i)
             fig.update_xaxes(visible=False, row=1, col=i)
             fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
@@ -265,7 +391,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             fig.update_yaxes(autorange="reversed", showticklabels=i == 1, tickfont=dict(size=11), row=1, col=i,
                              automargin=True,
                              type="category", categoryorder="array", categoryarray=list(group_names))
-        fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis"), row=1 + i, col=1)
+        fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", axis=axis), row=1 + i, col=1)
         named = h.z.shape[0] <= ROW_LABELS
         fig.update_yaxes(autorange="reversed", showticklabels=named, ticks="", tickfont=dict(size=11), row=1 + i, type="category",
                          automargin=True,
@@ -273,7 +399,9 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                            font=dict(size=12)))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
                          matches=_axis_name("x", k + 1) if i > 1 else None, showticklabels=True,
-                         title=dict(text="round", standoff=2) if i == k else None)
+                         title=dict(text=axis.title, standoff=2) if i == k else None)
+    if changed and d is not None:
+        legend = [*legend, (changed[1], CHANGED_COLOUR, "dash", 3.0)]
     for tr in legend_entries(legend):
         fig.add_trace(tr)
     for i, h in enumerate(heats, start=1):  # titles flush left over each panel
@@ -281,22 +409,31 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
         fig.add_annotation(text=f"<b>{h.title}</b>", x=top_x[0], y=top_y[1], xref="paper", yref="paper",
                            xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14))
         heat_y = fig.layout[f"yaxis{k + i}"].domain
-        fig.add_annotation(text=f"<b>{h.title}</b>: link utilization per round", x=0, y=heat_y[1], xref="paper",
+        fig.add_annotation(text=f"<b>{h.title}</b>: {axis.heading}", x=0, y=heat_y[1], xref="paper",
                            yref="paper", xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
+    shapes = [s for i, m in enumerate(marks, start=1)
+              for s in event_shapes(m, _axis_name("x", k + i), f"{_axis_name('y', k + i)} domain")]
     height = height_hint or total
     fig.update_layout(height=height, margin=dict(l=8, r=8, t=58 if legend else 30, b=36), plot_bgcolor="white",
                       showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
                                                            xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
-                                     colorbar=dict(title=dict(text="% of capacity", side="right"), thickness=10,
+                                     colorbar=dict(title=dict(text=axis.value, side="right"), thickness=10,
                                                    len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
                                                    xpad=4, tickfont=dict(size=11))),
-                      hoverlabel=dict(namelength=-1), meta={"top": "network" if d is not None else "groups",
-                                                            "methods": k})
+                      hoverlabel=dict(namelength=-1), shapes=shapes,
+                      meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value})
     return fig.to_dict()
 
 
-def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str]) -> list:
+def util_colours(util_pct: np.ndarray) -> list[str]:
+    """The heatmaps' colour of each percentage (0-100), as colour strings (plotly.js warns on every draw when bars
+    carry numbers on a shared colour axis)."""
+    return sample_colorscale(UTIL_SCALE, np.clip(np.asarray(util_pct, dtype=float) / 100, 0, 1).tolist())
+
+
+def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str],
+                 value: str = "% of capacity") -> list:
     """The traces that change from round to round: each method's busy links (or its groups' bars), a fixed count."""
     out = []
     for i, p in enumerate(panels, start=1):
@@ -305,8 +442,8 @@ def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_name
         else:
             util = np.zeros(len(group_names)) if p.group_util is None else np.asarray(p.group_util, dtype=float)
             traces = [go.Bar(x=util, y=list(group_names), orientation="h", name="link groups",
-                             marker=dict(color=util, coloraxis="coloraxis"),
-                             hovertemplate="%{y}: %{x:.0f}% of capacity<extra></extra>")]
+                             marker=dict(color=util_colours(util)),
+                             hovertemplate=f"%{{y}}: %{{x:.0f}}{value}<extra></extra>")]
         for tr in traces:
             tr.update(xaxis=_axis_name("x", i), yaxis=_axis_name("y", i), showlegend=False)
             out.append(tr)
@@ -328,8 +465,10 @@ def player_figure(base: dict, d: NetDrawing | None, panels: Sequence[PlayerPanel
 
     Returned as a plain dict (only the round's few traces are built), so stepping a round stays cheap.
     """
-    data = list(base["data"]) + [tr.to_plotly_json() for tr in round_traces(d, panels, group_names)]
-    return {"data": data, "layout": dict(base["layout"], shapes=round_shapes(panels, edges, current_round))}
+    value = base["layout"].get("meta", {}).get("value", ROUND_AXIS.value)
+    data = list(base["data"]) + [tr.to_plotly_json() for tr in round_traces(d, panels, group_names, value)]
+    return {"data": data, "layout": dict(base["layout"], shapes=list(base["layout"].get("shapes", ()))
+                                         + round_shapes(panels, edges, current_round))}
 
 
 def player_animation(base: dict, d: NetDrawing | None, rounds: Sequence[Sequence[PlayerPanel]], edges: np.ndarray,
@@ -339,10 +478,12 @@ def player_animation(base: dict, d: NetDrawing | None, rounds: Sequence[Sequence
     first = player_figure(base, d, rounds[0], 1, edges, group_names)
     fig = go.Figure(first)
     changing = list(range(n_base, len(first["data"])))
+    value = base["layout"].get("meta", {}).get("value", ROUND_AXIS.value)
+    fixed = list(base["layout"].get("shapes", ()))
     frames = []
     for r, panels in enumerate(rounds, start=1):
-        frames.append(go.Frame(name=str(r), data=round_traces(d, panels, group_names), traces=changing,
-                               layout=dict(shapes=round_shapes(panels, edges, r))))
+        frames.append(go.Frame(name=str(r), data=round_traces(d, panels, group_names, value), traces=changing,
+                               layout=dict(shapes=fixed + round_shapes(panels, edges, r))))
     fig.frames = frames
     ms = int(1000 * seconds_per_round)
     step = dict(frame=dict(duration=ms, redraw=True), transition=dict(duration=0), mode="immediate")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.methods import get_method
+from core.units import format_seconds, format_size
 
 
 def dag_name(method: str) -> str:
@@ -60,3 +61,38 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> list[str]:
     """Every note that applies to one result (optimality, checkpoint)."""
     return [n for n in (optimal_note(info, time_limit), checkpoint_note(info, spec)) if n]
+
+
+def seconds(value: float, signed: bool = False) -> str:
+    """A duration as read on screen (``12.3 ms``); `signed` adds + or − (a time lost may be negative)."""
+    text = format_seconds(abs(float(value)))
+    return (("−" if value < 0 else "+") + text) if signed else text
+
+
+def size(n_bytes: float) -> str:
+    """A message size as read on screen (``100 MB``)."""
+    return format_size(n_bytes)
+
+
+BOUND_NAMES = {"bandwidth": "bandwidth", "link": "busiest link", "latency": "latency", "critical_path": "critical path"}
+
+
+def time_gap_note(bounds: dict) -> str:
+    """What a gap in seconds is measured against: the best of the four lower bounds in seconds, each named."""
+    return ("gap vs the best lower bound in seconds: " + ", ".join(f"{BOUND_NAMES[k]} {seconds(bounds[k])}"
+                                                                   for k in BOUND_NAMES if k in bounds))
+
+
+def replan_notes(summary: dict) -> list[str]:
+    """A re-planned run in words: failure-free time, when it changed and resumed, what was re-sent or re-routed."""
+    at, resume = summary["at_s"], summary["resume_s"]
+    notes = [f"failure-free {seconds(summary['failure_free_s'])}"]
+    if at > 0:
+        notes.append(f"changed at {seconds(at)}" + (f", resumed at {seconds(resume)}" if resume > at else ""))
+        notes.append(f"{summary['finished']} of {summary['workloads']} workloads done by then")
+    else:
+        notes.append("changed before the run")
+    notes += [f"{summary['resent']} re-sent", f"{summary['rerouted']} re-routed",
+              f"rest: {summary['rest_workloads']} workloads in {summary['rest_rounds']} rounds",
+              f"re-planned in {summary['replan_wall_s']:.2f} s"]
+    return notes

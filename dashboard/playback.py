@@ -6,13 +6,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.schedule import Schedule
+from core.timing.windows import busy_share, in_flight
 from core.workloads import WorkloadDAG
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class Playback:
     tree: np.ndarray
     workload: np.ndarray
     info: dict = field(default_factory=dict)
+    end_s: float | None = None
+    """On a time axis: when the run finishes (s); None on the round axis."""
 
     @property
     def n_rounds(self) -> int:
@@ -81,8 +84,25 @@ class Playback:
 
 def build_playback(schedule: Schedule) -> Playback:
     """Per-round arrays of a core schedule: link usage, flow-trees on links, counts, stats."""
-    dag = schedule.dag
-    rounds = [np.asarray(r, dtype=np.int64) for r in schedule.rounds]
+    util = schedule.utilization()
+    return _columns(schedule.method, schedule.dag, [np.asarray(r, dtype=np.int64) for r in schedule.rounds], util,
+                    schedule.stats(), dict(schedule.info))
+
+
+def build_time_playback(method: str, dag: WorkloadDAG, start: np.ndarray, finish: np.ndarray, edges_s: np.ndarray,
+                        stats: dict, info: dict | None = None) -> Playback:
+    """A run on a time axis: column j holds the workloads in flight during [edges_s[j], edges_s[j+1]) and each
+    link's busy share of that interval (`core.timing.windows`); the columns stop at the run's end."""
+    end = float(np.max(finish)) if len(finish) else 0.0
+    n = int(np.clip(np.searchsorted(edges_s, end, side="left"), 1, len(edges_s) - 1))
+    cols = [in_flight(start, finish, edges_s[j], edges_s[j + 1]) for j in range(n)]
+    util = busy_share(dag, start, finish, edges_s[:n + 1])
+    return replace(_columns(method, dag, cols, util, stats, dict(info or {})), end_s=end)
+
+
+def _columns(method: str, dag: WorkloadDAG, rounds: list[np.ndarray], util: np.ndarray, stats: dict,
+             info: dict) -> Playback:
+    """Per-column arrays (a column is a round, or an interval of time): busy links, their workloads and trees."""
     links, trees, works, lens = [], [], [], []
     for ids in rounds:
         pos, lk = dag.links.gather(ids)
@@ -94,21 +114,19 @@ def build_playback(schedule: Schedule) -> Playback:
     ptr = np.zeros(len(rounds) + 1, dtype=np.int64)
     np.cumsum(lens, out=ptr[1:])
     cat = (lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64))
-    util = schedule.utilization()
     busy = (util > 0).sum(axis=0).astype(np.int64) if util.size else np.zeros(len(rounds), np.int64)
-    small = dict(schedule.info)
-    return Playback(method=schedule.method, dag=dag, rounds=rounds, stats=schedule.stats(),
+    return Playback(method=method, dag=dag, rounds=rounds, stats=stats,
                     util_pct=np.clip(np.rint(util * 100), 0, 255).astype(np.uint8),
                     sent=np.array([len(r) for r in rounds], dtype=np.int64), busy=busy, ptr=ptr,
-                    link=cat(links), tree=cat(trees), workload=cat(works), info=small)
+                    link=cat(links), tree=cat(trees), workload=cat(works), info=info)
 
 
-def heatmap_table(pb: Playback) -> pd.DataFrame:
-    """The heatmap's numbers: percent of capacity per directed link (rows) and round (columns, 1-based)."""
+def heatmap_table(pb: Playback, columns: list[str] | None = None) -> pd.DataFrame:
+    """The heatmap's numbers: percent per directed link (rows) and round (columns ``round 1``..., or `columns`)."""
     import pandas as pd  # only when a CSV is asked for: the first screen loads without pandas
     t = pb.dag.topology
     labels = [t.link_label(link) for link in range(t.n_links)]
-    frame = pd.DataFrame(pb.util_pct.astype(int), columns=[f"round {r + 1}" for r in range(pb.n_rounds)])
+    frame = pd.DataFrame(pb.util_pct.astype(int), columns=columns or [f"round {r + 1}" for r in range(pb.n_rounds)])
     frame.insert(0, "link", labels)
     frame.insert(0, "link_id", np.arange(t.n_links))
     return frame

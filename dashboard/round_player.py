@@ -1,15 +1,16 @@
-"""The round player: schedules side by side on ONE round axis, stepped or played round by round.
+"""The round player: schedules side by side on ONE axis, stepped or played column by column.
 
-Used by the Schedule player and by the last step of "How merging works". The round-dependent
-part is an ``st.fragment``: stepping a round reruns only the fragment, which slices the
-per-round arrays `dashboard.data.playback` computed once per method and adds a few traces to
-the cached round-independent figure. The round axis is a list of column edges
-(`figures.round_edges`), so a time axis in seconds needs only other edges.
+Used by the Schedule player and by the last step of "How merging works". The axis is rounds, or
+seconds (`Timeline.edges_s`: equal intervals of time shared by every method, so a column is the
+same interval in each); with a link event the player plays each method's re-planned run, the
+event marked on every heatmap. The column-dependent part is an ``st.fragment``: stepping reruns
+only the fragment, which slices the per-column arrays `dashboard.data` computed once per method
+and adds a few traces to the cached column-independent figure.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -17,11 +18,12 @@ import streamlit as st
 
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
+from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
 from .controls import is_slow, method_title, persistent, with_progress
 from .playback import Playback
-from .sources import HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, Source, file_stem
+from .sources import HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, ROUNDS, TIME_COLUMNS, Source, Timeline, file_stem
 
 SPEEDS = {"½": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
 """Play speeds (rounds per second) -> seconds between rounds."""
@@ -36,18 +38,25 @@ TREE_COLOURS = 8
 
 @dataclass(frozen=True, eq=False)
 class View:
-    """How the player draws a set of schedules: network or group bars, heatmap rows, colours, legend."""
+    """How the player draws a set of runs: network or group bars, heatmap rows, colours, legend, axis, event."""
 
     network: bool
     by_group: bool
     by_tree: bool
     edges: tuple[float, ...]
-    legend: tuple[tuple[str, str, str], ...]
+    legend: tuple[tuple, ...]
     width: int | str = 820
+    timeline: Timeline = ROUNDS
+    axis: figures.AxisStyle = figures.ROUND_AXIS
+    unit: tuple[str, float] = ("round", 1.0)
+    """On the seconds axis: the unit shown and how many of it make a second."""
+    marks: tuple = ()
+    changed: tuple[tuple[int, ...], str] | None = None
 
 
-def load(source: Source, methods: list[str], config: ScheduleConfig) -> list[Playback]:
-    """The chosen methods' schedules; one that cannot run is reported plainly and left out."""
+def load(source: Source, methods: list[str], config: ScheduleConfig, timeline: Timeline = ROUNDS) -> list[Playback]:
+    """The chosen methods' schedules per round (re-planned after the timeline's event, if any); a method that
+    cannot run is reported plainly and left out."""
     plays = []
     for method in methods:
         title = method_title(method)
@@ -58,6 +67,9 @@ def load(source: Source, methods: list[str], config: ScheduleConfig) -> list[Pla
             else:
                 with st.spinner(f"Scheduling {source.name} with {title}"):
                     pb = data.playback(source, method, config)
+            if timeline.event is not None:
+                with st.spinner(f"Re-planning {title} after the change"):
+                    pb = data.event_playback(source, method, config, timeline.event, timeline.mode)
         except MethodUnavailable as err:
             st.warning(f"{title} not available: {err}")
             continue
@@ -68,38 +80,92 @@ def load(source: Source, methods: list[str], config: ScheduleConfig) -> list[Pla
     return plays
 
 
+def on_time_axis(source: Source, config: ScheduleConfig, plays: list[Playback], timeline: Timeline
+                 ) -> tuple[Timeline, list[Playback]]:
+    """The runs on common time columns: as many equal intervals as the longest schedule has rounds (within
+    `TIME_COLUMNS`), over [0, the latest finish]."""
+    end = max(data.run_end(source, pb.method, config, timeline) for pb in plays)
+    n = int(np.clip(max(pb.n_rounds for pb in plays), *TIME_COLUMNS))
+    timeline = replace(timeline, edges_s=tuple(time_edges(end, n).tolist()))
+    return timeline, [data.played(source, pb.method, config, timeline) for pb in plays]
+
+
 def _playback_with_progress(source: Source, method: str, config: ScheduleConfig, progress) -> Playback:
     return data.playback(source, method, config, progress)
 
 
-def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merged_bound: int | None = None) -> None:
-    """Per method: rounds, gap to its own DAG's bound (said which), mean link utilization and truthful notes."""
+def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merged_bound: int | None = None,
+            timeline: Timeline = ROUNDS) -> None:
+    """Per method: rounds, gap to its own DAG's bound (said which) and link use; in seconds, the time, its gap to
+    the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run."""
     for col, pb in zip(st.columns(len(plays)), plays):
-        s = pb.stats
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
-            a, b, c = st.columns(3)
-            a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
-            b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s))
-            c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
-                     help="mean share of directed-link capacity used, over links and rounds")
-            notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method)})"]
-            notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
-            st.caption(" · ".join(notes))
-    if merged_bound is not None:
+            if timeline.event is not None:
+                _event_metrics(pb, source, config, timeline)
+            elif timeline.seconds:
+                _seconds_metrics(pb, source, config, timeline.mode)
+            else:
+                _round_metrics(pb, source, config)
+    if merged_bound is not None and timeline.event is None and not timeline.seconds:
         st.caption(f"Lower bound of the merged workload DAG: **{merged_bound} rounds** — the common reference of "
                    "every method that schedules merged trees. PS and Ring schedule other DAGs (plain trees, the "
                    "ring), each gap is against its own DAG's bound.")
 
 
-def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int | str = 820) -> View:
-    """How to draw: heatmap rows per link or per group (`mode`), network or group bars, colours and legend."""
+def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None:
+    s = pb.stats
+    a, b, c = st.columns(3)
+    a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
+    b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s))
+    c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
+             help="mean share of directed-link capacity used, over links and rounds")
+    notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method)})"]
+    notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
+    st.caption(" · ".join(notes))
+
+
+def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str) -> None:
+    rep = data.seconds_report(source, pb.method, config)
+    m, bounds = rep[mode], rep["bounds"]
+    best = max(bounds, key=lambda k: -1 if k == "best" else bounds[k])
+    a, b, c = st.columns(3)
+    unit, f = figures.time_unit(m["time_s"])
+    a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
+             f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
+    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds))
+    c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "
+             f"algbw {m['algbw_Bps'] / 1e9:.2f} GB/s")
+    notes = [f"vs bound {labels.seconds(bounds['best'])} ({best.replace('_', ' ')})", f"{pb.stats['rounds']} rounds"]
+    notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
+    st.caption(" · ".join(notes))
+
+
+def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline) -> None:
+    r = data.replanned(source, pb.method, config, timeline.event, timeline.mode).summary()
+    a, b, c = st.columns(3)
+    whole = data.event_playback(source, pb.method, config, timeline.event, timeline.mode).n_rounds
+    a.metric("Rounds", whole, help="rounds of the whole run: the delivered part of the planned rounds, then the "
+                                   f"re-planned rest ({r['rest_rounds']} rounds)")
+    unit, f = figures.time_unit(r["failure_free_s"])
+    b.metric(f"End ({unit})", f"{r['finish_s'] * f:.3g}", help=f"{timeline.mode} replay with the change: "
+             f"{labels.seconds(r['finish_s'])}; failure-free {labels.seconds(r['failure_free_s'])}")
+    c.metric(f"Lost ({unit})", f"{r['lost_s'] * f:+.2g}", f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
+             help="finish with the change − finish of the same schedule without it (core.replan): "
+                  f"{labels.seconds(r['lost_s'], signed=True)}")
+    st.caption(" · ".join(labels.replan_notes(r)))
+
+
+def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int | str = 820,
+            timeline: Timeline = ROUNDS, config: ScheduleConfig | None = None, what: str = "") -> View:
+    """How to draw: heatmap rows per link or per group (`mode`), network or group bars, colours, legend, the axis
+    (rounds or seconds) and the timeline's event (`what`: the event in words)."""
     t = data.topology(source)
     by_group = mode == "link groups" or (mode == "auto" and t.n_links > HEAT_LINK_ROWS)
     network = t.n_nodes <= PLAYER_NETWORK_NODES
     n_trees = max(pb.dag.n_trees for pb in plays)
     by_tree = n_trees <= TREE_COLOURS
-    legend: list[tuple[str, str, str]] = []
+    legend: list[tuple] = []
     if network:
         legend += [("server", figures.SERVER_COLOUR, "circle"), ("switch", figures.SWITCH_COLOUR, "square")]
         if by_tree:
@@ -109,26 +175,47 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         else:
             legend += [("reduce", figures.PHASE_COLOURS[0], "triangle-right"),
                        ("broadcast", figures.PHASE_COLOURS[1], "triangle-right")]
+        legend += figures.link_legend(data.drawing(source))
     last = max(pb.n_rounds for pb in plays)
-    return View(network, by_group, by_tree, tuple(figures.round_edges(last).tolist()), tuple(legend), width)
+    if timeline.seconds:
+        unit = figures.time_unit(timeline.edges_s[-1])
+        edges, axis = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist()), figures.time_axis(unit[0])
+    else:
+        unit, edges, axis = ("round", 1.0), tuple(figures.round_edges(last).tolist()), figures.ROUND_AXIS
+    marks, changed = (), None
+    event = timeline.event
+    if event is not None:
+        changed = (tuple(event.failed) + tuple(e for e, _ in event.slowed), what or "changed link")
+        if event.at_s != 0:  # a change before the run has no moment to mark: the whole run is re-planned
+            marks = tuple(_mark(source, pb, config or ScheduleConfig(), timeline, unit[1]) for pb in plays)
+    return View(network, by_group, by_tree, edges, tuple(legend), width, timeline, axis, unit, marks, changed)
 
 
-def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback], show_workloads: bool = False
-         ) -> View:
-    """Round controls (first / back / play-pause / next / round slider), view and speed controls, and the figure."""
+def _mark(source: Source, pb: Playback, config: ScheduleConfig, timeline: Timeline, factor: float) -> tuple:
+    """Where a method's heatmap marks the event: its moment and the resume (seconds), or the round boundary."""
+    r = data.replanned(source, pb.method, config, timeline.event, timeline.mode)
+    if timeline.seconds:
+        return ((r.at_s * factor, r.resume_s * factor, "change"),)
+    done = len(data.replanned_run(source, pb.method, config, timeline.event, timeline.mode)[1]) - r.rest.n_rounds
+    return ((done + 0.5, done + 0.5, "change"),)
+
+
+def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback], show_workloads: bool = False,
+         timeline: Timeline = ROUNDS, what: str = "") -> View:
+    """Round controls (first / back / play-pause / next / column slider), view and speed controls, and the figure."""
     left, middle, right = st.columns([1.25, 1, 1])
     with left:
         mode = persistent(st.segmented_control, f"{key}.rows", "auto", "Heatmap rows", ROW_MODES,
                           help=f"auto: one row per directed link up to {HEAT_LINK_ROWS} links, else one row per "
                                "link group (BCube level, DCell copy, fat-tree pod, link kind): its mean utilization")
     with middle:
-        speed = persistent(st.segmented_control, f"{key}.speed", "1", "Rounds per second", list(SPEEDS),
-                           help="play speed") or "1"
+        speed = persistent(st.segmented_control, f"{key}.speed", "1", "Columns per second", list(SPEEDS),
+                           help="play speed: rounds (or time columns) per second") or "1"
     with right:
         width = persistent(st.segmented_control, f"{key}.width", "820 px", "Figure width", list(WIDTHS),
                            help="820 px fits a 1280-px window and steps fastest; page width fills a wider "
                                 "screen") or "820 px"
-    view = view_of(source, plays, mode or "auto", WIDTHS[width])
+    view = view_of(source, plays, mode or "auto", WIDTHS[width], timeline, config, what)
     playing = bool(st.session_state.get(f"{key}:playing", False))
     body = st.fragment(run_every=SPEEDS[speed] if playing else None)(_player)
     body(key, source, config, tuple(plays), view, show_workloads)
@@ -168,8 +255,12 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
         st.rerun()
     cols[3].button("Next", icon=":material/chevron_right:", key=f"{key}:next", on_click=_step,
                    args=(round_key, 1, last), help="next round", width="stretch")
-    cols[4].markdown(f"**Round {st.session_state[round_key]} of {last}**")
-    st.slider("Round", 1, max(2, last), key=round_key, label_visibility="collapsed", disabled=last < 2)
+    seconds = view.timeline.seconds
+    span = _span(view, st.session_state[round_key])
+    cols[4].markdown(f"**Column {st.session_state[round_key]} of {last}: {span}**" if seconds
+                     else f"**Round {st.session_state[round_key]} of {last}**")
+    st.slider("Time column" if seconds else "Round", 1, max(2, last), key=round_key, label_visibility="collapsed",
+              disabled=last < 2)
     r = int(st.session_state[round_key])
     link_names = data.link_labels(source)
     g = data.groups(source)
@@ -177,25 +268,51 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     for col, pb in zip(st.columns(len(plays)), plays):
         rv = pb.round(r - 1)
         with col:
-            _caption(pb, rv.n_workloads, rv.n_links_busy, r)
+            _caption(pb, rv.n_workloads, rv.n_links_busy, r, view)
         panels.append(_panel(pb, r, view, g, link_names))
     methods = tuple((pb.method, method_title(pb.method)) for pb in plays)
-    base = data.player_base(source, methods, config, view.by_group, view.network, view.edges, view.legend)
+    base = data.player_base(source, methods, config, view.by_group, view.network, view.edges, view.legend,
+                            view.timeline, view.axis, view.marks, view.changed)
     drawing = data.drawing(source) if view.network else None
-    fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), g.names)
-    charts.show(fig, f"{key}:figure", f"{file_stem(source)}-round{r}", buttons=("resetScale2d",), theme=None,
-                width=view.width)
-    what = ("each busy directed link is drawn beside its cable with arrows in its direction, coloured by "
-            + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")) if view.network else \
-        "each link group's mean utilization in this round (the topology is too big to draw link by link)"
-    rows = "link group (mean of its links)" if view.by_group else "directed link"
-    st.caption(f"Top: {what}. Below: utilization of every {rows} (rows) in every round (columns), one colour "
-               "scale; all methods share the round axis, so a column is the same round in each. The red box marks "
-               "this round.")
+    fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
+    charts.show(fig, f"{key}:figure", f"{file_stem(source)}-{'column' if seconds else 'round'}{r}",
+                buttons=("resetScale2d",), theme=None, width=view.width)
+    st.caption(_legend_text(view))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
                 _workload_list(pb, r)
+
+
+def _span(view: View, r: int) -> str:
+    """The time interval of column r in the view's unit (seconds axis)."""
+    if not view.timeline.seconds:
+        return f"round {r}"
+    e = view.edges
+    return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
+
+
+def _legend_text(view: View) -> str:
+    """What the figure shows, in words, under it."""
+    unit = "time column" if view.timeline.seconds else "round"
+    what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
+            "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
+            + "; cables are as thick as their bandwidth") if view.network else \
+        f"each link group's mean use in this {unit} (the topology is too big to draw link by link)"
+    rows = "link group (mean of its links)" if view.by_group else "directed link"
+    if view.timeline.seconds:
+        below = (f"the share of each time column ({view.edges[1] - view.edges[0]:.3g} {view.unit[0]}) every {rows} "
+                 f"spends transferring, in the {view.timeline.mode} replay; all methods share one time axis, so a "
+                 "column is the same interval in each and a method that finishes sooner ends sooner")
+    else:
+        below = (f"utilization of every {rows} (rows) in every round (columns); all methods share the round axis, "
+                 "so a column is the same round in each")
+    text = f"Top: {what}. Below: {below}. One colour scale; the red box marks this {unit}."
+    if view.changed:
+        text += (f" Pink dashed: {view.changed[1]}" + ("; the dashed red line marks the change on each heatmap"
+                 + (", shaded while the transfers in flight drain" if view.timeline.seconds else "")
+                 if view.marks else "") + ".")
+    return text
 
 
 def _panel(pb: Playback, r: int, view: View, groups, link_names: tuple[str, ...]) -> figures.PlayerPanel:
@@ -209,13 +326,23 @@ def _panel(pb: Playback, r: int, view: View, groups, link_names: tuple[str, ...]
     return figures.PlayerPanel(rv.links, [], [], pb.n_rounds, group_util=util)
 
 
-def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int) -> None:
-    """A method's name and what it sends in round r."""
+def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) -> None:
+    """A method's name and what it sends in round r (or transfers during time column r)."""
+    title = method_title(pb.method)
+    if view.timeline.seconds:
+        end = f"{pb.end_s * view.unit[1]:.4g} {view.unit[0]}"
+        if r <= pb.n_rounds:
+            st.markdown(f"**{title}**: {_span(view, r)} (ends at {end})")
+            st.caption(f"{n_workloads} workloads in flight · {n_busy} of {pb.n_links} directed links busy")
+        else:
+            st.markdown(f"**{title}**: finished at {end}")
+            st.caption("nothing left to send")
+        return
     if r <= pb.n_rounds:
-        st.markdown(f"**{method_title(pb.method)}**: round {r} of {pb.n_rounds}")
+        st.markdown(f"**{title}**: round {r} of {pb.n_rounds}")
         st.caption(f"{n_workloads} workloads sent · {n_busy} of {pb.n_links} directed links busy")
     else:
-        st.markdown(f"**{method_title(pb.method)}**: finished after {pb.n_rounds} rounds")
+        st.markdown(f"**{title}**: finished after {pb.n_rounds} rounds")
         st.caption("nothing left to send")
 
 
@@ -239,30 +366,33 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
                             file_name=f"{stem}-{pb.method}.schedule.json", mime="application/json",
                             key=f"{key}:json:{pb.method}", on_click="ignore", width="stretch",
-                            help="allreduce-schedule/1: topology, workloads, rounds, stats")
-        col.download_button(f"{title}: heatmap (CSV)", data=partial(data.heatmap_csv, source, pb.method, config),
+                            help="allreduce-schedule/1: topology, workloads, rounds, stats (as planned, before any "
+                                 "link change)")
+        col.download_button(f"{title}: heatmap (CSV)",
+                            data=partial(data.heatmap_csv, source, pb.method, config, view.timeline),
                             file_name=f"{stem}-{pb.method}.utilization.csv", mime="text/csv",
                             key=f"{key}:csv:{pb.method}", on_click="ignore", width="stretch",
-                            help="percent of capacity per directed link and round")
+                            help="the heatmap's numbers: percent per directed link and round (or time column)")
     methods = tuple(pb.method for pb in plays)
-    st.download_button("Animation of all rounds (HTML, for slides)",
+    st.download_button(f"Animation of all {'time columns' if view.timeline.seconds else 'rounds'} (HTML, for slides)",
                        data=partial(animation_html, source, methods, config, view),
                        file_name=f"{stem}-{'-'.join(methods)}.animation.html", mime="text/html",
                        key=f"{key}:animation", on_click="ignore", icon=":material/movie:",
                        help="one self-contained file (plotly.js inside, works offline): the player with a Play "
-                            "button and a round slider")
+                            "button and a slider over the rounds (or time columns)")
 
 
 def animation_html(source: Source, methods: tuple[str, ...], config: ScheduleConfig, view: View) -> str:
-    """The player over every round as one self-contained HTML page (plotly frames, plotly.js inlined)."""
-    plays = [data.playback(source, m, config) for m in methods]
+    """The player over every column as one self-contained HTML page (plotly frames, plotly.js inlined)."""
+    plays = [data.played(source, m, config, view.timeline) for m in methods]
     titles = tuple((m, method_title(m)) for m in methods)
-    base = data.player_base(source, titles, config, view.by_group, view.network, view.edges, view.legend)
+    base = data.player_base(source, titles, config, view.by_group, view.network, view.edges, view.legend,
+                            view.timeline, view.axis, view.marks, view.changed)
     drawing = data.drawing(source) if view.network else None
     g = data.groups(source)
     link_names = data.link_labels(source)
     rounds = [[_panel(pb, r, view, g, link_names) for pb in plays] for r in range(1, len(view.edges))]
-    fig = figures.player_animation(base, drawing, rounds, np.asarray(view.edges), g.names)
+    fig = figures.player_animation(base, drawing, rounds, np.asarray(view.edges), data.group_names(source))
     fig.update_layout(title=dict(text=f"{source.name}: {', '.join(t for _, t in titles)}", x=0.01, y=0.995,
                                  yref="container", yanchor="top"), width=1200,
                       margin=dict(fig.layout.margin.to_plotly_json(), t=110))

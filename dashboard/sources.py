@@ -8,8 +8,12 @@ string (``bcube:n=3,k=1``), a teaching example (``example:fig3``), or an uploade
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.topology import FAMILIES, TopologyError, predicted_size
+
+if TYPE_CHECKING:
+    from core.replan import LinkEvent
 
 MAX_NODES = 600
 """Largest topology (nodes) the dashboard loads; bigger ones are refused before anything is built."""
@@ -23,6 +27,9 @@ MAX_PLAYER_SERVERS = 64
 """Largest number of servers the dashboard schedules (player, compare, debugger)."""
 MAX_UPLOAD_BYTES = 5_000_000
 """Largest uploaded topology file read."""
+TIME_COLUMNS = (20, 150)
+"""On the seconds axis the run is cut into as many equal columns as the longest schedule has rounds, at least
+20 and at most 150 (a column of the 820-px figure stays >= 5 px wide)."""
 
 FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
     "bcube": {"n": 3, "k": 1},
@@ -59,6 +66,26 @@ class Source:
 
 
 DEFAULT_SOURCE = Source("bcube:n=3,k=1", "BCube(3,1)")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What the player plays beside a source, method and ScheduleConfig (whose `size` is the message size):
+    the replay mode, a link event (a `core.replan.LinkEvent`, which holds the resolved link ids, bandwidths and
+    moment; None: the network as it is) and, on the seconds axis, the edges of the common time columns (s)."""
+
+    mode: str = "async"
+    event: LinkEvent | None = None
+    edges_s: tuple[float, ...] | None = None
+
+    @property
+    def seconds(self) -> bool:
+        """True on the seconds axis."""
+        return self.edges_s is not None
+
+
+ROUNDS = Timeline()
+"""The round axis, the network as it is."""
 
 
 def family_params(family: str) -> tuple[str, ...]:

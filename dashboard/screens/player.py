@@ -1,12 +1,16 @@
-"""Schedule player: up to three methods side by side, round by round, on one round axis."""
+"""Schedule player: up to three methods side by side on one axis (rounds or seconds); fail or slow a link and
+watch each method re-plan."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import streamlit as st
 
 from core.methods import METHODS
 
-from .. import controls, data, round_player
+from .. import controls, data, labels, round_player, timeline
+from ..sources import Timeline
 
 KEY = "player"
 
@@ -14,8 +18,9 @@ KEY = "player"
 def render() -> None:
     """The Schedule player screen."""
     st.title("Schedule player")
-    st.caption("Each round sends a set of workloads that share no directed link. Step or play the rounds; each "
-               "heatmap marks the current round, and all methods share one round axis.")
+    st.caption("Each round sends a set of workloads that share no directed link. Step or play the rounds — or, on "
+               "the seconds axis, intervals of time; each heatmap marks the current column, and all methods share "
+               "one axis.")
     source = controls.topology_picker()
     methods_box = st.sidebar.container()  # the methods are listed above the options they depend on
     config = controls.schedule_options(KEY)
@@ -24,11 +29,19 @@ def render() -> None:
                                       where=methods_box)
     if not controls.can_schedule(methods, source):
         return
-    plays = round_player.load(source, methods, config)
+    choice = timeline.controls(KEY, source)
+    config = replace(config, size=choice.size)  # the time-aware method plans for this size
+    line = Timeline(choice.mode, choice.event)
+    plays = round_player.load(source, methods, config, line)
     if not plays:
         st.info("None of the chosen methods could schedule this topology; pick another method (sidebar).")
         return
-    round_player.summary(plays, source, config, data.merged_bound(source, config))
-    view = round_player.show(KEY, source, config, plays)
+    if choice.seconds:
+        line, plays = round_player.on_time_axis(source, config, plays, line)
+    if choice.event is not None:
+        st.markdown(f"**{choice.what[0].upper() + choice.what[1:]}**: each method re-plans what is left "
+                    f"({choice.mode} replay, {labels.size(config.size)}).")
+    round_player.summary(plays, source, config, data.merged_bound(source, config), line)
+    view = round_player.show(KEY, source, config, plays, timeline=line, what=choice.what)
     with st.expander("Downloads: schedules, heatmap data, an animation for slides"):
         round_player.downloads(KEY, source, plays, config, view)

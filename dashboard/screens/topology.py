@@ -66,9 +66,13 @@ def _counts(t: Topology, paper) -> None:
     cols[3].metric("Links", summary["edges"], help=(f"paper: {paper.paper_edges}; " if paper else "")
                    + f"{summary['directed_links']} directed links")
     cols[4].metric("Diameter", summary["diameter"], help="hops on the longest shortest path")
-    if paper:
-        st.caption(f"Paper (Table 2): {paper.paper_nodes} nodes, {paper.paper_edges} links, "
-                   f"{paper.paper_workloads} workloads.")
+    speeds = ", ".join(f"{n} at {bw:g} Gbit/s" for bw, n in sorted(summary["bandwidth_gbps"].items(), reverse=True))
+    lat = ", ".join(f"{v:g}" for v in summary["latency_us"])
+    failed = f" · **{summary['failed_links']} failed**" if summary["failed_links"] else ""
+    st.caption(f"Links (full duplex, per direction): {speeds} · latency {lat} µs{failed}. "
+               "Set other speeds in the sidebar (Link speeds, e.g. bw=100/25)."
+               + (f" Paper (Table 2): {paper.paper_nodes} nodes, {paper.paper_edges} links, "
+                  f"{paper.paper_workloads} workloads." if paper else ""))
 
 
 def _root_picker(source: Source, t: Topology) -> int:
@@ -84,10 +88,11 @@ def _root_picker(source: Source, t: Topology) -> int:
 def _network(source: Source, t: Topology, d: figures.NetDrawing) -> None:
     """The whole topology: servers as dots, switches as squares, at structured positions."""
     legend = [("server (computes, merges)", figures.SERVER_COLOUR, "circle"),
-              ("switch (only forwards)", figures.SWITCH_COLOUR, "square")]
+              ("switch (only forwards)", figures.SWITCH_COLOUR, "square")] + figures.link_legend(d)
     charts.show(figures.network_figure(d, height=NET_HEIGHT, legend=legend), key="topology-network",
                 name=f"{file_stem(source)}-network")
-    st.caption("Scroll or drag to zoom and pan; hover a node for its name.")
+    st.caption("Scroll or drag to zoom and pan; hover a node for its name, the middle of a link for its id, level, "
+               "bandwidth and latency. Slower links are drawn thinner and paler.")
 
 
 def _network_groups(source: Source, t: Topology) -> None:
@@ -121,7 +126,8 @@ def _node_tree(source: Source, t: Topology, d: figures.NetDrawing, root: int, tr
                          f"{t.labels[path[-1]]} (depth {depth.get(server, '?')})")
     legend = [(f"root {t.labels[root]}", figures.ROOT_COLOUR, "circle"),
               (f"route toward {t.labels[root]}", ROUTE_COLOUR, "triangle-right"),
-              ("pruned link (dotted)", "#bdbdbd", "line-ew-open")]
+              ("pruned link (dotted)", "#bdbdbd", "dot", 1.5)]
+    legend += [k for k in figures.link_legend(d) if not k[0].startswith("every link")]  # the network says that
     charts.show(figures.network_figure(d, links, [ROUTE_COLOUR] * len(links), hover, faded_edges=tree.pruned_edges,
                                        root=root, height=NET_HEIGHT, legend=legend),
                 key="topology-node-tree", name=f"{file_stem(source)}-node-tree-{t.labels[root]}")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.diff import round_differences
-from core.linkgroups import link_groups
+from core.linkgroups import group_bandwidths, link_groups
 from core.methods import run_method
 from core.topology import make_topology
 
@@ -60,3 +60,13 @@ def test_group_utilization_is_the_mean_over_each_groups_links(spec):
     for i in range(len(g.names)):
         assert np.allclose(got[i], util[g.of_link == i].mean(axis=0))
     assert g.sizes.sum() == t.n_links
+
+
+def test_group_bandwidths_follow_the_spec_levels_and_skip_failed_links():
+    from core.topology import degrade
+
+    t = make_topology("bcube:n=4,k=1,bw=100/25")
+    assert group_bandwidths(link_groups(t), t) == [(100.0, 100.0), (25.0, 25.0)]
+    level1 = np.flatnonzero(link_groups(t).of_edge == 1)
+    slow = degrade(t, slow=f"{int(level1[0])}:x0.5", fail=str(int(level1[1])))
+    assert group_bandwidths(link_groups(slow), slow) == [(100.0, 100.0), (12.5, 25.0)]

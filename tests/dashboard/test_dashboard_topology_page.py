@@ -45,7 +45,7 @@ def test_network_draws_every_node_and_link_with_servers_and_switches_distinct():
     assert len(set(np.round(servers["y"], 9))) == 1  # BCube servers on one row, switches above by level
     assert min(switches["y"]) > servers["y"][0]
     legend = [tr["name"] for tr in net["data"] if tr.get("showlegend")]
-    assert legend == ["server (computes, merges)", "switch (only forwards)"]
+    assert legend == ["server (computes, merges)", "switch (only forwards)", "every link 100 Gbit/s"]
 
 
 def test_node_tree_fades_exactly_the_pruned_links_for_the_chosen_root():

@@ -36,7 +36,7 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
     choose(page, "Configuration", "DCell(4,1)")
     wait_text(page, "Showing DCell(4,1)")
     wait_text(page, "of 60 directed links busy")  # the player shows DCell(4,1)
-    tags = page.locator('[data-testid="stMultiSelectTagsContainer"]').last.locator("[data-tag]")
+    tags = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"]').locator("[data-tag]")
     if tags.nth(2).get_attribute("aria-label") != "Critical-path":  # keep PS and Ring; the third is critical-path
         tags.nth(2).get_by_role("button").click()
         page.get_by_role("combobox", name="Methods").click()
@@ -82,3 +82,28 @@ def test_merging_walk_through_to_the_round_player(page, app_url):
     wait_text(page, "Round 1 of")
     page.wait_for_timeout(1500)
     screenshot_whole(page, ARTIFACTS / f"merging-step6-{WIDTH}.png")
+
+
+EVENT_MARKED = """() => {
+  const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+    el => el.data && el.data.some(t => t.type === 'heatmap'));
+  return plots.length === 1 && plots[0].layout.shapes.filter(s => (s.name || '').startsWith('event')).length === 3;
+}"""
+
+
+def test_fail_a_link_mid_run_and_see_every_method_replan(page, app_url):
+    page.goto(f"{app_url}/player")
+    wait_text(page, "Round 1 of")
+    page.get_by_text("Fail or slow down a link", exact=False).click()
+    page.get_by_role("combobox", name="Links").click()
+    page.get_by_role("option", name="0 · s00–sw0.0 · level 0 · 100 Gbit/s").click()
+    page.keyboard.press("Escape")
+    wait_text(page, "Link 0 (s00–sw0.0) fails at 0.5 ms: each method re-plans what is left")
+    page.wait_for_function(EVENT_MARKED)  # the change marked on each method's heatmap
+    body = page.inner_text("body")
+    assert body.count("failure-free") == 3 and body.count("Lost (ms)") == 3  # time lost per method
+    page.get_by_text("seconds", exact=True).click()  # the re-planned runs on one time axis
+    wait_text(page, "Column 1 of")
+    page.wait_for_function(EVENT_MARKED)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    screenshot_whole(page, ARTIFACTS / f"player-link-fails-seconds-{WIDTH}.png")

@@ -1,0 +1,167 @@
+"""The player in seconds, with link speeds and with a failed or slowed link: every number checked against core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apptest_tools import charts, goto, metric, open_app, texts, traces
+
+from core.methods import run_method
+from core.replan import LinkEvent, replan
+from core.schedule import ScheduleConfig
+from core.timing import replay
+from core.timing.windows import busy_share
+from core.topology import make_topology
+from dashboard.sources import TIME_COLUMNS
+
+BCUBE = "bcube:n=3,k=1"
+LINKS = f"w:player.links:{BCUBE}"
+
+
+def player(methods: list[str]):
+    at = open_app()
+    at.multiselect(key="w:player.methods").set_value(methods).run()
+    return at
+
+
+def numbers(at, label: str) -> list[float]:
+    return [float(v) for v in metric(at, label)]
+
+
+def heatmaps(at) -> list[dict]:
+    return traces(charts(at)[0], "heatmap")
+
+
+def marker_x0(at) -> list[float]:
+    return [s["x0"] for s in charts(at)[0]["layout"]["shapes"] if s.get("name") == "current round"]
+
+
+def test_seconds_axis_lines_up_every_method_in_time_sync_or_async():
+    methods = ["ring", "critical-path", "time-aware"]  # time-aware comes from the registry like any method
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    assert not at.exception and not at.error
+    t = make_topology(BCUBE)
+    got = {m: run_method(m, t, ScheduleConfig()) for m in methods}
+    for mode in ("async", "sync"):
+        at.segmented_control(key="w:player.mode").set_value(mode).run()
+        tm = {m: replay(s, size=1e8, mode=mode) for m, s in got.items()}
+        assert numbers(at, "Time (ms)") == pytest.approx([tm[m].time * 1e3 for m in methods], rel=5e-3)
+        end = max(x.time for x in tm.values())
+        k = int(np.clip(max(s.n_rounds for s in got.values()), *TIME_COLUMNS))
+        edges = np.linspace(0, end, k + 1)
+        heat = heatmaps(at)
+        for h, m in zip(heat, methods):  # one time axis: the same column edges (ms) for every method...
+            n = h["z"].shape[1]
+            assert np.allclose(h["x"], edges[:n + 1] * 1e3)
+            assert edges[n - 1] < tm[m].time <= edges[n] + 1e-15  # ...each heatmap stops at its method's end
+            want = np.rint(100 * busy_share(got[m].dag, tm[m].start, tm[m].finish, edges[:n + 1])).astype(np.uint8)
+            assert np.array_equal(h["z"], want)  # the share of each column every link is busy, from core
+        assert f"**Column 1 of {k}: 0–{edges[1] * 1e3:.4g} ms**" in texts(at)
+    at.button(key="player:next").click().run()
+    assert marker_x0(at) == pytest.approx([edges[1] * 1e3] * 3)  # the same interval marked in every method
+
+
+def test_message_size_is_a_control_with_the_documented_default():
+    at = player(["ring", "critical-path"])
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    assert at.text_input(key="w:player.size").value == "100MB"
+    t = make_topology(BCUBE)
+    ring = run_method("ring", t, ScheduleConfig())
+    at.text_input(key="w:player.size").set_value("1GB").run()
+    assert numbers(at, "Time (ms)")[0] == pytest.approx(replay(ring, size=1e9).time * 1e3, rel=5e-3)
+    at.text_input(key="w:player.size").set_value("ten MB").run()
+    assert len(at.error) == 1 and "'ten MB'" in at.error[0].value and "Using 100MB" in at.error[0].value
+    assert numbers(at, "Time (ms)")[0] == pytest.approx(replay(ring, size=1e8).time * 1e3, rel=5e-3)
+
+
+def test_link_speeds_show_on_the_topology_and_in_the_player():
+    at = open_app("topology")
+    at.text_input(key="w:link_options").set_value("bw=100/25").run()
+    assert "Showing **BCube(3,1) bw=100/25**" in texts(at)
+    assert "Links (full duplex, per direction): 9 at 100 Gbit/s, 9 at 25 Gbit/s" in texts(at)
+    net = charts(at)[0]
+    legend = [tr["name"] for tr in net["data"] if tr.get("showlegend")]
+    assert "100 Gbit/s link" in legend and "25 Gbit/s link" in legend
+    fast, slow = traces(net, name="100 Gbit/s links")[0], traces(net, name="25 Gbit/s links")[0]
+    assert fast["line"]["width"] > slow["line"]["width"]  # slower links are drawn thinner
+    t = make_topology("bcube:n=3,k=1,bw=100/25")
+    assert len(slow["x"]) == 3 * int((t.bandwidth == 25).sum())  # each link a segment (two ends and a gap)
+    hover = traces(net, name="link names")[0]["hovertext"]
+    assert len(hover) == t.n_edges and "level 1 · 25 Gbit/s" in hover[int(np.flatnonzero(t.bandwidth == 25)[0])]
+    goto(at, "player")
+    fig = charts(at)[0]
+    assert {"100 Gbit/s link", "25 Gbit/s link"} <= {tr["name"] for tr in fig["data"] if tr.get("showlegend")}
+    at.text_input(key="w:link_options").set_value("n=5").run()
+    assert "'n' is not a link option" in at.error[0].value and "Still showing BCube(3,1) bw=100/25" in at.error[0].value
+    at.text_input(key="w:link_options").set_value("bw=0").run()
+    assert "bw must be > 0" in at.error[0].value
+
+
+def test_failing_a_link_mid_run_replans_every_method_and_marks_the_event():
+    methods = ["ps", "ring", "critical-path"]
+    at = player(methods)
+    at.multiselect(key=LINKS).set_value([0]).run()  # link 0: s00-sw0.0
+    at.segmented_control(key="w:player.when").set_value("after a round").run()
+    at.number_input(key="w:player.at_round").set_value(3).run()
+    assert not at.exception and not at.error
+    t = make_topology(BCUBE)
+    event = LinkEvent.parse(t, "round=3", fail="0")
+    runs = {m: replan(run_method(m, t, ScheduleConfig()), event) for m in methods}
+    assert "**Link 0 (s00–sw0.0) fails after round 3**" in texts(at)
+    assert numbers(at, "End (ms)") == pytest.approx([r.finish_s * 1e3 for r in runs.values()], rel=5e-3)
+    assert numbers(at, "Lost (ms)") == pytest.approx([r.lost_s * 1e3 for r in runs.values()], rel=5e-2, abs=0.05)
+    combined = {m: r.combined() for m, r in runs.items()}
+    assert numbers(at, "Rounds") == [len(rounds) for _, rounds in combined.values()]
+    for h, (dag, rounds) in zip(heatmaps(at), combined.values()):  # the re-planned run, round by round
+        assert h["z"].shape == (t.n_links, len(rounds))
+    fig = charts(at)[0]
+    lines = [s for s in fig["layout"]["shapes"] if s["name"].startswith("event")]
+    done = [len(combined[m][1]) - runs[m].rest.n_rounds for m in methods]
+    assert [s["x0"] for s in lines] == [d + 0.5 for d in done]  # after the last round that ran before it
+    changed = traces(fig, name="link 0 (s00–sw0.0) fails after round 3")
+    assert len(changed) == 1 + 3  # the legend key and the link on each network
+    assert len(changed[1]["x"]) == 3  # one cable
+    for r in runs.values():  # the rest never crosses the failed link
+        assert not r.topology.link_failed[r.rest.dag.links.values].any()
+
+
+def test_a_slowdown_at_a_time_on_the_seconds_axis_marks_its_moment_and_the_drain():
+    methods = ["ring", "critical-path"]
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.multiselect(key=LINKS).set_value([0]).run()
+    at.segmented_control(key="w:player.change").set_value("slow down").run()
+    at.number_input(key="w:player.at_ms").set_value(0.3).run()
+    assert not at.exception and not at.error
+    t = make_topology(BCUBE)
+    event = LinkEvent.parse(t, "0.3ms", slow="0:x0.25")
+    runs = {m: replan(run_method(m, t, ScheduleConfig()), event) for m in methods}
+    assert "**Link 0 (s00–sw0.0) slows to 0.25× of the bandwidth at 0.3 ms**" in texts(at)
+    shapes = charts(at)[0]["layout"]["shapes"]
+    lines = [s["x0"] for s in shapes if s["name"].startswith("event")]
+    assert lines == pytest.approx([0.3, 0.3])
+    drains = [x for s in shapes if s["name"] == "draining" for x in (s["x0"], s["x1"])]
+    want = [x for r in runs.values() if r.resume_s > r.at_s for x in (r.at_s * 1e3, r.resume_s * 1e3)]
+    assert want and drains == pytest.approx(want)  # shaded while the transfers slowed in flight finish
+    assert numbers(at, "End (ms)") == pytest.approx([r.finish_s * 1e3 for r in runs.values()], rel=5e-3)
+
+
+def test_a_change_before_the_run_is_every_method_scheduling_the_changed_network():
+    at = player(["critical-path"])
+    at.multiselect(key=LINKS).set_value([0]).run()
+    at.segmented_control(key="w:player.when").set_value("before the run").run()
+    t = make_topology(BCUBE)
+    r = replan(run_method("critical-path", t, ScheduleConfig()), LinkEvent.parse(t, "0s", fail="0"))
+    assert numbers(at, "End (ms)") == pytest.approx([r.finish_s * 1e3], rel=5e-3)
+    assert "changed before the run" in texts(at)
+    shapes = charts(at)[0]["layout"]["shapes"]
+    assert not [s for s in shapes if s["name"].startswith("event")]  # nothing ran before it: no moment to mark
+
+
+def test_a_failure_that_cuts_a_server_off_is_one_error_and_the_run_plays_unchanged():
+    at = player(["critical-path"])
+    at.multiselect(key=LINKS).set_value([0, 9]).run()  # both links of s00
+    assert len(at.error) == 1 and "every link of server s00 is failed" in at.error[0].value
+    assert numbers(at, "Rounds") == [run_method("critical-path", make_topology(BCUBE)).n_rounds]
+    assert not at.exception
