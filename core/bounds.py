@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .workloads import WorkloadDAG
 
@@ -79,17 +79,46 @@ def link_schedule_bound(dag: WorkloadDAG) -> int:
 def _jackson(release: np.ndarray, tails: np.ndarray, cap: int) -> int:
     """min over schedules of max(round_end + tail) for unit jobs on `cap` machines (largest tail first)."""
     order = np.argsort(release, kind="stable")
-    rel, tl = release[order].tolist(), tails[order].tolist()
-    heap: list[int] = []
-    i, t, n, best = 0, 0, len(rel), 0
-    while i < n or heap:
-        if not heap and rel[i] > t:
+    return int(_jackson_sorted(np.asarray(release, np.int64)[order], np.asarray(tails, np.int64)[order], int(cap)))
+
+
+@njit(cache=True)
+def _jackson_sorted(rel, tl, cap):  # pragma: no cover - compiled
+    """Jackson's rule over jobs sorted by release: each round runs the `cap` ready jobs of largest tail."""
+    n = len(rel)
+    heap = np.empty(n, np.int64)  # max-heap of the tails of released jobs
+    size = 0
+    i, t, best = 0, 0, 0
+    while i < n or size > 0:
+        if size == 0 and rel[i] > t:
             t = rel[i]
         while i < n and rel[i] <= t:
-            heapq.heappush(heap, -tl[i])
+            k = size  # push tl[i]
+            size += 1
+            while k > 0 and heap[(k - 1) >> 1] < tl[i]:
+                heap[k] = heap[(k - 1) >> 1]
+                k = (k - 1) >> 1
+            heap[k] = tl[i]
             i += 1
-        for _ in range(min(cap, len(heap))):
-            best = max(best, t + 1 - heapq.heappop(heap))
+        for _ in range(min(cap, size)):
+            top = heap[0]  # pop the largest tail
+            size -= 1
+            last = heap[size]
+            k = 0
+            while True:
+                c = 2 * k + 1
+                if c >= size:
+                    break
+                if c + 1 < size and heap[c + 1] > heap[c]:
+                    c += 1
+                if heap[c] <= last:
+                    break
+                heap[k] = heap[c]
+                k = c
+            if size > 0:
+                heap[k] = last
+            if t + 1 + top > best:
+                best = t + 1 + top
         t += 1
     return best
 

@@ -1,10 +1,28 @@
-"""Compressed sparse rows (CSR) of integers: the flat list-of-lists used for paths, links and prefixes."""
+"""Compressed sparse rows (CSR) of integers: the flat list-of-lists used for paths, links and prefixes.
+
+Row pointers are int64; values are int32 whenever they fit (ids of workloads, nodes and links
+stay far below 2^31), which halves the memory of the large relations (docs/scale.md).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
+
+ID = np.int32
+"""The dtype of ids in large arrays (workloads, nodes, links, rounds)."""
+
+
+def ids(values: np.ndarray) -> np.ndarray:
+    """`values` as int32 when every value fits (no copy if it already is), else int64."""
+    values = np.asarray(values)
+    if values.dtype == ID:
+        return values
+    if values.size == 0 or (values.min() >= np.iinfo(ID).min and values.max() <= np.iinfo(ID).max):
+        return values.astype(ID)
+    return values.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,7 +48,7 @@ class CSR:
 
     def rows_of_values(self) -> np.ndarray:
         """For every entry of `values`, the row it belongs to."""
-        return np.repeat(np.arange(self.n_rows), self.lengths)
+        return np.repeat(np.arange(self.n_rows, dtype=ID if self.n_rows < 2 ** 31 else np.int64), self.lengths)
 
     def gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Entries of the given rows: ``(position in rows, value)`` pairs, row by row."""
@@ -49,19 +67,38 @@ class CSR:
 
     def transpose(self, n_cols: int) -> "CSR":
         """The reverse relation: row c lists the rows r that contain c, ascending."""
-        rows = self.rows_of_values()
-        order = np.argsort(self.values, kind="stable")
-        return from_pairs(self.values[order], rows[order], n_cols)
+        return from_pairs(self.values, self.rows_of_values(), n_cols)
+
+
+@njit(cache=True)
+def _bucket(rows, n_rows, perm):  # pragma: no cover - compiled
+    """Row pointers, and in `perm` the stable order that groups entries by row (a counting sort)."""
+    ptr = np.zeros(n_rows + 1, np.int64)
+    for r in rows:
+        ptr[r + 1] += 1
+    for r in range(n_rows):
+        ptr[r + 1] += ptr[r]
+    fill = ptr[:-1].copy()
+    for i in range(len(rows)):
+        r = rows[i]
+        perm[fill[r]] = i
+        fill[r] += 1
+    return ptr, perm
 
 
 def from_pairs(rows: np.ndarray, values: np.ndarray, n_rows: int) -> CSR:
-    """CSR from (row, value) pairs; pairs of one row keep their given order."""
-    rows = np.asarray(rows, dtype=np.int64)
-    values = np.asarray(values, dtype=np.int64)
-    order = np.argsort(rows, kind="stable")
-    ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_rows), out=ptr[1:])
-    return CSR(ptr, values[order])
+    """CSR from (row, value) pairs; pairs of one row keep their given order (linear time)."""
+    rows = np.asarray(rows)
+    values = ids(values)
+    if len(rows) == 0:
+        return CSR(np.zeros(n_rows + 1, np.int64), values.astype(ID))
+    if rows.dtype.kind not in "iu":
+        rows = rows.astype(np.int64)
+    if rows.min() < 0 or rows.max() >= n_rows:
+        raise ValueError(f"row ids must be in 0..{n_rows - 1}")
+    perm = np.empty(len(rows), ID if len(rows) < 2 ** 31 else np.int64)
+    ptr, perm = _bucket(rows, n_rows, perm)
+    return CSR(ptr, values[perm])
 
 
 def from_lists(lists: list[list[int]] | list[np.ndarray]) -> CSR:
@@ -71,7 +108,7 @@ def from_lists(lists: list[list[int]] | list[np.ndarray]) -> CSR:
     np.cumsum(lens, out=ptr[1:])
     vals = np.concatenate([np.asarray(x, dtype=np.int64) for x in lists]) if len(lists) and lens.sum() else \
         np.zeros(0, np.int64)
-    return CSR(ptr, vals)
+    return CSR(ptr, ids(vals))
 
 
 def from_padded(arr: np.ndarray) -> CSR:
@@ -79,4 +116,11 @@ def from_padded(arr: np.ndarray) -> CSR:
     mask = arr >= 0
     ptr = np.zeros(arr.shape[0] + 1, dtype=np.int64)
     np.cumsum(mask.sum(axis=1), out=ptr[1:])
-    return CSR(ptr, arr[mask].astype(np.int64))
+    return CSR(ptr, ids(arr[mask]))
+
+
+def from_lengths(lengths: np.ndarray, values: np.ndarray) -> CSR:
+    """CSR from row lengths and the concatenated values."""
+    ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    return CSR(ptr, ids(values))

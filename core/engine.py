@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
+from .greedy import ClassHeads, fill_mask
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -55,12 +57,10 @@ class Engine:
     def __init__(self, dag: WorkloadDAG):
         self._dag = dag
         self._cap = dag.topology.link_capacity
-        # capacities with one extra "sentinel" link of unlimited capacity that pads short paths
-        self._cap_ext = np.r_[self._cap, np.iinfo(np.int64).max // 4]
-        self._unit_capacity = bool(self._cap.max() == 1)
-        self._sent_round = np.full(dag.n, -1, dtype=np.int64)
-        self._waiting = dag.n_prefix.copy()  # prefixes not yet sent
-        self._ready = self._waiting == 0
+        self._sent_round = np.full(dag.n, -1, dtype=np.int32)
+        # prefixes not yet sent, for every workload and then every prefix group (docs/scale.md)
+        self._waiting = dag.deps.lengths.astype(np.int32)
+        self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
         self._n_sent = 0
@@ -74,8 +74,8 @@ class Engine:
 
     @property
     def rounds(self) -> list[np.ndarray]:
-        """Workload ids of every applied round (copies)."""
-        return [r.copy() for r in self._rounds]
+        """Workload ids of every applied round (read-only arrays, sorted)."""
+        return list(self._rounds)
 
     @property
     def last_round(self) -> np.ndarray:
@@ -117,10 +117,11 @@ class Engine:
         return self._last_freed
 
     def ready_mask(self) -> np.ndarray:
-        """Workloads that may be sent in the next round (unsent, all prefixes sent; read-only view)."""
-        v = self._ready.view()
-        v.setflags(write=False)
-        return v
+        """Workloads that may be sent in the next round (unsent, all prefixes sent; read-only)."""
+        if self._ready is None:
+            self._ready = (self._waiting[: self._dag.n] == 0) & (self._sent_round < 0)
+            self._ready.setflags(write=False)
+        return self._ready
 
     # ---- rules ----------------------------------------------------------------------------
     def check(self, ids: np.ndarray | list[int], ext: np.ndarray | None = None) -> list[Violation]:
@@ -138,39 +139,27 @@ class Engine:
         self._commit(ids)
 
     def _commit(self, ids: np.ndarray) -> None:
+        ids = np.sort(ids)
+        ids.setflags(write=False)
         self._sent_round[ids] = len(self._rounds)
-        self._ready[ids] = False
-        _, succ = self._dag.successors.gather(ids)
-        np.subtract.at(self._waiting, succ, 1)
-        freed = succ[self._waiting[succ] == 0]
-        self._last_freed = freed[self._sent_round[freed] < 0]  # replay may send out of order
-        self._ready[self._last_freed] = True
-        self._rounds.append(np.sort(ids))
+        self._ready = None
+        s = self._dag.successors
+        self._last_freed = _release(ids, s.ptr, s.values, self._waiting, self._sent_round, self._dag.n)
+        self._rounds.append(ids)
         self._n_sent += len(ids)
 
     # ---- scheduling helpers ---------------------------------------------------------------
     def fill(self, candidates: np.ndarray, used: np.ndarray | None = None) -> np.ndarray:
         """Greedy round: walk `candidates` in order, keep each one whose links all have room.
 
-        Equal to the sequential loop, computed in vectorized passes. `used` (per directed link)
-        is the load already in the round and is not modified. Returns the kept ids, sorted.
+        The one-by-one loop, compiled. `used` (per directed link) is the load already in the
+        round and is not modified. Returns the kept ids, sorted.
         """
-        cap = self._cap_ext
-        used_ext = np.zeros(len(cap), dtype=np.int64)
-        if used is not None:
-            used_ext[:-1] = used
-        cols = self._dag.link_columns
-        chosen: list[np.ndarray] = []
-        first = max(4096, 4 * len(self._cap))  # usually fills most links; the rest goes in one pass
-        for part in (candidates[:first], candidates[first:]):
-            part = np.asarray(part, dtype=np.int64)
-            if len(part) == 0:
-                continue
-            part = part[_fits(used_ext < cap, cols, part)]
-            if len(part):
-                links = np.stack([c[part] for c in cols], axis=1)
-                chosen.append(_fill_batch(part, links, cap, used_ext, self._unit_capacity))
-        return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
+        cand = np.asarray(candidates, dtype=np.int64)
+        load = np.zeros(len(self._cap), np.int64) if used is None else np.array(used, dtype=np.int64)
+        links = self._dag.links
+        keep = fill_mask(cand, links.ptr, links.values, self._cap, load)
+        return np.sort(cand[keep])
 
     @property
     def truncated(self) -> bool:
@@ -205,60 +194,41 @@ class Engine:
         return utilization(self._dag, self._rounds)
 
 
-def _fits(room: np.ndarray, cols: tuple[np.ndarray, ...], ids: np.ndarray) -> np.ndarray:
-    """Mask of the workloads `ids` whose every link has room (column-wise: fast for short paths)."""
-    ok = room[cols[0][ids]]
-    for c in cols[1:]:
-        ok &= room[c[ids]]
-    return ok
-
-
-def _all_cols(mask: np.ndarray) -> np.ndarray:
-    """Row-wise all() of a 2-D bool array, column by column."""
-    out = mask[:, 0].copy()
-    for j in range(1, mask.shape[1]):
-        out &= mask[:, j]
-    return out
-
-
-def _fill_batch(cand: np.ndarray, links: np.ndarray, cap: np.ndarray, used: np.ndarray,
-                unit: bool) -> np.ndarray:
-    """Sequential greedy over one batch (in priority order), vectorized; updates `used` in place.
-
-    Each pass accepts every candidate that would be accepted whatever the undecided
-    candidates ahead of it do (it has room on each link even if all of them were taken),
-    then drops the candidates that no longer fit. The best remaining candidate is always
-    accepted, so every pass makes progress; the result equals the one-by-one loop.
-    """
-    sentinel = len(cap) - 1
-    width = links.shape[1]
-    idx = np.arange(len(cand))
-    accepted = []
-    while len(idx):
-        lk = links[idx]
-        if unit:
-            best = np.full(len(cap), len(cand), dtype=np.int64)
-            np.minimum.at(best, lk.ravel(), np.repeat(idx, width))
-            safe = _all_cols((best[lk] == idx[:, None]) | (lk == sentinel))
-        else:
-            flat = lk.ravel()
-            order = np.argsort(flat, kind="stable")  # candidate order kept within a link
-            fs = flat[order]
-            first = np.r_[True, fs[1:] != fs[:-1]]
-            start = np.maximum.accumulate(np.where(first, np.arange(len(fs)), 0))
-            ahead = np.empty(len(fs), dtype=np.int64)
-            ahead[order] = np.arange(len(fs)) - start
-            room = (used[flat] + ahead.reshape(-1) < cap[flat]).reshape(lk.shape)
-            safe = _all_cols(room)
-        acc = idx[safe]
-        accepted.append(acc)
-        np.add.at(used, links[acc].ravel(), 1)
-        used[sentinel] = 0
-        rest = idx[~safe]
-        if len(rest) == 0:
-            break
-        idx = rest[_all_cols((used < cap)[links[rest]])]
-    return cand[np.sort(np.concatenate(accepted))] if accepted else cand[:0]
+@njit(cache=True)
+def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - compiled
+    """Count the sent `ids` off their successors' waits (through groups: a group whose last
+    member is sent releases its own waiters); returns the unsent workloads that became ready."""
+    out = np.empty(16 + 2 * len(ids), np.int64)
+    k = 0
+    stack = np.empty(1, np.int64)
+    for w in ids:
+        for e in range(sptr[w], sptr[w + 1]):
+            x = sval[e]
+            waiting[x] -= 1
+            if waiting[x] != 0:
+                continue
+            if x < n:
+                stack[0] = x
+                todo = stack
+            else:  # a group completed: its waiters lose one wait each
+                todo = np.empty(0, np.int64)
+                for f in range(sptr[x], sptr[x + 1]):
+                    y = sval[f]
+                    waiting[y] -= 1
+                if k + sptr[x + 1] - sptr[x] > len(out):
+                    out = np.concatenate((out[:k], np.empty(len(out) + sptr[x + 1] - sptr[x], np.int64)))
+                for f in range(sptr[x], sptr[x + 1]):
+                    y = sval[f]
+                    if waiting[y] == 0 and sent_round[y] < 0:
+                        out[k] = y
+                        k += 1
+            for y in todo:
+                if sent_round[y] < 0:  # a replay may have sent it out of order
+                    if k == len(out):
+                        out = np.concatenate((out, np.empty(len(out), np.int64)))
+                    out[k] = y
+                    k += 1
+    return out[:k]
 
 
 def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiting: np.ndarray,
@@ -267,6 +237,12 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
 
     `ext` maps internal workload ids to the ids shown in messages (a file's own ids).
     """
+    links = dag.links
+    unknown, dup, again, early, over, load = _round_rules(
+        np.asarray(ids, dtype=np.int64), dag.n, sent_round, waiting, links.ptr, links.values,
+        dag.topology.link_capacity)
+    if not (len(unknown) or len(dup) or len(again) or len(early) or len(over)):
+        return []
     out: list[Violation] = []
     topo = dag.topology
 
@@ -276,31 +252,67 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
     def name(w: int) -> str:
         return dag.describe(w, show(w))
 
-    bad = (ids < 0) | (ids >= dag.n)
-    for w in ids[bad].tolist():
+    for w in unknown.tolist():
         out.append(Violation("unknown", round_no, w, None, f"round {round_no}: workload {w} does not exist"))
-    ids = ids[~bad]
-    uniq, counts = np.unique(ids, return_counts=True)
-    for w in uniq[counts > 1].tolist():
+    for w in dup.tolist():
         out.append(Violation("duplicate", round_no, show(w), None,
                              f"round {round_no}: workload {name(w)} appears twice in the round"))
-    for w in uniq[sent_round[uniq] >= 0].tolist():
+    for w in again.tolist():
         out.append(Violation("already-sent", round_no, show(w), None,
                              f"round {round_no}: workload {name(w)} was already sent in round {sent_round[w]}"))
-    for w in uniq[(waiting[uniq] > 0) & (sent_round[uniq] < 0)].tolist():
-        missing = [show(p) for p in dag.prefix.row(w).tolist() if sent_round[p] < 0]
+    for w in early.tolist():
+        missing = [show(p) for p in dag.prefix_of(w) if sent_round[p] < 0]
         out.append(Violation("prefix", round_no, show(w), None,
                              f"round {round_no}: workload {name(w)} waits for prefix "
                              f"{', '.join(map(str, missing[:5]))}{'...' if len(missing) > 5 else ''} not sent earlier"))
-    lk = dag.links_padded[uniq]
-    load = np.bincount(lk.ravel(), minlength=topo.n_links + 1)[:-1]
-    cap = topo.link_capacity
-    for link in np.flatnonzero(load > cap).tolist():
-        on = [show(w) for w in uniq[(lk == link).any(axis=1)].tolist()]
-        out.append(Violation("capacity", round_no, on[-1], link,
-                             f"round {round_no}: link {topo.link_label(link)} carries {load[link]} workloads "
-                             f"({', '.join(map(str, on[:6]))}) over its capacity {cap[link]}"))
+    if len(over):
+        ids = np.asarray(ids, dtype=np.int64)
+        uniq = np.unique(ids[(ids >= 0) & (ids < dag.n)])
+        lk = dag.links_padded[uniq]
+        cap = topo.link_capacity
+        for link, on_link in zip(over.tolist(), load.tolist()):
+            on = [show(w) for w in uniq[(lk == link).any(axis=1)].tolist()]
+            out.append(Violation("capacity", round_no, on[-1], link,
+                                 f"round {round_no}: link {topo.link_label(link)} carries {on_link} workloads "
+                                 f"({', '.join(map(str, on[:6]))}) over its capacity {cap[link]}"))
     return out
+
+
+@njit(cache=True)
+def _round_rules(ids, n, sent_round, waiting, lptr, lval, cap):  # pragma: no cover - compiled
+    """The round's rule breaks: (unknown ids in order; then, ascending: duplicated, already sent,
+    prefix-waiting workloads, links over capacity, and those links' loads)."""
+    unknown = ids[(ids < 0) | (ids >= n)]
+    uniq = np.sort(ids[(ids >= 0) & (ids < n)])
+    keep = np.ones(len(uniq), np.bool_)
+    dup = np.zeros(len(uniq), np.bool_)
+    for k in range(1, len(uniq)):
+        if uniq[k] == uniq[k - 1]:
+            keep[k] = False
+            dup[k - 1] = True
+    dups = uniq[dup & keep]
+    uniq = uniq[keep]
+    again = np.zeros(len(uniq), np.bool_)
+    early = np.zeros(len(uniq), np.bool_)
+    load = np.zeros(len(cap), np.int64)
+    for k in range(len(uniq)):
+        w = uniq[k]
+        if sent_round[w] >= 0:
+            again[k] = True
+        elif waiting[w] > 0:
+            early[k] = True
+        for e in range(lptr[w], lptr[w + 1]):
+            load[lval[e]] += 1
+    n_over = 0
+    for k in range(len(uniq)):
+        w = uniq[k]
+        for e in range(lptr[w], lptr[w + 1]):
+            if load[lval[e]] > cap[lval[e]]:
+                n_over += 1
+    over = np.empty(0, np.int64)
+    if n_over:
+        over = np.flatnonzero(load > cap)
+    return unknown, dups, uniq[again], uniq[early], over, load[over]
 
 
 def utilization(dag: WorkloadDAG, rounds: list[np.ndarray]) -> np.ndarray:
@@ -326,11 +338,11 @@ def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]],
     for ids in rounds:
         ids = np.asarray(ids, dtype=np.int64)
         v = eng.check(ids, ext)
-        violations.extend(v)
-        ok = ids[(ids >= 0) & (ids < dag.n)]
-        ok = np.unique(ok)
-        ok = ok[eng.sent_round[ok] < 0]
-        eng._commit(ok)  # noqa: SLF001 - replay keeps going to report everything
+        if v:
+            violations.extend(v)
+            ids = np.unique(ids[(ids >= 0) & (ids < dag.n)])
+            ids = ids[eng.sent_round[ids] < 0]
+        eng._commit(ids)  # noqa: SLF001 - replay keeps going to report everything
     for w in np.flatnonzero(eng.sent_round < 0)[:1000].tolist():
         shown = w if ext is None else int(ext[w])
         violations.append(Violation("missing", None, shown, None, f"workload {dag.describe(w, shown)} is never sent"))
@@ -410,17 +422,27 @@ class RoundBuilder:
 
 def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:
     """Rounds of the list scheduler: each round walks the ready workloads by ascending `rank`
-    (ties by workload id) and keeps every one that still fits (`Engine.fill`)."""
-    order = np.lexsort((np.arange(dag.n), rank))  # workloads in priority order
-    place = np.empty(dag.n, dtype=np.int64)
-    place[order] = np.arange(dag.n)
+    (ties by workload id) and keeps every one that still fits (`Engine.fill`'s greedy; only the
+    best ready workload of each route class is walked, which gives the same rounds: see
+    `core.greedy`)."""
+    order = priority_order(rank)
+    heads = ClassHeads(dag.links, dag.topology.link_capacity, order)
     engine = Engine(dag)
-    ready_by_place = engine.ready_mask()[order].copy()  # the ready set, kept in priority order
+    first = np.flatnonzero(engine.ready_mask())
 
     def select(eng: Engine) -> np.ndarray:
-        if eng.n_rounds:
-            ready_by_place[place[eng.last_round]] = False
-            ready_by_place[place[eng.last_freed]] = True
-        return eng.fill(order[np.flatnonzero(ready_by_place)])
+        return heads.next_round(eng.last_freed if eng.n_rounds else first)
 
     return engine.run(select, check=False).rounds
+
+
+def priority_order(rank: np.ndarray) -> np.ndarray:
+    """Workload ids by ascending rank, ties by id (a permutation rank is inverted in linear time)."""
+    rank = np.asarray(rank)
+    n = len(rank)
+    if n and rank.dtype.kind in "iu" and rank.min() == 0 and rank.max() == n - 1:
+        order = np.full(n, -1, np.int64)
+        order[rank] = np.arange(n)
+        if order.min() >= 0:  # every rank appears once: a permutation
+            return order
+    return np.argsort(rank, kind="stable")

@@ -34,10 +34,16 @@ B_ROUTE_NODE = 24         # bytes per (root server, node): distances and next ho
 B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer" masks and keys
 B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
 S_ROUTE = 3e-8            # seconds per route element above
-B_DAG = 60                # bytes per workload path node and per prefix entry (DAG + schedule)
+B_DAG = 40                # bytes per workload path node and per prefix entry (DAG + schedule; int32 ids since issue 13)
 S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
-S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 2e-6, "ring": 1.5e-5}  # per-workload Python loops
-S_ROUND = {"tree": 2e-8, "plain": 2e-8, "ring": 2e-9}  # seconds per (workload, round) of list scheduling
+S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
+# list scheduling (docs/scale.md): per workload (queues, commit, the registry's check), and per
+# (directed link, round) for the walk over route-class heads (measured ~2.6 heads per link);
+# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG
+S_SCHED = {"tree": 1.5e-6, "plain": 2.0e-6, "ring": 1.5e-6}
+S_HEAD = 8e-8
+B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
+S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)
 B_CPSAT_BASE = 480 * 2 ** 20  # OR-Tools and CP-SAT's workers before the first constraint
 B_CPSAT = 265             # bytes per (workload link, round of the horizon) of a CP-SAT model
 S_CPSAT = 1e-6            # seconds to build and presolve the model, per the same unit
@@ -113,7 +119,8 @@ def dag_counts(size: Size, kind: str, chunks: int) -> tuple[int, int]:
 
     Merged trees: 2 S (S-1) workloads; a root's broadcasts wait for each of its `fanin`
     reduce workloads (S fanin^2 entries), every other workload for one. Plain trees: a piece
-    crosses `depth` servers, and each broadcast chain waits for all S-1 pieces (S (S-1)^2).
+    crosses `depth` servers; every hop but each piece's first waits for one entry (the hop
+    before, or its tree's prefix group of the S-1 last reduce hops: docs/scale.md).
     Ring: 2 (S-1) sends per chunk chain, each waiting for the one before.
     """
     if kind not in DAG_KINDS:
@@ -125,7 +132,7 @@ def dag_counts(size: Size, kind: str, chunks: int) -> tuple[int, int]:
         q = s * c * c + 2 * (pairs - s * c)
     elif kind == "plain":
         w = math.ceil(2 * pairs * max(1.0, size.depth))
-        q = s * (s - 1) ** 2 + w - 2 * pairs
+        q = w - pairs
     else:
         w = 2 * pairs
         q = w - s
@@ -152,7 +159,8 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     w, q = dag_counts(size, kind, chunks)
     rounds = rounds_estimate(size, kind, w, chunks)
     dag = Estimate("dag", B_DAG * (w * seg + q),
-                   S_DAG * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_ROUND[kind] * w * rounds, w)
+                   S_DAG * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
+                   + S_HEAD * 2 * e * rounds, w)
     total = estimate_topology(size) + route + dag
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
     if solver == "cp-sat":
@@ -172,9 +180,9 @@ def estimate_validate(size: Size, workloads: int, path_nodes: int, prefixes: int
     """Checking a schedule file: its JSON, the topology, the DAG of its workloads and the sum tables."""
     units = workloads * 8 + path_nodes + prefixes
     return Estimate(f"validating {size.name or 'the file'}",
-                    B_JSON * file_bytes + estimate_topology(size).bytes + B_DAG * units
+                    B_JSON * file_bytes + estimate_topology(size).bytes + B_VALIDATE * units
                     + B_VALIDATE_CELL * trees * size.servers,
-                    estimate_topology(size).seconds + S_DAG * units * 4, workloads)
+                    estimate_topology(size).seconds + S_VALIDATE * units, workloads)
 
 
 def estimate_json(n_bytes: int, name: str = "the file") -> Estimate:

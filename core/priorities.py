@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import csr
 from .workloads import WorkloadDAG
 
 
 def critical_path_rank(dag: WorkloadDAG) -> np.ndarray:
     """Longest remaining chain first; then more successors; then lower id."""
-    succ = dag.successors.lengths
-    return np.lexsort((np.arange(dag.n), -succ, -dag.tail)).argsort()
+    succ = dag.successor_count
+    tail = dag.tail.astype(np.int64)
+    smax = int(succ.max()) if dag.n else 0
+    tmax = int(tail.max()) if dag.n else 0
+    return _rank_of(order_by_key((tmax - tail) * (smax + 1) + (smax - succ)))
 
 
 def random_rank(dag: WorkloadDAG, seed: int) -> np.ndarray:
@@ -25,4 +29,20 @@ def random_rank(dag: WorkloadDAG, seed: int) -> np.ndarray:
 
 def step_rank(dag: WorkloadDAG) -> np.ndarray:
     """Earliest possible round (head) first, then lower id: Ring AllReduce's step order."""
-    return np.lexsort((np.arange(dag.n), dag.head)).argsort()
+    return _rank_of(order_by_key(dag.head.astype(np.int64)))
+
+
+def order_by_key(key: np.ndarray) -> np.ndarray:
+    """Ids sorted by ascending non-negative integer `key`, ties by id (a counting sort when the keys are few)."""
+    n = len(key)
+    top = int(key.max()) + 1 if n else 0
+    if top <= 4 * n + 1024:
+        return csr.from_pairs(key, np.arange(n), top).values.astype(np.int64)
+    return np.argsort(key, kind="stable")
+
+
+def _rank_of(order: np.ndarray) -> np.ndarray:
+    """The rank of every id given the ids in rank order (the inverse permutation)."""
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    return rank

@@ -96,6 +96,8 @@ def residual_dag(dag: WorkloadDAG, delivered: np.ndarray, topology: Topology, ro
     builds the same rest under another routing mode.
     """
     delivered = np.asarray(delivered, dtype=bool)
+    dag = dag.explicit()  # prefix groups (plain PS DAG) as explicit lists: the rebuild works pair by pair
+    fresh = fresh.explicit() if fresh is not None else None
     routing = routing or dag.meta.get("routing", "shortest")
     if dag.kind == "tree" and dag.merge:
         out = _regrown(dag, delivered, topology, compute_routes(topology, routing))
@@ -241,6 +243,7 @@ def combine(dag: WorkloadDAG, rounds: Rounds, delivered: np.ndarray, residual: W
     """The whole run as one DAG over `dag`'s topology and its rounds: the delivered workloads of `dag`
     (ids first, in order, each in its original round) and then the residual schedule."""
     delivered = np.asarray(delivered, dtype=bool)
+    dag = dag.explicit()
     done = np.flatnonzero(delivered)
     new_id = np.full(dag.n, -1, dtype=np.int64)
     new_id[done] = np.arange(len(done))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -53,12 +54,8 @@ class Routes:
     @cached_property
     def seg_links(self) -> np.ndarray:
         """Directed link ids of every segment, int array (S, S, L) padded with -1."""
-        nodes = self.seg_nodes
-        a, b = nodes[..., :-1], nodes[..., 1:]
-        ok = (a >= 0) & (b >= 0)
-        out = np.full(a.shape, -1, dtype=np.int64)
-        out[ok] = self.topology.link_ids_of(a[ok], b[ok])
-        return out
+        ptr, nbr, link = self.topology.adjacency
+        return _segment_links(self.seg_nodes, ptr, nbr, link)
 
     @cached_property
     def depth(self) -> np.ndarray:
@@ -128,27 +125,12 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
     dist = shortest_path(graph, unweighted=True, indices=servers)  # (S, n)
     dist = np.where(np.isfinite(dist), dist, n + 1).astype(np.int64)  # n + 1: a switch failures cut off
 
-    ptr, nbr, link = t.adjacency  # every node keeps an entry; failed ones never lead toward a root
-    src_of_entry = np.repeat(np.arange(n), np.diff(ptr))
-    closer = (dist[:, nbr] == dist[:, src_of_entry] - 1) & ~t.link_failed[link][None, :]  # (S, entries)
-    big = np.iinfo(np.int64).max
     if mode == "bandwidth":
         next_hop = _bandwidth_next_hops(t)
-    elif mode == "shortest":
-        key = np.where(closer, nbr[None, :], big)
-        next_hop = np.minimum.reduceat(key, ptr[:-1], axis=1)
     else:
-        count = np.add.reduceat(closer.astype(np.int64), ptr[:-1], axis=1)  # (S, n)
-        csum = np.cumsum(closer, axis=1)
-        before = np.concatenate([np.zeros((len(servers), 1), np.int64), csum[:, :-1]], axis=1)
-        start = before[:, ptr[:-1]]  # closer entries before each node's block
-        rank = csum - start[:, src_of_entry] - 1
-        choice = (servers[:, None] + np.arange(n)[None, :]) % np.maximum(count, 1)
-        pick = closer & (rank == choice[:, src_of_entry])
-        next_hop = np.maximum.reduceat(np.where(pick, nbr[None, :], -1), ptr[:-1], axis=1)
-    next_hop = np.where(next_hop == big, -1, next_hop).astype(np.int64)
-    next_hop[np.arange(len(servers)), servers] = -1
-
+        # compiled (docs/scale.md: the (S, links) temporaries of a vectorized form need GBs at S = 4096)
+        ptr, nbr, link = t.adjacency  # every node keeps an entry; failed ones never lead toward a root
+        next_hop = _next_hops(dist, ptr, nbr, ~t.link_failed[link], servers, mode == "balanced")
     seg_nodes, seg_len, parent = _segments(t, next_hop, np.arange(len(servers)))
     return Routes(topology=t, mode=mode, dist=dist, next_hop=next_hop, parent=parent,
                   seg_nodes=seg_nodes, seg_len=seg_len)
@@ -158,20 +140,12 @@ def _segments(t: Topology, next_hop: np.ndarray, roots: np.ndarray) -> tuple[np.
     """Walk from every server toward each root (row of `next_hop`) until the first server: the node-tree
     segments (R, S, L+1) padded with -1, their lengths (R, S) and the parent server indices (R, S)."""
     servers = t.servers
-    s_count, r_count = len(servers), len(roots)
-    rows = np.repeat(roots, s_count)
-    cur = np.tile(servers, r_count)
-    is_root = cur == servers[rows]
-    steps = [np.where(is_root, -1, cur)]
-    active = ~is_root
-    while active.any():
-        nxt = np.where(active, next_hop[rows, np.where(active, cur, 0)], -1)
-        steps.append(nxt)
-        cur = np.where(active, nxt, cur)
-        active = active & ~t.is_server[np.maximum(cur, 0)]
-    seg_nodes = np.stack(steps, axis=1).reshape(r_count, s_count, -1)
-    seg_len = np.maximum((seg_nodes >= 0).sum(axis=2) - 1, 0)
-    end = seg_nodes[np.arange(r_count)[:, None], np.arange(s_count)[None, :], seg_len]
+    roots = np.asarray(roots, dtype=np.int64)
+    seg_len = _segment_lengths(next_hop, roots, servers, t.is_server)
+    seg_nodes = _segment_nodes(next_hop, roots, servers, seg_len, int(seg_len.max()) if seg_len.size else 0)
+    end = np.take_along_axis(seg_nodes, seg_len[..., None].astype(np.int64), axis=2)[..., 0]
+    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
+    return seg_nodes, seg_len, parent
     parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
     return seg_nodes, seg_len, parent
 
@@ -235,3 +209,96 @@ def send_segments(topology: Topology, routes: Routes, src: int, dst: int) -> lis
     full = switch_only_route(topology, src, dst) or routes.route(src, dst)
     cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
     return [full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)]
+
+
+@njit(cache=True)
+def _next_hops(dist, ptr, nbr, usable, servers, balanced):  # pragma: no cover - compiled
+    """Next hop of every node toward every root over usable adjacency entries (-1 at the root and
+    where none is closer)."""
+    s, n = dist.shape
+    out = np.full((s, n), -1, np.int32)
+    for i in range(s):
+        for v in range(n):
+            if v == servers[i]:
+                continue
+            want = dist[i, v] - 1
+            if balanced:
+                m = 0
+                for e in range(ptr[v], ptr[v + 1]):
+                    if usable[e] and dist[i, nbr[e]] == want:
+                        m += 1
+                if m == 0:
+                    continue
+                pick = (servers[i] + v) % m
+                for e in range(ptr[v], ptr[v + 1]):
+                    if usable[e] and dist[i, nbr[e]] == want:
+                        if pick == 0:
+                            out[i, v] = nbr[e]
+                            break
+                        pick -= 1
+            else:
+                for e in range(ptr[v], ptr[v + 1]):  # neighbours ascending: the first is the lowest id
+                    if usable[e] and dist[i, nbr[e]] == want:
+                        out[i, v] = nbr[e]
+                        break
+    return out
+
+
+@njit(cache=True)
+def _segment_lengths(next_hop, roots, servers, is_server):  # pragma: no cover - compiled
+    """Links from server j to the first server on its route to root roots[r] (0 at the root), (R, S)."""
+    s = len(servers)
+    out = np.zeros((len(roots), s), np.int64)
+    for r in range(len(roots)):
+        i = roots[r]
+        for j in range(s):
+            if i == j:
+                continue
+            v = servers[j]
+            k = 0
+            while True:
+                v = next_hop[i, v]
+                if v < 0:  # no route (cut off): the segment ends where the walk stops
+                    break
+                k += 1
+                if is_server[v]:
+                    break
+            out[r, j] = k
+    return out
+
+
+@njit(cache=True)
+def _segment_nodes(next_hop, roots, servers, seg_len, width):  # pragma: no cover - compiled
+    """Node paths of the segments, (R, S, width + 1) padded with -1."""
+    s = len(servers)
+    out = np.full((len(roots), s, width + 1), -1, np.int32)
+    for r in range(len(roots)):
+        i = roots[r]
+        for j in range(s):
+            if i == j:
+                continue
+            v = servers[j]
+            out[r, j, 0] = v
+            for k in range(seg_len[r, j]):
+                v = next_hop[i, v]
+                out[r, j, k + 1] = v
+    return out
+
+
+@njit(cache=True)
+def _segment_links(nodes, ptr, nbr, link):  # pragma: no cover - compiled
+    """Directed link ids along every segment, (S, S, L) padded with -1."""
+    s1, s2, w = nodes.shape
+    out = np.full((s1, s2, max(w - 1, 0)), -1, np.int32)
+    for i in range(s1):
+        for j in range(s2):
+            for k in range(w - 1):
+                a = nodes[i, j, k]
+                b = nodes[i, j, k + 1]
+                if a < 0 or b < 0:
+                    break
+                for e in range(ptr[a], ptr[a + 1]):
+                    if nbr[e] == b:
+                        out[i, j, k] = link[e]
+                        break
+    return out

@@ -108,6 +108,14 @@ class Schedule:
         """Share of capacity used on each directed link in each round (links x rounds)."""
         return utilization(self.dag, self.rounds)
 
+    def mean_utilization(self) -> float:
+        """Mean over directed links and rounds of the share of capacity used (without the links x rounds matrix)."""
+        dag = self.dag
+        cells = dag.topology.n_links * self.n_rounds
+        if not cells:
+            return 0.0
+        return float(np.sum(dag.link_load / dag.topology.link_capacity) / cells)
+
     @property
     def lower_bound(self) -> int:
         """The best lower bound of this schedule's DAG (and CP-SAT's proven bound, if any)."""
@@ -116,7 +124,6 @@ class Schedule:
     def stats(self) -> dict:
         """Rounds, workloads, lower bounds of this DAG, gap and mean link utilization."""
         lb = lower_bounds(self.dag)
-        util = self.utilization()
         bound = max(lb.best, int(self.info.get("proven_bound", 0) or 0))
         return {
             "method": self.method,
@@ -125,6 +132,6 @@ class Schedule:
             "workloads": self.dag.n,
             "lower_bound": bound,
             "gap": gap(self.n_rounds, bound),
-            "mean_utilization": float(util.mean()) if util.size else 0.0,
+            "mean_utilization": self.mean_utilization(),
             "bounds": lb.as_dict(),
         }

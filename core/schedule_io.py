@@ -11,6 +11,7 @@ import numpy as np
 from .atomic import write_atomic
 from .guard import check, estimate_json
 from .schedule import Schedule
+from .schedule_npz import Columns, ColumnsError, columns_of, is_npz, read_npz, write_npz
 from .topology import to_dict
 
 FORMAT = "allreduce-schedule/1"
@@ -35,20 +36,29 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
         for w, (r, c, ph, pa, pr, own) in enumerate(zip(dag.root.tolist(), dag.chunk.tolist(), phase, path,
                                                         prefix, dag.carries_own.tolist()))
     ]
+    if dag.n_groups:  # prefix groups (docs/scale.md): ids >= n in a prefix list name group id - n
+        n = dag.n
+        for item in workloads:
+            pre = item["prefix"]
+            if pre and max(pre) >= n:
+                item["prefix"] = [p for p in pre if p < n]
+                item["prefix_groups"] = [p - n for p in pre if p >= n]
+    doc = header_dict(schedule, stats, trace, timing, extra)
+    doc["workloads"] = workloads
+    doc["rounds"] = [ids.tolist() for ids in schedule.rounds]
+    if dag.n_groups:
+        doc["prefix_groups"] = dag.groups.to_lists()
+    return doc
+
+
+def header_dict(schedule: Schedule, stats: dict | None = None, trace: bool = False,
+                timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
+    """The document's fields other than its workloads, rounds and prefix groups (see `schedule_to_dict`)."""
+    dag = schedule.dag
     stats = stats if stats is not None else schedule.stats()
-    doc = {
-        "format": FORMAT,
-        "topology": to_dict(dag.topology),
-        "method": schedule.method,
-        "merge": bool(dag.merge),
-        "chunks": int(dag.chunks),
-        "kind": dag.kind,
-        "routing": dag.meta.get("routing", "shortest"),
-        "workloads": workloads,
-        "rounds": [ids.tolist() for ids in schedule.rounds],
-        "stats": _plain(stats),
-        "info": _plain(schedule.info),
-    }
+    doc = {"format": FORMAT, "topology": to_dict(dag.topology), "method": schedule.method,
+           "merge": bool(dag.merge), "chunks": int(dag.chunks), "kind": dag.kind,
+           "routing": dag.meta.get("routing", "shortest"), "stats": _plain(stats), "info": _plain(schedule.info)}
     if timing is not None:
         doc["timing"] = _plain(timing)
     for key, value in (extra or {}).items():
@@ -61,18 +71,28 @@ def schedule_to_dict(schedule: Schedule, stats: dict | None = None, trace: bool 
 def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
                    trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
     """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
-    file renamed); returns the document written."""
+    file renamed), or in the columnar form when the path ends in ``.npz`` (docs/scale.md);
+    returns the document written (its header for .npz)."""
+    if str(path).endswith(".npz"):
+        head = header_dict(schedule, stats, trace, timing, extra)
+        write_npz(path, head, columns_of(schedule))
+        return head
     doc = schedule_to_dict(schedule, stats, trace, timing, extra)
     write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
     return doc
 
 
 def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, Any]:
-    """Load a schedule file's JSON, checking only that it is JSON with the right format tag
-    (the size guard checks the file's length first; `force` skips that check)."""
+    """Load a schedule file (JSON, or the columnar ``.npz`` form), checking only its format tag
+    (for JSON the size guard checks the file's length first; `force` skips that check)."""
     p = Path(path)
     if not p.is_file():
         raise ScheduleFileError(f"{path}: no such file")
+    if is_npz(p):
+        try:
+            return check_header(read_npz(p), str(path))
+        except ColumnsError as err:
+            raise ScheduleFileError(str(err)) from None
     check(estimate_json(p.stat().st_size, str(path)), force=force)
     try:
         data = json.loads(p.read_bytes())
@@ -90,6 +110,8 @@ def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
     if data.get("format") != FORMAT:
         raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {repr(data.get('format'))[:60]}")
     for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):
+        if key != "topology" and isinstance(data.get(key), Columns):
+            continue  # the columnar form (core.schedule_npz)
         if not isinstance(data.get(key), kind):
             raise ScheduleFileError(f"{name}: '{key}' must be a JSON {kind.__name__.replace('dict', 'object')}")
     return data

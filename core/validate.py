@@ -13,16 +13,19 @@ Three layers, every violation reported (not only the first):
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from . import csr
 from .engine import Violation, replay
 from .guard import Estimate, Size, check, estimate_validate
 from .schedule_io import check_header
+from .schedule_npz import Columns
 from .topology import Topology, TopologyError, read_topology_dict
 from .workloads import PHASES, WorkloadDAG
 
@@ -79,14 +82,15 @@ def _v(rule: str, message: str, workload: int | None = None, rnd: int | None = N
 
 
 def validate_document(data: Any, name: str = "schedule", *, force: bool = False) -> Report:
-    """Validate a parsed schedule document (raises ScheduleFileError if it is not one at all, and
-    SizeError when checking it would exceed the memory or time limit, unless `force`)."""
+    """Validate a parsed schedule document, JSON or columnar (raises ScheduleFileError if it is not one
+    at all, and SizeError when checking it would exceed the memory or time limit, unless `force`)."""
     data = check_header(data, name)
     report = Report()
     chunks = data.get("chunks", 1)
     items = data["workloads"]
-    if not _is_int(chunks) or not 1 <= chunks <= max(1, len(items)):
-        report.violations.append(_v("header", f"chunks must be an integer in 1..{max(1, len(items))} (the number "
+    n_items = items.n if isinstance(items, Columns) else len(items)
+    if not _is_int(chunks) or not 1 <= chunks <= max(1, n_items):
+        report.violations.append(_v("header", f"chunks must be an integer in 1..{max(1, n_items)} (the number "
                                               f"of workloads: each chunk of each shard needs its own), got {_show(chunks)}"))
         return report
     check(_estimate(data, chunks), force=force)
@@ -96,10 +100,15 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
         report.violations.append(_v("topology", f"topology: {err}"))
         return report
     nodes = Nodes(topo, node_ids)
-    dag, id_of, problems = _dag_from_workloads(nodes, items, chunks)
+    if isinstance(items, Columns):
+        cols = nodes.columns(items)
+    else:
+        cols = columns_from_json(items, data["rounds"], data.get("prefix_groups", []), nodes, chunks)
+    report.violations.extend(_v(rule, msg, w, r) for rule, w, r, msg in cols.problems)
+    dag, ext, problems = _dag_from_columns(topo, cols, chunks, node_ids)
     report.violations.extend(problems)
     report.workloads = dag.n
-    rounds, round_problems = _rounds(data["rounds"], id_of)
+    rounds, round_problems = _rounds_of(cols, ext)
     report.violations.extend(round_problems)
     report.rounds = len(rounds)
     report.dag, report.schedule_rounds = dag, rounds
@@ -108,7 +117,6 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
     except ValueError:
         report.violations.append(_v("prefix", "the prefix relation has a cycle: no schedule can satisfy it"))
         return report
-    ext = np.array(sorted(id_of, key=id_of.get), dtype=np.int64) if id_of else np.zeros(0, np.int64)
     engine, round_violations = replay(dag, rounds, ext)
     report.violations.extend(round_violations)
     data_problems, n_trees = _check_data(dag, engine.sent_round, topo, chunks, ext)
@@ -129,19 +137,25 @@ def _spec_of(topology: dict) -> str:
 
 
 def _estimate(data: dict, chunks: int) -> Estimate:
-    """What checking the document will allocate, from counts read off the JSON before building anything."""
+    """What checking the document will allocate, from counts read off it before building anything."""
     topo = data["topology"]
     nodes = topo.get("nodes", topo.get("servers"))
     links = topo.get("links", topo.get("edges"))
     n_nodes = len(nodes) if isinstance(nodes, list) else 0
     n_servers = sum(1 for x in nodes if isinstance(x, dict) and x.get("kind") == "server") if n_nodes else 0
-    path_nodes = prefixes = 0
-    for w in data["workloads"]:
-        if isinstance(w, dict):
-            path_nodes += len(w["path"]) if isinstance(w.get("path"), list) else 0
-            prefixes += len(w["prefix"]) if isinstance(w.get("prefix"), list) else 0
-    path_nodes += sum(len(r) for r in data["rounds"] if isinstance(r, list))
-    w = len(data["workloads"])
+    items = data["workloads"]
+    if isinstance(items, Columns):
+        w = items.n
+        path_nodes = len(items.path.values) + len(items.rounds.values)
+        prefixes = len(items.prefix.values) + len(items.prefix_groups.values)
+    else:
+        w = len(items)
+        path_nodes = prefixes = 0
+        for x in items:
+            if isinstance(x, dict):
+                path_nodes += len(x["path"]) if isinstance(x.get("path"), list) else 0
+                prefixes += len(x["prefix"]) if isinstance(x.get("prefix"), list) else 0
+        path_nodes += sum(len(r) for r in data["rounds"] if isinstance(r, list))
     size = Size(n_servers, max(0, n_nodes - n_servers), len(links) if isinstance(links, list) else 0,
                 name=f"the schedule file's {n_nodes} nodes")
     return estimate_validate(size, w, path_nodes, prefixes, min(w, n_servers * chunks))
@@ -152,6 +166,7 @@ class Nodes:
 
     def __init__(self, topo: Topology, ids: list):
         self.topo = topo
+        self.ids = ids
         self._index = {x: i for i, x in enumerate(ids)}
 
     def position(self, x: Any) -> int | None:
@@ -160,124 +175,349 @@ class Nodes:
             return None
         return self._index.get(x)
 
+    def columns(self, cols: Columns) -> Columns:
+        """Columnar workloads with roots and paths as node positions (unknown ids become -1)."""
+        if list(self.ids) == list(range(len(self.ids))):
+            return cols
+        lookup = np.vectorize(lambda x: -1 if self.position(int(x)) is None else self.position(int(x)), otypes=[np.int64])
+        return dataclasses.replace(cols, root=lookup(cols.root),
+                                   path=csr.CSR(cols.path.ptr, lookup(cols.path.values)))
 
-def _dag_from_workloads(nodes: Nodes, items: list, chunks: int) -> tuple[WorkloadDAG, dict, list[Violation]]:
-    topo = nodes.topo
-    problems: list[Violation] = []
-    id_of: dict[int, int] = {}
-    rows = []
+
+def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes: Nodes | None = None,
+                      chunks: int = 2 ** 31) -> Columns:
+    """The JSON workloads, rounds and prefix groups as columns, in one light pass (roots and paths as
+    node positions through `nodes`, the file's node ids); what cannot be represented (wrong types,
+    unknown nodes) is dropped and listed in `problems` as (rule, workload, round, message)."""
+    position = nodes.position if nodes is not None else (lambda x: x if _is_int(x) else None)
+    problems: list[tuple] = []
+    ids, roots, chunk_of, phases, own = [], [], [], [], []
+    paths: list = []
+    pre_len, pre_vals, grp_len, grp_vals = [], [], [], []
+    phase_code = {p: k for k, p in enumerate(PHASES)}
+
+    def ints(values: Any, what: str, wid: int | None, rnd: int | None, rule: str = "structure") -> list:
+        good = [x for x in values if _is_id(x)]
+        if len(good) < len(values):
+            problems.extend((rule, wid, rnd, what.format(x=_show(x))) for x in values if not _is_id(x))
+        return good
+
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
-        if not _is_id(wid):
-            problems.append(_v("structure", f"workload entry {k}: must be an object with an integer 'id' that "
-                                            f"fits in 64 bits, got {_show(wid)}"))
+        if not isinstance(w, dict) or not _is_id(wid):
+            problems.append(("structure", None, None, f"workload entry {k}: must be an object with an integer 'id' "
+                                                      f"that fits in 64 bits, got {_show(wid)}"))
             continue
-        if wid in id_of:
-            problems.append(_v("structure", f"workload id {wid} is used twice", wid))
-            continue
-        id_of[wid] = len(id_of)
-        rows.append(w)  # the first entry of each id
-    n = len(id_of)
-    tree_key: dict[tuple[int, int], int] = {}
-    tree = np.zeros(n, np.int64)
-    phase = np.zeros(n, np.int8)
-    own = np.zeros(n, bool)
-    paths, links, pre_r, pre_v = [], [], [], []
-    first_server = int(topo.servers[0])
-    for i, w in enumerate(rows):
-        wid = w["id"]
+        ids.append(wid)
         root, chunk = w.get("root"), w.get("chunk", 0)
-        pos = nodes.position(root)
-        if pos is None or not topo.is_server[pos]:
-            problems.append(_v("structure", f"workload {wid}: root {_show(root)} is not a server", wid))
-            pos = first_server
-        if not _is_int(chunk) or not (0 <= chunk < chunks):
-            problems.append(_v("structure", f"workload {wid}: chunk {_show(chunk)} is not in 0..{chunks - 1}", wid))
+        pos = position(root)
+        if pos is None or (nodes is not None and not nodes.topo.is_server[pos]):
+            problems.append(("structure", wid, None, f"workload {wid}: root {_show(root)} is not a server"))
+            pos = -1  # reported here: the vectorized check skips -1
+        roots.append(pos)
+        if not _is_int(chunk) or not 0 <= chunk < chunks:
+            problems.append(("structure", wid, None, f"workload {wid}: chunk {_show(chunk)} is not in 0..{chunks - 1}"))
             chunk = 0
-        tree[i] = tree_key.setdefault((pos, chunk), len(tree_key))
+        chunk_of.append(chunk)
         ph = w.get("phase")
-        if ph not in PHASES:
-            problems.append(_v("structure", f"workload {wid}: phase must be reduce or broadcast, got {_show(ph)}", wid))
-            ph = "reduce"
-        phase[i] = PHASES.index(ph)
+        code = phase_code.get(ph) if isinstance(ph, str) else None
+        if code is None:
+            problems.append(("structure", wid, None, f"workload {wid}: phase must be reduce or broadcast, got {_show(ph)}"))
+            code = 0
+        phases.append(code)
         carries = w.get("carries_own", False)
         if not isinstance(carries, bool):
-            problems.append(_v("structure", f"workload {wid}: carries_own must be true or false, got {_show(carries)}", wid))
-        own[i] = carries is True
-        path, msg = _check_path(nodes, w.get("path"))
-        if msg:
-            problems.append(_v("path", f"workload {wid}: {msg}", wid))
-            path = [int(topo.servers[0]), int(topo.servers[1])]
-            links.append([])
+            problems.append(("structure", wid, None, f"workload {wid}: carries_own must be true or false, got {_show(carries)}"))
+        own.append(carries is True)
+        path = w.get("path")
+        if not isinstance(path, list) or len(path) < 2:
+            problems.append(("path", wid, None, f"workload {wid}: path must be a list of at least 2 node ids, got {_show(path)}"))
+            path = []  # reported here; the vectorized check gives it a placeholder
         else:
-            links.append(topo.link_ids(path).tolist())
-            dead = [x for x in links[-1] if topo.link_failed[x]]
-            if dead:
-                problems.append(_v("failed", f"workload {wid}: path {_show(w.get('path'))} crosses failed link "
-                                             f"{dead[0] // 2} ({topo.link_label(dead[0])})", wid, None, dead[0]))
+            pos = [position(x) for x in path]
+            if None in pos:
+                problems.append(("path", wid, None, f"workload {wid}: path {_show(path)} names node "
+                                                    f"{_show(path[pos.index(None)])}, which is not in 'nodes'"))
+                pos = []
+            path = pos
         paths.append(path)
         prefix = w.get("prefix", [])
         if not isinstance(prefix, list):
-            problems.append(_v("structure", f"workload {wid}: prefix must be a list of workload ids, got {_show(prefix)}", wid))
+            problems.append(("structure", wid, None, f"workload {wid}: prefix must be a list of workload ids, got {_show(prefix)}"))
             prefix = []
-        for p in prefix:
-            if not _is_id(p) or p not in id_of:
-                problems.append(_v("structure", f"workload {wid}: prefix {_show(p)} is not a workload id", wid))
-                continue
-            pre_r.append(i)
-            pre_v.append(id_of[p])
-    roots = sorted(tree_key, key=tree_key.get)
+        good = ints(prefix, f"workload {wid}: prefix {{x!r}} is not a workload id", wid, None)
+        pre_len.append(len(good))
+        pre_vals.extend(good)
+        pg = w.get("prefix_groups", [])
+        if not isinstance(pg, list):
+            problems.append(("structure", wid, None, f"workload {wid}: prefix_groups must be a list of group ids, got {_show(pg)}"))
+            pg = []
+        good = ints(pg, f"workload {wid}: prefix group {{x!r}} is not a group id", wid, None)
+        grp_len.append(len(good))
+        grp_vals.extend(good)
+    raw_groups = [] if raw_groups is None else raw_groups
+    if not isinstance(raw_groups, list):
+        problems.append(("structure", None, None, f"prefix_groups must be a list of lists of workload ids, got {raw_groups!r}"))
+        raw_groups = []
+    g_len, g_vals = [], []
+    for g, members in enumerate(raw_groups):
+        if not isinstance(members, list):
+            problems.append(("structure", None, None, f"prefix group {g} must be a list of workload ids, got {members!r}"))
+            members = []
+        good = ints(members, f"prefix group {g}: member {{x!r}} is not a workload id", None, None)
+        g_len.append(len(good))
+        g_vals.extend(good)
+    r_len, r_vals = [], []
+    for r, got in enumerate(raw_rounds):
+        if not isinstance(got, list):
+            problems.append(("structure", None, r, f"round {r} must be a list of workload ids"))
+            got = []
+        good = ints(got, f"round {r}: workload {{x!r}} is not defined", None, r, "unknown")
+        r_len.append(len(good))
+        r_vals.extend(good)
+
+    def rows(lens: list, vals: list) -> csr.CSR:
+        return csr.CSR(np.r_[0, np.cumsum(np.array(lens, np.int64))].astype(np.int64), np.array(vals, np.int64))
+
+    return Columns(ids=np.array(ids, np.int64), root=np.array(roots, np.int64), chunk=np.array(chunk_of, np.int64),
+                   phase=np.array(phases, np.int64), carries_own=np.array(own, bool),
+                   path=rows([len(p) for p in paths], [x for p in paths for x in p]),
+                   prefix=rows(pre_len, pre_vals), prefix_groups=rows(grp_len, grp_vals),
+                   groups=rows(g_len, g_vals), rounds=rows(r_len, r_vals), problems=tuple(problems))
+
+
+_MAX = 1000
+"""At most this many violations of one kind are listed per check (a broken file can have millions)."""
+
+
+def _dag_from_columns(topo: Topology, cols: Columns, chunks: int,
+                      node_ids: list | None = None) -> tuple[WorkloadDAG, np.ndarray, list[Violation]]:
+    """The file's DAG (internal ids 0..n-1 in file order, first entry of each id), the file id of
+    each internal id, and the structure problems (naming nodes by `node_ids`, the file's own);
+    vectorized (docs/scale.md)."""
+    node_ids = list(range(topo.n_nodes)) if node_ids is None else node_ids
+    problems: list[Violation] = []
+    if np.array_equal(cols.ids, np.arange(cols.n)):  # the columnar form: ids are positions
+        keep = np.arange(cols.n)
+    else:
+        _, first = np.unique(cols.ids, return_index=True)
+        keep = np.sort(first)
+    if len(keep) < cols.n:
+        twice = np.setdiff1d(np.arange(cols.n), keep)
+        for wid in cols.ids[twice][:_MAX].tolist():
+            problems.append(_v("structure", f"workload id {wid} is used twice", wid))
+    ext = cols.ids[keep]
+    n = len(keep)
+    internal = _id_map(ext)
+
+    def report(bad: np.ndarray, text, rule: str = "structure") -> None:
+        for k in np.flatnonzero(bad)[:_MAX].tolist():
+            problems.append(_v(rule, text(k), int(ext[k])))
+
+    root = cols.root[keep]
+    known = root >= 0  # -1: reported while reading the JSON
+    bad = known & ~((root < topo.n_nodes) & topo.is_server[np.clip(root, 0, topo.n_nodes - 1)])
+    report(bad, lambda k: f"workload {ext[k]}: root {root[k]} is not a server")
+    root = np.where(bad | ~known, topo.servers[0], root)
+    chunk = cols.chunk[keep]
+    bad = (chunk < 0) | (chunk >= chunks)
+    report(bad, lambda k: f"workload {ext[k]}: chunk {chunk[k]} is not in 0..{chunks - 1}")
+    chunk = np.where(bad, 0, chunk)
+    phase = cols.phase[keep]
+    bad = (phase < 0) | (phase > 1)
+    report(bad, lambda k: f"workload {ext[k]}: phase must be 0 (reduce) or 1 (broadcast), got {phase[k]}")
+    phase = np.where(bad, 0, phase).astype(np.int8)
+
+    path = _rows(cols.path, keep)
+    ptr, nbr, link = topo.adjacency
+    code, lptr, lvals = _path_links(path.ptr, path.values, ptr, nbr, link, topo.is_server, topo.n_nodes)
+    links = csr.CSR(lptr, lvals)
+    if (code > 0).any():
+        report((code > 0) & (path.lengths > 0),
+               lambda k: f"workload {ext[k]}: {_check_path(topo, path.row(k).tolist(), node_ids)[1]}", "path")
+        path = _placeholder_paths(path, code > 0, topo)
+    dead = topo.link_failed[links.values] if len(links.values) else np.zeros(0, bool)
+    if dead.any():
+        rows_ = links.rows_of_values()
+        for e in np.unique(rows_[dead], return_index=True)[1][:_MAX].tolist():
+            e = int(np.flatnonzero(dead)[e])
+            k, lk = int(rows_[e]), int(links.values[e])
+            problems.append(_v("failed", f"workload {ext[k]}: path {_show([node_ids[x] for x in path.row(k).tolist()])} "
+                                         f"crosses failed link "
+                                         f"{lk // 2} ({topo.link_label(lk)})", int(ext[k]), None, lk))
+
+    n_groups = cols.groups.n_rows
+    pre = _rows(cols.prefix, keep)
+    pv = internal(pre.values)
+    pr = pre.rows_of_values()
+    for k, p in zip(pr[pv < 0][:_MAX].tolist(), pre.values[pv < 0][:_MAX].tolist()):
+        problems.append(_v("structure", f"workload {ext[k]}: prefix {p!r} is not a workload id", int(ext[k])))
+    pg = _rows(cols.prefix_groups, keep)
+    gr = pg.rows_of_values()
+    bad = (pg.values < 0) | (pg.values >= n_groups)
+    for k, g in zip(gr[bad][:_MAX].tolist(), pg.values[bad][:_MAX].tolist()):
+        problems.append(_v("structure", f"workload {ext[k]}: prefix group {g!r} is not in 0..{n_groups - 1}", int(ext[k])))
+    if len(pg.values) == 0 and (len(pv) == 0 or pv.min() >= 0):
+        prefix = csr.CSR(pre.ptr, csr.ids(pv))  # nothing dropped or added: the file's rows as they are
+    else:
+        prefix = csr.from_pairs(np.r_[pr[pv >= 0], gr[~bad]], np.r_[pv[pv >= 0], n + pg.values[~bad]], n)
+    gm = internal(cols.groups.values)
+    g_rows = cols.groups.rows_of_values()
+    for g, m in zip(g_rows[gm < 0][:_MAX].tolist(), cols.groups.values[gm < 0][:_MAX].tolist()):
+        problems.append(_v("structure", f"prefix group {g}: member {m!r} is not a workload id"))
+    groups = csr.from_pairs(g_rows[gm >= 0], gm[gm >= 0], n_groups)
+
+    # flow-trees (root, chunk), numbered in order of first appearance
+    tree, tkeys = _first_appearance(topo.server_index[root].astype(np.int64) * chunks + chunk,
+                                    topo.n_servers * chunks)
+    tkeys = topo.servers[tkeys // chunks] * chunks + tkeys % chunks
     dag = WorkloadDAG(
         topology=topo, kind="file", merge=False, chunks=chunks, tree=tree,
-        root=np.array([roots[t][0] for t in tree], np.int64), chunk=np.array([roots[t][1] for t in tree], np.int64),
-        phase=phase, src=np.array([p[0] for p in paths], np.int64), dst=np.array([p[-1] for p in paths], np.int64),
-        carries_own=own, path=csr.from_lists(paths), links=csr.from_lists(links),
-        prefix=csr.from_pairs(np.array(pre_r, np.int64), np.array(pre_v, np.int64), n),
-        tree_root=np.array([r for r, _ in roots], np.int64), tree_chunk=np.array([c for _, c in roots], np.int64))
-    return dag, id_of, problems
+        root=csr.ids(root), chunk=csr.ids(chunk), phase=phase,
+        src=path.values[path.ptr[:-1]], dst=path.values[path.ptr[1:] - 1],
+        carries_own=cols.carries_own[keep], path=path, links=links, prefix=prefix,
+        tree_root=tkeys // chunks, tree_chunk=tkeys % chunks, groups=groups)
+    return dag, ext, problems
 
 
-def _check_path(nodes: Nodes, path: Any) -> tuple[list[int], str]:
-    """The path as node positions and "" when it is a real route, else ([], the reason)."""
-    topo = nodes.topo
-    if not isinstance(path, list) or len(path) < 2:
-        return [], f"path must be a list of at least 2 node ids, got {_show(path)}"
-    pos = [nodes.position(x) for x in path]
-    if None in pos:
-        bad = path[pos.index(None)]
-        return [], f"path {_show(path)} names node {_show(bad)}, which is not in 'nodes'"
-    if not (topo.is_server[pos[0]] and topo.is_server[pos[-1]]):
-        return [], f"path {_show(path)} must start and end at servers"
-    inner = [x for x, p in zip(path[1:-1], pos[1:-1]) if topo.is_server[p]]
-    if inner:
-        return [], f"path {_show(path)} crosses server {_show(inner[0])}; a workload ends at the next server"
-    try:
-        topo.link_ids(pos)
-    except KeyError:
-        for a, b, pa, pb in zip(path, path[1:], pos, pos[1:]):
-            try:
-                topo.link_id(pa, pb)
-            except KeyError:
-                return [], f"path {_show(path)}: no link {_show(a)}->{_show(b)}"
-    return pos, ""
+@njit(cache=True)
+def _first_appearance(key, n_keys):  # pragma: no cover - compiled
+    """Number the distinct keys (0..n_keys-1) in order of first appearance: (number of each entry, keys in order)."""
+    num = np.full(n_keys, -1, np.int64)
+    out = np.empty(len(key), np.int32)
+    order = np.empty(n_keys, np.int64)
+    m = 0
+    for i in range(len(key)):
+        k = key[i]
+        if num[k] < 0:
+            num[k] = m
+            order[m] = k
+            m += 1
+        out[i] = num[k]
+    return out, order[:m].copy()
 
 
-def _rounds(raw: list, id_of: dict) -> tuple[list[np.ndarray], list[Violation]]:
+def _placeholder_paths(path: csr.CSR, bad: np.ndarray, topo: Topology) -> csr.CSR:
+    """The paths with each bad one replaced by a path between the first two servers (it has no links)."""
+    lens = np.where(bad, 2, path.lengths)
+    ptr = np.r_[0, np.cumsum(lens)]
+    vals = np.empty(int(ptr[-1]), np.int64)
+    good = np.flatnonzero(~bad)
+    pos, v = path.gather(good)
+    offset = np.arange(len(pos)) - np.r_[0, np.cumsum(path.lengths[good])][:-1][pos]
+    vals[ptr[good][pos] + offset] = v
+    hole = np.flatnonzero(bad)
+    vals[ptr[hole]] = topo.servers[0]
+    vals[ptr[hole] + 1] = topo.servers[min(1, len(topo.servers) - 1)]
+    return csr.from_lengths(lens, vals)
+
+
+def _id_map(ext: np.ndarray):
+    """A function from file ids to internal ids (-1 where unknown), for the file ids `ext` in order."""
+    n = len(ext)
+    if n == 0 or np.array_equal(ext, np.arange(n)):
+        def plain(x: np.ndarray) -> np.ndarray:
+            x = np.asarray(x)
+            if x.size == 0 or (x.min() >= 0 and x.max() < n):
+                return x  # every id known: no copy
+            return np.where((x >= 0) & (x < n), x, -1)
+        return plain
+    order = np.argsort(ext, kind="stable")
+    srt = ext[order]
+
+    def lookup(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, np.int64)
+        pos = np.clip(np.searchsorted(srt, x), 0, n - 1)
+        return np.where(srt[pos] == x, order[pos], -1)
+    return lookup
+
+
+def _rows(m: csr.CSR, rows: np.ndarray) -> csr.CSR:
+    """The CSR of the given rows of m (m itself when they are all its rows, in order)."""
+    if len(rows) == m.n_rows:
+        return m
+    _, vals = m.gather(rows)
+    return csr.from_lengths(m.lengths[rows], vals)
+
+
+@njit(cache=True)
+def _path_links(pptr, pval, aptr, nbr, alink, is_server, n_nodes):  # pragma: no cover - compiled
+    """Check every path (>= 2 nodes, nodes exist, server ends, switches inside, adjacent steps) and
+    return (0 or a problem code per path, link ptr, link ids; a bad path has no links)."""
+    n = len(pptr) - 1
+    code = np.zeros(n, np.int8)
+    lptr = np.zeros(n + 1, np.int64)
+    lval = np.empty(len(pval), np.int32)
+    m = 0
+    for w in range(n):
+        a, b = pptr[w], pptr[w + 1]
+        c = 0
+        if b - a < 2:
+            c = 1
+        else:
+            for k in range(a, b):
+                if pval[k] < 0 or pval[k] >= n_nodes:
+                    c = 2
+                    break
+            if c == 0 and not (is_server[pval[a]] and is_server[pval[b - 1]]):
+                c = 3
+            if c == 0:
+                for k in range(a + 1, b - 1):
+                    if is_server[pval[k]]:
+                        c = 4
+                        break
+        start = m
+        if c == 0:
+            for k in range(a, b - 1):
+                u, v = pval[k], pval[k + 1]
+                found = -1
+                for e in range(aptr[u], aptr[u + 1]):
+                    if nbr[e] == v:
+                        found = alink[e]
+                        break
+                if found < 0:
+                    c = 5
+                    break
+                lval[m] = found
+                m += 1
+        if c != 0:
+            m = start
+        code[w] = c
+        lptr[w + 1] = m
+    return code, lptr, lval[:m].copy()
+
+
+def _rounds_of(cols: Columns, ext: np.ndarray) -> tuple[list[np.ndarray], list[Violation]]:
+    """The rounds as internal ids, and an `unknown` violation for every id that is not a workload."""
     problems: list[Violation] = []
-    rounds = []
-    for r, ids in enumerate(raw):
-        if not isinstance(ids, list):
-            problems.append(_v("structure", f"round {r} must be a list of workload ids"))
-            rounds.append(np.zeros(0, np.int64))
-            continue
-        got = []
-        for w in ids:
-            if not _is_id(w) or w not in id_of:
-                problems.append(_v("unknown", f"round {r}: workload {_show(w)} is not defined", None, r))
-            else:
-                got.append(id_of[w])
-        rounds.append(np.array(got, np.int64))
-    return rounds, problems
+    ids = _id_map(ext)(cols.rounds.values)
+    rows = cols.rounds.rows_of_values()
+    for r, w in zip(rows[ids < 0][:_MAX].tolist(), cols.rounds.values[ids < 0][:_MAX].tolist()):
+        problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
+    lens = np.bincount(rows[ids >= 0], minlength=cols.rounds.n_rows)
+    flat = ids[ids >= 0]
+    ptr = np.r_[0, np.cumsum(lens)]
+    return [flat[ptr[r]:ptr[r + 1]] for r in range(cols.rounds.n_rows)], problems
+
+
+def _check_path(topo: Topology, path: list[int], ids: list) -> tuple[bool, str]:
+    """Why a path of node positions is not a real route (messages name the file's node `ids`)."""
+    shown = _show([ids[x] if 0 <= x < len(ids) else x for x in path])
+    if len(path) < 2:
+        return False, f"path must be a list of at least 2 node ids, got {shown}"
+    if any(x < 0 or x >= topo.n_nodes for x in path):
+        return False, f"path {shown} names a node that is not in 'nodes'"
+    if not (topo.is_server[path[0]] and topo.is_server[path[-1]]):
+        return False, f"path {shown} must start and end at servers"
+    inner = [x for x in path[1:-1] if topo.is_server[x]]
+    if inner:
+        return False, f"path {shown} crosses server {_show(ids[inner[0]])}; a workload ends at the next server"
+    for a, b in zip(path, path[1:]):
+        try:
+            topo.link_id(a, b)
+        except KeyError:
+            return False, f"path {shown}: no link {_show(ids[a])}->{_show(ids[b])}"
+    return True, ""
 
 
 def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
@@ -290,6 +530,12 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     # reduce prefixes that feed payload: reduce, same tree, ending at the sender
     pr = dag.prefix.rows_of_values()
     pv = dag.prefix.values
+    grp = pv >= n
+    if grp.any():  # a reduce workload's payload also takes the members of its prefix groups
+        on_reduce = grp & reduce[pr]
+        pos, members = dag.groups.gather(pv[on_reduce] - n)
+        pr = np.r_[pr[~grp], pr[on_reduce][pos]]
+        pv = np.r_[pv[~grp], members.astype(pv.dtype)]
     feeds = reduce[pr] & reduce[pv]
     wrong_tree = feeds & (dag.tree[pr] != dag.tree[pv])
     wrong_end = feeds & ~wrong_tree & (dag.dst[pv] != dag.src[pr])
@@ -302,7 +548,7 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     good = feeds & ~wrong_tree & ~wrong_end
     feed = csr.from_pairs(pv[good], pr[good], n)  # w -> reduce workloads whose payload includes w
     # multiplicity of each reduce payload in its root's sum, in reverse topological order; a
-    # payload that reaches the root but is relayed onward (a ring passing through) is not summed:
+    # payload that reaches the root but is relayed onward (a ring passing through) is not summed
     # MODEL.md §8, a reduce payload that a later reduce workload takes as a prefix only passes
     # through the root (whether that prefix is legal is reported above; either way it was taken)
     relayed = np.zeros(n, dtype=bool)
@@ -336,14 +582,13 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     np.maximum.at(done_at, dag.tree[into_root], sent[into_root])
     holds[np.arange(nt), s_idx[dag.tree_root]] = done_at
     bc = np.flatnonzero((dag.phase == 1) & (sent >= 0))
-    bc = bc[np.argsort(sent[bc], kind="stable")]
-    for w in bc.tolist():
-        t, a, b, r = int(dag.tree[w]), s_idx[dag.src[w]], s_idx[dag.dst[w]], int(sent[w])
-        if holds[t, a] < r:
-            holds[t, b] = min(holds[t, b], r)
-        else:
-            problems.append(_v("data", f"round {r}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
-                                       f"holds the sum of flow-tree {_tree_name(dag, topo, t)}", int(ext[w]), r))
+    bc = csr.from_pairs(sent[bc], bc, int(sent.max()) + 1 if len(bc) else 0).values  # by round, stable
+    early = _spread(bc, dag.tree.astype(np.int64), s_idx[dag.src].astype(np.int64),
+                    s_idx[dag.dst].astype(np.int64), sent.astype(np.int64), holds)
+    for w in early[:_MAX].tolist():
+        t, r = int(dag.tree[w]), int(sent[w])
+        problems.append(_v("data", f"round {r}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
+                                   f"holds the sum of flow-tree {_tree_name(dag, topo, t)}", int(ext[w]), r))
     missing_t, missing_s = np.nonzero(holds == big)
     for t, j in list(zip(missing_t.tolist(), missing_s.tolist()))[:500]:
         problems.append(_v("data", f"server {topo.labels[topo.servers[j]]} never receives the sum of flow-tree "
@@ -357,6 +602,23 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     if n_missing > 500:
         problems.append(_v("data", f"... and {n_missing - 500} more shards without a flow-tree"))
     return problems, nt
+
+
+@njit(cache=True)
+def _spread(bc, tree, src, dst, sent, holds):  # pragma: no cover - compiled
+    """Broadcasts in round order: a sender that held the sum before the round passes it on
+    (holds[t, j]: the round server j got tree t's sum); returns the broadcasts sent too early."""
+    early = np.empty(len(bc), np.int64)
+    k = 0
+    for w in bc:
+        t, r = tree[w], sent[w]
+        if holds[t, src[w]] < r:
+            if r < holds[t, dst[w]]:
+                holds[t, dst[w]] = r
+        else:
+            early[k] = w
+            k += 1
+    return early[:k]
 
 
 def _tree_name(dag: WorkloadDAG, topo: Topology, t: int) -> str:

@@ -10,10 +10,12 @@ Workload ids are grouped by tree: tree t's reduce workloads, then its broadcast 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 from . import csr
 from .csr import CSR
@@ -25,6 +27,10 @@ PHASES = ("reduce", "broadcast")
 DAG_KINDS = ("tree", "plain", "ring")
 """What a method schedules: parameter-server trees (merged unless merge is off), plain trees
 (merge always off: Parameter Server), or the server ring."""
+
+
+def _no_groups() -> CSR:
+    return CSR(np.zeros(1, np.int64), np.zeros(0, csr.ID))
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,8 +46,12 @@ class WorkloadDAG:
     tree, root, chunk, phase, src, dst, carries_own : one entry per workload.
     path : node ids of each workload (server, switches..., server).
     links : directed link ids of each workload.
-    prefix : workload ids each workload waits for.
+    prefix : what each workload waits for: a value v < n is workload v; v >= n is the
+        **prefix group** v - n, which stands for every workload of ``groups.row(v - n)``
+        (docs/scale.md: each broadcast of the plain PS DAG waits for the S-1 reduce hops into
+        its root; one shared group per tree keeps that O(S^2) instead of O(S^3)).
     tree_root, tree_chunk : one entry per flow-tree.
+    groups : the members (workload ids) of each prefix group; none by default.
     """
 
     topology: Topology
@@ -61,6 +71,7 @@ class WorkloadDAG:
     tree_root: np.ndarray
     tree_chunk: np.ndarray
     meta: dict = field(default_factory=dict)
+    groups: CSR = field(default_factory=lambda: _no_groups())
 
     @property
     def n(self) -> int:
@@ -72,49 +83,119 @@ class WorkloadDAG:
         """Number of flow-trees."""
         return len(self.tree_root)
 
+    @property
+    def n_groups(self) -> int:
+        """Number of prefix groups."""
+        return self.groups.n_rows
+
+    @cached_property
+    def deps(self) -> CSR:
+        """The prefix relation over workloads and groups: rows 0..n-1 are `prefix`, row n + g lists
+        group g's members (a group is a node that is done once all its members are sent)."""
+        if self.n_groups == 0:
+            return self.prefix
+        return CSR(np.r_[self.prefix.ptr, self.prefix.ptr[-1] + self.groups.ptr[1:]],
+                   csr.ids(np.r_[self.prefix.values, self.groups.values]))
+
     @cached_property
     def successors(self) -> CSR:
-        """For every workload, the workloads that list it as a prefix."""
-        return self.prefix.transpose(self.n)
+        """For every workload (then every group n + g), the workloads and groups that list it."""
+        return self.deps.transpose(self.n + self.n_groups)
 
     @cached_property
     def n_prefix(self) -> np.ndarray:
-        """Number of prefixes of every workload."""
+        """Number of prefix entries of every workload (a group counts once)."""
         return self.prefix.lengths
 
     @cached_property
-    def topo_levels(self) -> list[np.ndarray]:
-        """Workloads by level: level 0 has no prefix; level i waits on level < i (raises if cyclic)."""
-        remaining = self.n_prefix.copy()
-        frontier = np.flatnonzero(remaining == 0)
-        levels, seen = [], 0
-        while len(frontier):
-            levels.append(frontier)
-            seen += len(frontier)
-            _, succ = self.successors.gather(frontier)
-            np.subtract.at(remaining, succ, 1)
-            cand = np.unique(succ)
-            frontier = cand[remaining[cand] == 0]
-        if seen != self.n:
+    def successor_count(self) -> np.ndarray:
+        """Number of workloads that wait for each workload, directly or through a group."""
+        n, s = self.n, self.successors
+        if self.n_groups == 0:
+            return s.lengths
+        rows = s.rows_of_values()
+        own = rows < n
+        direct = np.bincount(rows[own], weights=s.values[own] < n, minlength=n)
+        via_group = own & (s.values >= n)
+        waiters = s.lengths[s.values[via_group]]
+        return (direct + np.bincount(rows[via_group], weights=waiters, minlength=n)).astype(np.int64)
+
+    @cached_property
+    def topo_order(self) -> np.ndarray:
+        """Every workload and group (as n + g) in an order where prefixes come first (raises if cyclic)."""
+        s = self.successors
+        order, count = _kahn(self.deps.ptr, s.ptr, s.values, self.n + self.n_groups)
+        if count != self.n + self.n_groups:
             raise ValueError("the prefix relation has a cycle")
-        return levels
+        return order
+
+    @cached_property
+    def topo_levels(self) -> list[np.ndarray]:
+        """Workloads by level: level i holds the workloads whose longest prefix chain has i workloads."""
+        head = self.head
+        levels = csr.from_pairs(head, np.arange(self.n), int(head.max()) + 1 if self.n else 0)
+        return [levels.row(i) for i in range(levels.n_rows)]
 
     @cached_property
     def head(self) -> np.ndarray:
         """Longest chain of prefixes before each workload (0 if it has none): its earliest round."""
-        return _chain_lengths(self.topo_levels, self.prefix, start=0)
+        return _longest_unit(self.topo_order, self.deps.ptr, self.deps.values, self.n)[: self.n] - 1
 
     @cached_property
     def tail(self) -> np.ndarray:
         """Longest chain starting at each workload, itself included (its remaining critical path)."""
-        return _chain_lengths(self.topo_levels[::-1], self.successors, start=1)
+        s = self.successors
+        return _longest_unit(self.topo_order[::-1], s.ptr, s.values, self.n)[: self.n]
+
+    def longest_chain(self, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:
+        """For every workload, the heaviest prefix chain ending with it, itself included (with
+        `forward`, the heaviest chain of successors starting with it).
+
+        `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
+        """
+        w = np.asarray(weight, dtype=np.float64)
+        rel = self.successors if forward else self.deps
+        order = self.topo_order[::-1] if forward else self.topo_order
+        out = _longest_weighted(order, rel.ptr, rel.values, self.n, w.reshape(len(w), -1))[: self.n]
+        return out.reshape(w.shape)
+
+    def prefix_of(self, w: int) -> list[int]:
+        """Every workload w waits for, groups expanded, ascending."""
+        row = self.prefix.row(w)
+        out = row[row < self.n].tolist()
+        for g in (row[row >= self.n] - self.n).tolist():
+            out.extend(self.groups.row(g).tolist())
+        return sorted(out)
+
+    def explicit(self) -> "WorkloadDAG":
+        """The same DAG with every prefix group expanded into explicit prefix lists (small DAGs only)."""
+        if self.n_groups == 0:
+            return self
+        pre = csr.from_lists([self.prefix_of(w) for w in range(self.n)])
+        return dataclasses.replace(self, prefix=pre, groups=_no_groups())
+
+    def reverse(self) -> "WorkloadDAG":
+        """The DAG with every prefix relation reversed (the waiters of a group become its members)."""
+        n = self.n
+        s = self.successors
+        rows = s.rows_of_values()
+        direct = (rows < n) & (s.values < n)
+        pos, val = rows[direct], s.values[direct]
+        groups = _no_groups()
+        if self.n_groups:
+            gw = rows >= n
+            groups = csr.from_pairs(rows[gw] - n, s.values[gw], self.n_groups)
+            pos = np.r_[pos, self.groups.values]
+            val = np.r_[val, self.groups.rows_of_values() + n]
+        return dataclasses.replace(self, prefix=csr.from_pairs(pos, val, n), groups=groups, meta={})
 
     @cached_property
     def links_padded(self) -> np.ndarray:
-        """Links of every workload as an (n, longest path) matrix padded with the sentinel id n_links."""
+        """Links of every workload as an (n, longest path) matrix padded with the sentinel id n_links
+        (column-major, so that every column is contiguous)."""
         lens = self.links.lengths
         width = max(1, int(lens.max()) if self.n else 1)
-        out = np.full((self.n, width), self.topology.n_links, dtype=np.int64)
+        out = np.full((self.n, width), self.topology.n_links, dtype=csr.ID, order="F")
         rows = self.links.rows_of_values()
         cols = np.arange(len(rows)) - self.links.ptr[rows]
         out[rows, cols] = self.links.values
@@ -122,8 +203,8 @@ class WorkloadDAG:
 
     @cached_property
     def link_columns(self) -> tuple[np.ndarray, ...]:
-        """The columns of `links_padded`, each contiguous: column j holds every workload's j-th link."""
-        return tuple(np.ascontiguousarray(c) for c in self.links_padded.T)
+        """The columns of `links_padded` (views, each contiguous): column j holds every workload's j-th link."""
+        return tuple(self.links_padded[:, j] for j in range(self.links_padded.shape[1]))
 
     @cached_property
     def link_load(self) -> np.ndarray:
@@ -144,16 +225,20 @@ class WorkloadDAG:
             seen.add(x)
             if self.carries_own[x]:
                 out.add(int(self.src[x]))
-            stack.extend(p for p in self.prefix.row(x).tolist() if self.phase[p] == REDUCE)
+            stack.extend(p for p in self.prefix_of(x) if self.phase[p] == REDUCE)
         return sorted(out)
 
     def workload(self, w: int) -> dict:
-        """One workload as a plain dict (the schedule file's form)."""
-        return {
+        """One workload as a plain dict (the schedule file's form; `prefix_groups` only when it has any)."""
+        row = self.prefix.row(w)
+        out = {
             "id": int(w), "root": int(self.root[w]), "chunk": int(self.chunk[w]),
             "phase": PHASES[int(self.phase[w])], "path": self.path.row(w).tolist(),
-            "prefix": self.prefix.row(w).tolist(), "carries_own": bool(self.carries_own[w]),
+            "prefix": row[row < self.n].tolist(), "carries_own": bool(self.carries_own[w]),
         }
+        if (row >= self.n).any():
+            out["prefix_groups"] = (row[row >= self.n] - self.n).tolist()
+        return out
 
     def describe(self, w: int, shown_id: int | None = None) -> str:
         """A short readable name: ``#12 reduce s01->s11 (tree s11)`` (`shown_id` replaces the id)."""
@@ -162,40 +247,85 @@ class WorkloadDAG:
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
 
 
-def _chain_lengths(levels: list[np.ndarray], rel: CSR, start: int) -> np.ndarray:
-    """Longest chain through `rel`, level by level: x[w] = max(start, max over rel(w) of x + 1)."""
-    n = sum(len(level) for level in levels)
-    out = np.full(n, start, dtype=np.int64)
-    for level in levels[1:]:
-        pos, other = rel.gather(level)
-        best = np.full(len(level), start, dtype=np.int64)
-        np.maximum.at(best, pos, out[other] + 1)
-        out[level] = best
+@njit(cache=True)
+def _kahn(dptr, sptr, sval, n_nodes):  # pragma: no cover - compiled
+    """Kahn's topological order of a relation given by prefix counts (dptr) and successor lists."""
+    waiting = np.empty(n_nodes, np.int32)
+    for v in range(n_nodes):
+        waiting[v] = dptr[v + 1] - dptr[v]
+    order = np.empty(n_nodes, np.int32)
+    head = 0
+    tail = 0
+    for v in range(n_nodes):
+        if waiting[v] == 0:
+            order[tail] = v
+            tail += 1
+    while head < tail:
+        v = order[head]
+        head += 1
+        for e in range(sptr[v], sptr[v + 1]):
+            x = sval[e]
+            waiting[x] -= 1
+            if waiting[x] == 0:
+                order[tail] = x
+                tail += 1
+    return order, tail
+
+
+@njit(cache=True)
+def _longest_unit(order, ptr, val, n):  # pragma: no cover - compiled
+    """Longest chain through ptr/val ending at each node, counting workloads (ids < n) only."""
+    out = np.zeros(len(order), np.int32)
+    for v in order:
+        best = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            x = out[val[e]]
+            if x > best:
+                best = x
+        out[v] = best + (1 if v < n else 0)
+    return out
+
+
+@njit(cache=True)
+def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compiled
+    """Heaviest chain through ptr/val ending at each node: workload v weighs weight[v], a group 0."""
+    k = weight.shape[1]
+    out = np.zeros((len(order), k), np.float64)
+    for v in order:
+        for j in range(k):
+            best = 0.0
+            for e in range(ptr[v], ptr[v + 1]):
+                x = out[val[e], j]
+                if x > best:
+                    best = x
+            out[v, j] = best + (weight[v, j] if v < n else 0.0)
     return out
 
 
 def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
-              path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None) -> WorkloadDAG:
-    """A WorkloadDAG from per-workload trees, phases, paths and prefixes (src, dst and links derived from the paths)."""
+                 path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None, links: CSR | None = None,
+                 groups: CSR | None = None) -> WorkloadDAG:
+    """A WorkloadDAG from per-workload trees, phases, paths and prefixes (src, dst and, unless given,
+    links derived from the paths; `groups`: the prefix groups that prefix values >= n name)."""
     p = path
-    lens = p.lengths
     src = p.values[p.ptr[:-1]]
     dst = p.values[p.ptr[1:] - 1]
-    keep = np.ones(len(p.values), dtype=bool)
-    keep[p.ptr[1:] - 1] = False  # the last node of each path starts no link
-    a = p.values[keep]
-    b = p.values[np.flatnonzero(keep) + 1]
-    link_vals = topology.link_ids_of(a, b)
-    lptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens - 1, out=lptr[1:])
-    tree = np.asarray(tree, dtype=np.int64)
+    if links is None:
+        keep = np.ones(len(p.values), dtype=bool)
+        keep[p.ptr[1:] - 1] = False  # the last node of each path starts no link
+        a = p.values[keep]
+        b = p.values[np.flatnonzero(keep) + 1]
+        links = csr.from_lengths(p.lengths - 1, topology.link_ids_of(a, b))
+    tree = csr.ids(np.asarray(tree))
+    tree_root = csr.ids(np.asarray(tree_root))
+    tree_chunk = csr.ids(np.asarray(tree_chunk))
     return WorkloadDAG(
         topology=topology, kind=kind, merge=merge, chunks=chunks, tree=tree,
-        root=np.asarray(tree_root)[tree], chunk=np.asarray(tree_chunk)[tree],
+        root=tree_root[tree], chunk=tree_chunk[tree],
         phase=np.asarray(phase, dtype=np.int8), src=src, dst=dst,
-        carries_own=np.asarray(carries_own, dtype=bool), path=path, links=CSR(lptr, link_vals),
-        prefix=prefix, tree_root=np.asarray(tree_root, dtype=np.int64),
-        tree_chunk=np.asarray(tree_chunk, dtype=np.int64), meta=meta or {})
+        carries_own=np.asarray(carries_own, dtype=bool), path=path, links=links,
+        prefix=prefix, tree_root=tree_root, tree_chunk=tree_chunk, meta=meta or {},
+        groups=groups if groups is not None else _no_groups())
 
 
 def _check_chunks(chunks: int) -> None:
@@ -219,64 +349,130 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     """Parameter-server AllReduce: one flow-tree per (root server, chunk), reduce then broadcast."""
     _check_chunks(chunks)
     routes = routes or compute_routes(topology)
-    root_of, phase, own, path, prefix = (_merged_tree if merge else _plain_tree)(routes)
+    b = (_merged_tree if merge else _plain_tree)(routes)
     if chunks > 1:
-        root_of, phase, own, path, prefix, chunk_of = _replicate_chunks(root_of, phase, own, path, prefix, chunks)
-        tree = root_of * chunks + chunk_of
+        b = _replicate_chunks(b, chunks)
+        tree = b.root_of * chunks + b.chunk_of
     else:
-        tree = root_of
+        tree = b.root_of
     s = topology.n_servers
-    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=phase, carries_own=own, path=path,
-                     prefix=prefix, tree_root=np.repeat(topology.servers, chunks),
+    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own, path=b.path,
+                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
                      tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode})
 
 
-def _replicate_chunks(group: np.ndarray, phase, own, path: CSR, prefix: CSR, chunks: int):
-    """Repeat workloads grouped by `group` (ids contiguous per group) once per chunk.
+@dataclass
+class _Built:
+    """One builder's workloads, ids grouped by root index: `group_root` is each prefix group's root."""
 
-    Group g's block of size m_g becomes `chunks` consecutive blocks, one per chunk.
+    root_of: np.ndarray
+    phase: np.ndarray
+    own: np.ndarray
+    path: CSR
+    links: CSR
+    prefix: CSR
+    groups: CSR
+    group_root: np.ndarray
+    chunk_of: np.ndarray | None = None
+
+
+def _replicate_chunks(b: _Built, chunks: int) -> _Built:
+    """Repeat the workloads of every root (ids contiguous per root) once per chunk.
+
+    Root r's block of size m_r becomes `chunks` consecutive blocks, one per chunk; its prefix
+    groups are repeated the same way (group g of chunk c becomes g * chunks + c).
     """
-    n1 = len(group)
+    group = b.root_of
+    n1, g1 = len(group), b.groups.n_rows
     counts = np.bincount(group)
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     offset = np.arange(n1) - starts[group]
 
     def new_id(old: np.ndarray, c: int) -> np.ndarray:
+        old = old.astype(np.int64)
         g = group[old]
         return starts[g] * chunks + c * counts[g] + offset[old]
+
+    def new_ref(val: np.ndarray, c: int) -> np.ndarray:  # prefix values: workloads, or n + group
+        val = val.astype(np.int64)
+        is_g = val >= n1
+        out = np.empty(len(val), np.int64)
+        out[~is_g] = new_id(val[~is_g], c)
+        out[is_g] = n1 * chunks + (val[is_g] - n1) * chunks + c
+        return out
 
     n = n1 * chunks
     src_row = np.empty(n, dtype=np.int64)
     chunk_of = np.empty(n, dtype=np.int64)
-    pre_r, pre_v = [], []
-    old_rows = prefix.rows_of_values()
+    pre_r, pre_v, grp_r, grp_v = [], [], [], []
+    old_rows = b.prefix.rows_of_values()
+    g_rows = b.groups.rows_of_values()
     for c in range(chunks):
         ids = new_id(np.arange(n1), c)
         src_row[ids] = np.arange(n1)
         chunk_of[ids] = c
         pre_r.append(new_id(old_rows, c))
-        pre_v.append(new_id(prefix.values, c))
-    new_prefix = csr.from_pairs(np.concatenate(pre_r), np.concatenate(pre_v), n)
-    return group[src_row], phase[src_row], own[src_row], _permute_rows(path, src_row), new_prefix, chunk_of
+        pre_v.append(new_ref(b.prefix.values, c))
+        grp_r.append(g_rows.astype(np.int64) * chunks + c)
+        grp_v.append(new_id(b.groups.values, c))
+    return _Built(group[src_row], b.phase[src_row], b.own[src_row], _permute_rows(b.path, src_row),
+                  _permute_rows(b.links, src_row), csr.from_pairs(np.concatenate(pre_r), np.concatenate(pre_v), n),
+                  csr.from_pairs(np.concatenate(grp_r), np.concatenate(grp_v), g1 * chunks),
+                  np.repeat(b.group_root, chunks), chunk_of)
 
 
-def _merged_tree(routes: Routes):
+@njit(cache=True)
+def _segments(seg_nodes, seg_len, seg_links, seg, rev):  # pragma: no cover - compiled
+    """Paths and links of workloads that each travel one routed segment (`rev`: backwards).
+
+    seg_nodes (m, L+1), seg_len (m,), seg_links (m, L) are the routes' segments flattened over
+    (root, server); seg[w] picks workload w's segment. Returns (path ptr, nodes, link ptr, links).
+    """
+    n = len(seg)
+    pptr = np.zeros(n + 1, np.int64)
+    lptr = np.zeros(n + 1, np.int64)
+    for w in range(n):
+        ln = seg_len[seg[w]]
+        pptr[w + 1] = pptr[w] + ln + 1
+        lptr[w + 1] = lptr[w] + ln
+    nodes = np.empty(pptr[n], np.int32)
+    links = np.empty(lptr[n], np.int32)
+    for w in range(n):
+        s = seg[w]
+        ln = seg_len[s]
+        p0, l0 = pptr[w], lptr[w]
+        for k in range(ln + 1):
+            nodes[p0 + k] = seg_nodes[s, ln - k] if rev[w] else seg_nodes[s, k]
+        for k in range(ln):
+            links[l0 + k] = (seg_links[s, ln - 1 - k] ^ 1) if rev[w] else seg_links[s, k]
+    return pptr, nodes, lptr, links
+
+
+def _segment_paths(routes: Routes, seg: np.ndarray, rev: np.ndarray) -> tuple[CSR, CSR]:
+    """Path and link CSRs of workloads given by their segment (root index * S + server index)."""
+    s = routes.parent.shape[0]
+    sn = routes.seg_nodes.reshape(s * s, -1)
+    sl = routes.seg_links.reshape(s * s, -1)
+    pptr, nodes, lptr, links = _segments(sn, routes.seg_len.reshape(-1), sl, seg, rev)
+    return CSR(pptr, nodes), CSR(lptr, links)
+
+
+def _merged_tree(routes: Routes) -> _Built:
     """Merge on: each non-root server sends one reduce workload to its parent, and gets one broadcast.
 
-    Returns per-workload (root index, phase, carries_own, path, prefix) with ids grouped by root:
-    root i's block is its S-1 reduce workloads (servers ascending), then the S-1 broadcasts.
+    Ids are grouped by root: root i's block is its S-1 reduce workloads (servers ascending),
+    then the S-1 broadcasts.
     """
     s = routes.parent.shape[0]
     par = routes.parent
     ri, rj = np.nonzero(par >= 0)  # row-major: root, then server
-    local = np.arange(len(ri)) - ri * (s - 1)
-    red_id = ri * 2 * (s - 1) + local
+    ri, rj = ri.astype(csr.ID), rj.astype(csr.ID)
+    local = np.arange(len(ri), dtype=np.int64) - ri.astype(np.int64) * (s - 1)
+    red_id = ri.astype(np.int64) * 2 * (s - 1) + local
     bc_id = red_id + (s - 1)
     n = 2 * len(ri)
     red_of = np.full((s, s), -1, dtype=np.int64)
     red_of[ri, rj] = red_id
-    bc_of = np.full((s, s), -1, dtype=np.int64)
-    bc_of[ri, rj] = bc_id
     pj = par[ri, rj]
     inner = pj != ri
 
@@ -290,19 +486,21 @@ def _merged_tree(routes: Routes):
     vals.append(v)
     # any other broadcast waits for the broadcast into its sender
     rows.append(bc_id[inner])
-    vals.append(bc_of[ri[inner], pj[inner]])
+    vals.append(red_of[ri[inner], pj[inner]] + (s - 1))
+    del red_of
     prefix = csr.from_pairs(np.concatenate(rows), np.concatenate(vals), n)
+    del rows, vals
 
-    seg = routes.seg_nodes[ri, rj]
-    padded = np.empty((n, seg.shape[1]), dtype=np.int64)
-    padded[red_id] = seg
-    padded[bc_id] = seg[:, ::-1]
-    root_of = np.empty(n, dtype=np.int64)
-    root_of[red_id] = ri
-    root_of[bc_id] = ri
+    seg = np.empty(n, np.int64)
+    seg[red_id] = ri.astype(np.int64) * s + rj
+    seg[bc_id] = seg[red_id]
+    rev = np.zeros(n, bool)
+    rev[bc_id] = True
+    path, links = _segment_paths(routes, seg, rev)
+    root_of = np.repeat(np.arange(s, dtype=csr.ID), 2 * (s - 1))
     phase = np.full(n, BROADCAST, dtype=np.int8)
     phase[red_id] = REDUCE
-    return root_of, phase, phase == REDUCE, csr.from_padded(padded), prefix
+    return _Built(root_of, phase, phase == REDUCE, path, links, prefix, _no_groups(), np.zeros(0, np.int64))
 
 
 def _permute_rows(m: CSR, rows: np.ndarray) -> CSR:
@@ -314,56 +512,65 @@ def _permute_rows(m: CSR, rows: np.ndarray) -> CSR:
     return CSR(ptr, vals)
 
 
-def _plain_tree(routes: Routes):
-    """Merge off: every server's piece travels to the root on its own, hop by hop, then back."""
+def _plain_tree(routes: Routes) -> _Built:
+    """Merge off: every server's piece travels to the root on its own, hop by hop, then back.
+
+    Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
+    then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
+    for prefix group i: the last reduce hop (into i) of every origin.
+    """
     s = routes.parent.shape[0]
     par = routes.parent
     depth = routes.depth
-    tree, phase, own, paths, pre_rows, pre_vals = [], [], [], [], [], []
-    next_id = 0
-    for i in range(s):
-        reduce_last = []  # the hop into the root of each origin's chain
-        for j in range(s):
-            if j == i:
-                continue
-            cur, prev = j, -1
-            for d in range(depth[i, j]):
-                w = next_id
-                next_id += 1
-                tree.append(i)
-                phase.append(REDUCE)
-                own.append(d == 0)
-                paths.append(routes.seg_nodes[i, cur, : routes.seg_len[i, cur] + 1])
-                if prev >= 0:
-                    pre_rows.append(w)
-                    pre_vals.append(prev)
-                prev = w
-                cur = par[i, cur]
-            reduce_last.append(prev)
-        for j in range(s):
-            if j == i:
-                continue
-            chain = [j]
-            while par[i, chain[-1]] != i:
-                chain.append(par[i, chain[-1]])
-            prev = -1
-            for hop in reversed(chain):  # root -> ... -> j; `hop` is the receiving server
-                w = next_id
-                next_id += 1
-                tree.append(i)
-                phase.append(BROADCAST)
-                own.append(False)
-                paths.append(routes.seg_nodes[i, hop, : routes.seg_len[i, hop] + 1][::-1])
-                if prev >= 0:
-                    pre_rows.append(w)
-                    pre_vals.append(prev)
-                else:
-                    pre_rows.extend([w] * len(reduce_last))
-                    pre_vals.extend(reduce_last)
-                prev = w
-    n = next_id
-    return (np.array(tree, np.int64), np.array(phase, np.int8), np.array(own, bool),
-            csr.from_lists(paths), csr.from_pairs(np.array(pre_rows, np.int64), np.array(pre_vals, np.int64), n))
+    d_flat = depth.reshape(-1)
+    # enumerate (root i, origin j, hop k) in id order of the reduce hops
+    pair = np.repeat(np.arange(s * s, dtype=np.int64), d_flat)
+    half = len(pair)
+    first = np.cumsum(d_flat) - d_flat  # enumeration index of each pair's hop 0
+    k = (np.arange(half, dtype=np.int64) - first[pair]).astype(csr.ID)
+    i = (pair // s).astype(csr.ID)
+    j = (pair % s).astype(csr.ID)
+    del pair
+    per_root = depth.sum(axis=1)
+    before = np.r_[0, np.cumsum(per_root)[:-1]]  # reduce hops of the roots before
+    red_id = np.arange(half, dtype=np.int64) + before[i]
+    bc_id = red_id + per_root[i]
+    n = 2 * half
+
+    # the server each reduce hop leaves, and the server each broadcast hop reaches
+    sender = j.copy()
+    for step in range(1, int(depth.max()) if s > 1 else 1):
+        more = k >= step
+        sender[more] = par[i[more], sender[more]]
+    d = depth[i, j]
+    recv = j.copy()
+    for step in range(1, int(depth.max()) if s > 1 else 1):
+        more = (d - 1 - k) >= step  # broadcast hop k reaches j's ancestor at distance d-1-k
+        recv[more] = par[i[more], recv[more]]
+
+    seg = np.empty(n, np.int64)
+    seg[red_id] = i.astype(np.int64) * s + sender
+    seg[bc_id] = i.astype(np.int64) * s + recv
+    rev = np.zeros(n, bool)
+    rev[bc_id] = True
+    path, links = _segment_paths(routes, seg, rev)
+    del seg, rev, sender, recv
+
+    pre = np.empty(n, np.int64)
+    pre[red_id] = np.where(k > 0, red_id - 1, -1)
+    pre[bc_id] = np.where(k > 0, bc_id - 1, n + i.astype(np.int64))
+    has = pre >= 0
+    prefix = csr.from_lengths(has.astype(np.int64), pre[has])
+    last = k == d - 1
+    groups = csr.from_pairs(i[last], red_id[last], s)
+    root_of = np.empty(n, csr.ID)
+    root_of[red_id] = i
+    root_of[bc_id] = i
+    phase = np.full(n, BROADCAST, dtype=np.int8)
+    phase[red_id] = REDUCE
+    own = np.zeros(n, bool)
+    own[red_id] = k == 0
+    return _Built(root_of, phase, own, path, links, prefix, groups, np.arange(s))
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,

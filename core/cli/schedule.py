@@ -27,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("spec")
     p.add_argument("--method", default="critical-path",
                    help=f"one of {', '.join(method_names())} (default critical-path)")
-    p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON")
+    p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
     p.add_argument("--trace", action="store_true",
                    help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text")

@@ -54,6 +54,7 @@ class Observer:
     """Computes both agents' features for one DAG from an engine's state."""
 
     def __init__(self, dag: WorkloadDAG):
+        dag = dag.explicit()  # prefix groups (plain PS DAGs) expanded: RL runs on small DAGs
         self.dag = dag
         self.n_links_of = dag.links.lengths
         self.max_links = max(1, int(self.n_links_of.max()))
@@ -212,7 +213,7 @@ def backward_latest(dag: WorkloadDAG) -> np.ndarray:
     Scheduling the reversed DAG from the end gives each workload a round by which it is
     needed (the idea of forward-backward improvement); ``latest - now`` is its slack.
     """
-    rev = dataclasses.replace(dag, prefix=dag.successors, meta={})
+    rev = dag.reverse()
     rounds = list_schedule(rev, critical_path_rank(rev))
     latest = np.empty(dag.n, dtype=np.int64)
     last = len(rounds) - 1

@@ -41,8 +41,9 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
     m = cp_model.CpModel()
     t = [m.NewIntVar(int(head[w]), int(horizon - tail[w]), f"t{w}") for w in range(dag.n)]
     makespan = m.NewIntVar(floor, horizon, "rounds")
-    rows = dag.prefix.rows_of_values()
-    for w, p in zip(rows.tolist(), dag.prefix.values.tolist()):
+    full = dag.explicit()  # prefix groups expanded: CP-SAT runs on small DAGs only
+    rows = full.prefix.rows_of_values()
+    for w, p in zip(rows.tolist(), full.prefix.values.tolist()):
         m.Add(t[w] >= t[p] + 1)
     for w in range(dag.n):
         m.Add(makespan >= t[w] + int(tail[w]))

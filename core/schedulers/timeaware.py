@@ -67,7 +67,7 @@ def continuous_schedule(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarra
 def upward_priority(dag: WorkloadDAG, durations: np.ndarray) -> np.ndarray:
     """Rank (lower first): longest upward rank in seconds, then more successors, then lower id."""
     n = dag.n
-    return np.lexsort((np.arange(n), -dag.successors.lengths, -upward_rank(dag, durations))).argsort()
+    return np.lexsort((np.arange(n), -dag.successor_count, -upward_rank(dag, durations))).argsort()
 
 
 def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, window: float = 0.0,
@@ -77,6 +77,7 @@ def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, w
     workload ready a moment later can win a link over a lower-priority one; every workload still
     starts at the earliest time its prefixes and lane allow. With `backward`, schedule the reversed
     DAG (successors first)."""
+    dag = dag.explicit()  # prefix groups expanded: the event loop walks explicit prefix lists
     n = dag.n
     dur = np.asarray(durations, dtype=np.float64)
     order = np.lexsort((np.arange(n), np.asarray(rank)))

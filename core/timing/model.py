@@ -84,14 +84,7 @@ def longest_chain(dag: WorkloadDAG, weight: np.ndarray, *, forward: bool = False
 
     `weight` is (n,) or (n, k): k weightings are chained at once, column by column.
     """
-    out = np.asarray(weight, dtype=np.float64).copy()
-    levels, rel = (dag.topo_levels[-2::-1], dag.successors) if forward else (dag.topo_levels[1:], dag.prefix)
-    for level in levels:
-        pos, other = rel.gather(level)
-        best = np.zeros((len(level),) + out.shape[1:])
-        np.maximum.at(best, pos, out[other])
-        out[level] += best
-    return out
+    return dag.longest_chain(weight, forward=forward)
 
 
 def algbw(size: float, seconds: float) -> float:

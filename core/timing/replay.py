@@ -11,20 +11,20 @@ Two modes over the same rounds and the same per-workload transfer times (`transf
   runtime would execute the schedule, and it is never slower than ``sync``: all the waits
   point at earlier rounds, so by induction a workload of round r finishes by the sync end of r.
 
-Both are one pass over the rounds with vectorized numpy work inside each round: the async
-replay is a longest path over (prefix + per-link order) edges, whose topological order is
-the round order. SimPy is not used here: nothing in the replay is an event that could change
-what happens next (the order is fixed by the schedule), and an event library would process
-0.5 M workloads one by one where this pass handles a round at a time.
+The sync replay is vectorized over rounds; the async replay is a longest path over (prefix +
+per-link order) edges, whose topological order is the schedule's order, computed in one
+compiled pass over the workloads (docs/scale.md: 33.5 M workloads in seconds, no edge list).
+SimPy is not used here: nothing in the replay is an event that could change what happens
+next (the order is fixed by the schedule).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
+from numba import njit
 
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import WorkloadDAG
@@ -99,50 +99,20 @@ class ReplayPlan:
         self.dag = dag
         n = dag.n
         lens = np.array([len(r) for r in rounds], dtype=np.int64)
-        ids = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) else np.zeros(0, np.int64)
-        if len(ids) != n or (n and (ids.min() < 0 or ids.max() >= n or len(np.unique(ids)) != n)):
+        ids = np.concatenate([np.sort(np.asarray(r, dtype=np.int64)) for r in rounds]) if len(rounds) \
+            else np.zeros(0, np.int64)
+        ok = len(ids) == n and (n == 0 or (ids.min() >= 0 and ids.max() < n))
+        if ok and n:
+            ok = bool(np.all(np.bincount(ids, minlength=n) == 1))
+        if not ok:
+            inside = ids[(ids >= 0) & (ids < n)]
             raise ValueError(f"the rounds must send each of the DAG's {n} workloads exactly once "
-                             f"(got {len(ids)} entries, {len(np.unique(ids))} distinct)")
+                             f"(got {len(ids)} entries, {len(np.unique(inside))} distinct)")
         self.n_rounds = len(rounds)
         self.round_ptr = np.r_[0, np.cumsum(lens)]
-        self.order = ids  # workloads, round by round
+        self.order = ids  # workloads, round by round, by id within a round
         self.round_of = np.empty(n, dtype=np.int64)
         self.round_of[ids] = np.repeat(np.arange(self.n_rounds), lens)
-
-    @cached_property
-    def _edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Async waits as (source, group start, group target, per-round group range), by round."""
-        dag, rnd = self.dag, self.round_of
-        # prefix waits
-        pre_t = dag.prefix.rows_of_values()
-        pre_s = dag.prefix.values
-        # per-link order waits: the workload `capacity` places ahead on the same link
-        w = dag.links.rows_of_values()
-        lk = dag.links.values
-        o = np.lexsort((w, rnd[w], lk))
-        w, lk = w[o], lk[o]
-        cap = dag.topology.link_capacity[lk]
-        first = np.searchsorted(lk, lk, side="left")
-        pos = np.arange(len(lk)) - cap
-        ok = pos >= first
-        link_s, link_t = w[pos[ok]], w[ok]
-        src = np.r_[pre_s, link_s]
-        tgt = np.r_[pre_t, link_t]
-        same = rnd[src] >= rnd[tgt]
-        if same.any():
-            i = int(np.flatnonzero(same)[0])
-            raise ValueError(f"not a valid schedule: workload {dag.describe(int(tgt[i]))} (round {rnd[tgt[i]]}) must "
-                             f"wait for workload {int(src[i])} of round {rnd[src[i]]} (a prefix, or a link over its "
-                             f"capacity); check it with the engine or `allreduce-lab validate`")
-        place = np.empty(dag.n, dtype=np.int64)
-        place[self.order] = np.arange(dag.n)
-        o = np.argsort(place[tgt], kind="stable")
-        src, tgt = src[o], tgt[o]
-        gstart = np.flatnonzero(np.r_[True, tgt[1:] != tgt[:-1]]) if len(tgt) else np.zeros(0, np.int64)
-        gtarget = tgt[gstart]
-        # groups of each round: targets are sorted by place, so rounds are contiguous
-        gbound = np.searchsorted(place[gtarget], self.round_ptr)
-        return src, gstart, gtarget, gbound
 
     def durations(self, size: float, link_bandwidth: np.ndarray | None = None,
                   link_latency: np.ndarray | None = None) -> np.ndarray:
@@ -162,9 +132,9 @@ class ReplayPlan:
         nonempty = self.round_ptr[:-1] < self.round_ptr[1:]
         if nonempty.any():
             ends[nonempty] = np.maximum.reduceat(finish[self.order], self.round_ptr[:-1][nonempty])
-        rows = dag.links.rows_of_values()
         n_links = dag.topology.n_links
-        busy = np.bincount(dag.links.values, weights=dur[rows], minlength=n_links) / dag.topology.link_capacity
+        busy = np.bincount(dag.links.values, weights=np.repeat(dur, dag.links.lengths),
+                           minlength=n_links) / dag.topology.link_capacity
         return Timing(mode=mode, size=float(size), ranks=n_ranks(dag), duration=dur, start=start, finish=finish,
                       round_end=np.maximum.accumulate(ends) if len(ends) else ends, link_busy=busy,
                       link_bytes=dag.link_load * piece_bytes(dag, size))
@@ -186,21 +156,83 @@ class ReplayPlan:
 
     def _async(self, dur: np.ndarray) -> np.ndarray:
         """Start times without barriers: the longest path over prefix and link-order waits."""
-        src, gstart, gtarget, gbound = self._edges
-        start = np.zeros(self.dag.n)
-        finish = dur.copy()  # right for workloads that wait for nothing; others are set round by round
-        order, ptr = self.order, self.round_ptr
-        bounds = gbound.tolist()
-        edge_end = np.r_[gstart, len(src)]
-        for r in range(self.n_rounds):
-            g0, g1 = bounds[r], bounds[r + 1]
-            if g1 > g0:
-                e0, e1 = int(edge_end[g0]), int(edge_end[g1])
-                tg = gtarget[g0:g1]
-                start[tg] = np.maximum.reduceat(finish[src[e0:e1]], gstart[g0:g1] - e0)
-                ws = order[ptr[r]:ptr[r + 1]]
-                finish[ws] = start[ws] + dur[ws]
+        dag = self.dag
+        d, s, lk = dag.deps, dag.successors, dag.links
+        cap = dag.topology.link_capacity.astype(np.int64)
+        lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
+        g = dag.groups
+        g_round = np.full(g.n_rows, -1, np.int64)  # the last round of each prefix group's members
+        full = g.lengths > 0
+        if full.any():
+            g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
+        start, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, s.ptr, s.values,
+                                        lk.ptr, lk.values, lane0, g_round, dag.n)
+        if bad >= 0:
+            what = f"workload {int(other)}" if other >= 0 else f"a workload on its link"
+            raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad]}) "
+                             f"must wait for {what} of the same or a later round (a prefix, or a link over its "
+                             f"capacity); check it with the engine or `allreduce-lab validate`")
         return start
+
+
+@njit(cache=True)
+def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0, g_round, n):  # pragma: no cover
+    """One pass over the workloads in schedule order (round, then id).
+
+    A workload starts when its prefixes (a group: all its members) have finished and, on each
+    link of capacity c, the workload c places ahead of it on that link has finished (lanes used
+    round-robin). Every wait of a valid schedule points at an earlier round, so one pass in
+    order sees each finish before it is needed. Returns (start, offending workload or -1, what
+    it waited for or -1).
+    """
+    n_groups = len(dptr) - 1 - n
+    start = np.zeros(n, np.float64)
+    finish = np.zeros(n, np.float64)
+    g_finish = np.zeros(n_groups, np.float64)
+    lane_finish = np.zeros(lane0[-1], np.float64)
+    lane_round = np.full(lane0[-1], -1, np.int64)
+    used = np.zeros(len(lane0) - 1, np.int64)
+    for w in order:
+        r = round_of[w]
+        t = 0.0
+        for e in range(dptr[w], dptr[w + 1]):
+            p = dval[e]
+            if p < n:
+                if round_of[p] >= r:
+                    return start, w, p
+                if finish[p] > t:
+                    t = finish[p]
+            else:
+                g = p - n
+                if g_round[g] >= r:
+                    return start, w, -1
+                if g_finish[g] > t:
+                    t = g_finish[g]
+        for e in range(lptr[w], lptr[w + 1]):
+            l = lval[e]
+            c = lane0[l + 1] - lane0[l]
+            slot = lane0[l] + used[l] % c
+            if lane_round[slot] >= r and used[l] >= c:
+                return start, w, -1
+            if lane_finish[slot] > t:
+                t = lane_finish[slot]
+        start[w] = t
+        f = t + dur[w]
+        finish[w] = f
+        for e in range(lptr[w], lptr[w + 1]):
+            l = lval[e]
+            c = lane0[l + 1] - lane0[l]
+            slot = lane0[l] + used[l] % c
+            lane_finish[slot] = f
+            lane_round[slot] = r
+            used[l] += 1
+        for e in range(sptr[w], sptr[w + 1]):
+            x = sval[e]
+            if x >= n:
+                g = x - n
+                if f > g_finish[g]:
+                    g_finish[g] = f
+    return start, -1, -1
 
 
 def _dag_and_rounds(schedule: Any, rounds: Sequence | None) -> tuple[WorkloadDAG, Sequence]:

@@ -134,7 +134,7 @@ def relays_through_root(dag) -> bool:
     """True if a reduce workload ends at its tree's root and is relayed onward by another reduce workload."""
     red = dag.phase == 0
     for w in np.flatnonzero(red & (dag.dst == dag.root)).tolist():
-        succ = dag.successors.row(w)
+        succ = dag.explicit().successors.row(w)
         if np.any(red[succ] & (dag.tree[succ] == dag.tree[w])):
             return True
     return False
@@ -143,7 +143,7 @@ def relays_through_root(dag) -> bool:
 def longest_chain(dag) -> int:
     """Longest prefix chain (number of workloads), by memoized DFS over prefixes."""
     memo: dict[int, int] = {}
-    pre = dag.prefix.to_lists()
+    pre = dag.explicit().prefix.to_lists()
 
     def depth(w: int) -> int:
         if w not in memo:
@@ -165,7 +165,7 @@ def exact_min_rounds(dag, horizon: int, time_limit: float = 20.0) -> int:
         tw = m.NewIntVar(0, horizon - 1, f"t{w}")
         m.Add(tw == sum(r * x[w][r] for r in range(horizon)))
         t.append(tw)
-    for w, pres in enumerate(dag.prefix.to_lists()):
+    for w, pres in enumerate(dag.explicit().prefix.to_lists()):
         for p in pres:
             m.Add(t[w] >= t[p] + 1)
     cap = dag.topology.link_capacity
@@ -199,7 +199,7 @@ def rule_violations(dag, rounds) -> list[str]:
     """MODEL.md §4 checked from scratch: each workload once, prefixes in earlier rounds, link capacity."""
     problems = []
     sent: dict[int, int] = {}
-    prefixes = dag.prefix.to_lists()
+    prefixes = dag.explicit().prefix.to_lists()
     links = dag.links.to_lists()
     cap = dag.topology.link_capacity
     for r, ids in enumerate(rounds):
@@ -232,7 +232,7 @@ def payload_problems(dag, rounds) -> list[str]:
     problems = []
     sent = {int(w): r for r, ids in enumerate(rounds) for w in ids}
     red = dag.phase == 0
-    prefixes = dag.prefix.to_lists()
+    prefixes = dag.explicit().prefix.to_lists()
     relayed = set()
     for w in range(dag.n):
         if red[w]:

@@ -79,8 +79,10 @@ def test_ready_mask_and_read_only_state(fig3_engine):
     assert 0 in np.flatnonzero(eng.ready_mask()) and 1 not in np.flatnonzero(eng.ready_mask())
     with pytest.raises(ValueError):
         eng.sent_round[0] = 5
-    rounds = eng.rounds
-    rounds[0][0] = 99
+    rounds = eng.rounds  # read-only arrays, not copies (a 4096-server schedule has thousands)
+    with pytest.raises(ValueError):
+        rounds[0][0] = 99
+    rounds.clear()
     assert eng.rounds[0].tolist() == [1, 2]
 
 

@@ -87,7 +87,9 @@ def fig3():
 
 
 def workloads_of(dag, root):
-    return [dag.workload(w) for w in range(dag.n) if dag.root[w] == root]
+    """The workloads of one tree with explicit prefix lists (prefix groups expanded)."""
+    full = dag.explicit()
+    return [full.workload(w) for w in range(dag.n) if dag.root[w] == root]
 
 
 def test_topology(fig3):

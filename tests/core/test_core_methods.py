@@ -120,7 +120,7 @@ def test_list_schedulers_send_maximal_rounds():
         sent = np.full(dag.n, -1)
         cap = dag.topology.link_capacity
         links = dag.links.to_lists()
-        prefixes = dag.prefix.to_lists()
+        prefixes = dag.explicit().prefix.to_lists()
         for r, ids in enumerate(s.rounds):
             load = np.zeros(len(cap), int)
             for w in ids.tolist():

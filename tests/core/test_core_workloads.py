@@ -21,7 +21,7 @@ SPECS = ["example:fig3", "bcube:n=3,k=1", "bcube:n=2,k=2", "dcell:n=3,k=1", "fat
 
 
 def rows(dag):
-    return dag.path.to_lists(), dag.prefix.to_lists()
+    return dag.path.to_lists(), dag.explicit().prefix.to_lists()
 
 
 def check_merged(t, chunks=1):
@@ -294,11 +294,11 @@ def test_ring_order_validation():
 def test_head_tail_and_link_load(spec):
     t = topo(spec)
     for dag in (tree_dag(t), tree_dag(t, merge=False), ring_dag(t)):
-        prefixes = dag.prefix.to_lists()
+        prefixes = dag.explicit().prefix.to_lists()
         # head: earliest round; tail: remaining chain including itself
         for w in range(dag.n):
             assert dag.head[w] == max((dag.head[p] + 1 for p in prefixes[w]), default=0)
-        succ = dag.successors.to_lists()
+        succ = dag.explicit().successors.to_lists()
         want_succ = [[] for _ in range(dag.n)]
         for x in range(dag.n):
             for p in prefixes[x]:

@@ -1,0 +1,298 @@
+"""Compiled kernels of the engine's greedy round fill (numba), used only by `core.engine`.
+
+`fill_mask` is the one-by-one greedy itself: walk the candidates in order and keep each one
+whose links all have room. `ClassHeads` runs the same greedy for a list scheduler over the
+whole ready set without walking all of it every round (docs/scale.md):
+
+* workloads with the same link tuple form a **route class**; two of them always conflict on
+  every link, so the greedy can keep at most ``c`` of a class in one round (c = the smallest
+  capacity on its links), and it keeps them in priority order: once one of the class is
+  refused, every later one is refused too (the load on its links only grows);
+* so each round only the best ready workload of every class (its **head**) needs to be
+  walked, in priority order, plus the class's next one when a head was kept and c > 1.
+  The result is exactly the one-by-one greedy over every ready workload.
+
+Each class keeps its ready workloads sorted by priority in a window of its own region (they
+mostly become ready in priority order, so an insertion is usually an append, and the memory
+touched stays a cache line or two); the heads are kept as one sorted array, updated each
+round only for the classes that changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .csr import CSR
+
+
+@njit(cache=True)
+def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
+    """Which of `cand` (in order) the one-by-one greedy keeps; `used` (per link) is updated."""
+    keep = np.zeros(len(cand), np.bool_)
+    for i in range(len(cand)):
+        w = cand[i]
+        ok = True
+        for e in range(lptr[w], lptr[w + 1]):
+            if used[lval[e]] >= cap[lval[e]]:
+                ok = False
+                break
+        if ok:
+            for e in range(lptr[w], lptr[w + 1]):
+                used[lval[e]] += 1
+            keep[i] = True
+    return keep
+
+
+@njit(cache=True)
+def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
+    """Route class of every workload (workloads with the same link tuple share one), by hashing.
+
+    Returns (class of each workload, links of each class padded with `sentinel` to `width`). The
+    hash table and the class links stay small (classes, not workloads), so they stay in cache.
+    """
+    n = len(lptr) - 1
+    size = 1024
+    table = np.full(size, -1, np.int64)  # slot -> class id
+    clinks = np.full((512, width), sentinel, np.int64)
+    chash = np.empty(512, np.uint64)
+    cls = np.empty(n, np.int32)
+    n_cls = 0
+    key = np.empty(width, np.int64)
+    for w in range(n):
+        h = np.uint64(1469598103934665603)
+        for k in range(width):
+            key[k] = lval[lptr[w] + k] if lptr[w] + k < lptr[w + 1] else sentinel
+            h = (h ^ np.uint64(key[k] + 1)) * np.uint64(1099511628211)
+        slot = np.int64(h % np.uint64(size))
+        while True:
+            c = table[slot]
+            if c < 0:
+                if n_cls == len(clinks):
+                    bigger = np.full((2 * n_cls, width), sentinel, np.int64)
+                    bigger[:n_cls] = clinks
+                    clinks = bigger
+                    hb = np.empty(2 * n_cls, np.uint64)
+                    hb[:n_cls] = chash
+                    chash = hb
+                clinks[n_cls] = key
+                chash[n_cls] = h
+                table[slot] = n_cls
+                cls[w] = n_cls
+                n_cls += 1
+                if 2 * n_cls > size:  # grow and rehash
+                    size *= 4
+                    table = np.full(size, -1, np.int64)
+                    for cc in range(n_cls):
+                        s2 = np.int64(chash[cc] % np.uint64(size))
+                        while table[s2] >= 0:
+                            s2 = (s2 + 1) % size
+                        table[s2] = cc
+                break
+            same = chash[c] == h
+            if same:
+                for k in range(width):
+                    if clinks[c, k] != key[k]:
+                        same = False
+                        break
+            if same:
+                cls[w] = c
+                break
+            slot = (slot + 1) % size
+    return cls, clinks[:n_cls].copy()
+
+
+@njit(cache=True)
+def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
+    """Insert `key` into class c's sorted window queue[lo[c]:hi[c]] (from the back: ready
+    workloads mostly arrive in priority order, so this is usually an append)."""
+    k = hi[c]
+    while k > lo[c] and queue[k - 1] > key:
+        queue[k] = queue[k - 1]
+        k -= 1
+    queue[k] = key
+    hi[c] += 1
+
+
+@njit(cache=True)
+def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads, new_hcls,
+           changed, freed, room, pending, kept, extra, lused):  # pragma: no cover - compiled
+    """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
+
+    A workload w is handled as its key ``place << 32 | w`` (ascending keys = priority order, and
+    the id comes back without a look-up); ``pc[w] = place << 32 | class``. Returns (kept
+    workload ids, new number of heads). `heads[:n_heads]` holds the ascending keys of every
+    non-empty class's best ready workload and `hcls` their classes (side by side, so that the
+    walk reads memory in order); the new ones are written to `new_heads`, `new_hcls`. `clinks`
+    (classes x longest path) holds each class's links padded with the sentinel link, whose
+    capacity is unlimited.
+    """
+    n_cls = len(ccap)
+    touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
+    todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
+    n_todo = 0
+    low = np.int64(0xFFFFFFFF)
+    for w in freed:
+        x = pc[w]
+        c = x & low
+        _push(queue, lo, hi, c, (x >> 32) << 32 | w)
+        bit = np.uint64(1) << np.uint64(c & 63)
+        if not changed[c] and not (touched[c >> 6] & bit):
+            touched[c >> 6] |= bit
+            todo[n_todo] = c
+            n_todo += 1
+    # the new heads of the classes that changed: the ones the last walk took from, and the ones
+    # that got work; all other heads stay
+    for t in range(len(pending)):
+        c = pending[t]
+        if c < 0:
+            break
+        changed[c] = False  # the walk below records the classes it takes from afresh
+        touched[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        todo[n_todo] = c
+        n_todo += 1
+    fresh = np.empty(n_todo + 1, np.int64)
+    fcls = np.empty(n_todo + 1, np.int64)
+    n_fresh = 0
+    for t in range(n_todo):
+        c = todo[t]
+        if hi[c] > lo[c]:
+            fresh[n_fresh] = queue[lo[c]]
+            fcls[n_fresh] = c
+            n_fresh += 1
+    by = np.argsort(fresh[:n_fresh])
+    fresh = fresh[by]
+    fcls = fcls[by]
+
+    # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
+    # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
+    width = clinks.shape[1]
+    n_kept = 0
+    n_extra = 0
+    n_pend = 0
+    n_lused = 0
+    i = 0  # next old head
+    j = 0  # next fresh head
+    out = 0  # heads written
+    inf = np.iinfo(np.int64).max
+    while True:
+        while i < n_heads and (touched[hcls[i] >> 6] >> np.uint64(hcls[i] & 63)) & np.uint64(1):
+            i += 1
+        hp = heads[i] if i < n_heads else inf
+        fp = fresh[j] if j < n_fresh else inf
+        ep = extra[0] if n_extra > 0 else inf
+        if hp == inf and fp == inf and ep == inf:
+            break
+        if ep < hp and ep < fp:
+            p = ep
+            c = pc[p & low] & low
+            n_extra -= 1  # pop the extra heap
+            last = extra[n_extra]
+            ii = 0
+            while True:
+                ch = 2 * ii + 1
+                if ch >= n_extra:
+                    break
+                if ch + 1 < n_extra and extra[ch + 1] < extra[ch]:
+                    ch += 1
+                if extra[ch] >= last:
+                    break
+                extra[ii] = extra[ch]
+                ii = ch
+            if n_extra > 0:
+                extra[ii] = last
+        else:
+            if hp < fp:
+                p = hp
+                c = hcls[i]
+                i += 1
+            else:
+                p = fp
+                c = fcls[j]
+                j += 1
+            new_heads[out] = p
+            new_hcls[out] = c
+            out += 1
+        ok = True
+        for e in range(width):
+            if room[clinks[c, e]] <= 0:
+                ok = False
+                break
+        if not ok:
+            continue
+        for e in range(width):
+            lk = clinks[c, e]
+            if room[lk] == cap[lk]:
+                lused[n_lused] = lk
+                n_lused += 1
+            room[lk] -= 1
+        kept[n_kept] = p & low
+        n_kept += 1
+        lo[c] += 1  # it was the class's best
+        if not changed[c]:
+            changed[c] = True
+            pending[n_pend] = c
+            n_pend += 1
+        if ccap[c] > 1 and hi[c] > lo[c]:  # the class's next workload may still fit this round
+            q = queue[lo[c]]
+            ii = n_extra
+            n_extra += 1
+            while ii > 0:
+                par = (ii - 1) >> 1
+                if extra[par] <= q:
+                    break
+                extra[ii] = extra[par]
+                ii = par
+            extra[ii] = q
+    for t in range(n_lused):
+        room[lused[t]] = cap[lused[t]]
+    if n_pend < len(pending):
+        pending[n_pend] = -1
+    return kept[:n_kept].copy(), out
+
+
+class ClassHeads:
+    """State of the class-head list scheduler over one DAG and one priority order."""
+
+    def __init__(self, links: CSR, capacity: np.ndarray, order: np.ndarray):
+        n = links.n_rows
+        n_links = len(capacity)
+        width = max(1, int(links.lengths.max()) if n else 1)
+        cls, clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
+        self.clinks = clinks.astype(np.int32)
+        n_cls = len(self.clinks)
+        self.pc = np.empty(n, np.int64)  # place << 32 | class: one memory read per workload
+        self.pc[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64) << 32
+        self.pc |= cls
+        cap = np.asarray(capacity, dtype=np.int64)
+        self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
+        self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
+        size = np.bincount(cls, minlength=n_cls)
+        # each class's ready workloads, sorted by key, in queue[lo[c]:hi[c]] inside its own region
+        # (every workload enters once and leaves once, so a region of the class's size suffices)
+        self.lo = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
+        self.hi = self.lo.copy()
+        self.queue = np.empty(n, np.int64)
+        self.heads = np.empty(n_cls + 1, np.int64)
+        self.hcls = np.empty(n_cls + 1, np.int64)
+        self.new_heads = np.empty(n_cls + 1, np.int64)
+        self.new_hcls = np.empty(n_cls + 1, np.int64)
+        self.n_heads = 0
+        self.changed = np.zeros(n_cls, np.bool_)
+        self.pending = np.full(n_cls + 1, -1, np.int64)
+        self.room = self.cap.astype(np.int32) if n_links else np.zeros(1, np.int32)  # free lanes per link
+        linkless = int(np.count_nonzero(links.lengths == 0))
+        room = int(min(cap.sum() + linkless, n)) + 1  # a round keeps at most this many workloads
+        self.kept = np.empty(room, np.int64)
+        self.extra = np.empty(room, np.int64)
+        self.lused = np.empty(n_links + 2, np.int64)
+
+    def next_round(self, freed: np.ndarray) -> np.ndarray:
+        """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
+        kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
+                                    self.queue, self.lo, self.hi, self.heads, self.hcls, self.n_heads,
+                                    self.new_heads, self.new_hcls, self.changed, np.asarray(freed, dtype=np.int64),
+                                    self.room, self.pending, self.kept, self.extra, self.lused)
+        self.heads, self.new_heads = self.new_heads, self.heads
+        self.hcls, self.new_hcls = self.new_hcls, self.hcls
+        return kept

@@ -1,0 +1,195 @@
+"""Issue 13's machinery on small cases: the class-head list scheduler equals the plain list scheduler
+(Engine.fill over every ready workload each round), prefix groups mean exactly their explicit lists,
+the columnar (.npz) schedule form round-trips and validates like JSON, and the compiled pieces
+(chains, async replay, routing) agree with plain references."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.engine import Engine, list_schedule, priority_order, replay
+from core.methods import run_method
+from core.priorities import critical_path_rank, random_rank
+from core.schedule import ScheduleConfig
+from core.schedule_io import read_schedule_file, schedule_to_dict, write_schedule
+from core.schedule_npz import columns_of
+from core.timing import ReplayPlan
+from core.topology import Topology
+from core.validate import columns_from_json, validate_document
+from core.workloads import ring_dag, tree_dag
+
+from _corelib import naive_fill, random_topologies, topo
+
+SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4",
+         "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
+
+
+def with_caps(t: Topology, seed: int) -> Topology:
+    rng = np.random.default_rng(seed)
+    return Topology(spec=t.spec, is_server=t.is_server, edges=t.edges, capacity=rng.integers(1, 4, size=t.n_edges),
+                    labels=t.labels)
+
+
+def reference_list_schedule(dag, rank) -> list[list[int]]:
+    """The list scheduler as MODEL.md says it: each round, walk every ready workload by rank (ties by id),
+    keep each whose links all have room (the naive one-by-one loop)."""
+    order = np.lexsort((np.arange(dag.n), np.asarray(rank)))
+    eng = Engine(dag)
+    rounds = []
+    while not eng.done:
+        ready = eng.ready_mask()
+        got = naive_fill(dag, [w for w in order.tolist() if ready[w]], dag.topology.link_capacity)
+        eng.apply(got)
+        rounds.append(got)
+    return rounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(SPECS), kind=st.sampled_from(["merged", "plain", "ring"]),
+       rank_kind=st.sampled_from(["critical", "random", "ties"]), seed=st.integers(0, 10_000), caps=st.booleans())
+def test_class_head_scheduler_equals_plain_list_scheduler(spec, kind, rank_kind, seed, caps):
+    t = topo(spec)
+    if caps:
+        t = with_caps(t, seed)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
+    rank = {"critical": lambda: critical_path_rank(dag), "random": lambda: random_rank(dag, seed),
+            "ties": lambda: np.random.default_rng(seed).integers(0, 4, size=dag.n)}[rank_kind]()
+    got = [r.tolist() for r in list_schedule(dag, rank)]
+    assert got == reference_list_schedule(dag, rank)
+
+
+@settings(max_examples=30, deadline=None)
+@given(t=random_topologies(max_nodes=8, capacities=True), seed=st.integers(0, 1000))
+def test_class_head_scheduler_on_random_graphs(t, seed):
+    for dag in (tree_dag(t), tree_dag(t, merge=False)):
+        rank = random_rank(dag, seed)
+        assert [r.tolist() for r in list_schedule(dag, rank)] == reference_list_schedule(dag, rank)
+
+
+def test_priority_order_is_a_stable_sort():
+    rng = np.random.default_rng(3)
+    for rank in (rng.permutation(50), rng.integers(0, 5, 50), -rng.integers(0, 5, 50)):
+        assert priority_order(rank).tolist() == np.lexsort((np.arange(50), rank)).tolist()
+
+
+# ---- prefix groups ---------------------------------------------------------------------------
+def plain_reference_prefixes(dag) -> list[list[int]]:
+    """MODEL.md §3, merge off: a relay hop waits for the hop before it; the first broadcast hop of a tree
+    waits for every reduce hop into the root (explicitly listed), any other for the hop before it."""
+    out = [[] for _ in range(dag.n)]
+    red = dag.phase == 0
+    for t in range(dag.n_trees):
+        ws = np.flatnonzero(dag.tree == t)
+        root = int(dag.tree_root[t])
+        into_root = sorted(w for w in ws if red[w] and dag.dst[w] == root)
+        for w in ws:
+            if red[w] and not dag.carries_own[w]:
+                out[w] = [w - 1]
+            elif not red[w]:
+                out[w] = into_root if dag.src[w] == root else [w - 1]
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("chunks", [1, 2])
+def test_prefix_groups_mean_their_explicit_lists(spec, chunks):
+    dag = tree_dag(topo(spec), merge=False, chunks=chunks)
+    assert dag.n_groups == dag.n_trees  # one group per flow-tree: the reduce hops into its root
+    assert len(dag.prefix.values) < dag.n + dag.n_trees  # each workload lists at most one entry
+    full = dag.explicit()
+    assert [sorted(p) for p in full.prefix.to_lists()] == plain_reference_prefixes(dag)
+    # the same chains, successor counts, schedules and timings with the compact and the explicit form
+    assert np.array_equal(dag.head, full.head) and np.array_equal(dag.tail, full.tail)
+    assert np.array_equal(dag.successor_count, full.successors.lengths)
+    rank = random_rank(dag, 1)
+    rounds = list_schedule(dag, rank)
+    assert [r.tolist() for r in rounds] == [r.tolist() for r in list_schedule(full, rank)]
+    assert np.allclose(ReplayPlan(dag, rounds).run(1e6).start, ReplayPlan(full, rounds).run(1e6).start)
+    # the engine refuses a first broadcast hop before its group is complete, in both forms
+    first_bc = int(np.flatnonzero((dag.phase == 1) & (dag.src == dag.root))[0])
+    for d in (dag, full):
+        assert any(v.rule == "prefix" for v in Engine(d).check([first_bc]))
+
+
+def test_reverse_swaps_groups_and_waiters():
+    dag = tree_dag(topo("bcube:n=3,k=1"), merge=False)
+    rev = dag.reverse()
+    want = dag.explicit().successors.to_lists()
+    assert [sorted(p) for p in rev.explicit().prefix.to_lists()] == [sorted(x) for x in want]
+
+
+# ---- the columnar file ---------------------------------------------------------------------------
+@pytest.mark.parametrize("spec,method,chunks", [("bcube:n=3,k=1", "critical-path", 1), ("dcell:n=3,k=1", "ps", 2),
+                                                ("fattree:k=4", "ring", 1), ("example:fig3", "ps", 1)])
+def test_npz_round_trip_and_validation(tmp_path, spec, method, chunks):
+    sched = run_method(method, topo(spec), ScheduleConfig(chunks=chunks))
+    path = tmp_path / "s.npz"
+    write_schedule(sched, path)
+    data = read_schedule_file(path)
+    cols = data["workloads"]
+    ref = columns_of(sched)
+    assert np.array_equal(cols.root, sched.dag.root) and np.array_equal(cols.phase, sched.dag.phase)
+    assert cols.path.to_lists() == sched.dag.path.to_lists()
+    assert cols.prefix.to_lists() == ref.prefix.to_lists()
+    assert cols.prefix_groups.to_lists() == ref.prefix_groups.to_lists()
+    assert cols.groups.to_lists() == sched.dag.groups.to_lists()
+    assert cols.rounds.to_lists() == [r.tolist() for r in sched.rounds]
+    rep = validate_document(data, str(path))
+    assert rep.ok, rep.violations[:3]
+    assert rep.rounds == sched.n_rounds and rep.workloads == sched.dag.n
+    # the same verdict as the JSON form of the same schedule
+    js = validate_document(json.loads(json.dumps(schedule_to_dict(sched))))
+    assert js.ok and js.rounds == rep.rounds
+
+
+def test_npz_catches_a_broken_schedule(tmp_path):
+    sched = run_method("ps", topo("bcube:n=3,k=1"), ScheduleConfig())
+    bad = type(sched)(sched.method, sched.dag, [sched.rounds[1], sched.rounds[0]] + list(sched.rounds[2:]),
+                      sched.config)
+    path = tmp_path / "bad.npz"
+    write_schedule(bad, path, stats={"rounds": bad.n_rounds})
+    rep = validate_document(read_schedule_file(path), str(path))
+    assert not rep.ok and "prefix" in rep.by_rule()
+
+
+def test_json_prefix_groups_are_checked():
+    sched = run_method("ps", topo("example:fig3"), ScheduleConfig())
+    doc = json.loads(json.dumps(schedule_to_dict(sched)))
+    assert "prefix_groups" in doc and any("prefix_groups" in w for w in doc["workloads"])
+    assert validate_document(doc).ok
+    doc["prefix_groups"][0] = doc["prefix_groups"][0][:-1]  # a reduce hop into the root no longer awaited
+    first_bc = next(w for w in doc["workloads"] if w.get("prefix_groups") == [0])
+    doc["workloads"][first_bc["id"]]["prefix_groups"] = [7]  # and a group that does not exist
+    rep = validate_document(doc)
+    assert not rep.ok and any("prefix group 7" in v.message for v in rep.violations)
+
+
+def test_columns_from_json_reports_bad_types():
+    cols = columns_from_json([{"id": 0, "root": "x", "phase": "up", "path": [0, True], "prefix": ["a"]}], [[0, 1.5]])
+    rules = [p[0] for p in cols.problems]
+    assert rules.count("structure") == 3 and rules.count("path") == 1 and rules.count("unknown") == 1
+
+
+def test_replay_of_groups_counts_each_member():
+    dag = tree_dag(topo("dcell:n=3,k=1"), merge=False)
+    rounds = list_schedule(dag, random_rank(dag, 0))
+    eng, violations = replay(dag, rounds)
+    assert not violations and eng.done
+
+
+def test_cli_writes_validates_and_replays_npz(tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "s.npz"
+    assert main(["schedule", "dcell:n=3,k=1", "--method", "ps", "--out", str(out)]) == 0
+    assert main(["validate", str(out)]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["replay", str(out)]) == 0
+    assert "async" in capsys.readouterr().out
+    out.write_bytes(out.read_bytes()[:200])  # a truncated archive: one line, exit 2
+    assert main(["validate", str(out)]) == 2
