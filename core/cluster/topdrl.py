@@ -13,8 +13,7 @@ Reconstructed here (docs/cluster.md, "TopDRL"):
   number of servers); branch 2: two 1x1 convolutions over the window (one embedding a job);
   branch 3: a linear layer. Each job's score comes from its embedding beside the cluster and
   global embeddings; one more score is "start nothing more until the next event" (allowed while
-  some job runs). Jobs that do not fit now are masked out before the softmax. A value head (the
-  critic of training) reads the same embeddings.
+  some job runs). Jobs that do not fit now are masked out before the softmax.
 - **Placement.** `placement.closest`; the AllReduce is a ring (as in the sources).
 
 At an event the policy picks again and again until it chooses to wait or no window job fits.
@@ -38,7 +37,9 @@ from .sim import Decisions, Start, State
 WINDOW = 32
 FORMAT = "allreduce-lab-topdrl/1"
 JOB_FEATURES = ("log2_gpus", "log_hours", "log_wait_hours", "comm_intensity", "fits_now", "fits_one_server",
-                "extra_servers_now", "log_gpu_hours", "duration_rank", "present")
+                "extra_servers_now", "log_gpu_hours", "duration_rank", "compact_now", "extra_hops_now",
+                "log_slowdown_now", "log_slowdown_best", "log_effective_hours", "present")
+"""Per window job; "present" (1 for a job, 0 for an empty slot) must stay last: the wait head pools by it."""
 GLOBAL_FEATURES = ("free_share", "log_waiting", "log_running", "beyond_window")
 SERVER_EXTRA = ("log_remaining_hours", "link_users")
 
@@ -75,16 +76,10 @@ class TopDRLNet(nn.Module):
         ctx = 2 * h + h // 2
         self.score = nn.Sequential(nn.Conv1d(h + ctx, h, 1), nn.ReLU(), nn.Conv1d(h, 1, 1))
         self.wait = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
-        self.value = nn.Sequential(nn.Linear(ctx + h, h), nn.ReLU(), nn.Linear(h, 1))
 
     def forward(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
                 ) -> torch.Tensor:
         """Masked logits (B, window + 1): servers (B, C, S), jobs (B, F, W), glob (B, G), mask (B, W + 1)."""
-        return self.heads(servers, jobs, glob, mask)[0]
-
-    def heads(self, servers: torch.Tensor, jobs: torch.Tensor, glob: torch.Tensor, mask: torch.Tensor
-              ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(masked logits (B, W + 1), value (B,)): the value head is the critic used in training only."""
         c = self.cluster(servers)
         ctx = torch.cat([c.mean(dim=2), c.amax(dim=2), self.globals(glob)], dim=1)  # (B, ctx)
         q = self.queue(jobs)  # (B, h, W)
@@ -92,9 +87,7 @@ class TopDRLNet(nn.Module):
         job_logits = self.score(wide)[:, 0, :]
         pooled = (q * jobs[:, -1:, :]).sum(dim=2) / jobs[:, -1, :].sum(dim=1, keepdim=True).clamp(min=1)
         wait_logit = self.wait(torch.cat([ctx, pooled], dim=1))
-        logits = torch.cat([job_logits, wait_logit], dim=1)
-        value = self.value(torch.cat([ctx, pooled], dim=1))[:, 0]
-        return logits.masked_fill(~mask, -1e9), value
+        return torch.cat([job_logits, wait_logit], dim=1).masked_fill(~mask, -1e9)
 
 
 @dataclass
@@ -107,25 +100,89 @@ class Observation:
     mask: np.ndarray
 
 
-def cluster_context(state: State) -> tuple[np.ndarray, np.ndarray]:
-    """Per server: the longest remaining run time (s) of its running jobs, and the most running
-    jobs sharing one of its own links (both fixed during one decision)."""
+def cluster_context(state: State, extra: np.ndarray | None = None, rem: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per server: the longest remaining run time (s) of its running jobs (`rem` if given), and
+    the most jobs sharing one of its own links (running ones plus `extra` per link)."""
     c: Cluster = state.cluster
-    rem = np.zeros(c.n_servers)
-    if state.running:
+    if rem is None and not state.running:
+        rem = np.zeros(c.n_servers)
+    elif rem is None:
         run = np.array(state.running)
         left = state.remaining[run] * state.iter_time[run]
         on = np.stack([state.alloc[j] for j in state.running]) > 0  # (jobs, S)
         rem = np.where(on, left[:, None], 0.0).max(axis=0)
     node_users = np.zeros(c.topology.n_nodes)
-    np.maximum.at(node_users, c.topology.link_src, state.users)
+    np.maximum.at(node_users, c.topology.link_src, state.users + (0 if extra is None else extra))
     return rem, node_users[c.nodes]
 
 
+class PlacementView:
+    """What the closest-GPUs heuristic would give each job of the window now, beside the best it
+    gives on an empty cluster: what SJF cannot see (docs/cluster.md, "TopDRL")."""
+
+    def __init__(self, cluster: Cluster):
+        self.cluster = cluster
+        self._best: dict[int, tuple[int, int]] = {}
+        self._alone: dict[tuple[int, float, float], float] = {}
+
+    def best(self, g: int) -> tuple[int, int]:
+        """(servers, largest hop distance between them) of `g` GPUs placed closest on an empty cluster."""
+        if g not in self._best:
+            c = self.cluster
+            self._best[g] = shape(closest(np.full(c.n_servers, c.gpus_per_server), g, c, None), c)
+        return self._best[g]
+
+    def alone(self, state: State, g: int, size: float, compute: float) -> float:
+        """Iteration over compute time of a job of `g` GPUs placed closest on an empty cluster, alone."""
+        key = (g, size, compute)
+        if key not in self._alone:
+            c = self.cluster
+            a = closest(np.full(c.n_servers, c.gpus_per_server), g, c, None)
+            servers = tuple(int(s) for s in np.flatnonzero(a))
+            t = state.comm.intra_time(a, size)
+            if len(servers) > 1:
+                t += state.comm.net_time(state.comm.net_plan(servers, "ring"), size)
+            self._alone[key] = (compute + t) / compute
+        return self._alone[key]
+
+    def now(self, state: State, window: np.ndarray, free: np.ndarray, extra: np.ndarray) -> np.ndarray:
+        """(5, len(window)): compact now (0/1), extra servers and extra hops over the best placement,
+        slowdown now (iteration over compute time under the current link sharing plus `extra`
+        users of jobs started in this decision), slowdown alone on the best placement."""
+        out = np.zeros((5, len(window)))
+        c, tr = self.cluster, state.trace
+        g_all, m_all = tr.gpus[window], tr.model[window]
+        total = int(free.sum())
+        for g in np.unique(g_all).tolist():
+            rows = np.flatnonzero(g_all == g)
+            n_min, far_min = self.best(g)
+            a = closest(free, g, c, None) if g <= total else None
+            if a is not None:
+                n, far = shape(a, c)
+                out[0, rows] = float(n <= n_min and far <= far_min)
+                out[1, rows] = n - n_min
+                out[2, rows] = max(far - far_min, 0)
+            for m in np.unique(m_all[rows]).tolist():  # jobs of one size and model slow down alike
+                same = rows[m_all[rows] == m]
+                j = int(window[same[0]])
+                out[4, same] = self.alone(state, g, float(state.size[j]), float(state.compute[j]))
+                if a is not None:
+                    out[3, same] = state.iteration_time(j, a, "ring", extra)[0] / float(state.compute[j])
+        return out
+
+
+def shape(alloc: np.ndarray, cluster: Cluster) -> tuple[int, int]:
+    """(servers an allocation uses, largest hop distance between two of them)."""
+    srv = np.flatnonzero(alloc)
+    return len(srv), int(cluster.hops[np.ix_(srv, srv)].max())
+
+
 def observe(state: State, window: list[int], free: np.ndarray, remaining: np.ndarray, link_users: np.ndarray,
-            cfg: NetConfig) -> Observation:
+            cfg: NetConfig, view: PlacementView | None = None, extra: np.ndarray | None = None) -> Observation:
     """The observation of a decision: `window` jobs (arrival order), `free` GPUs now, per server
-    the longest remaining seconds of its jobs and the most jobs on one of its links."""
+    the longest remaining seconds of its jobs and the most jobs on one of its links; `view` gives
+    the closest placement's features (`extra`: link users of jobs started in this decision)."""
     c: Cluster = state.cluster
     G, W = c.gpus_per_server, cfg.window
     tr = state.trace
@@ -139,16 +196,18 @@ def observe(state: State, window: list[int], free: np.ndarray, remaining: np.nda
         g = tr.gpus[idx].astype(np.float64)
         hours = tr.ideal_duration[idx] / 3600.0
         total_free = free.sum()
-        packed = np.cumsum(np.sort(free)[::-1])
-        need_now = np.searchsorted(packed, g) + 1  # fullest servers needed to hold g GPUs now
-        need_min = np.ceil(g / G)
         fits = g <= total_free
         ranks = np.argsort(np.argsort(hours)) / max(n - 1, 1)
+        view = view or PlacementView(c)
+        extra = np.zeros(c.topology.n_links, np.int64) if extra is None else extra
+        compact, more_srv, more_hops, slow_now, slow_best = view.now(state, idx, free, extra)
+        slow = np.where(fits, slow_now, slow_best)
         jobs[:, :n] = np.stack([
             np.log2(g) / 5.0, np.log1p(hours) / 5.0, np.log1p((state.now - tr.arrival[idx]) / 3600.0) / 5.0,
             np.log1p(tr.grad_bytes[idx] / (tr.compute_s[idx] * 12.5e9)) / 3.0, fits, g <= free.max(),
-            np.where(fits, np.minimum(need_now - need_min, 8) / 4.0, 0.0), np.log1p(g * hours) / 7.0, ranks,
-            np.ones(n)])
+            np.minimum(more_srv, 8) / 4.0, np.log1p(g * hours) / 7.0, ranks,
+            compact, np.minimum(more_hops, 8) / 4.0, np.log(slow) / 2.0, np.log(slow_best) / 2.0,
+            np.log1p(hours * slow) / 5.0, np.ones(n)])
         mask[:n] = fits
     mask[W] = bool(state.running)
     glob = np.array([free.sum() / c.n_gpus, np.log1p(len(state.waiting)) / 5.0, np.log1p(len(state.running)) / 5.0,
@@ -180,6 +239,7 @@ class TopDRL:
         """Fresh log and random stream for a run."""
         self.log = []
         self.rng = np.random.default_rng(self.seed)
+        self.view = PlacementView(state.cluster)
         if state.cluster.gpus_per_server != self.net.cfg.gpus_per_server:
             raise CheckpointError(f"TopDRL network was built for {self.net.cfg.gpus_per_server} GPUs per server; "
                                   f"the cluster has {state.cluster.gpus_per_server}")
@@ -209,12 +269,13 @@ class TopDRL:
         W = self.net.cfg.window
         if not left or state.trace.gpus[left[:W]].min() > free.sum():
             return dec
-        rem, link_users = cluster_context(state)
+        extra = np.zeros(state.cluster.topology.n_links, np.int64)  # link users of this decision's starts
+        rem, link_users = cluster_context(state, extra)
         while True:
             window = left[:W]
             if not window or state.trace.gpus[window].min() > free.sum():
                 break
-            ob = observe(state, window, free, rem, link_users, self.net.cfg)
+            ob = observe(state, window, free, rem, link_users, self.net.cfg, self.view, extra)
             a, logp = self._pick(ob, state, window)
             self.log.append((ob, a, state.now, logp))
             if a >= len(window):
@@ -222,9 +283,13 @@ class TopDRL:
             j = window[a]
             alloc = closest(free, int(state.trace.gpus[j]), state.cluster, self.rng)
             free -= alloc
-            rem = np.where(alloc > 0, np.maximum(rem, state.trace.ideal_duration[j]), rem)
             left.remove(j)
             dec.starts.append(Start(j, alloc, "ring"))
+            plan = state.iteration_time(j, alloc, "ring")[2]
+            if plan is not None:
+                extra[plan.links] += 1
+            rem, link_users = cluster_context(state, extra, rem)
+            rem = np.where(alloc > 0, np.maximum(rem, state.trace.ideal_duration[j]), rem)
         return dec
 
 

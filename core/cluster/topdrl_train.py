@@ -1,23 +1,30 @@
-"""Training TopDRL's job picker: imitation warm-up, then policy gradient on a throughput-based reward.
+"""Training TopDRL's job picker: imitation warm-up, then rollout policy iteration on the JCT reward.
 
 One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
 
     allreduce-lab cluster-train --budget 600 --seed 0 --out checkpoints/topdrl/topdrl
 
 1. **Warm-up** (`imitation` episodes): the network learns to copy SJF's pick (shortest job of
-   the window that fits) by cross-entropy, so RL starts from a sensible policy.
-2. **Policy gradient (PPO's clipped objective, a learned baseline)** until the time budget: each
-   iteration simulates one fresh training trace `rollouts` times with sampled picks. The reward is
-   throughput-based: completing jobs sooner empties the system sooner, and every pick's return is
-   minus the job-hours still to be spent in the system after it (the area under "jobs in the
-   system" from its time on, per job); the network's value head predicts that return and is the
-   baseline. `epochs` passes over the picks minimize −min(ρ·A, clip(ρ)·A) − `entropy` · H(π) +
-   `value_coef` · (value − return)² with Adam (ρ: new over sampling probability).
+   the window that fits) by cross-entropy, so RL starts from a sensible order (SJF never
+   waits: RL finds out when waiting pays).
+2. **Rollout policy iteration** until the CPU budget. The reward is the standard one for
+   average JCT: minus the number of jobs in the system per unit time, whose sum over an episode
+   is minus the total JCT. The simulator is deterministic, so an action's advantage can be
+   measured exactly by branching (the "vine" estimate of TRPO, Schulman et al. 2015; rollout
+   classification policy iteration, Lagoudakis and Parr 2003): each iteration runs the greedy
+   policy on a fresh training trace, picks `branches` of its decisions at random, and for each
+   replays the episode with one other action there (the wait action with probability
+   `wait_share`, else a job sampled from the policy at `temperature`) and the greedy policy
+   after it. The advantage of the alternative is the difference of the two episodes' total JCT
+   (per job, hours). The network then takes `epochs` Adam steps on a pairwise logistic loss over
+   the last `buffer` branches: raise the better action's logit over the other's, each pair
+   weighted by its |advantage| over the mean |advantage| (capped at `weight_cap`).
 3. Every `eval_every` iterations the greedy policy runs on the validation traces; the snapshot
    with the lowest mean average JCT is kept and saved.
 
 Training traces use seeds 1000, 1001, ...; validation seeds 900-902; the benchmark tests on
-seeds 0-4, which training never sees.
+seeds 0-4, which training never sees. The budget counts wall-clock seconds, so the run ends in
+time on a busy machine (the sidecar records CPU time and the load average too).
 """
 
 from __future__ import annotations
@@ -51,31 +58,46 @@ class TrainConfig:
     budget_s: float = 600.0
     """Wall-clock seconds of the whole run (warm-up included)."""
     seed: int = 0
-    """Seed of the network's initial weights and of the sampled picks."""
+    """Seed of the network's initial weights and of the branch choices."""
     imitation: int = 6
     """Warm-up episodes imitating SJF."""
     imitation_epochs: int = 200
     """Full-batch epochs of the warm-up (enough to copy SJF's picks)."""
     imitation_lr: float = 1e-3
-    rollouts: int = 4
-    """Sampled rollouts per training trace."""
-    lr: float = 1e-4
-    entropy: float = 0.003
-    value_coef: float = 0.5
-    epochs: int = 1
-    """Passes over each iteration's picks; with 1 the clipped objective is plain REINFORCE with a
-    baseline (4 passes at lr 3e-4 from a looser warm-up did worse: docs/cluster.md)."""
-    clip: float = 0.2
-    eval_every: int = 4
+    branches: int = 8
+    """Decisions branched per training trace (one replayed episode each)."""
+    wait_share: float = 0.5
+    """Probability that a branch tries the wait action (where waiting is allowed)."""
+    temperature: float = 2.0
+    """Softmax temperature of the policy when a branch samples another job."""
+    lr: float = 3e-4
+    epochs: int = 10
+    """Adam steps per iteration over the buffer (full batch)."""
+    buffer: int = 1500
+    """Most recent branches the loss uses."""
+    weight_cap: float = 5.0
+    eval_every: int = 3
     hidden: int = 64
     train_seed0: int = 1000
     val_seeds: tuple[int, ...] = field(default=(900, 901, 902))
 
 
-def _area_after(res: Result, t: np.ndarray) -> np.ndarray:
-    """Job-seconds spent in the system after each time in `t`."""
-    start = np.maximum(res.arrival[None, :], t[:, None])
-    return np.clip(res.end[None, :] - start, 0.0, None).sum(axis=1)
+class Replay:
+    """A chooser that repeats recorded actions, takes `alt` at pick `at`, then follows the greedy net."""
+
+    def __init__(self, net: TopDRLNet, actions: list[int], at: int, alt: int):
+        self.net, self.actions, self.at, self.alt = net, actions, at, alt
+        self.k = 0
+
+    def __call__(self, ob: Observation, state, window) -> int:
+        k = self.k
+        self.k += 1
+        if k < self.at:
+            return self.actions[k]
+        if k == self.at:
+            return self.alt
+        with torch.no_grad():
+            return int(torch.argmax(self.net(*batch([ob]))[0]))
 
 
 def _episode(cluster, comm, spec: str, policy: TopDRL) -> Result:
@@ -89,15 +111,59 @@ def evaluate(net: TopDRLNet, cfg: TrainConfig, cluster, comm, seeds) -> float:
     return float(np.mean(out))
 
 
+def _alternative(net: TopDRLNet, ob: Observation, a: int, cfg: TrainConfig, rng: np.random.Generator) -> int | None:
+    """Another valid action than `a` at this observation: wait (often), else a job sampled from the policy."""
+    W = len(ob.mask) - 1
+    valid = np.flatnonzero(ob.mask)
+    valid = valid[valid != a]
+    if not len(valid):
+        return None
+    if ob.mask[W] and a != W and rng.random() < cfg.wait_share:
+        return W
+    jobs = valid[valid < W]
+    if not len(jobs):
+        return W
+    with torch.no_grad():
+        logits = net(*batch([ob]))[0].numpy().astype(np.float64)[jobs] / cfg.temperature
+    p = np.exp(logits - logits.max())
+    return int(jobs[rng.choice(len(jobs), p=p / p.sum())])
+
+
+def _pairwise_step(net: TopDRLNet, opt, data: list[tuple[Observation, int, int, float]], cfg: TrainConfig) -> float:
+    """`cfg.epochs` Adam steps raising the better action's logit over the other's; returns the last loss."""
+    x = batch([d[0] for d in data])
+    a = torch.tensor([d[1] for d in data])
+    alt = torch.tensor([d[2] for d in data])
+    adv = torch.tensor([d[3] for d in data], dtype=torch.float32)
+    w = (adv.abs() / adv.abs().mean().clamp(min=1e-9)).clamp(max=cfg.weight_cap)
+    y = (adv > 0).float()
+    net.train()
+    loss = torch.zeros(())
+    for _ in range(cfg.epochs):
+        logits = net(*x)
+        diff = logits.gather(1, alt[:, None])[:, 0] - logits.gather(1, a[:, None])[:, 0]
+        loss = (w * torch.nn.functional.binary_cross_entropy_with_logits(diff, y, reduction="none")).mean()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        opt.step()
+    net.eval()
+    return float(loss.detach())
+
+
 def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> dict:
     """Train and save the best snapshot at `out` (stem); returns the sidecar's metadata."""
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
     wall0, cpu0, load0 = time.perf_counter(), time.process_time(), os.getloadavg()
+
+    def cpu() -> float:
+        return time.process_time() - cpu0
+
     cluster = make_cluster(cfg.topology, cfg.gpus_per_server)
     comm = CommModel(cluster)
     net = TopDRLNet(NetConfig(cfg.gpus_per_server, hidden=cfg.hidden))
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     history: list[dict] = []
     seed = cfg.train_seed0
 
@@ -120,61 +186,53 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
             loss.backward()
             bc.step()
         log(f"imitation: {len(obs)} picks from {cfg.imitation} episodes, loss {loss.item():.3f}")
+    net.eval()
     best = evaluate(net, cfg, cluster, comm, cfg.val_seeds)
     best_state = {k: v.clone() for k, v in net.state_dict().items()}
-    history.append({"iteration": 0, "episodes": cfg.imitation, "val_avg_jct_h": best, "elapsed_s": time.perf_counter() - wall0})
+    history.append({"iteration": 0, "episodes": cfg.imitation, "val_avg_jct_h": best, "cpu_s": cpu(),
+                    "elapsed_s": time.perf_counter() - wall0})
     log(f"after imitation: validation average JCT {best:.2f} h")
 
-    # 2. policy gradient
-    it, episodes = 0, cfg.imitation
-    last_eval = time.perf_counter() - wall0
-    while time.perf_counter() - wall0 + max(10.0, last_eval / max(it, 1)) < cfg.budget_s:
+    # 2. rollout policy iteration
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    data: list[tuple[Observation, int, int, float]] = []
+    it, episodes, wins = 0, cfg.imitation + len(cfg.val_seeds), 0
+    per_iter = 0.0
+    while time.perf_counter() - wall0 + max(5.0, per_iter) < cfg.budget_s:
+        t_it = time.perf_counter()
         it += 1
         spec = f"{cfg.trace},seed={seed}"
         seed += 1
-        net.eval()
-        runs = []
-        for k in range(cfg.rollouts):
-            pol = TopDRL(net, sample=True, seed=cfg.seed * 1_000_003 + seed * 31 + k)
-            runs.append((pol, _episode(cluster, comm, spec, pol)))
+        base_pol = TopDRL(net)
+        base = _episode(cluster, comm, spec, base_pol)
+        episodes += 1
+        total0 = float(base.jct.sum())
+        actions = [e[1] for e in base_pol.log]
+        choices = [k for k, e in enumerate(base_pol.log) if e[0].mask.sum() >= 2]
+        for k in rng.permutation(choices)[:cfg.branches].tolist():
+            ob, a = base_pol.log[k][0], actions[k]
+            alt = _alternative(net, ob, a, cfg, rng)
+            if alt is None:
+                continue
+            res = _episode(cluster, comm, spec, TopDRL(net, chooser=Replay(net, actions, k, alt)))
             episodes += 1
-        n_jobs = runs[0][1].trace.n
-        picks = [e for pol, _ in runs for e in pol.log]
-        if not picks:
-            continue
-        ret = torch.tensor(np.concatenate([-_area_after(res, np.array([e[2] for e in pol.log])) / (3600.0 * n_jobs)
-                                           for pol, res in runs if pol.log]), dtype=torch.float32)
-        x = batch([e[0] for e in picks])
-        act = torch.tensor([e[1] for e in picks])
-        old = torch.tensor([e[3] for e in picks], dtype=torch.float32)
-        net.train()
-        adv = None
-        for _ in range(cfg.epochs):
-            logits, value = net.heads(*x)
-            if adv is None:
-                adv = ret - value.detach()
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            logp = torch.log_softmax(logits, dim=1)
-            ratio = torch.exp(logp.gather(1, act[:, None])[:, 0] - old)
-            clipped = torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip)
-            ent = -(logp.exp() * logp.clamp(min=-30)).sum(dim=1)
-            loss = (-torch.min(ratio * adv, clipped * adv).mean() - cfg.entropy * ent.mean()
-                    + cfg.value_coef * ((value - ret) ** 2).mean())
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            opt.step()
-        mean_jct = float(np.mean([r.jct.mean() for _, r in runs]) / 3600)
+            adv = (total0 - float(res.jct.sum())) / (3600.0 * base.trace.n)  # hours of average JCT saved
+            wins += adv > 0
+            data.append((ob, a, alt, adv))
+        data = data[-cfg.buffer:]
+        loss = _pairwise_step(net, opt, data, cfg) if data else 0.0
         if it % cfg.eval_every == 0:
             val = evaluate(net, cfg, cluster, comm, cfg.val_seeds)
-            history.append({"iteration": it, "episodes": episodes, "train_avg_jct_h": mean_jct, "val_avg_jct_h": val,
-                            "elapsed_s": time.perf_counter() - wall0})
-            log(f"iteration {it}: train {mean_jct:.2f} h, validation {val:.2f} h (best {min(best, val):.2f} h), "
-                f"{time.perf_counter() - wall0:.0f} s")
+            episodes += len(cfg.val_seeds)
+            history.append({"iteration": it, "episodes": episodes, "train_avg_jct_h": total0 / 3600 / base.trace.n,
+                            "val_avg_jct_h": val, "branches": len(data), "better_alternatives": int(wins),
+                            "loss": loss, "cpu_s": cpu(), "elapsed_s": time.perf_counter() - wall0})
+            log(f"iteration {it}: train {total0 / 3600 / base.trace.n:.2f} h, validation {val:.2f} h "
+                f"(best {min(best, val):.2f} h), {wins} better alternatives so far, {cpu():.0f} s CPU")
             if val < best:
                 best = val
                 best_state = {k: v.clone() for k, v in net.state_dict().items()}
-        last_eval = time.perf_counter() - wall0
+        per_iter = time.perf_counter() - t_it
     net.load_state_dict(best_state)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     meta = {
@@ -187,7 +245,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         "iterations": it,
         "best_val_avg_jct_h": best,
         "history": history,
-        "training": {"wall_s": time.perf_counter() - wall0, "cpu_s": time.process_time() - cpu0,
+        "training": {"wall_s": time.perf_counter() - wall0, "cpu_s": cpu(),
                      "max_rss_mib": usage.ru_maxrss / 1024, "loadavg_start": list(load0),
                      "loadavg_end": list(os.getloadavg()), "torch_threads": torch.get_num_threads(),
                      "python": sys.version.split()[0], "torch": torch.__version__},
