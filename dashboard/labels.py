@@ -32,7 +32,8 @@ def optimal_note(info: dict, time_limit: float | None = None) -> str | None:
     if info["proven_optimal"]:
         return f"proven optimal (lower bound {bound} met)"
     limit = f"the {time_limit:g} s time limit" if time_limit else "its time limit"
-    return (f"NOT proven optimal: CP-SAT stopped at {limit} ({info.get('status', '?')}); "
+    return (f"NOT proven optimal: CP-SAT stopped at {limit} ({info.get('status', '?')}; deterministic seconds "
+            "of work, the same on any machine); "
             f"the optimum lies between {bound} and this result")
 
 
@@ -55,7 +56,20 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
         return f"checkpoint {name}"
     if here:
         return f"checkpoint {name}, trained on this topology"
-    return f"checkpoint {name}, trained on {info.get('trained_on') or 'another topology'}, NOT on this one"
+    return f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
+
+
+def trained_on_text(specs) -> str:
+    """What a checkpoint was trained on, short: one spec, or how many topologies of which families."""
+    if not specs:
+        return "another topology"
+    if isinstance(specs, str):
+        return specs
+    specs = [str(s) for s in specs]
+    if len(specs) == 1:
+        return specs[0]
+    families = sorted({s.split(":", 1)[0] for s in specs})
+    return f"{len(specs)} other topologies ({', '.join(families)})"
 
 
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> list[str]:

@@ -10,7 +10,7 @@ def test_optimal_results_say_whether_they_are_proven_with_their_bound():
     assert labels.optimal_note(proven, 10) == "proven optimal (lower bound 12 met)"
     limited = {"status": "FEASIBLE", "proven_optimal": False, "proven_bound": 40}
     note = labels.optimal_note(limited, 10)
-    assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (FEASIBLE)")
+    assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (FEASIBLE; deterministic seconds of work")
     assert "between 40 and this result" in note
     assert labels.optimal_note({"checkpoint": "x"}) is None  # not a CP-SAT result
 
@@ -23,6 +23,10 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
     flagged = dict(here, trained_on_this_topology=False)  # the scheduler's own flag wins
     assert "NOT on this one" in labels.checkpoint_note(flagged, "bcube:n=3,k=1")
     assert labels.checkpoint_note({"status": "OPTIMAL"}, "x") is None
+    universal = {"checkpoint": "checkpoints/universal.safetensors", "trained_on_this_topology": False,
+                 "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
+    assert (labels.checkpoint_note(universal, "leafspine:leaves=4,spines=2,servers=4")
+            == "checkpoint universal, trained on 3 other topologies (bcube, dcell), NOT on this one")
 
 
 def test_gap_note_names_the_dag_and_its_bound():
