@@ -10,7 +10,8 @@ at 1280 and 1920 px wide.
     (target <= 0.5 s).
 
 Prints the figures with the CPU time and load; it is a benchmark, not a test. Usage:
-    python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920]
+    python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920] [--script app.py]
+--steps 0 skips (b); --script benchmarks/floor_app.py times (a) for a minimal page (the floor, docs/dashboard.md).
 """
 
 from __future__ import annotations
@@ -94,9 +95,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SCRIPT = "app.py"
+"""What `streamlit run` serves (--script)."""
+
+
 def start_server(port: int) -> subprocess.Popen:
-    """`streamlit run app.py --server.headless true` on `port`."""
-    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    """`streamlit run app.py --server.headless true` on `port` (app.py: `SCRIPT`)."""
+    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", SCRIPT, "--server.headless", "true",
                              "--server.port", str(port), "--browser.gatherUsageStats", "false"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -191,24 +196,30 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=3, help="cold starts to time for (a) (default 3)")
     ap.add_argument("--steps", type=int, default=12, help="steps to time for (b) (default 12)")
     ap.add_argument("--widths", default="1280,1920", help="browser widths in px (default 1280,1920)")
+    ap.add_argument("--script", default="app.py", help="the page `streamlit run` serves (default app.py)")
     a = ap.parse_args()
+    global SCRIPT
+    SCRIPT = a.script
     from playwright.sync_api import sync_playwright
 
     wall, cpu = time.perf_counter(), time.process_time()
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; streamlit run {SCRIPT}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for width in (int(w) for w in a.widths.split(",")):
             got = [first_screen(browser, width) for _ in range(a.starts)]
             starts, ready = [g[0] for g in got], [g[1] for g in got]
             server_cpu, chrome_cpu = statistics.median(g[2] for g in got), statistics.median(g[3] for g in got)
-            steps, step_server, step_chrome = stepping(browser, a.steps, width)
-            steps = sorted(steps)
-            p90 = steps[min(len(steps) - 1, int(round(0.9 * (len(steps) - 1))))]
             print(f"[{width} px] (a) streamlit run -> first screen interactive: median {statistics.median(starts):.2f} s "
                   f"(runs: {', '.join(f'{s:.2f}' for s in starts)}; target <= 3 s), of which the "
                   f"server start (until its health check answers) {statistics.median(ready):.2f} s; CPU per start: "
-                  f"server {server_cpu:.2f} s, chromium {chrome_cpu:.2f} s (medians)")
+                  f"server {server_cpu:.2f} s, chromium {chrome_cpu:.2f} s (medians); load {os.getloadavg()[0]:.1f}",
+                  flush=True)
+            if a.steps <= 0:
+                continue
+            steps, step_server, step_chrome = stepping(browser, a.steps, width)
+            steps = sorted(steps)
+            p90 = steps[min(len(steps) - 1, int(round(0.9 * (len(steps) - 1))))]
             print(f"[{width} px] (b) step one round, DCell(6,1), three methods: median {statistics.median(steps):.3f} s, "
                   f"p90 {p90:.3f} s, min {steps[0]:.3f} s, max {steps[-1]:.3f} s over {len(steps)} steps "
                   f"(target <= 0.5 s); CPU per step: server {step_server:.3f} s, chromium {step_chrome:.3f} s; "
