@@ -20,10 +20,10 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .engine import Rounds, replay
-from .guard import Estimate, check_schedulable
+from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
-from .topology import Topology
+from .topology import Topology, size_of
 from .workloads import DAG_KINDS, WorkloadDAG, build_dag
 
 Progress = Callable[[float], None]
@@ -84,7 +84,8 @@ class Method:
     def guard(self, topology_or_size, config: ScheduleConfig) -> Estimate:
         """The size guard's estimate of this run; raises SizeError when it is over the limits
         (unless `config.force`). Accepts a Topology or a `core.guard.Size` (nothing built)."""
-        return check_schedulable(topology_or_size, self.dag_kind(config), config.chunks, solver=self.solver,
+        size = topology_or_size if isinstance(topology_or_size, Size) else size_of(topology_or_size)
+        return check_schedulable(size, self.dag_kind(config), config.chunks, solver=self.solver,
                                  time_limit=config.time_limit,
                                  rollouts=config.samples + 1 if self.sampled else 1, force=config.force)
 
