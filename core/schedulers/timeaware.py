@@ -17,6 +17,10 @@ schedule's order on every link) starts every workload exactly when this loop did
 reproduces the continuous-time finish, which `Plan.info["planned_time_s"]` records. The
 synchronous replay of these rounds is much slower (many thin rounds): the method is meant to be
 executed without barriers.
+
+The loop runs on several candidate DAGs (`candidate_dags`: the merged trees under every routing mode
+and, on a full AllReduce, ring DAGs one way and both ways, on Ring's ring and on one chosen for the
+link bandwidths) and the fastest schedule is kept.
 """
 
 from __future__ import annotations
@@ -153,8 +157,8 @@ other piece sent the other way round (a bidirectional ring, twice the chunks), a
 chosen for the link bandwidths (`core.ring.fast_ring_order`, hops over `widest_switch_route`)."""
 
 RING_WINDOWS = WINDOWS[:3]
-"""Decision windows tried on the ring DAGs: chains of sends, where the two widest windows never gave the
-fastest ring on the Table 2 configurations and the heterogeneous variants (docs/time.md section 10)."""
+"""Decision windows tried on the ring DAGs (chains of sends): dropping the two widest changed no chosen time
+on the Table 2 configurations and the heterogeneous variants, and saves their cost (docs/time.md section 10)."""
 
 
 def candidate_dags(dag: WorkloadDAG) -> dict[str, Callable[[], WorkloadDAG]]:
