@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from numba import njit
 
 from ..bounds import lower_bounds
 from ..engine import Engine, RoundBuilder, list_schedule
@@ -65,13 +66,7 @@ class Observer:
         self.tree_size = np.bincount(dag.tree, minlength=dag.n_trees)
         self.per_tree = max(1, dag.topology.n_servers - 1)
         self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
-        # the successors of each level (static), for the descendants' pressure sweep
-        self._level_succ = []  # per level (last first): successor runs' starts, their rows, the successors
-        for level in reversed(dag.topo_levels[:-1]):
-            pos, succ = dag.successors.gather(level)
-            if len(pos):
-                starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
-                self._level_succ.append((level, starts, pos[starts], succ))
+        self._rev_order = dag.topo_order[::-1].astype(np.int64)  # successors first: the descendants' sweep
         self._trees_sorted = bool(np.all(np.diff(dag.tree) >= 0))
         self._tree_max_tail = np.zeros(dag.n_trees)
         np.maximum.at(self._tree_max_tail, dag.tree, dag.tail)
@@ -84,12 +79,8 @@ class Observer:
         rem, tree_sent = self._counts(engine, sent)
         rem = rem / dag.topology.link_capacity
         lmax = max(1.0, float(rem.max()))
-        press = np.r_[rem / lmax, 0.0][dag.links_padded].max(axis=1)  # padding reads 0
-        desc = np.where(sent, 0.0, press)
-        for level, starts, rows, succ in self._level_succ:
-            best = desc[level]
-            best[rows] = np.maximum(best[rows], np.maximum.reduceat(desc[succ], starts))
-            desc[level] = np.where(sent[level], 0.0, best)
+        press, desc = _pressures(rem / lmax, dag.links.ptr, dag.links.values, sent, self._rev_order,
+                                 dag.successors.ptr, dag.successors.values)
         ready = engine.ready_mask()
         # the longest unsent chain starts at a ready workload (an unsent prefix would be longer)
         tails = dag.tail[ready]
@@ -194,6 +185,30 @@ def _group_reduce(op: np.ufunc, out: np.ndarray, group: np.ndarray, values: np.n
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     g = group[starts]
     out[g] = op(out[g], op.reduceat(values, starts))
+
+
+@njit(cache=True)
+def _pressures(load, lptr, lval, sent, rev_order, sptr, sval):  # pragma: no cover - compiled
+    """(link pressure, descendants' pressure) of every workload: the max of `load` over its links
+    (0 with none), and 0 if sent, else the max of its own and its successors' descendants' pressure."""
+    n = len(lptr) - 1
+    press = np.zeros(n, np.float64)
+    desc = np.zeros(n, np.float64)
+    for w in range(n):
+        p = 0.0
+        for e in range(lptr[w], lptr[w + 1]):
+            if load[lval[e]] > p:
+                p = load[lval[e]]
+        press[w] = p
+    for w in rev_order:
+        if sent[w]:
+            continue
+        best = press[w]
+        for e in range(sptr[w], sptr[w + 1]):
+            if desc[sval[e]] > best:
+                best = desc[sval[e]]
+        desc[w] = best
+    return press, desc
 
 
 def dynamic_features(builder: "RoundBuilder") -> np.ndarray:
