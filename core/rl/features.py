@@ -67,7 +67,6 @@ class Observer:
         self.per_tree = max(1, dag.topology.n_servers - 1)
         self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
         self._rev_order = dag.topo_order[::-1].astype(np.int64)  # successors first: the descendants' sweep
-        self._trees_sorted = bool(np.all(np.diff(dag.tree) >= 0))
         self._tree_max_tail = np.zeros(dag.n_trees)
         np.maximum.at(self._tree_max_tail, dag.tree, dag.tail)
         self._cache: tuple | None = None  # (engine, rounds applied, unsent load per link, sent per tree)
@@ -132,24 +131,11 @@ class Observer:
         """Features of every flow-tree, float32 (n_trees, len(UPPER_FEATURES))."""
         dag = self.dag
         nt = dag.n_trees
-        ready = np.flatnonzero(st.ready)
-        rt = dag.tree[ready]
-        ready_count = np.bincount(rt, minlength=nt)
+        ready_count, pressure, slack, shared_tree = _tree_reductions(
+            np.flatnonzero(st.ready), dag.tree, nt, st.pressure, self.latest, st.round, self.lb0,
+            dag.links.ptr, dag.links.values, dag.topology.n_links)
         # the longest chain of a tree with work left (its first workload's, as sent ones count too)
         max_tail = np.where(st.tree_sent < self.tree_size, self._tree_max_tail, 0.0)
-        pressure = np.zeros(nt)
-        slack = np.full(nt, 1.0)
-        if self._trees_sorted:  # ids grouped by tree (as workloads.py builds them): segment reductions
-            _group_reduce(np.maximum, pressure, rt, st.pressure[ready])
-            _group_reduce(np.minimum, slack, rt, (self.latest[ready] - st.round) / self.lb0)
-        else:
-            np.maximum.at(pressure, rt, st.pressure[ready])
-            np.minimum.at(slack, rt, (self.latest[ready] - st.round) / self.lb0)
-        pos, lk = dag.links.gather(ready)
-        on_link = np.bincount(lk, minlength=dag.topology.n_links)
-        shared = np.zeros(len(ready))
-        _group_reduce(np.maximum, shared, pos, (on_link[lk] > 1).astype(np.float64))
-        shared_tree = np.bincount(rt, weights=shared, minlength=nt) / np.maximum(ready_count, 1)
         out = np.stack([
             1.0 - st.tree_sent / self.tree_size,
             ready_count / self.per_tree,
@@ -178,13 +164,33 @@ class RoundState:
     round: int                  # rounds applied so far
 
 
-def _group_reduce(op: np.ufunc, out: np.ndarray, group: np.ndarray, values: np.ndarray) -> None:
-    """``op.at(out, group, values)`` for a non-decreasing `group`, with one reduceat."""
-    if len(group) == 0:
-        return
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    g = group[starts]
-    out[g] = op(out[g], op.reduceat(values, starts))
+@njit(cache=True)
+def _tree_reductions(ready, tree, nt, pressure, latest, now, lb0, lptr, lval, n_links):  # pragma: no cover - compiled
+    """Per flow-tree over the `ready` workloads: their count, their largest link pressure (0 with
+    none), their least slack (at most 1) and the share of them on a link another ready one needs."""
+    count = np.zeros(nt, np.int64)
+    press = np.zeros(nt, np.float64)
+    slack = np.ones(nt, np.float64)
+    on_link = np.zeros(n_links, np.int64)
+    for w in ready:
+        t = tree[w]
+        count[t] += 1
+        if pressure[w] > press[t]:
+            press[t] = pressure[w]
+        sl = (latest[w] - now) / lb0
+        if sl < slack[t]:
+            slack[t] = sl
+        for e in range(lptr[w], lptr[w + 1]):
+            on_link[lval[e]] += 1
+    shared = np.zeros(nt, np.float64)
+    for w in ready:
+        for e in range(lptr[w], lptr[w + 1]):
+            if on_link[lval[e]] > 1:
+                shared[tree[w]] += 1.0
+                break
+    for t in range(nt):
+        shared[t] /= max(count[t], 1)
+    return count, press, slack, shared
 
 
 @njit(cache=True)

@@ -39,8 +39,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     `info` says which checkpoint ran and whether it was trained on this topology; the trace
     (docs/rl.md) explains the kept rollout step by step. When the rollout decoded large pools
     in the scaled mode (docs/rl.md section 5) and critical-path's schedule has fewer rounds,
-    that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` keeps
-    the policy's count; no trace then).
+    that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
+    `critical_path_rounds` keep both counts; no trace then).
     """
     from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, trained_on
     from ..rl.features import Observer
@@ -86,8 +86,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path
         cp = critical_path(dag, config)
-        info["policy_rounds"] = best.n_rounds
-        info["fallback"] = None
+        info.update(policy_rounds=best.n_rounds, critical_path_rounds=len(cp), fallback=None)
         if len(cp) < best.n_rounds:
             rounds, trace = cp, None  # the trace would explain the policy's rollout, not this schedule
             info["fallback"] = (f"critical-path: {len(cp)} rounds against the policy's {best.n_rounds} "
