@@ -66,7 +66,8 @@ def time_aware_target(size: float) -> None:
         margin = times[best][0] / ta - 1
         print(f"  {name:22} " + "  ".join(f"{m} {v[0] * 1e3:.2f}" for m, v in times.items()) + " ms")
         print(f"  {'':22} best round-based: {best} {times[best][0] * 1e3:.3f} ms; time-aware {ta * 1e3:.3f} ms "
-              f"(routing {s_ta.info['routing']}, window {s_ta.info['window']:g}, {wall:.2f} s wall) -> "
+              f"(DAG {s_ta.info['dag']}, routing {s_ta.info['routing']}, window {s_ta.info['window']:g}, "
+              f"{wall:.2f} s wall) -> "
               + (f"MET: {100 * margin:.1f}% faster" if margin > 0 else f"MISSED by {100 * -margin:.1f}% "
                  f"(time-aware's own DAG: busiest link {bounds['time-aware'].link * 1e3:.2f} ms, link bound of "
                  f"{best}'s DAG {bounds[best].link * 1e3:.2f} ms)"))

@@ -316,15 +316,16 @@ def check(estimate: Estimate, *, force: bool = False) -> Estimate:
     return estimate
 
 
-def check_schedulable(topology_or_size, dag_kind: str, chunks: int = 1, *, solver: str | None = None,
+def check_schedulable(size: Size, dag_kind: str, chunks: int = 1, *, solver: str | None = None,
                       time_limit: float = 0.0, rollouts: int = 1, force: bool = False) -> Estimate:
-    """Check that scheduling a topology (or a Size) with a DAG of `dag_kind` fits the limits.
+    """Check that scheduling a topology of `size` (`core.topology.size_of` of a built one) with a DAG of `dag_kind` fits the limits.
 
     `dag_kind` is "tree" (merged trees), "plain" (PS trees, merge off) or "ring"; `solver`
     "cp-sat" adds an exact model searching `time_limit` seconds, "rl" `rollouts` RL rollouts.
     Raises SizeError when it does not fit; returns the estimate.
     """
-    size = topology_or_size if isinstance(topology_or_size, Size) else topology_or_size.size
+    if not isinstance(size, Size):
+        raise TypeError(f"check_schedulable takes a core.guard.Size, got {type(size).__name__}")
     if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks < 1:
         raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}")
     return check(estimate_schedule(size, dag_kind, chunks, solver=solver, time_limit=time_limit,

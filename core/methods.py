@@ -20,10 +20,10 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .engine import Rounds, replay
-from .guard import Estimate, check_schedulable
+from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
-from .topology import Topology
+from .topology import Topology, size_of
 from .workloads import DAG_KINDS, WorkloadDAG, build_dag
 
 Progress = Callable[[float], None]
@@ -84,7 +84,8 @@ class Method:
     def guard(self, topology_or_size, config: ScheduleConfig) -> Estimate:
         """The size guard's estimate of this run; raises SizeError when it is over the limits
         (unless `config.force`). Accepts a Topology or a `core.guard.Size` (nothing built)."""
-        return check_schedulable(topology_or_size, self.dag_kind(config), config.chunks, solver=self.solver,
+        size = topology_or_size if isinstance(topology_or_size, Size) else size_of(topology_or_size)
+        return check_schedulable(size, self.dag_kind(config), config.chunks, solver=self.solver,
                                  time_limit=config.time_limit,
                                  rollouts=config.samples + 1 if self.sampled else 1, force=config.force)
 
@@ -142,9 +143,9 @@ def run_method(name: str, topology: Topology, config: ScheduleConfig | None = No
     dag = method_dag(m, topology, config)
     out = m.schedule(dag, config, progress)
     plan = out if isinstance(out, Plan) else Plan(list(out))
-    if plan.dag is not None:  # the method chose its own routes: same topology and kind required
-        if plan.dag.topology is not dag.topology or plan.dag.kind != dag.kind or plan.dag.chunks != dag.chunks:
-            raise InvalidSchedule(f"method {m.name} returned a DAG over another topology, kind or chunk count")
+    if plan.dag is not None:  # the method chose its own DAG (time-aware: routes, or a ring): same topology
+        if plan.dag.topology is not dag.topology:
+            raise InvalidSchedule(f"method {m.name} returned a DAG over another topology")
         dag = plan.dag
     rounds = [np.sort(np.asarray(r, dtype=np.int64)) for r in plan.rounds]
     check_rounds(dag, rounds, m.name)

@@ -241,7 +241,8 @@ def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, m
     if not begun.all() and (dag.kind == "ring" or (dag.kind == "tree" and not dag.merge)):
         # flow-trees not begun are rebuilt on the new routes
         fresh = build_dag(after, dag.kind, merge=dag.merge, chunks=dag.chunks,
-                          routing=dag.meta.get("routing", config.routing))
+                          routing=dag.meta.get("routing", config.routing),
+                          both_ways=bool(dag.meta.get("both_ways")), fastest=bool(dag.meta.get("fastest")))
     rest_dag = residual_dag(dag, delivered, after, fresh=fresh)
     info: dict = {}
     rounds: Rounds = []

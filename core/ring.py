@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .routing import Routes
+from .routing import Routes, bandwidth_tiers
 from .topology import Topology
 
 
-def ring_adjacency(topology: Topology) -> np.ndarray:
-    """Boolean (S, S) matrix: server i and j joined by a path through switches only (failed links cut)."""
+def ring_adjacency(topology: Topology, min_bandwidth: float = 0.0) -> np.ndarray:
+    """Boolean (S, S) matrix: server i and j joined by a path through switches only (failed links cut, and
+    links slower than `min_bandwidth` Gbit/s)."""
     t = topology
+    fast = t.bandwidth >= min_bandwidth
     s = t.n_servers
     adj = np.zeros((s, s), dtype=bool)
-    ptr, nbr, _ = t.live_adjacency
+    ptr, nbr, link_ids = t.live_adjacency
     # switch components: union-find over switch-switch links
     parent = np.arange(t.n_nodes)
 
@@ -30,13 +32,15 @@ def ring_adjacency(topology: Topology) -> np.ndarray:
             x = parent[x]
         return x
 
-    for u, v in t.edges[~t.failed].tolist():
+    for u, v in t.edges[~t.failed & fast].tolist():
         if not t.is_server[u] and not t.is_server[v]:
             parent[find(u)] = find(v)
     members: dict[int, list[int]] = {}
     for a in t.servers.tolist():
         ia = int(t.server_index[a])
-        for b in nbr[ptr[a]:ptr[a + 1]].tolist():
+        for b, lk in zip(nbr[ptr[a]:ptr[a + 1]].tolist(), link_ids[ptr[a]:ptr[a + 1]].tolist()):
+            if not fast[lk // 2]:
+                continue
             if t.is_server[b]:
                 adj[ia, t.server_index[b]] = True
             else:
@@ -63,6 +67,25 @@ def ring_order(topology: Topology, routes: Routes, budget: int = 3_000_000) -> t
     tour = _two_opt(_nearest_neighbour(dist), dist, None)
     adjacent = all(adj[tour[i], tour[(i + 1) % s]] for i in range(s))
     return [int(servers[i]) for i in tour], adjacent
+
+
+def fast_ring_order(topology: Topology, routes: Routes) -> tuple[list[int], bool]:
+    """A ring of all servers (node ids) for links of mixed bandwidth, and whether every step is ring-adjacent:
+    a step costs first by the slowest link its fastest switch-only path must cross (`ring_adjacency` per
+    bandwidth tier), then by hops; nearest-neighbour + 2-opt on that cost (so the fewest slow steps first)."""
+    s = topology.n_servers
+    servers = topology.servers
+    hops = routes.dist[:, servers].astype(np.float64)
+    if s == 2:
+        return [int(x) for x in servers], True
+    tiers = bandwidth_tiers(topology)
+    tier = np.full((s, s), len(tiers), dtype=np.float64)  # len(tiers): no switch-only path at all
+    for k in range(len(tiers) - 1, -1, -1):
+        tier[ring_adjacency(topology, tiers[k])] = k
+    cost = tier * (hops.max() * s + 1) + hops
+    tour = _two_opt(_nearest_neighbour(cost), cost, None)
+    adj = tier < len(tiers)
+    return [int(servers[i]) for i in tour], all(adj[tour[i], tour[(i + 1) % s]] for i in range(s))
 
 
 def _hamiltonian(adj: np.ndarray, dist: np.ndarray, budget: int, per_try: int = 20_000,

@@ -175,11 +175,34 @@ def _bandwidth_next_hops(t: Topology) -> np.ndarray:
     return next_hop
 
 
-def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | None:
+def bandwidth_tiers(topology: Topology) -> list[float]:
+    """The distinct bandwidths (Gbit/s) of the live links, fastest first."""
+    live = topology.bandwidth[~topology.failed]
+    return sorted({float(b) for b in live}, reverse=True)
+
+
+def widest_switch_route(topology: Topology, src: int, dst: int) -> list[int] | None:
+    """The fastest switch-only path from server `src` to server `dst`: the largest bottleneck bandwidth,
+    then the fewest hops (lowest-id next hop among equals), or None if no switch-only path exists."""
+    for tier in bandwidth_tiers(topology):
+        path = switch_only_route(topology, src, dst, min_bandwidth=tier)
+        if path is not None:
+            return path
+    return None
+
+
+def switch_only_route(topology: Topology, src: int, dst: int, min_bandwidth: float = 0.0) -> list[int] | None:
     """Shortest path from server `src` to server `dst` whose interior nodes are all switches
-    (lowest-id next hop among equals, failed links avoided), or None if no such path exists."""
+    (lowest-id next hop among equals, failed links and links slower than `min_bandwidth` Gbit/s
+    avoided), or None if no such path exists."""
     t = topology
-    ptr, nbr, _ = t.live_adjacency
+    ptr, nbr, link = t.live_adjacency
+    if min_bandwidth > 0:
+        ok = t.link_bandwidth[link] >= min_bandwidth
+        src_of = np.repeat(np.arange(t.n_nodes), np.diff(ptr))[ok]
+        ptr = np.zeros(t.n_nodes + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src_of, minlength=t.n_nodes), out=ptr[1:])
+        nbr = nbr[ok]
     dist = {dst: 0}
     frontier = [dst]
     while frontier and src not in dist:
@@ -203,10 +226,12 @@ def switch_only_route(topology: Topology, src: int, dst: int) -> list[int] | Non
     return path
 
 
-def send_segments(topology: Topology, routes: Routes, src: int, dst: int) -> list[list[int]]:
+def send_segments(topology: Topology, routes: Routes, src: int, dst: int, widest: bool = False) -> list[list[int]]:
     """The hops of a send from server `src` to server `dst`: the switch-only shortest path when one
-    exists (one segment), else the routed path cut at every server it crosses (relays there)."""
-    full = switch_only_route(topology, src, dst) or routes.route(src, dst)
+    exists (one segment; with `widest`, the fastest one: `widest_switch_route`), else the routed path
+    cut at every server it crosses (relays there)."""
+    direct = widest_switch_route(topology, src, dst) if widest else switch_only_route(topology, src, dst)
+    full = direct or routes.route(src, dst)
     cuts = [i for i, v in enumerate(full) if topology.is_server[v]]
     return [full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)]
 

@@ -334,13 +334,15 @@ def _check_chunks(chunks: int) -> None:
 
 
 def build_dag(topology: Topology, kind: str = "tree", *, merge: bool = True, chunks: int = 1,
-              routing: str = "shortest", routes: Routes | None = None) -> WorkloadDAG:
-    """The workload DAG of one kind (`DAG_KINDS`) over `topology`'s routes."""
+              routing: str = "shortest", routes: Routes | None = None, both_ways: bool = False,
+              fastest: bool = False) -> WorkloadDAG:
+    """The workload DAG of one kind (`DAG_KINDS`) over `topology`'s routes (`both_ways`, `fastest`: rings
+    only, see `ring_dag`)."""
     if kind not in DAG_KINDS:
         raise ValueError(f"DAG kind must be one of {', '.join(DAG_KINDS)}, got {kind!r}")
     routes = routes or compute_routes(topology, routing)
     if kind == "ring":
-        return ring_dag(topology, chunks=chunks, routes=routes)
+        return ring_dag(topology, chunks=chunks, routes=routes, both_ways=both_ways, fastest=fastest)
     return tree_dag(topology, merge=merge and kind == "tree", chunks=chunks, routes=routes)
 
 
@@ -574,35 +576,40 @@ def _plain_tree(routes: Routes) -> _Built:
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,
-             order: list[int] | None = None) -> WorkloadDAG:
+             order: list[int] | None = None, both_ways: bool = False, fastest: bool = False) -> WorkloadDAG:
     """Ring AllReduce: S chains (one per ring chunk, x `chunks` pieces) of 2(S-1) sends each.
 
     Chunk c (by ring position) is reduced along c -> c+1 -> ... -> c-1 (reduce-scatter), then
     the sum travels c-1 -> c -> ... -> c-2 (all-gather). A send whose route crosses another
-    server is split there into relay workloads (carries_own = False).
+    server is split there into relay workloads (carries_own = False). With `both_ways` (a
+    bidirectional ring; needs chunks >= 2) the odd pieces travel the ring the other way round,
+    over each hop's links in the opposite direction. With `fastest`, the ring and its hops are chosen
+    for the link bandwidths (`core.ring.fast_ring_order`, `core.routing.widest_switch_route`).
     """
-    from .ring import ring_order
+    from .ring import fast_ring_order, ring_order
 
     _check_chunks(chunks)
     routes = routes or compute_routes(topology)
     adjacent = None
     if order is None:
-        order, adjacent = ring_order(topology, routes)
+        order, adjacent = (fast_ring_order if fastest else ring_order)(topology, routes)
     s = len(order)
     if sorted(order) != topology.servers.tolist():
         raise ValueError("a ring order must list every server exactly once")
-    # segments of the send from ring position a to a+1, split at intermediate servers
-    hop_segments: list[list[list[int]]] = []
-    for a in range(s):
-        # a ring-adjacent pair talks over switches only; otherwise the routed path, relayed at servers
-        hop_segments.append(send_segments(topology, routes, order[a], order[(a + 1) % s]))
+    if both_ways and chunks < 2:
+        raise ValueError(f"a ring both ways needs chunks >= 2, got {chunks}")
+    rings = [list(order), list(order[::-1])] if both_ways else [list(order)]
+    # segments of the send from ring position a to a+1, split at intermediate servers; a ring-adjacent
+    # pair talks over switches only, otherwise the routed path is relayed at servers
+    hops = [[send_segments(topology, routes, o[a], o[(a + 1) % s], widest=fastest) for a in range(s)] for o in rings]
 
     tree, phase, own, paths, pre_rows, pre_vals = [], [], [], [], [], []
     tree_root, tree_chunk = [], []
     for c in range(s):
         for q in range(chunks):
+            ring, hop_segments = rings[q % len(rings)], hops[q % len(rings)]
             t = len(tree_root)
-            tree_root.append(order[(c - 1) % s])
+            tree_root.append(ring[(c - 1) % s])
             tree_chunk.append(q)
             prev = -1
             for ph, first in ((REDUCE, c), (BROADCAST, c - 1)):
@@ -623,4 +630,5 @@ def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = Non
                      prefix=csr.from_pairs(np.array(pre_rows, np.int64), np.array(pre_vals, np.int64), n),
                      tree_root=np.array(tree_root), tree_chunk=np.array(tree_chunk),
                      meta={"routing": routes.mode, "ring": [int(x) for x in order],
-                           "ring_adjacent": adjacent})
+                           "ring_adjacent": adjacent, "both_ways": bool(both_ways),
+                           "fastest": bool(fastest)})

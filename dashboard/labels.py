@@ -8,19 +8,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.methods import get_method
+from core.workloads import WorkloadDAG
 from core.units import format_seconds, format_size
 
 
-def dag_name(method: str) -> str:
-    """The workload DAG a method schedules, in words."""
-    return {"tree": "merged trees", "plain": "plain (unmerged) trees", "ring": "the ring"}.get(
-        get_method(method).dag, get_method(method).dag)
+DAG_NAMES = {"tree": "merged trees", "plain": "plain (unmerged) trees", "ring": "the ring"}
 
 
-def gap_note(method: str, stats: dict) -> str:
-    """What a method's gap is measured against: its own DAG's lower bound, named."""
+def dag_name(method: str, dag: WorkloadDAG | None = None) -> str:
+    """The workload DAG a result was scheduled on, in words: `dag`'s own kind when given (a method such
+    as time-aware may pick a ring), else the kind the method's registry entry names."""
+    if dag is not None:
+        kind = "ring" if dag.kind == "ring" else ("tree" if dag.merge else "plain")
+    else:
+        kind = get_method(method).dag
+    return DAG_NAMES.get(kind, kind)
+
+
+def gap_note(method: str, stats: dict, dag: WorkloadDAG | None = None) -> str:
+    """What a result's gap is measured against: its own DAG's lower bound, named."""
     b = stats["bounds"]
-    return (f"gap vs the lower bound of its own DAG ({dag_name(method)}): {stats['lower_bound']} rounds "
+    return (f"gap vs the lower bound of its own DAG ({dag_name(method, dag)}): {stats['lower_bound']} rounds "
             f"(link load {b['link_load']}, critical path {b['critical_path']})")
 
 

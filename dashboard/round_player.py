@@ -117,10 +117,10 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None
     s = pb.stats
     a, b, c = st.columns(3)
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
-    b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s))
+    b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
              help="mean share of directed-link capacity used, over links and rounds")
-    notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method)})"]
+    notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..guard import check, estimate_describe
+from ..topology import size_of
 from .common import FORCE_HELP, add_network_options, read_network
 
 
@@ -23,7 +24,7 @@ def register(sub) -> None:
 def cmd_topology(a: argparse.Namespace) -> int:
     """Print the size and degree summary of a topology (and its links with --links)."""
     _, t = read_network(a, a.spec)
-    check(estimate_describe(t.size), force=a.force)
+    check(estimate_describe(size_of(t)), force=a.force)
     s = t.summary()
     link_rows = [{"id": e, "u": t.labels[u], "v": t.labels[v], "level": int(lev), "capacity": int(c),
               "bandwidth_gbps": float(bw), "latency_us": float(lat), "failed": bool(f)}

@@ -11,7 +11,7 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..guard import check_schedulable
-from ..topology import make_topology, preset, spec_size
+from ..topology import make_topology, preset, size_of, spec_size
 from .common import FORCE_HELP
 
 
@@ -59,7 +59,7 @@ def cmd_train(a: argparse.Namespace) -> int:
     for _, spec in jobs:  # the size guard, before anything is built
         if spec is not None:
             size = spec_size(spec)
-            check_schedulable(size if size else make_topology(spec, force=a.force), "tree", 1, force=a.force)
+            check_schedulable(size if size else size_of(make_topology(spec, force=a.force)), "tree", 1, force=a.force)
     for label, spec in jobs:
         bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
 

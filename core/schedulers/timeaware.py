@@ -17,21 +17,27 @@ schedule's order on every link) starts every workload exactly when this loop did
 reproduces the continuous-time finish, which `Plan.info["planned_time_s"]` records. The
 synchronous replay of these rounds is much slower (many thin rounds): the method is meant to be
 executed without barriers.
+
+The loop runs on several candidate DAGs (`candidate_dags`: the merged trees under every routing mode
+and, on a full AllReduce, ring DAGs one way and both ways, on Ring's ring and on one chosen for the
+link bandwidths) and the fastest schedule is kept.
 """
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
+from typing import Callable
 
 import numpy as np
 
 from ..engine import Engine, Rounds
-from ..routing import ROUTING_MODES
+from ..ring import fast_ring_order, ring_order
+from ..routing import ROUTING_MODES, compute_routes
 from ..schedule import Plan, ScheduleConfig
 from ..timing import longest_chain, transfer_times
-from ..workloads import WorkloadDAG, build_dag
+from ..workloads import WorkloadDAG, build_dag, ring_dag
 
 
 @dataclass(frozen=True)
@@ -144,37 +150,73 @@ def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, w
 WINDOWS = (0.0, 0.05, 0.25, 0.5, 1.0)
 """Decision windows tried, as shares of the median transfer time (0: start whatever fits at once)."""
 
+RINGS = {"ring": dict(both_ways=False, fastest=False), "ring both ways": dict(both_ways=True, fastest=False),
+         "fast ring": dict(both_ways=False, fastest=True), "fast ring both ways": dict(both_ways=True, fastest=True)}
+"""Ring DAGs tried beside the merged trees on a full AllReduce: Ring's own ring, the same ring with every
+other piece sent the other way round (a bidirectional ring, twice the chunks), and both again on a ring
+chosen for the link bandwidths (`core.ring.fast_ring_order`, hops over `widest_switch_route`)."""
 
-def time_aware(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Plan:
-    """The time-aware method: continuous-time list scheduling by upward rank in seconds, for every routing
-    mode (on a full AllReduce DAG, or the rest of one when re-planning) and decision window; the fastest
-    schedule, as rounds."""
+RING_WINDOWS = WINDOWS[:3]
+"""Decision windows tried on the ring DAGs (chains of sends): dropping the two widest changed no chosen time
+on the Table 2 configurations and the heterogeneous variants, and saves their cost (docs/time.md section 10)."""
+
+
+def candidate_dags(dag: WorkloadDAG) -> dict[str, Callable[[], WorkloadDAG]]:
+    """The DAGs the time-aware method schedules, by name, each built on demand: `dag` itself, the same
+    merged trees (or the re-planned rest of them) under every routing mode, and on a full merged-tree
+    AllReduce also the `RINGS`."""
     if dag.meta.get("residual") and "rebuild" in dag.meta:  # re-planning: the rest under each routing mode
         other = dag.meta["rebuild"]
     elif dag.kind == "tree":
         other = partial(build_dag, dag.topology, "tree", merge=dag.merge, chunks=dag.chunks)
     else:
         other = None
-    dags = {dag.meta.get("routing", "given"): dag}
+    own = dag.meta.get("routing", "given")
+    out: dict[str, Callable[[], WorkloadDAG]] = {own: lambda: dag}
     if other is not None:
-        dags.update({mode: other(routing=mode) for mode in ROUTING_MODES if mode not in dags})
+        out.update({mode: partial(other, routing=mode) for mode in ROUTING_MODES if mode != own})
+    if dag.kind == "tree" and not dag.meta.get("residual"):
+        t = dag.topology
+        routes = cache(partial(compute_routes, t, "shortest"))  # Ring's routes (relays, if any)
+        orders = {fastest: cache(lambda fastest=fastest: (fast_ring_order if fastest else ring_order)(t, routes()))
+                  for fastest in (False, True)}
+
+        def ring(both_ways: bool, fastest: bool) -> WorkloadDAG:
+            order, adjacent = orders[fastest]()
+            d = ring_dag(t, chunks=dag.chunks * (2 if both_ways else 1), routes=routes(), order=order,
+                         both_ways=both_ways, fastest=fastest)
+            d.meta["ring_adjacent"] = adjacent
+            return d
+
+        out.update({name: partial(ring, **opts) for name, opts in RINGS.items()})
+    return out
+
+
+def time_aware(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Plan:
+    """The time-aware method: continuous-time list scheduling by upward rank in seconds of every candidate DAG
+    (`candidate_dags`) under every decision window; the fastest schedule, as rounds."""
+    dags = candidate_dags(dag)
     best: tuple[float, str, float, ContinuousSchedule, WorkloadDAG] | None = None
     tried: dict[str, float] = {}
-    total, k = len(dags) * len(WINDOWS), 0
-    for mode, d in dags.items():
+    total, k = sum(len(RING_WINDOWS if name in RINGS else WINDOWS) for name in dags), 0
+    for name, make in dags.items():
+        d = make()
         dur = transfer_times(d, config.size)
         rank = upward_priority(d, dur)
         typical = float(np.median(dur)) if len(dur) else 0.0
-        for share in WINDOWS:
+        for share in RING_WINDOWS if d.kind == "ring" else WINDOWS:
             cs = list_in_time(d, dur, rank, window=share * typical)
-            tried[f"{mode}/{share:g}"] = cs.time
+            tried[f"{name}/{share:g}"] = cs.time
             if best is None or cs.time < best[0]:
-                best = (cs.time, mode, share, cs, d)
+                best = (cs.time, name, share, cs, d)
             k += 1
             if progress:
                 progress(k / total)
     assert best is not None
-    time_s, mode, share, cs, chosen = best
-    info = {"planned_time_s": time_s, "planned_size_bytes": int(config.size), "routing": mode, "window": share,
+    time_s, name, share, cs, chosen = best
+    info = {"planned_time_s": time_s, "planned_size_bytes": int(config.size), "dag": name,
+            "routing": chosen.meta.get("routing", "given"), "window": share,
             "priority": "upward rank in seconds (HEFT)", "tried_s": tried}
+    if chosen.kind == "ring":
+        info.update(ring=chosen.meta["ring"], ring_adjacent=chosen.meta["ring_adjacent"])
     return Plan(cs.rounds, info=info, dag=None if chosen is dag else chosen)

@@ -22,16 +22,30 @@ from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology,
 from .jellyfish import jellyfish
 from .leafspine import leafspine
 from .links import LINK_KEYS, LinkOptions, split_link_options
+from .sizes import measured_size
 from .spec import FAMILIES, Family, parse_spec
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size", "size_of",
     "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
     "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
 ]
+
+
+def size_of(t: Topology) -> Size:
+    """The Size of a built topology: its family's formulas when its spec names a family, else measured."""
+    try:
+        family, params = parse_spec(t.spec)
+    except ValueError:
+        family = ""
+    if family not in FAMILIES:
+        return measured_size(t)
+    shape = FAMILIES[family].size(**{k: v for k, v in params.items() if k != "seed"})
+    return Size(t.n_servers, t.n_nodes - t.n_servers, t.n_edges, segment=shape.segment, fanin=shape.fanin,
+                depth=shape.depth, imbalance=shape.imbalance, name=t.spec)
 
 
 def spec_size(spec: str) -> Size | None:

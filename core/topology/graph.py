@@ -267,12 +267,6 @@ class Topology:
         """Total outgoing capacity of each node (workloads it can send a round)."""
         return np.bincount(self.link_src, weights=self.link_capacity, minlength=self.n_nodes).astype(np.int64)
 
-    @cached_property
-    def size(self):
-        """Its `core.guard.Size`: counts and route shape, as the size guard reads them."""
-        from .sizes import size_of
-        return size_of(self)
-
     # ---- conversions -------------------------------------------------------------------
     def to_networkx(self) -> nx.Graph:
         """An undirected networkx graph: node attributes kind/label/layer/group; edge capacity, bandwidth,

@@ -116,17 +116,3 @@ def measured_size(t, roots: int = 4) -> Size:
         depths.append(float(dist[servers].sum()) / max(1, s - 1) / mean_seg)
     return Size(s, n - s, t.n_edges, segment=segment, fanin=fanin, depth=max(1.0, float(np.mean(depths))),
                 imbalance=4.0, name=t.spec)
-
-
-def size_of(t) -> Size:
-    """The Size of a built topology: its family's formulas when its spec names a family, else measured."""
-    from .spec import FAMILIES, parse_spec
-    try:
-        family, params = parse_spec(t.spec)
-    except ValueError:
-        family = ""
-    if family not in FAMILIES:
-        return measured_size(t)
-    shape = FAMILIES[family].size(**{k: v for k, v in params.items() if k != "seed"})
-    return Size(t.n_servers, t.n_nodes - t.n_servers, t.n_edges, segment=shape.segment, fanin=shape.fanin,
-                depth=shape.depth, imbalance=shape.imbalance, name=t.spec)

@@ -11,7 +11,7 @@ import pytest
 from core import cli
 from core.methods import get_method
 from core.schedule import ScheduleConfig
-from core.topology import (TopologyError, bcube, dcell, fattree, from_networkx, jellyfish, make_topology,
+from core.topology import (size_of, TopologyError, bcube, dcell, fattree, from_networkx, jellyfish, make_topology,
                            preset)
 from core.workloads import tree_dag
 
@@ -333,12 +333,12 @@ def test_guard_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1KiB")
     assert memory_limit() == (1024, "ALLREDUCE_LAB_MAX_MEMORY")
     with pytest.raises(SizeError, match="over the memory limit 1.0 KiB"):
-        check_schedulable(t, "tree")
+        check_schedulable(size_of(t), "tree")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "0.000001")
     assert time_limit()[0] == 1e-6
     with pytest.raises(SizeError, match="over the time limit"):
-        check_schedulable(t, "ring")
+        check_schedulable(size_of(t), "ring")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "nan")
     with pytest.raises(SizeError, match="ALLREDUCE_LAB_MAX_SECONDS must be"):
         time_limit()
@@ -360,11 +360,11 @@ def test_guard_counts_match_the_dags():
         routes = compute_routes(t)
         for chunks in (1, 3):
             dag = tree_dag(t, merge=True, chunks=chunks, routes=routes)
-            assert dag_counts(t.size, "tree", chunks) == (dag.n, len(dag.prefix.values)), spec
+            assert dag_counts(size_of(t), "tree", chunks) == (dag.n, len(dag.prefix.values)), spec
             ring = ring_dag(t, chunks=chunks, routes=routes)
-            assert dag_counts(t.size, "ring", chunks)[0] <= ring.n <= 1.1 * dag_counts(t.size, "ring", chunks)[0]
+            assert dag_counts(size_of(t), "ring", chunks)[0] <= ring.n <= 1.1 * dag_counts(size_of(t), "ring", chunks)[0]
         plain = tree_dag(t, merge=False, routes=routes)
-        w, q = dag_counts(t.size, "plain", 1)
+        w, q = dag_counts(size_of(t), "plain", 1)
         # prefix groups: one entry per hop but the first of each piece, so q follows w (docs/scale.md)
         assert 0.7 <= plain.n / w <= 1.3 and 0.7 <= len(plain.prefix.values) / q <= 1.3, spec
 
@@ -376,7 +376,7 @@ def test_measured_size_of_a_file_is_close_to_the_family_formula(tmp_path):
         t = make_topology(spec)
         f = tmp_path / "net.json"
         f.write_text(json.dumps(to_dict(t)))
-        m, formula = make_topology(f"file:{f}").size, t.size
+        m, formula = size_of(make_topology(f"file:{f}")), size_of(t)
         assert (m.servers, m.switches, m.edges) == (formula.servers, formula.switches, formula.edges)
         assert m.fanin == formula.fanin and m.segment == formula.segment, (spec, m, formula)
         assert 0.5 <= m.depth / formula.depth <= 2.0

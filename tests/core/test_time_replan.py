@@ -69,10 +69,13 @@ def test_a_failure_at_time_0_replans_like_a_schedule_of_the_changed_network(spec
     t = topo(spec)
     event = LinkEvent.parse(t, "0s", fail="random:2,seed=5")
     r = replan(run_method(method, t, ScheduleConfig()), event)
-    fresh = build_dag(event.apply(t), "tree", routing=r.rest.dag.meta["routing"])
+    own = r.schedule.dag  # time-aware may have chosen a ring: the same kind of DAG, built afresh
+    fresh = build_dag(event.apply(t), own.kind, chunks=own.chunks, routing=r.rest.dag.meta["routing"],
+                      both_ways=bool(own.meta.get("both_ways")), fastest=bool(own.meta.get("fastest")))
 
-    def shape(d):
-        key = [(int(d.tree[w]), int(d.phase[w]), tuple(d.path.row(w).tolist())) for w in range(d.n)]
+    def shape(d):  # a flow-tree is named by its (root, chunk)
+        key = [(int(d.tree_root[d.tree[w]]), int(d.tree_chunk[d.tree[w]]), int(d.phase[w]),
+                tuple(d.path.row(w).tolist())) for w in range(d.n)]
         pre = Counter((key[w], key[p]) for w in range(d.n) for p in d.prefix.row(w).tolist())
         return Counter(key), pre
 
