@@ -3,7 +3,8 @@
 Prints, per topology, the workloads, rounds, rounds decoded in the scaled mode, wall and CPU
 seconds of `run_method("rl")` as the CLI runs it (no trace), then DCell(6,1) again with the
 explanation trace and a check that every step of it shows the chosen workload and its score
-split. The checkpoint is the default one for each topology (its own, else the universal).
+split. Where the scaled mode ran, it also prints the policy's own rounds, critical-path's and
+whether the critical-path fallback was kept (docs/rl.md §5). The checkpoint is the default one for each topology (its own, else the universal).
 
     python benchmarks/bench_rl_speed.py
     python benchmarks/bench_rl_speed.py --skip-large     # DCell(6,1) only
@@ -51,6 +52,10 @@ def main() -> None:
               f"{target:7.1f} {os.getloadavg()[0]:5.2f}  {s.info['checkpoint']}  "
               f"{'MET' if wall <= target else f'MISSED by {wall - target:.2f} s'}"
               f"{'' if cpu <= target else f' (CPU {cpu:.2f} s)'}", flush=True)
+        if "policy_rounds" in s.info:
+            print(f"{'':16} the policy's rollout: {s.info['policy_rounds']} rounds; critical-path: "
+                  f"{s.info['critical_path_rounds']}; fallback: {s.info['fallback'] or 'none (the policy kept)'}",
+                  flush=True)
     s, wall, cpu = timed("dcell:n=6,k=1", True, a.repeat)
     steps = [st for r in s.trace["steps"] for st in r]
     complete = sum(1 for st in steps if st["chosen"] in st["candidates"] and len(st["terms"]) == len(st["candidates"])

@@ -393,6 +393,24 @@ class RoundBuilder:
         ls = self._link_start
         self._drop(np.concatenate([[i]] + [self._link_pos[ls[x]:ls[x + 1]] for x in full.tolist()]))
 
+    def take(self, positions: np.ndarray) -> None:
+        """Pick the pool positions in order at once (as `add` one by one would; the picks were
+        decided elsewhere, e.g. by a compiled decoder); raises InvalidRound if they overfill a link."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if len(positions) == 0:
+            return
+        picked = np.zeros(len(self.pool), dtype=bool)
+        picked[positions] = True
+        used = self.used + np.bincount(self.lk[picked[self.pos]], minlength=len(self.cap))
+        if np.any(used > self.cap) or not self.valid[positions].all() or np.count_nonzero(picked) != len(positions):
+            raise InvalidRound([Violation("capacity", None, int(self.pool[positions[-1]]), None,
+                                          f"the picks {self.pool[positions[:6]].tolist()}... do not fit the round so far")])
+        self.used = used
+        self.picked.extend(positions.tolist())
+        blocked = picked.copy()
+        blocked[self.pos[(self.used >= self.cap)[self.lk]]] = True
+        self._drop(np.flatnonzero(blocked))
+
     def _drop(self, positions: np.ndarray) -> None:
         """Mark positions (repeats allowed) invalid and take the newly invalid ones off their links' counts."""
         was = self.valid.copy()

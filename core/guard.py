@@ -50,7 +50,8 @@ S_CPSAT = 1e-6            # seconds to build and presolve the model, per the sam
 S_CPSAT_WORK = 1.2        # wall seconds per deterministic second of search (2 workers, quiet machine)
 B_RL = 6000               # bytes per workload of the RL observer, features and trace
 B_TORCH = 200 * 2 ** 20   # importing torch
-S_RL = 2.5e-6               # seconds per (workload, round) of one RL rollout
+S_RL = 2.5e-6               # seconds per (workload, round) of one sampled RL rollout (step by step in Python)
+S_RL_GREEDY = 4e-7          # the same for the greedy rollout (compiled decoding; 0.6-4e-7 measured, docs/rl.md §5)
 S_DIAMETER = 1.7e-7       # seconds per (node, node + edge) of networkx's diameter (the description)
 B_JSON = 16               # bytes of Python objects per byte of JSON read
 B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
@@ -168,7 +169,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
         total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, S_CPSAT * x + S_CPSAT_WORK * time_limit)
         what += " with CP-SAT"
     elif solver == "rl":
-        total = total + Estimate("rl", B_TORCH + B_RL * w, S_RL * w * rounds * max(1, rollouts))
+        total = total + Estimate("rl", B_TORCH + B_RL * w, (S_RL_GREEDY + S_RL * max(0, rollouts - 1)) * w * rounds)
         what += f" with {rollouts} RL rollout" + ("s" if rollouts > 1 else "")
     elif solver is not None:
         raise ValueError(f"solver must be None, 'cp-sat' or 'rl', got {solver!r}")

@@ -59,6 +59,8 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     if "checkpoint" not in info:
         return None
     name = Path(str(info["checkpoint"])).stem
+    if info.get("fallback"):
+        name = f"{name} (fallback: {info['fallback']})"
     here = trained_here(info, spec)
     if here is None:
         return f"checkpoint {name}"

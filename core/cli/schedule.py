@@ -100,6 +100,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if "checkpoint" in sched.info:
         own = "yes" if sched.info.get("trained_on_this_topology") else "no"
         print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+    if sched.info.get("fallback"):
+        print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:
         print(f"  {sched.info['upper_agent']}")
     if moved is not None:

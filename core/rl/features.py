@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from numba import njit
 
 from ..bounds import lower_bounds
 from ..engine import Engine, RoundBuilder, list_schedule
@@ -65,14 +66,7 @@ class Observer:
         self.tree_size = np.bincount(dag.tree, minlength=dag.n_trees)
         self.per_tree = max(1, dag.topology.n_servers - 1)
         self._link_rows, self._link_vals = dag.links.rows_of_values(), dag.links.values
-        # the successors of each level (static), for the descendants' pressure sweep
-        self._level_succ = []  # per level (last first): successor runs' starts, their rows, the successors
-        for level in reversed(dag.topo_levels[:-1]):
-            pos, succ = dag.successors.gather(level)
-            if len(pos):
-                starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
-                self._level_succ.append((level, starts, pos[starts], succ))
-        self._trees_sorted = bool(np.all(np.diff(dag.tree) >= 0))
+        self._rev_order = dag.topo_order[::-1].astype(np.int64)  # successors first: the descendants' sweep
         self._tree_max_tail = np.zeros(dag.n_trees)
         np.maximum.at(self._tree_max_tail, dag.tree, dag.tail)
         self._cache: tuple | None = None  # (engine, rounds applied, unsent load per link, sent per tree)
@@ -84,12 +78,8 @@ class Observer:
         rem, tree_sent = self._counts(engine, sent)
         rem = rem / dag.topology.link_capacity
         lmax = max(1.0, float(rem.max()))
-        press = np.r_[rem / lmax, 0.0][dag.links_padded].max(axis=1)  # padding reads 0
-        desc = np.where(sent, 0.0, press)
-        for level, starts, rows, succ in self._level_succ:
-            best = desc[level]
-            best[rows] = np.maximum(best[rows], np.maximum.reduceat(desc[succ], starts))
-            desc[level] = np.where(sent[level], 0.0, best)
+        press, desc = _pressures(rem / lmax, dag.links.ptr, dag.links.values, sent, self._rev_order,
+                                 dag.successors.ptr, dag.successors.values)
         ready = engine.ready_mask()
         # the longest unsent chain starts at a ready workload (an unsent prefix would be longer)
         tails = dag.tail[ready]
@@ -141,24 +131,11 @@ class Observer:
         """Features of every flow-tree, float32 (n_trees, len(UPPER_FEATURES))."""
         dag = self.dag
         nt = dag.n_trees
-        ready = np.flatnonzero(st.ready)
-        rt = dag.tree[ready]
-        ready_count = np.bincount(rt, minlength=nt)
+        ready_count, pressure, slack, shared_tree = _tree_reductions(
+            np.flatnonzero(st.ready), dag.tree, nt, st.pressure, self.latest, st.round, self.lb0,
+            dag.links.ptr, dag.links.values, dag.topology.n_links)
         # the longest chain of a tree with work left (its first workload's, as sent ones count too)
         max_tail = np.where(st.tree_sent < self.tree_size, self._tree_max_tail, 0.0)
-        pressure = np.zeros(nt)
-        slack = np.full(nt, 1.0)
-        if self._trees_sorted:  # ids grouped by tree (as workloads.py builds them): segment reductions
-            _group_reduce(np.maximum, pressure, rt, st.pressure[ready])
-            _group_reduce(np.minimum, slack, rt, (self.latest[ready] - st.round) / self.lb0)
-        else:
-            np.maximum.at(pressure, rt, st.pressure[ready])
-            np.minimum.at(slack, rt, (self.latest[ready] - st.round) / self.lb0)
-        pos, lk = dag.links.gather(ready)
-        on_link = np.bincount(lk, minlength=dag.topology.n_links)
-        shared = np.zeros(len(ready))
-        _group_reduce(np.maximum, shared, pos, (on_link[lk] > 1).astype(np.float64))
-        shared_tree = np.bincount(rt, weights=shared, minlength=nt) / np.maximum(ready_count, 1)
         out = np.stack([
             1.0 - st.tree_sent / self.tree_size,
             ready_count / self.per_tree,
@@ -187,13 +164,57 @@ class RoundState:
     round: int                  # rounds applied so far
 
 
-def _group_reduce(op: np.ufunc, out: np.ndarray, group: np.ndarray, values: np.ndarray) -> None:
-    """``op.at(out, group, values)`` for a non-decreasing `group`, with one reduceat."""
-    if len(group) == 0:
-        return
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    g = group[starts]
-    out[g] = op(out[g], op.reduceat(values, starts))
+@njit(cache=True)
+def _tree_reductions(ready, tree, nt, pressure, latest, now, lb0, lptr, lval, n_links):  # pragma: no cover - compiled
+    """Per flow-tree over the `ready` workloads: their count, their largest link pressure (0 with
+    none), their least slack (at most 1) and the share of them on a link another ready one needs."""
+    count = np.zeros(nt, np.int64)
+    press = np.zeros(nt, np.float64)
+    slack = np.ones(nt, np.float64)
+    on_link = np.zeros(n_links, np.int64)
+    for w in ready:
+        t = tree[w]
+        count[t] += 1
+        if pressure[w] > press[t]:
+            press[t] = pressure[w]
+        sl = (latest[w] - now) / lb0
+        if sl < slack[t]:
+            slack[t] = sl
+        for e in range(lptr[w], lptr[w + 1]):
+            on_link[lval[e]] += 1
+    shared = np.zeros(nt, np.float64)
+    for w in ready:
+        for e in range(lptr[w], lptr[w + 1]):
+            if on_link[lval[e]] > 1:
+                shared[tree[w]] += 1.0
+                break
+    for t in range(nt):
+        shared[t] /= max(count[t], 1)
+    return count, press, slack, shared
+
+
+@njit(cache=True)
+def _pressures(load, lptr, lval, sent, rev_order, sptr, sval):  # pragma: no cover - compiled
+    """(link pressure, descendants' pressure) of every workload: the max of `load` over its links
+    (0 with none), and 0 if sent, else the max of its own and its successors' descendants' pressure."""
+    n = len(lptr) - 1
+    press = np.zeros(n, np.float64)
+    desc = np.zeros(n, np.float64)
+    for w in range(n):
+        p = 0.0
+        for e in range(lptr[w], lptr[w + 1]):
+            if load[lval[e]] > p:
+                p = load[lval[e]]
+        press[w] = p
+    for w in rev_order:
+        if sent[w]:
+            continue
+        best = press[w]
+        for e in range(sptr[w], sptr[w + 1]):
+            if desc[sval[e]] > best:
+                best = desc[sval[e]]
+        desc[w] = best
+    return press, desc
 
 
 def dynamic_features(builder: "RoundBuilder") -> np.ndarray:

@@ -26,6 +26,7 @@ import torch
 from ..engine import Engine, RoundBuilder
 from ..priorities import critical_path_rank
 from ..workloads import WorkloadDAG
+from .decode import greedy_round
 from .explain import TraceBuilder
 from .features import Observer, dynamic_features
 from .policy import HierarchicalPolicy
@@ -150,7 +151,10 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         b = RoundBuilder(eng, pool)
         if tb:
             tb.open_round(uf, prob, selectable, chosen, fallback, lf)
-        entries = _steps(b, h, c, rng if sample else None, temperature, record, tb.step if tb else None)
+        if sample or record or tb or not b.n_links_of.all():
+            entries = _steps(b, h, c, rng if sample else None, temperature, record, tb.step if tb else None)
+        else:  # greedy, nothing kept per step: the compiled loop makes the same picks
+            greedy_round(b, h, c)
         ids = b.ids()
         if record:
             records.append(RoundRecord(uf, selectable, chosen.copy(), lf, *entries, len(ids), pool))

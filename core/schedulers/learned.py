@@ -37,7 +37,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     """Schedule with the trained agents; with `sample`, keep the best of the greedy and K sampled rollouts.
 
     `info` says which checkpoint ran and whether it was trained on this topology; the trace
-    (docs/rl.md) explains the kept rollout step by step.
+    (docs/rl.md) explains the kept rollout step by step. When the rollout decoded large pools
+    in the scaled mode (docs/rl.md section 5) and critical-path's schedule has fewer rounds,
+    that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
+    `critical_path_rounds` keep both counts; no trace then).
     """
     from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, trained_on
     from ..rl.features import Observer
@@ -79,9 +82,18 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
             "trained_on_this_topology": dag.topology.spec in specs and intact,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
+    rounds = best.rounds
+    if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
+        from .listsched import critical_path
+        cp = critical_path(dag, config)
+        info.update(policy_rounds=best.n_rounds, critical_path_rounds=len(cp), fallback=None)
+        if len(cp) < best.n_rounds:
+            rounds, trace = cp, None  # the trace would explain the policy's rollout, not this schedule
+            info["fallback"] = (f"critical-path: {len(cp)} rounds against the policy's {best.n_rounds} "
+                                f"(scaled mode, docs/rl.md section 5); the schedule is critical-path's")
     if trace is not None:
         info["upper_agent"] = trace["summary"]["upper"]
-    return Plan(best.rounds, info, trace)
+    return Plan(rounds, info, trace)
 
 
 def learned_sample(dag: WorkloadDAG, config: ScheduleConfig,
