@@ -14,6 +14,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.jit import COLD_NOTE, kernels_cached
+
 HERE = Path(__file__).resolve().parent
 
 st.set_page_config(page_title="allreduce-lab", layout="wide")
@@ -42,7 +44,11 @@ page = st.navigation([
     st.Page(screen("merging"), title="How merging works", icon=":material/school:", url_path="merging"),
     st.Page(screen("cluster"), title="Cluster", icon=":material/dns:", url_path="cluster"),
 ])
-page.run()
+if kernels_cached():
+    page.run()
+else:  # a fresh checkout: the first screen compiles numba's kernels once; say so instead of going quiet
+    with st.spinner(COLD_NOTE[0].upper() + COLD_NOTE[1:] + " …"):
+        page.run()
 
 from dashboard.charts import export_setting  # noqa: E402 - the screen has imported it by now
 

@@ -9,6 +9,7 @@ import sys
 from typing import Sequence
 
 from ..argtypes import OneLineParser, UsageError
+from ..jit import announce_compile
 from ..schedule_io import ScheduleFileError
 from ..topology import TopologyError
 from . import cluster, compare, run, schedule, topology, train
@@ -30,7 +31,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input)."""
     try:
         args = build_parser().parse_args(argv)
-        return args.func(args)
+        note = announce_compile()
+        try:
+            return args.func(args)
+        finally:
+            if note is not None:
+                note.cancel()
     except (TopologyError, ScheduleFileError, UsageError, ValueError) as err:
         msg = str(err.args[0] if err.args else err)
         print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)

@@ -1,0 +1,38 @@
+"""The cold-cache note: numba's first compile in a fresh checkout is announced, not silent."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from core import jit
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_kernels_cached_reads_numba_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not jit.kernels_cached()
+    (tmp_path / "core" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "core" / "__pycache__" / "greedy._round-117.py311.nbi").write_bytes(b"")
+    assert jit.kernels_cached()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "missing"))
+    assert not jit.kernels_cached()
+
+
+def test_note_only_on_a_terminal_with_a_cold_cache_and_only_for_slow_work(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # empty: cold
+    slow = Terminal()
+    timer = jit.announce_compile(slow, delay=0.05)
+    timer.join(2)
+    assert slow.getvalue() == "allreduce-lab: " + jit.COLD_NOTE + "\n"
+    quick = Terminal()
+    jit.announce_compile(quick, delay=0.5).cancel()  # the command ended first: nothing printed
+    time.sleep(0.6)
+    assert quick.getvalue() == ""
+    assert jit.announce_compile(io.StringIO(), delay=0.0) is None  # not a terminal (pipes, tests, CI logs)
+    (tmp_path / "x.nbi").write_bytes(b"")
+    assert jit.announce_compile(Terminal(), delay=0.0) is None  # warm
