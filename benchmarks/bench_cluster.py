@@ -5,7 +5,7 @@ Prints
    scheduler: wall and CPU seconds and load (target: <= 30 s per scheduler);
 2. TopDRL against every heuristic ordering x placement baseline on traces whose seeds training
    never saw (BCube(4,1) x 4 GPUs, synthetic:jobs=160,rate=6, seeds 0-4; training used 1000+,
-   validation 900-902): mean average JCT and TopDRL's gain over each (target: >= 10% over every one);
+   validation 900-907): mean average JCT and TopDRL's gain over each (target: >= 10% over every one);
 3. GADGET against first-fit (fifo+first-fit, GADGET's own order) on makespan, on both clusters;
 4. ring against critical-path alone on a few placements, then ours against the same placement
    rule with ring AllReduce (sjf+timed): average JCT and the JCT of the jobs of more than two

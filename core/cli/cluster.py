@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_cluster)
 
     p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then rollout policy iteration)")
-    p.add_argument("--budget", type=at.seconds(10 ** 6), default=600.0, help="wall-clock seconds (default 600)")
+    p.add_argument("--budget", type=at.seconds(10 ** 6), default=840.0, help="wall-clock seconds (default 840)")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
     p.add_argument("--out", type=at.out_stem, default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
     p.set_defaults(func=cmd_cluster_train)

@@ -2,7 +2,7 @@
 
 One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
 
-    allreduce-lab cluster-train --budget 600 --seed 0 --out checkpoints/topdrl/topdrl
+    allreduce-lab cluster-train --budget 840 --seed 0 --out checkpoints/topdrl/topdrl
 
 1. **Warm-up** (`imitation` episodes): the network learns to copy SJF's pick (shortest job of
    the window that fits) by cross-entropy, so RL starts from a sensible order (SJF never
@@ -20,9 +20,12 @@ One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
    the last `buffer` branches: raise the better action's logit over the other's, each pair
    weighted by its |advantage| over the mean |advantage| (capped at `weight_cap`).
 3. Every `eval_every` iterations the greedy policy runs on the validation traces; the snapshot
-   with the lowest mean average JCT is kept and saved.
+   with the lowest mean average JCT is kept and saved. Eight validation traces, not three:
+   average JCT varies about 2x between traces of one family, so picking the best of ~25
+   snapshots on three traces mostly picks the snapshot that suits those three (validation gained
+   15.5% over the warm-up while unseen seeds gained 5.4% over SJF).
 
-Training traces use seeds 1000, 1001, ...; validation seeds 900-902; the benchmark tests on
+Training traces use seeds 1000, 1001, ...; validation seeds 900-907; the benchmark tests on
 seeds 0-4, which training never sees. The budget counts wall-clock seconds, so the run ends in
 time on a busy machine (the sidecar records CPU time and the load average too).
 """
@@ -55,7 +58,7 @@ class TrainConfig:
     gpus_per_server: int = 4
     trace: str = "synthetic:jobs=160,rate=6"
     """Trace family; `seed=` is appended per episode."""
-    budget_s: float = 600.0
+    budget_s: float = 840.0
     """Wall-clock seconds of the whole run (warm-up included)."""
     seed: int = 0
     """Seed of the network's initial weights and of the branch choices."""
@@ -76,10 +79,11 @@ class TrainConfig:
     buffer: int = 1500
     """Most recent branches the loss uses."""
     weight_cap: float = 5.0
-    eval_every: int = 3
+    eval_every: int = 4
+    """Iterations between validation runs (each costs len(val_seeds) episodes)."""
     hidden: int = 64
     train_seed0: int = 1000
-    val_seeds: tuple[int, ...] = field(default=(900, 901, 902))
+    val_seeds: tuple[int, ...] = field(default=tuple(range(900, 908)))
 
 
 class Replay:

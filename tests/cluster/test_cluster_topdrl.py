@@ -107,3 +107,16 @@ def test_the_shipped_checkpoint_loads_and_says_how_it_was_made():
     assert all(s >= 900 for s in (int(v.rsplit("=", 1)[1]) for v in meta["validation_traces"]))
     assert meta["train_traces"].split("seed=")[1].startswith("1000")
     assert np.all(np.isfinite(simulate(CLUSTER, TRACE, TopDRL(net)).end))
+
+
+def test_default_validation_seeds_are_neither_training_nor_benchmark_seeds():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cluster.py"
+    spec = importlib.util.spec_from_file_location("bench_cluster", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cfg = TrainConfig()
+    assert len(set(cfg.val_seeds)) == len(cfg.val_seeds) >= 8
+    assert not set(cfg.val_seeds) & set(bench.TEST_SEEDS)
+    assert max(cfg.val_seeds) < cfg.train_seed0  # training draws seeds train_seed0, train_seed0 + 1, ...
