@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 CORE = Path(__file__).resolve().parent
-COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (about 20 s of CPU; cached in "
+COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (5-20 s, by what runs; cached in "
              "__pycache__ afterwards, docs/scale.md)")
 
 

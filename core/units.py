@@ -53,7 +53,7 @@ def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, floa
 
 def parse_size(text: object, what: str = "size") -> int:
     """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0."""
-    value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, KiB, MiB, GiB")
+    value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
     size = value * factor
     if size < 1:
         raise UnitError(f"{what} must be at least 1 byte, got {text!r}")

@@ -24,13 +24,18 @@ def build_parser() -> OneLineParser:
     sub = ap.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         module.register(sub)
+    ap.commands = list(sub.choices)  # for the one-line hint when no command is given
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else list(argv)):
+            raise UsageError("choose a command: " + ", ".join(parser.commands)
+                             + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
+        args = parser.parse_args(argv)
         note = announce_compile()
         try:
             return args.func(args)

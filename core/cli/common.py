@@ -53,7 +53,7 @@ def add_network_options(p: argparse.ArgumentParser, mid_run: bool = True) -> Non
 def add_size_option(p: argparse.ArgumentParser, default: str | None = DEFAULT_SIZE) -> None:
     """--size, the AllReduce message size M."""
     p.add_argument("--size", default=default,
-                   help=f"AllReduce message size M: B, KB, MB, GB, KiB, MiB, GiB (default {default or 'the file’s, else ' + DEFAULT_SIZE})")
+                   help=f"AllReduce message size M: a number of bytes with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB (a bare number is bytes; default {default or 'the file’s, else ' + DEFAULT_SIZE})")
 
 
 def config(a: argparse.Namespace) -> ScheduleConfig:

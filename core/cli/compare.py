@@ -29,7 +29,7 @@ def register(sub) -> None:
                    help=f"comma-separated, from {', '.join(method_names())} "
                         f"(default {','.join(default_methods())})")
     p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, help="seeds averaged for ps and greedy (default 5)")
-    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     add_size_option(p)
     add_schedule_options(p)
     add_network_options(p)

@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="local ranks hosted per process as threads (default 1)")
     p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="under torchrun (default gloo)")
     p.add_argument("--rank-map", default=None, help="server node ids in rank order, comma-separated (default: ascending ids)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
     p.set_defaults(func=cmd_run)
 
 

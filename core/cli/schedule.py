@@ -24,13 +24,14 @@ from .common import (FORCE_HELP, add_network_options, add_schedule_options, add_
 def register(sub) -> None:
     """Add this module's subcommands to the parser."""
     p = sub.add_parser("schedule", help="schedule AllReduce on a topology with one method")
-    p.add_argument("spec")
+    p.add_argument("spec", help="topology: bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, leafspine:leaves=4,spines=2,servers=3, "
+                   "jellyfish:switches=10,ports=5,switch_ports=4,seed=0, file:net.graphml (+ link options bw=, lat=)")
     p.add_argument("--method", default="critical-path",
                    help=f"one of {', '.join(method_names())} (default critical-path)")
     p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
     p.add_argument("--trace", action="store_true",
                    help="with --out, also write a learned method's step-by-step trace (large)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
     add_size_option(p)
     add_schedule_options(p)
     add_network_options(p)
@@ -48,7 +49,7 @@ def register(sub) -> None:
     add_size_option(p, default=None)
     p.add_argument("--mode", choices=["sync", "async", "both"], default="both",
                    help="sync: a barrier after every round; async: no barriers (default both)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
     p.set_defaults(func=cmd_replay)
 
 

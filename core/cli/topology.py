@@ -13,8 +13,8 @@ from .common import FORCE_HELP, add_network_options, read_network
 def register(sub) -> None:
     """Add this module's subcommands to the parser."""
     p = sub.add_parser("topology", help="describe a topology: servers, switches, links, degrees")
-    p.add_argument("spec", help="e.g. bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, file:net.graphml")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("spec", help="e.g. bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, leafspine:leaves=4,spines=2,servers=3, file:net.graphml")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
     p.add_argument("--links", action="store_true", help="also list every link: id, ends, level, bandwidth, latency")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     add_network_options(p, mid_run=False)

@@ -18,8 +18,10 @@ from .. import charts, cluster_figures, controls, data
 
 DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", "ours"]
 CHOICES = list(ALL) + [OURS_BASELINE]
-COLUMNS = ["avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
-           "mean_link_users", "preemptions"]
+COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "makespan h", "avg_queue_h": "avg queue h",
+           "gpu_util": "GPU util", "comm_share": "comm share", "peak_link_users": "peak link jobs",
+           "mean_link_users": "mean link jobs", "preemptions": "preempt."}
+"""Summary columns and their headers on screen (the CLI's CSV keeps the keys)."""
 
 
 def render() -> None:
@@ -47,7 +49,9 @@ def render() -> None:
 
     st.subheader("Results")
     table = pd.DataFrame([summarize(r) for r in runs.values()]).set_index("scheduler")
-    st.dataframe(table[COLUMNS].round(3), use_container_width=True)
+    st.dataframe(table[list(COLUMNS)].round(2).rename(columns=COLUMNS), width="stretch")
+    st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
+               "link jobs: running jobs whose AllReduces share one link.")
 
     st.subheader("Job completion times")
     charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}), "cluster:jct", "cluster-jct")

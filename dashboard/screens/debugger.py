@@ -88,9 +88,9 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
     differ = sum(1 for a, b in zip(only_rl, only_cp) if len(a) or len(b))
     s = rl.stats()
     cols = st.columns(4)
-    cols[0].metric(method_title(rl.method), rl.n_rounds, help="rounds")
-    cols[1].metric("Critical-path", cp.n_rounds, delta=rl.n_rounds - cp.n_rounds, delta_color="inverse",
-                   help="rounds; delta = RL minus critical-path")
+    cols[0].metric(method_title(rl.method), rl.n_rounds, delta=f"{rl.n_rounds - cp.n_rounds:+d} vs critical-path",
+                   delta_color="inverse", help="rounds; the delta is RL minus critical-path (negative: RL is shorter)")
+    cols[1].metric("Critical-path", cp.n_rounds, help="rounds")
     cols[2].metric("Lower bound", s["lower_bound"])
     cols[3].metric("Rounds that differ", differ, help="rounds whose workload set is not critical-path's")
     note = labels.checkpoint_note(rl.info, source.spec)

@@ -34,6 +34,9 @@ def test_page_draws_every_figure():
     assert any(t.get("name") == "waiting" for t in figs[1]["data"])
     assert "jobs running" in figs[2]["layout"]["title"]["text"]
     assert list(at.dataframe[0].value.index) == FAST
+    table = at.dataframe[0].value  # readable headers, numbers rounded for the page
+    assert list(table.columns[:2]) == ["avg JCT h", "p95 JCT h"]
+    assert (table["avg JCT h"] == table["avg JCT h"].round(2)).all()
 
 
 def test_time_slider_changes_the_snapshot():

@@ -1,4 +1,4 @@
-"""The cold-cache note: numba's first compile in a fresh checkout is announced, not silent."""
+"""Hints the CLI gives a new user: the one-time numba compile is announced, a bare command lists the commands."""
 
 from __future__ import annotations
 
@@ -36,3 +36,10 @@ def test_note_only_on_a_terminal_with_a_cold_cache_and_only_for_slow_work(tmp_pa
     assert jit.announce_compile(io.StringIO(), delay=0.0) is None  # not a terminal (pipes, tests, CI logs)
     (tmp_path / "x.nbi").write_bytes(b"")
     assert jit.announce_compile(Terminal(), delay=0.0) is None  # warm
+
+
+def test_no_command_names_every_command_in_one_line(capsys):
+    from core import cli
+    assert cli.main([]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "choose a command: topology, schedule" in err[0] and "cluster-train" in err[0]
