@@ -115,27 +115,29 @@ def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads, new_hcls,
+def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
-    A workload w is handled as its key ``place << 32 | w`` (ascending keys = priority order, and
-    the id comes back without a look-up); ``pc[w] = place << 32 | class``. Returns (kept
-    workload ids, new number of heads). `heads[:n_heads]` holds the ascending keys of every
-    non-empty class's best ready workload and `hcls` their classes (side by side, so that the
-    walk reads memory in order); the new ones are written to `new_heads`, `new_hcls`. `clinks`
-    (classes x longest path) holds each class's links padded with the sentinel link, whose
-    capacity is unlimited.
+    ``pc[w] = place << 32 | class``. In a class's queue a workload is ``place << 32 | w``
+    (ascending = priority order; the id comes back without a look-up). A head and an entry of
+    the `extra` heap is ``place << 32 | class``: places are unique, so the order is the same,
+    the heads need no second array, and the fresh ones are sorted by value (no argsort); the
+    kept workload is the class's queue front. Returns (kept workload ids, new number of heads).
+    `heads[:n_heads]` holds the ascending heads of every non-empty class; the new ones are
+    written to `new_heads`. `clinks` (classes x longest path) holds each class's links padded
+    with the sentinel link, whose capacity is unlimited.
     """
     n_cls = len(ccap)
     touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
     todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
     low = np.int64(0xFFFFFFFF)
+    high = ~low
     for w in freed:
         x = pc[w]
         c = x & low
-        _push(queue, lo, hi, c, (x >> 32) << 32 | w)
+        _push(queue, lo, hi, c, (x & high) | w)
         bit = np.uint64(1) << np.uint64(c & 63)
         if not changed[c] and not (touched[c >> 6] & bit):
             touched[c >> 6] |= bit
@@ -152,17 +154,13 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads
         todo[n_todo] = c
         n_todo += 1
     fresh = np.empty(n_todo + 1, np.int64)
-    fcls = np.empty(n_todo + 1, np.int64)
     n_fresh = 0
     for t in range(n_todo):
         c = todo[t]
         if hi[c] > lo[c]:
-            fresh[n_fresh] = queue[lo[c]]
-            fcls[n_fresh] = c
+            fresh[n_fresh] = (queue[lo[c]] & high) | c
             n_fresh += 1
-    by = np.argsort(fresh[:n_fresh])
-    fresh = fresh[by]
-    fcls = fcls[by]
+    fresh = np.sort(fresh[:n_fresh])
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
     # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
@@ -176,7 +174,7 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads
     out = 0  # heads written
     inf = np.iinfo(np.int64).max
     while True:
-        while i < n_heads and (touched[hcls[i] >> 6] >> np.uint64(hcls[i] & 63)) & np.uint64(1):
+        while i < n_heads and (touched[(heads[i] & low) >> 6] >> np.uint64(heads[i] & 63)) & np.uint64(1):
             i += 1
         hp = heads[i] if i < n_heads else inf
         fp = fresh[j] if j < n_fresh else inf
@@ -185,7 +183,6 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads
             break
         if ep < hp and ep < fp:
             p = ep
-            c = pc[p & low] & low
             n_extra -= 1  # pop the extra heap
             last = extra[n_extra]
             ii = 0
@@ -204,21 +201,17 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads
         else:
             if hp < fp:
                 p = hp
-                c = hcls[i]
                 i += 1
             else:
                 p = fp
-                c = fcls[j]
                 j += 1
             new_heads[out] = p
-            new_hcls[out] = c
             out += 1
-        ok = True
+        c = p & low
+        free = np.int64(1)  # no early exit: which link is full first is unpredictable
         for e in range(width):
-            if room[clinks[c, e]] <= 0:
-                ok = False
-                break
-        if not ok:
+            free = min(free, np.int64(room[clinks[c, e]]))
+        if free <= 0:
             continue
         for e in range(width):
             lk = clinks[c, e]
@@ -226,15 +219,15 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, hcls, n_heads, new_heads
                 lused[n_lused] = lk
                 n_lused += 1
             room[lk] -= 1
-        kept[n_kept] = p & low
+        kept[n_kept] = queue[lo[c]] & low  # it was the class's best
         n_kept += 1
-        lo[c] += 1  # it was the class's best
+        lo[c] += 1
         if not changed[c]:
             changed[c] = True
             pending[n_pend] = c
             n_pend += 1
         if ccap[c] > 1 and hi[c] > lo[c]:  # the class's next workload may still fit this round
-            q = queue[lo[c]]
+            q = (queue[lo[c]] & high) | c
             ii = n_extra
             n_extra += 1
             while ii > 0:
@@ -274,9 +267,7 @@ class ClassHeads:
         self.hi = self.lo.copy()
         self.queue = np.empty(n, np.int64)
         self.heads = np.empty(n_cls + 1, np.int64)
-        self.hcls = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
-        self.new_hcls = np.empty(n_cls + 1, np.int64)
         self.n_heads = 0
         self.changed = np.zeros(n_cls, np.bool_)
         self.pending = np.full(n_cls + 1, -1, np.int64)
@@ -290,9 +281,8 @@ class ClassHeads:
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
         kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
-                                    self.queue, self.lo, self.hi, self.heads, self.hcls, self.n_heads,
-                                    self.new_heads, self.new_hcls, self.changed, np.asarray(freed, dtype=np.int64),
+                                    self.queue, self.lo, self.hi, self.heads, self.n_heads,
+                                    self.new_heads, self.changed, np.asarray(freed, dtype=np.int64),
                                     self.room, self.pending, self.kept, self.extra, self.lused)
         self.heads, self.new_heads = self.new_heads, self.heads
-        self.hcls, self.new_hcls = self.new_hcls, self.hcls
         return kept
