@@ -115,8 +115,35 @@ def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
+    """`keys` (``place << 32 | anything``, places unique) sorted ascending: an LSD radix sort on
+    the place bits, 11 at a time (a round's few thousand fresh heads sort several times faster
+    than by comparison)."""
+    n = len(keys)
+    if n < 256:
+        return np.sort(keys)
+    src = keys.copy()
+    dst = np.empty(n, np.int64)
+    count = np.empty(2049, np.int64)
+    shift = 32
+    while shift < 32 + n_place_bits:
+        count[:] = 0
+        for k in range(n):
+            count[((src[k] >> shift) & 2047) + 1] += 1
+        for b in range(2048):
+            count[b + 1] += count[b]
+        for k in range(n):
+            d = (src[k] >> shift) & 2047
+            dst[count[d]] = src[k]
+            count[d] += 1
+        src, dst = dst, src
+        shift += 11
+    return src
+
+
+@njit(cache=True)
 def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
-           changed, freed, room, pending, kept, extra, lused):  # pragma: no cover - compiled
+           changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
     ``pc[w] = place << 32 | class``. In a class's queue a workload is ``place << 32 | w``
@@ -160,7 +187,7 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
         if hi[c] > lo[c]:
             fresh[n_fresh] = (queue[lo[c]] & high) | c
             n_fresh += 1
-    fresh = np.sort(fresh[:n_fresh])
+    fresh = _sort_places(fresh[:n_fresh], n_place_bits)
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
     # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
@@ -269,6 +296,7 @@ class ClassHeads:
         self.heads = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
         self.n_heads = 0
+        self.place_bits = max(1, int(n - 1).bit_length())
         self.changed = np.zeros(n_cls, np.bool_)
         self.pending = np.full(n_cls + 1, -1, np.int64)
         self.room = self.cap.astype(np.int32) if n_links else np.zeros(1, np.int32)  # free lanes per link
@@ -283,6 +311,7 @@ class ClassHeads:
         kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
                                     self.queue, self.lo, self.hi, self.heads, self.n_heads,
                                     self.new_heads, self.changed, np.asarray(freed, dtype=np.int64),
-                                    self.room, self.pending, self.kept, self.extra, self.lused)
+                                    self.room, self.pending, self.kept, self.extra, self.lused,
+                                    self.place_bits)
         self.heads, self.new_heads = self.new_heads, self.heads
         return kept
