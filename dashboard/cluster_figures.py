@@ -45,14 +45,19 @@ def gantt_figure(rows: Sequence[dict], title: str = "", height: int = 460) -> go
     return fig
 
 
+LOG_TICKS = [m * 10.0 ** e for e in range(-2, 5) for m in (1, 2, 5)]
+"""Every label of the log axis written out (0.5, not plotly's minor "5")."""
+
+
 def jct_figure(jct_hours: dict[str, np.ndarray], height: int = 360) -> go.Figure:
     """One box per scheduler: the distribution of job completion times (hours, log axis), mean marked."""
     fig = go.Figure()
     for name, values in jct_hours.items():
         fig.add_trace(go.Box(y=np.asarray(values, float), name=name, boxmean=True, boxpoints="outliers"))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=10, b=4), showlegend=False,
-                      yaxis=dict(title="JCT (hours)", type="log"))
+                      yaxis=dict(title="JCT (hours)", type="log", tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS]))
     return fig
+
 
 
 def snapshot_figure(x: np.ndarray, y: np.ndarray, edges: np.ndarray, is_server: np.ndarray, labels: Sequence[str],

@@ -31,6 +31,7 @@ def test_page_draws_every_figure():
     figs = charts(at)
     assert len(figs) == 4  # JCT boxes, Gantt, snapshot, contention
     assert [b["name"] for b in figs[0]["data"] if b["type"] == "box"] == FAST
+    assert "0.5" in figs[0]["layout"]["yaxis"]["ticktext"]  # log-axis labels written out, not a bare "5"
     assert any(t.get("name") == "waiting" for t in figs[1]["data"])
     assert "jobs running" in figs[2]["layout"]["title"]["text"]
     assert list(at.dataframe[0].value.index) == FAST
