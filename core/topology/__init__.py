@@ -9,6 +9,7 @@ A spec string names a family and its parameters: ``bcube:n=3,k=1``, ``dcell:n=4,
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from ..guard import Size, check, estimate_topology
@@ -35,8 +36,18 @@ __all__ = [
 ]
 
 
+_SIZES: weakref.WeakKeyDictionary[Topology, Size] = weakref.WeakKeyDictionary()
+
+
 def size_of(t: Topology) -> Size:
-    """The Size of a built topology: its family's formulas when its spec names a family, else measured."""
+    """The Size of a built topology: its family's formulas when its spec names a family, else measured
+    (route searches from sampled roots: computed once per topology, as the guard asks per method)."""
+    if t not in _SIZES:
+        _SIZES[t] = _size_of(t)
+    return _SIZES[t]
+
+
+def _size_of(t: Topology) -> Size:
     try:
         family, params = parse_spec(t.spec)
     except ValueError:
