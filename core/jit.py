@@ -20,10 +20,16 @@ def cache_dir() -> Path:
     return Path(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else CORE
 
 
+_warm: set[Path] = set()
+"""Cache folders already found warm: a warm cache stays warm, so the dashboard's reruns skip the folder walk."""
+
+
 def kernels_cached() -> bool:
     """True when numba has cached at least one of core's kernels (an index file ``*.nbi``)."""
     root = cache_dir()
-    return root.is_dir() and next(root.rglob("*.nbi"), None) is not None
+    if root not in _warm and root.is_dir() and next(root.rglob("*.nbi"), None) is not None:
+        _warm.add(root)
+    return root in _warm
 
 
 def announce_compile(stream: TextIO | None = None, prefix: str = "allreduce-lab: ",
