@@ -202,6 +202,14 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
             problems.extend((rule, wid, rnd, what.format(x=_show(x))) for x in values if not _is_id(x))
         return good
 
+    def id_list(w: dict, wid: int, key: str, kind: str, item: str) -> list:
+        """The ids a workload lists under `key` (none when the field is not a list), each bad one reported."""
+        values = w.get(key, [])
+        if not isinstance(values, list):
+            problems.append(("structure", wid, None, f"workload {wid}: {key} must be a list of {kind}, got {_show(values)}"))
+            values = []
+        return ints(values, f"workload {wid}: {item} {{x!r}} is not a {kind[:-1]}", wid, None)
+
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
         if not isinstance(w, dict) or not _is_id(wid):
@@ -241,18 +249,10 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
                 pos = []
             path = pos
         paths.append(path)
-        prefix = w.get("prefix", [])
-        if not isinstance(prefix, list):
-            problems.append(("structure", wid, None, f"workload {wid}: prefix must be a list of workload ids, got {_show(prefix)}"))
-            prefix = []
-        good = ints(prefix, f"workload {wid}: prefix {{x!r}} is not a workload id", wid, None)
+        good = id_list(w, wid, "prefix", "workload ids", "prefix")
         pre_len.append(len(good))
         pre_vals.extend(good)
-        pg = w.get("prefix_groups", [])
-        if not isinstance(pg, list):
-            problems.append(("structure", wid, None, f"workload {wid}: prefix_groups must be a list of group ids, got {_show(pg)}"))
-            pg = []
-        good = ints(pg, f"workload {wid}: prefix group {{x!r}} is not a group id", wid, None)
+        good = id_list(w, wid, "prefix_groups", "group ids", "prefix group")
         grp_len.append(len(good))
         grp_vals.extend(good)
     raw_groups = [] if raw_groups is None else raw_groups
