@@ -30,6 +30,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then rollout policy iteration)")
     p.add_argument("--budget", type=at.seconds(10 ** 6), default=840.0, help="wall-clock seconds (default 840)")
+    p.add_argument("--iterations", type=at.int_in(0, 10 ** 6), default=80,
+                   help="policy-iteration steps, 0 = until the budget (default 80; the budget still caps the run)")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
     p.add_argument("--out", type=at.out_stem, default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
     p.set_defaults(func=cmd_cluster_train)
@@ -90,10 +92,11 @@ def cmd_cluster(a: argparse.Namespace) -> int:
 def cmd_cluster_train(a: argparse.Namespace) -> int:
     """Train TopDRL's checkpoint (core.cluster.topdrl_train)."""
     from ..cluster.topdrl_train import TrainConfig, train
-    command = f"allreduce-lab cluster-train --budget {a.budget:g} --seed {a.seed} --out {a.out}"
-    meta = train(TrainConfig(budget_s=a.budget, seed=a.seed), a.out, command)
+    command = f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} --out {a.out}"
+    meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)
     t = meta["training"]
-    print(f"wrote {a.out}.safetensors and {a.out}.json: best validation average JCT {meta['best_val_avg_jct_h']:.2f} h "
-          f"after {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
+    print(f"wrote {a.out}.safetensors and {a.out}.json: kept iteration {meta['kept_iteration']}, validation ratio to "
+          f"{meta['config']['reference']} {meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) "
+          f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
     return 0

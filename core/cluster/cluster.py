@@ -71,6 +71,22 @@ class Cluster:
         return dist[:, self.nodes].astype(np.int64)
 
     @cached_property
+    def ports(self) -> np.ndarray:
+        """(S, S) how many of server a's links start a shortest route toward server b (BCube: the
+        digits in which their addresses differ; 0 on the diagonal)."""
+        t = self.topology
+        ptr, nbr, _ = t.adjacency
+        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(t.n_nodes, t.n_nodes))
+        dist = shortest_path(graph, unweighted=True, indices=self.nodes)  # (S, nodes)
+        hops = self.hops
+        out = np.zeros_like(hops)
+        for a, node in enumerate(self.nodes.tolist()):
+            near = nbr[ptr[node]:ptr[node + 1]]
+            out[a] = (dist[:, near] == (hops[a] - 1)[:, None]).sum(axis=1)
+        np.fill_diagonal(out, 0)
+        return out
+
+    @cached_property
     def first_link(self) -> np.ndarray:
         """(S, S) directed link by which server a's shortest route toward server b leaves a (-1 on the diagonal)."""
         from ..routing import compute_routes

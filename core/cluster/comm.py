@@ -28,10 +28,25 @@ from ..schedule import Schedule, ScheduleConfig
 from ..timing import ReplayPlan
 from .cluster import Cluster
 
-BEST_CANDIDATES = ("ring", "critical-path")
-"""Methods "best" chooses from: by replayed time on the job's servers with the links to itself
-(`CommModel.best_method`), or, in the timed placement, by the cost under current sharing."""
-METHOD_CHOICES = ("ring", "critical-path", "best")
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "ring": ("ring", {}),
+    "critical-path": ("critical-path", {}),
+    "critical-path-x2": ("critical-path", {"chunks": 2, "routing": "balanced"}),
+    "critical-path-x4": ("critical-path", {"chunks": 4, "routing": "balanced"}),
+}
+"""A job's network AllReduce by name: a registered method and its `ScheduleConfig` options. The
+-xK ones split every shard into K pieces, each its own tree, routed over balanced shortest
+routes: between servers that reach each other through several ports (BCube's NICs) the pieces
+take different ports, which one tree or a ring cannot."""
+BEST_CANDIDATES = tuple(VARIANTS)
+"""Methods "best" and "adaptive" choose from: by replayed time on the job's servers with the
+links to itself (`CommModel.best_method`), in the timed placement by the cost under current
+sharing, and ("adaptive") again whenever the sharing of the job's links changes."""
+ADAPTIVE_CANDIDATES = ("ring", "critical-path-x4")
+"""Methods "adaptive" weighs (`CommModel.useful_methods`): the tree variants cross the same links
+on a placement, and the 4-piece one is the fastest alone wherever a tree beats the ring (within
+1%: benchmarks/bench_cluster.py, part 4), so the other two would only cost plan builds."""
+METHOD_CHOICES = (*VARIANTS, "best", "adaptive")
 
 
 @dataclass(eq=False)
@@ -53,13 +68,14 @@ class CommModel:
         self.cluster = cluster
         self._plans: dict[tuple[tuple[int, ...], str], NetPlan] = {}
         self._best: dict[tuple[tuple[int, ...], float], str] = {}
+        self._useful: dict[tuple[tuple[int, ...], float], tuple[str, ...]] = {}
         self._times: dict[tuple[int, float, bytes], float] = {}
         self.replays = 0
         self.plan_builds = 0
 
     def net_plan(self, servers: tuple[int, ...], method: str, size: float | None = None) -> NetPlan:
         """The network AllReduce of a job on these server indices (2 or more) with `method`."""
-        if method == "best":
+        if method in ("best", "adaptive"):
             if size is None:
                 raise ValueError("method 'best' needs the message size to choose")
             method = self.best_method(servers, size)
@@ -68,7 +84,8 @@ class CommModel:
         if hit is None:
             c = self.cluster
             job_topology = c.topology.with_servers(c.nodes[list(servers)])
-            sched = run_method(method, job_topology, ScheduleConfig())
+            name, options = VARIANTS[method]
+            sched = run_method(name, job_topology, ScheduleConfig(**options))
             hit = NetPlan(servers, method, sched, ReplayPlan(sched.dag, sched.rounds),
                           np.unique(sched.dag.links.values), len(self._plans))
             self._plans[key] = hit
@@ -82,6 +99,21 @@ class CommModel:
             times = [self.net_time(self.net_plan(servers, m), size) for m in BEST_CANDIDATES]
             self._best[key] = BEST_CANDIDATES[int(np.argmin(times))]
         return self._best[key]
+
+    def useful_methods(self, servers: tuple[int, ...], size: float) -> tuple[str, ...]:
+        """The ring and the candidate methods faster than it on these servers alone for `size`
+        bytes: the ones "adaptive" and the timed placement weigh (a tree no faster than the
+        ring on an idle network only adds links). Where every two of the servers reach each
+        other through one port only (`Cluster.ports`; on BCube: servers under one switch), no
+        tree is built: it could not use more ports than the ring."""
+        key = (servers, float(size))
+        if key not in self._useful and self.cluster.ports[np.ix_(servers, servers)].max() <= 1:
+            self._useful[key] = ("ring",)
+        if key not in self._useful:
+            ring = self.net_time(self.net_plan(servers, "ring"), size)
+            self._useful[key] = ("ring",) + tuple(
+                m for m in ADAPTIVE_CANDIDATES if m != "ring" and self.net_time(self.net_plan(servers, m), size) < ring * (1 - 1e-6))
+        return self._useful[key]
 
     def net_time(self, plan: NetPlan, size: float, users: np.ndarray | None = None) -> float:
         """Seconds of the network AllReduce; `users[i]` running jobs share link `plan.links[i]` (default 1)."""

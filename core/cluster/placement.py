@@ -103,17 +103,28 @@ def spread_candidates(free: np.ndarray, g: int, cluster: Cluster, centers: int =
 
     Each step adds the free server that keeps the largest "port load" (how many chosen servers a
     chosen server reaches first through one of its links) lowest, then fewest hops to the chosen
-    servers, then most free GPUs.
+    servers, then most free GPUs. A job of two servers takes the free server that the center
+    reaches through the most ports (`Cluster.ports`; none where that is one port: a ring and a
+    tree then cross the same route).
     """
     G = cluster.gpus_per_server
     need = -(-g // G)
     full = np.flatnonzero(free == G)
-    if need < 3 or len(full) < need:
+    if need < 2 or len(full) < need:
         return []
     hops, first = cluster.hops, cluster.first_link
     out = []
     for c in full[:centers]:
         chosen = [int(c)]
+        if need == 2:
+            others = full[full != c]
+            ports = cluster.ports[c, others]
+            pick = np.lexsort((others, hops[c, others], -ports))[0]
+            if ports[pick] > 1:
+                alloc = np.zeros_like(free)
+                alloc[[c, others[pick]]] = [G, g - G]
+                out.append(alloc)
+            continue
         while len(chosen) < need:
             cand = np.array([s for s in full if s not in chosen])
             sub = first[np.ix_(chosen + cand.tolist(), chosen + cand.tolist())]

@@ -6,8 +6,11 @@
   running job whose queue falls below a waiting job's is preempted and later resumes where it
   stopped, possibly elsewhere).
 - Placements: `core.cluster.placement` (first-fit, random, load-balance, closest).
-- Method: the network AllReduce each job runs: ``ring`` (the sources' assumption),
-  ``critical-path`` or ``best`` (the shortest of `comm.BEST_CANDIDATES` on the job's servers).
+- Method: the network AllReduce each job runs: ``ring`` (the sources' assumption), a tree
+  (``critical-path``, ``critical-path-x2``, ``critical-path-x4``: `comm.VARIANTS`), ``best``
+  (the shortest of `comm.BEST_CANDIDATES` on the job's servers) or ``adaptive`` (``best`` at the
+  start, then whichever candidate is fastest under the current link sharing, re-chosen at every
+  event).
 
 Every scheduler walks its waiting jobs in order and starts each one its placement can fit now
 (jobs that do not fit are skipped, so small jobs backfill around a large one).
@@ -91,7 +94,7 @@ class Heuristic:
                 continue
             alloc, method = placed
             free -= alloc
-            dec.starts.append(Start(j, alloc, method))
+            dec.starts.append(Start(j, alloc, method, adapt=self.method == "adaptive"))
             if self.placement == "timed":
                 _, _, plan = state.iteration_time(j, alloc, method)
                 if plan is not None:
@@ -127,7 +130,8 @@ class Heuristic:
 def timed_placement(state: State, job: int, free: np.ndarray, extra: np.ndarray, method: str,
                     k: int = 4) -> tuple[np.ndarray, str] | None:
     """Of the `k` closest candidate allocations and the port-spread ones (`spread_candidates`),
-    with `method` (or, for "best", each of `BEST_CANDIDATES`), the pair that costs the cluster
+    with `method` (for "best" each of `BEST_CANDIDATES`, for "adaptive" each of
+    `CommModel.useful_methods` on the allocation's servers), the pair that costs the cluster
     least now: the job's own GPUs × its slowdown (iteration time over compute time, under the
     current link sharing plus itself) plus, for every running job whose links it would share,
     that job's GPUs × its added slowdown."""
@@ -137,28 +141,16 @@ def timed_placement(state: State, job: int, free: np.ndarray, extra: np.ndarray,
     cands += [a for a in spread_candidates(free, g, state.cluster) if a.tobytes() not in seen]
     if not cands:
         return None
-    methods = BEST_CANDIDATES if method == "best" else (method,)
-    pairs = [(a, m) for a in cands for m in (methods if (a > 0).sum() > 1 else methods[:1])]
+    size = float(state.size[job])
+    pairs = []
+    for a in cands:
+        servers = tuple(np.flatnonzero(a).tolist())
+        if len(servers) == 1:
+            pairs.append((a, "ring"))
+        elif method == "adaptive":
+            pairs += [(a, m) for m in state.comm.useful_methods(servers, size)]
+        else:
+            pairs += [(a, m) for m in (BEST_CANDIDATES if method == "best" else (method,))]
     if len(pairs) == 1:
         return pairs[0]
-    return pairs[int(np.argmin([placement_cost(state, job, a, m, extra) for a, m in pairs]))]
-
-
-def placement_cost(state: State, job: int, alloc: np.ndarray, method: str, extra: np.ndarray) -> float:
-    """GPU-weighted slowdown this placement brings: the job's own plus what it adds to running jobs."""
-    t, _, plan = state.iteration_time(job, alloc, method, extra)
-    cost = float(state.trace.gpus[job]) * t / float(state.compute[job])
-    if plan is None:
-        return cost
-    mine = np.zeros(state.cluster.topology.n_links, bool)
-    mine[plan.links] = True
-    for o in state.running:
-        p = state.plan[o]
-        if p is None or not mine[p.links].any():
-            continue
-        size = float(state.size[o])
-        users = state.users[p.links] + extra[p.links]
-        before = state.comm.net_time(p, size, users)
-        after = state.comm.net_time(p, size, users + mine[p.links])
-        cost += float(state.trace.gpus[o]) * (after - before) / float(state.compute[o])
-    return cost
+    return pairs[state.cheapest(job, pairs, extra)]

@@ -1,11 +1,12 @@
 """Every cluster scheduler by name: ordering × placement heuristics, GADGET, TopDRL and ours.
 
 Names: ``ORDER+PLACEMENT`` with ORDER in fifo, sjf, las and PLACEMENT in first-fit, random,
-load-balance, closest, timed, optionally ``+METHOD`` (ring, critical-path, best; default ring);
-``gadget``; ``topdrl`` (the shipped checkpoint, or `checkpoint=`); ``ours`` = sjf+timed+best:
-SJF order, the closest candidate allocation whose iteration time is shortest now, and each
-job's AllReduce by the best registered method on its servers instead of a ring. The fair
-baseline for ours is ``sjf+timed`` (the same placement rule, ring AllReduce).
+load-balance, closest, timed, optionally ``+METHOD`` (`comm.METHOD_CHOICES`; default ring);
+``gadget``; ``topdrl`` (the shipped checkpoint, or `checkpoint=`); ``ours`` = sjf+timed+adaptive:
+SJF order, the candidate allocation × AllReduce method that costs the cluster least now, and
+each job re-choosing its method (ring or a tree variant) whenever the link sharing changes,
+instead of a fixed ring. The fair baseline for ours is ``sjf+timed`` (the same placement rule
+and candidates, ring AllReduce).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def make_scheduler(name: str, seed: int = 0, checkpoint: str | None = None) -> S
         net, _ = topdrl.load(checkpoint)
         return topdrl.TopDRL(net, seed=seed)
     if kind == ("ours",):
-        h = Heuristic("sjf", "timed", "best", seed)
+        h = Heuristic("sjf", "timed", "adaptive", seed)
         h.name = "ours"
         return h
     return Heuristic(*kind, seed=seed)

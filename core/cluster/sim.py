@@ -9,8 +9,10 @@ the scheduler asked to be woken (LAS demotions). At every event the loop
 1. advances every running job to the event time (iterations, attained GPU-seconds, comm time);
 2. ends the jobs that are done and admits the arrivals;
 3. asks the scheduler for decisions (preemptions, then starts with allocations and methods);
-4. counts, per directed link, the running jobs whose AllReduce uses it, and re-times every job
-   whose sharing pattern changed (`CommModel.net_time`).
+4. counts, per directed link, the running jobs whose AllReduce uses it; lets every job started
+   with ``adapt`` switch to the candidate method (`CommModel.useful_methods`) that costs the
+   cluster least under the other jobs' current sharing; and re-times every job whose sharing pattern changed
+   (`CommModel.net_time`).
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ _DONE = 1e-9  # relative slack on remaining iterations (floating-point residue o
 
 @dataclass(frozen=True)
 class Start:
-    """A decision: start `job` with `alloc[s]` GPUs on server s, AllReduce by `method`."""
+    """A decision: start `job` with `alloc[s]` GPUs on server s, AllReduce by `method`; with
+    `adapt`, the job switches method whenever another is faster under the current link sharing."""
 
     job: int
     alloc: np.ndarray
     method: str = "ring"
+    adapt: bool = False
 
 
 @dataclass
@@ -85,6 +89,7 @@ class State:
         self.comm_time = np.zeros(n)  # seconds of each iteration spent communicating, current placement
         self.alloc: list[np.ndarray | None] = [None] * n
         self.plan: list[NetPlan | None] = [None] * n
+        self.adapt = np.zeros(n, bool)
         self.users = np.zeros(cluster.topology.n_links, dtype=np.int64)  # running jobs per directed link
         self.size = trace.grad_bytes
         self.compute = trace.compute_s
@@ -102,6 +107,43 @@ class State:
             users = self.users[plan.links] + 1 + (extra[plan.links] if extra is not None else 0)
             comm += self.comm.net_time(plan, size, users)
         return float(self.compute[job]) + comm, comm, plan
+
+    def placement_cost(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None = None,
+                       own_only: bool = False) -> float:
+        """GPU-weighted slowdown `job` on `alloc` by `method` brings the cluster now: its GPUs × its
+        iteration over compute time, plus (unless `own_only`), for every running job whose links it
+        would share, that job's GPUs × its added slowdown (`extra`: more users per link, e.g. this
+        decision's starts)."""
+        t, _, plan = self.iteration_time(job, alloc, method, extra)
+        cost = float(self.trace.gpus[job]) * t / float(self.compute[job])
+        if plan is None or own_only:
+            return cost
+        mine = np.zeros(self.cluster.topology.n_links, bool)
+        mine[plan.links] = True
+        for o in self.running:
+            p = self.plan[o]
+            if o == job or p is None or not mine[p.links].any():
+                continue
+            size = float(self.size[o])
+            users = self.users[p.links] + (extra[p.links] if extra is not None else 0)
+            before = self.comm.net_time(p, size, users)
+            after = self.comm.net_time(p, size, users + mine[p.links])
+            cost += float(self.trace.gpus[o]) * (after - before) / float(self.compute[o])
+        return cost
+
+    def cheapest(self, job: int, pairs: list[tuple[np.ndarray, str]], extra: np.ndarray | None = None) -> int:
+        """Index of the (allocation, method) pair of least `placement_cost` (the first of equals).
+        The job's own part bounds the whole from below, so pairs are costed in full in order of
+        their own part until that alone exceeds the best whole cost found."""
+        own = [self.placement_cost(job, a, m, extra, own_only=True) for a, m in pairs]
+        best, best_cost = -1, np.inf
+        for i in sorted(range(len(pairs)), key=lambda i: (own[i], i)):
+            if own[i] > best_cost:
+                break
+            c = self.placement_cost(job, *pairs[i], extra)
+            if c < best_cost or (c == best_cost and i < best):
+                best, best_cost = i, c
+        return best
 
 
 @dataclass
@@ -165,12 +207,19 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
     done = 0
     events = 0
     preemptions = 0
+    switches = 0
     last_key: dict[int, bytes] = {}
+    adapt_seen: dict[int, tuple[np.ndarray, bytes]] = {}
 
-    def close(j: int) -> None:
+    def cut(j: int) -> None:
         p = st.plan[j]
         segments.append(Segment(j, float(seg_start[j]), st.now, st.alloc[j], p.method if p else "-",
                                 p.links if p else np.zeros(0, np.int64)))
+        seg_start[j] = st.now
+
+    def close(j: int) -> None:
+        p = st.plan[j]
+        cut(j)
         st.free += st.alloc[j]
         if p is not None:
             st.users[p.links] -= 1
@@ -178,6 +227,7 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
         st.alloc[j] = None
         st.plan[j] = None
         last_key.pop(j, None)
+        adapt_seen.pop(j, None)
 
     while done < n:
         if events > 100 * n + 10_000:
@@ -222,7 +272,8 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
             st.waiting.sort()
         for s in dec.starts:
             _start(st, scheduler.name, s, first_start, seg_start)
-        # 4. re-time every running job whose link sharing changed
+        # 4. adaptive jobs take the fastest method under the others' sharing; re-time what changed
+        switches += _adapt(st, cut, adapt_seen)
         for j in st.running:
             p = st.plan[j]
             key = st.users[p.links].tobytes() if p is not None else b""
@@ -244,7 +295,41 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
     return Result(scheduler.name, cluster, trace, arrival.copy(), first_start, end, comm_seconds, segments,
                   np.array(times), np.array(busy), np.stack(link_rows) if link_rows else np.zeros((0, 0), np.int16),
                   preemptions, events, time.perf_counter() - wall0, time.process_time() - cpu0,
-                  comm.plan_builds - builds0, comm.replays - replays0)
+                  comm.plan_builds - builds0, comm.replays - replays0, {"method_switches": switches})
+
+
+def _adapt(st: State, cut: Callable[[int], None], seen: dict[int, tuple[np.ndarray, bytes]]) -> int:
+    """Switch every adaptive running job to the candidate method that costs the cluster least
+    under the other jobs' current sharing (`State.placement_cost`: its own slowdown plus what it
+    adds to the jobs sharing its links; ties keep the current one); returns how many switched.
+    A job is looked at again only when the users of some link one of its candidates crosses
+    have changed (`seen`: per job, those links and their users when last looked at). One pass
+    in start order: a switch changes the sharing the later jobs see."""
+    n = 0
+    for j in st.running:
+        p = st.plan[j]
+        if p is None or not st.adapt[j]:
+            continue
+        methods = st.comm.useful_methods(p.servers, float(st.size[j]))
+        if len(methods) < 2:
+            continue
+        if j not in seen:
+            seen[j] = (np.unique(np.concatenate([st.comm.net_plan(p.servers, m).links for m in methods])), b"")
+        links, key = seen[j]
+        now = st.users[links].tobytes()
+        if now == key:
+            continue
+        st.users[p.links] -= 1
+        order = [p.method] + [m for m in methods if m != p.method]  # ties keep the current method
+        pick = order[st.cheapest(j, [(st.alloc[j], m) for m in order])]
+        best = p if pick == p.method else st.comm.net_plan(p.servers, pick)
+        st.users[best.links] += 1
+        if best is not p:
+            cut(j)
+            st.plan[j] = best
+            n += 1
+        seen[j] = (links, st.users[links].tobytes())
+    return n
 
 
 def _start(st: State, who: str, s: Start, first_start: np.ndarray, seg_start: np.ndarray) -> None:
@@ -266,6 +351,7 @@ def _start(st: State, who: str, s: Start, first_start: np.ndarray, seg_start: np
     servers = tuple(int(x) for x in np.flatnonzero(alloc))
     plan = st.comm.net_plan(servers, s.method, float(st.size[j])) if len(servers) > 1 else None
     st.plan[j] = plan
+    st.adapt[j] = s.adapt or s.method == "adaptive"
     if plan is not None:
         st.users[plan.links] += 1
     if np.isnan(first_start[j]):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.cluster import HEURISTICS, CommModel, load_trace, make_cluster, make_scheduler, simulate, summarize
+from core.cluster.comm import VARIANTS
 from core.cluster.gadget import Gadget
 from core.cluster.policies import LAS_THRESHOLDS
 from core.schedule_io import schedule_to_dict
@@ -47,11 +48,11 @@ def test_every_allreduce_schedule_validates(runs):
             servers = tuple(np.flatnonzero(s.alloc).tolist())
             if len(servers) > 1:
                 plans[(servers, s.method)] = COMM.net_plan(servers, s.method)
-    assert {m for _, m in plans} >= {"ring", "critical-path"}
+    assert {m for _, m in plans} >= {"ring", "critical-path", "critical-path-x4"}
     for (servers, method), plan in plans.items():
         rep = validate_document(schedule_to_dict(plan.schedule))
         assert rep.ok, (servers, method, rep.violations[:1])
-        assert rep.trees == len(servers)
+        assert rep.trees == len(servers) * VARIANTS[method][1].get("chunks", 1)  # a flow-tree per root and piece
 
 
 def test_placement_rules_differ_in_communication(runs):

@@ -11,7 +11,7 @@ import torch
 from core.cluster import CommModel, load_trace, make_cluster, simulate
 from core.cluster.topdrl import (GLOBAL_FEATURES, JOB_FEATURES, CheckpointError, NetConfig, TopDRL, TopDRLNet, batch,
                                  default_checkpoint, load, observe, save, sjf_chooser)
-from core.cluster.topdrl_train import TrainConfig, train
+from core.cluster.topdrl_train import TrainConfig, evaluate, mean_ratio, reference_jct, train
 
 CLUSTER = make_cluster("bcube:n=4,k=1", 4)
 TRACE = load_trace("synthetic:jobs=30,seed=4,rate=20")
@@ -89,7 +89,7 @@ def test_checkpoint_refusals(tmp_path):
 
 def test_a_short_training_run_writes_a_complete_sidecar(tmp_path):
     cfg = TrainConfig(budget_s=8, imitation=1, imitation_epochs=5, eval_every=1, hidden=16,
-                      trace="synthetic:jobs=16,rate=10", val_seeds=(900,))
+                      trace="synthetic:jobs=16,rate=10", val_seeds=(900,), confirm_seeds=(901,), confirm_top=2)
     meta = train(cfg, tmp_path / "t", command="pytest", log=lambda *_: None)
     side = json.loads((tmp_path / "t.json").read_text())
     assert side["command"] == "pytest" and side["config"]["seed"] == 0
@@ -98,13 +98,25 @@ def test_a_short_training_run_writes_a_complete_sidecar(tmp_path):
     assert meta["episodes"] >= 1 and side["history"][0]["iteration"] == 0
     net, _ = load(tmp_path / "t")
     assert np.all(np.isfinite(simulate(CLUSTER, TRACE, TopDRL(net)).end))
+    # the confirmed snapshots are the best-screened ones; the saved weights are the kept one's
+    screened = sorted(side["history"], key=lambda h: h["val_ratio"])[:cfg.confirm_top]
+    assert [c["iteration"] for c in side["confirmed"]] == [h["iteration"] for h in screened]
+    kept = min(side["confirmed"], key=lambda c: c["ratio"])
+    assert side["kept_iteration"] == kept["iteration"]
+    c = make_cluster(cfg.topology, cfg.gpus_per_server)
+    comm = CommModel(c)
+    seeds = cfg.val_seeds + cfg.confirm_seeds
+    ratio = mean_ratio(evaluate(net, cfg, c, comm, seeds), reference_jct(cfg, c, comm, seeds))
+    assert ratio == pytest.approx(side["kept_val_ratio"], rel=1e-9)
 
 
 def test_the_shipped_checkpoint_loads_and_says_how_it_was_made():
     net, meta = load(default_checkpoint())
     assert meta["command"].startswith("allreduce-lab cluster-train")
     assert meta["training"]["wall_s"] <= 900
-    assert all(s >= 900 for s in (int(v.rsplit("=", 1)[1]) for v in meta["validation_traces"]))
+    assert all(900 <= s < 1000 for s in (int(v.rsplit("=", 1)[1]) for v in meta["validation_traces"]))
+    assert meta["kept_iteration"] in {c["iteration"] for c in meta["confirmed"]}
+    assert meta["kept_val_ratio"] == min(c["ratio"] for c in meta["confirmed"])
     assert meta["train_traces"].split("seed=")[1].startswith("1000")
     assert np.all(np.isfinite(simulate(CLUSTER, TRACE, TopDRL(net)).end))
 
@@ -117,6 +129,7 @@ def test_default_validation_seeds_are_neither_training_nor_benchmark_seeds():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     cfg = TrainConfig()
-    assert len(set(cfg.val_seeds)) == len(cfg.val_seeds) >= 8
-    assert not set(cfg.val_seeds) & set(bench.TEST_SEEDS)
-    assert max(cfg.val_seeds) < cfg.train_seed0  # training draws seeds train_seed0, train_seed0 + 1, ...
+    val = cfg.val_seeds + cfg.confirm_seeds
+    assert len(set(val)) == len(val) >= 16 and len(cfg.val_seeds) >= 8
+    assert not set(val) & set(bench.TEST_SEEDS)
+    assert max(val) < cfg.train_seed0  # training draws seeds train_seed0, train_seed0 + 1, ...
