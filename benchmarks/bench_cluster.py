@@ -10,10 +10,13 @@ Prints
 4. ring against the tree variants alone on a few placements, then ours against the same
    placement rule with ring AllReduce (sjf+timed): average JCT per seed, the JCT of the jobs of
    more than two servers' worth of GPUs, and the methods ours' jobs ran, on both clusters;
-5. TopDRL's training time, from the shipped checkpoint's sidecar (target: <= 15 min).
+5. TopDRL's training time, from the shipped checkpoint's sidecar (target: <= 15 min);
+6. (only with --only dev) TopDRL against sjf+closest on the dev seeds 500-523, which no
+   training, validation or benchmark set uses: how candidate checkpoints were compared
+   without looking at the test seeds (--checkpoint picks another one).
 
-    python benchmarks/bench_cluster.py                  # everything (about 10 CPU-minutes)
-    python benchmarks/bench_cluster.py --only speed     # or jct, gadget, ours, training
+    python benchmarks/bench_cluster.py                  # parts 1-5 (about 2 CPU-minutes)
+    python benchmarks/bench_cluster.py --only speed     # or jct, gadget, ours, training, dev
 """
 
 from __future__ import annotations
@@ -155,12 +158,33 @@ def training() -> None:
           f"({'met' if t['wall_s'] <= 900 else 'MISSED'}: target <= 900 s)")
 
 
-PARTS = {"speed": speed, "jct": jct, "gadget": gadget, "ours": ours, "training": training}
+DEV_SEEDS = tuple(range(500, 524))
+
+
+def dev(checkpoint: str | None = None) -> None:
+    """Part 6: a checkpoint against sjf+closest on the dev seeds."""
+    c = make_cluster(*SMALL)
+    comm = CommModel(c)
+    trace = "synthetic:jobs=160,rate=6"
+    rows = {"sjf+closest": [], "topdrl": []}
+    for s in DEV_SEEDS:
+        tr = load_trace(f"{trace},seed={s}")
+        for n in rows:
+            rows[n].append(simulate(c, tr, make_scheduler(n, checkpoint=checkpoint), comm, record_links=False).jct.mean() / 3600)
+    ref, top = np.array(rows["sjf+closest"]), np.array(rows["topdrl"])
+    print(f"== TopDRL ({checkpoint or default_checkpoint()}) vs sjf+closest on dev seeds {DEV_SEEDS[0]}-{DEV_SEEDS[-1]}, "
+          f"{SMALL[0]} x {SMALL[1]} GPUs, {trace}")
+    print(f"  sjf+closest {ref.mean():.2f} h, topdrl {top.mean():.2f} h ({100 * (1 - top.mean() / ref.mean()):.1f}% lower), "
+          f"mean ratio {np.mean(top / ref):.3f}, lower on {int((top < ref).sum())}/{len(ref)}; {stamp()}")
+
+
+PARTS = {"speed": speed, "jct": jct, "gadget": gadget, "ours": ours, "training": training, "dev": dev}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=list(PARTS), help="run one part")
+    ap.add_argument("--checkpoint", default=None, help="TopDRL checkpoint of the dev part (default: the shipped one)")
     a = ap.parse_args()
     for name, part in PARTS.items():
-        if a.only in (None, name):
-            part()
+        if a.only == name or (a.only is None and name != "dev"):
+            part(a.checkpoint) if name == "dev" else part()
