@@ -8,9 +8,9 @@
 - Placements: `core.cluster.placement` (first-fit, random, load-balance, closest).
 - Method: the network AllReduce each job runs: ``ring`` (the sources' assumption), a tree
   (``critical-path``, ``critical-path-x2``, ``critical-path-x4``: `comm.VARIANTS`), ``best``
-  (the shortest of `comm.BEST_CANDIDATES` on the job's servers) or ``adaptive`` (``best`` at the
-  start, then whichever candidate is fastest under the current link sharing, re-chosen at every
-  event).
+  (the shortest of `comm.BEST_CANDIDATES` on the job's servers) or ``adaptive`` (the ring or
+  `comm.ADAPTIVE_CANDIDATES` where faster alone, whichever costs the cluster least under the
+  current link sharing, re-chosen at every event: `sim._adapt`).
 
 Every scheduler walks its waiting jobs in order and starts each one its placement can fit now
 (jobs that do not fit are skipped, so small jobs backfill around a large one).
