@@ -17,7 +17,7 @@ nothing of ours), so both are measured at the same load. The README judges the t
 Prints the figures with the CPU time and load; it is a benchmark, not a test. Usage:
     python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920] [--script app.py]
         [--floor benchmarks/floor_app.py] [--settle 2]
---steps 0 skips (c); --floor "" skips the floor page.
+--steps 0 skips (c), --starts 0 the first screen; --floor "" skips the floor page.
 """
 
 from __future__ import annotations
@@ -239,9 +239,10 @@ def main() -> None:
                     cold[script].append(first_screen(browser, width, script))
                 for script in scripts:
                     warm[script].append(first_screen(browser, width, script, settle=a.settle))
-            report(width, "(a) streamlit run -> first screen interactive", cold)
-            report(width, f"(b) navigation to a started server ({a.settle:g} s idle) -> first screen interactive",
-                   warm)
+            if a.starts > 0:
+                report(width, "(a) streamlit run -> first screen interactive", cold)
+                report(width, f"(b) navigation to a started server ({a.settle:g} s idle) -> first screen interactive",
+                       warm)
             if a.steps <= 0:
                 continue
             steps, step_server, step_chrome = stepping(browser, a.steps, width, a.script)
