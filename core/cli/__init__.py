@@ -5,6 +5,7 @@ One module per command family registers its subcommands (`register(sub)`) and th
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Sequence
 
@@ -28,6 +29,19 @@ def build_parser() -> OneLineParser:
     return ap
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """`--size -5MB` as `--size=-5MB`: argparse takes a value that starts with "-" and is not a
+    plain number for an option, and would answer "expected one argument" instead of the rule
+    the value breaks (no option name starts with a digit, so nothing else is joined)."""
+    out: list[str] = []
+    for tok in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and re.match(r"-\.?\d", tok):
+            out[-1] = f"{out[-1]}={tok}"
+        else:
+            out.append(tok)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input)."""
     try:
@@ -35,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (sys.argv[1:] if argv is None else list(argv)):
             raise UsageError("choose a command: " + ", ".join(parser.commands)
                              + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_join_negative_values(sys.argv[1:] if argv is None else list(argv)))
         note = announce_compile()
         try:
             return args.func(args)

@@ -45,8 +45,14 @@ def cmd_topology(a: argparse.Namespace) -> int:
     print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
-        print("  link  u-v  level  capacity  Gbit/s  µs")
-        for x in link_rows:
-            print(f"  {x['id']:4d}  {x['u']}-{x['v']}  {x['level']}  {x['capacity']}  {x['bandwidth_gbps']:g}  "
-                  f"{x['latency_us']:g}" + ("  FAILED" if x["failed"] else ""))
+        cols = [("link", [str(x["id"]) for x in link_rows]), ("u-v", [f"{x['u']}-{x['v']}" for x in link_rows]),
+                ("level", [str(x["level"]) for x in link_rows]), ("capacity", [str(x["capacity"]) for x in link_rows]),
+                ("Gbit/s", [f"{x['bandwidth_gbps']:g}" for x in link_rows]), ("µs", [f"{x['latency_us']:g}" for x in link_rows])]
+        widths = [max([len(h)] + [len(v) for v in vals]) for h, vals in cols]
+        left = {"u-v"}  # names read left-aligned, numbers right-aligned
+        def row(cells: list[str]) -> str:
+            return "  " + "  ".join(c.ljust(w) if h in left else c.rjust(w) for (h, _), c, w in zip(cols, cells, widths))
+        print(row([h for h, _ in cols]))
+        for i, x in enumerate(link_rows):
+            print(row([vals[i] for _, vals in cols]).rstrip() + ("  FAILED" if x["failed"] else ""))
     return 0

@@ -25,14 +25,15 @@ link bandwidths) and the fastest schedule is kept.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
-from ..engine import Engine, Rounds
+from ..engine import Rounds
+from ..greedy import fill_mask
 from ..ring import fast_ring_order, ring_order
 from ..routing import ROUTING_MODES, compute_routes
 from ..schedule import Plan, ScheduleConfig
@@ -86,65 +87,124 @@ def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, w
     dag = dag.explicit()  # prefix groups expanded: the event loop walks explicit prefix lists
     n = dag.n
     dur = np.asarray(durations, dtype=np.float64)
-    order = np.lexsort((np.arange(n), np.asarray(rank)))
-    place = np.empty(n, dtype=np.int64)
-    place[order] = np.arange(n)
+    order = np.lexsort((np.arange(n), np.asarray(rank))).astype(np.int64)
     before, after = (dag.successors, dag.prefix) if backward else (dag.prefix, dag.successors)
-    cap = dag.topology.link_capacity
-    n_links = len(cap)
-    width = int(cap.max()) if n_links else 1
-    lane_free = np.full((n_links, width), -np.inf)  # finish of the last grant on each lane
-    granted = np.zeros(n_links, dtype=np.int64)  # grants so far per link (the next lane is granted % cap)
-    last_round = np.full(n_links, -1, dtype=np.int64)
-    lanes = (np.arange(width)[None, :] < cap[:, None])
-    rows = np.arange(n_links)[:, None]
-    engine = Engine(dag)  # only its greedy fill is used
-    waiting = before.lengths.copy()
-    ready_by_place = np.zeros(n, dtype=bool)
-    ready_by_place[place[waiting == 0]] = True
-    start = np.full(n, np.nan)
-    finish = np.full(n, np.nan)
-    rnd = np.full(n, -1, dtype=np.int64)
-    links = dag.links.to_lists()
-    first = before.to_lists()
-    running: list[tuple[float, int]] = []
-    t, done = 0.0, 0
-    while done < n:
-        # lanes free by t: on each link, the run of free lanes from the next one in round-robin order
-        idx = (granted[:, None] + np.arange(width)[None, :]) % cap[:, None]
-        room = np.cumprod((lane_free[rows, idx] <= t) & lanes, axis=1).sum(axis=1)
-        cand = order[np.flatnonzero(ready_by_place)]
-        go = engine.fill(cand, used=cap - room) if len(cand) else cand
-        for w in go.tolist():  # by id: grants of one decision are ordered by id, as the replay orders a round
-            s0 = max((finish[p] for p in first[w]), default=0.0)
-            r = max((rnd[p] for p in first[w]), default=-1)
-            for lk in links[w]:
-                s0 = max(s0, lane_free[lk, granted[lk] % cap[lk]])
-                r = max(r, last_round[lk])
-            f = s0 + dur[w]
-            start[w], finish[w] = s0, f
-            for lk in links[w]:
-                lane_free[lk, granted[lk] % cap[lk]] = f
-                granted[lk] += 1
-            rnd[w] = r + 1
-            last_round[links[w]] = r + 1
-            heapq.heappush(running, (f, w))
-        ready_by_place[place[go]] = False
-        if not running:
-            raise RuntimeError("time-aware scheduler stalled: nothing running and nothing could start")
-        t = running[0][0] + window
-        ended = []
-        while running and running[0][0] <= t:
-            ended.append(heapq.heappop(running)[1])
-        done += len(ended)
-        _, succ = after.gather(np.array(ended, dtype=np.int64))
-        np.subtract.at(waiting, succ, 1)
-        ready_by_place[place[np.unique(succ[waiting[succ] == 0])]] = True
+    links = dag.links
+    cap = dag.topology.link_capacity.astype(np.int64)
+    start, finish, rnd, stalled = _event_loop(order, before.ptr, before.values, after.ptr, after.values,
+                                              links.ptr, links.values, cap, dur, float(window))
+    if stalled:
+        raise RuntimeError("time-aware scheduler stalled: nothing running and nothing could start")
     n_rounds = int(rnd.max()) + 1 if n else 0
     by_round = np.argsort(rnd, kind="stable")
     bounds = np.searchsorted(rnd[by_round], np.arange(n_rounds + 1))
     rounds = [by_round[bounds[r]:bounds[r + 1]] for r in range(n_rounds)]
     return ContinuousSchedule(start=start, finish=finish, rounds=rounds)
+
+
+@njit(cache=True)
+def _event_loop(order, bptr, bval, aptr, aval, lptr, lval, cap, dur, window):  # pragma: no cover - compiled
+    """`list_in_time`'s loop, compiled: (start, finish, round of every workload, stalled?)."""
+    n = len(order)
+    n_links = len(cap)
+    width = 1
+    for lk in range(n_links):
+        width = max(width, cap[lk])
+    place = np.empty(n, np.int64)
+    for k in range(n):
+        place[order[k]] = k
+    lane_free = np.full((n_links, width), -np.inf)  # finish of the last grant on each lane
+    granted = np.zeros(n_links, np.int64)  # grants so far per link (the next lane is granted % cap)
+    last_round = np.full(n_links, -1, np.int64)
+    waiting = np.empty(n, np.int64)
+    ready = np.zeros(n, np.bool_)  # by place
+    for w in range(n):
+        waiting[w] = bptr[w + 1] - bptr[w]
+        if waiting[w] == 0:
+            ready[place[w]] = True
+    start = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    rnd = np.full(n, -1, np.int64)
+    heap_f = np.empty(n, np.float64)  # running transfers: a min-heap on finish time
+    heap_w = np.empty(n, np.int64)
+    n_run = 0
+    used = np.empty(n_links, np.int64)
+    cand = np.empty(n, np.int64)
+    t = 0.0
+    done = 0
+    while done < n:
+        # lanes free by t: on each link, the run of free lanes from the next one in round-robin order
+        for lk in range(n_links):
+            room = 0
+            for j in range(cap[lk]):
+                if lane_free[lk, (granted[lk] + j) % cap[lk]] <= t:
+                    room += 1
+                else:
+                    break
+            used[lk] = cap[lk] - room
+        n_cand = 0
+        for k in range(n):
+            if ready[k]:
+                cand[n_cand] = order[k]
+                n_cand += 1
+        go = np.sort(cand[:n_cand][fill_mask(cand[:n_cand], lptr, lval, cap, used)])
+        for w in go:  # by id: grants of one decision are ordered by id, as the replay orders a round
+            s0 = 0.0
+            r = -1
+            for e in range(bptr[w], bptr[w + 1]):
+                s0 = max(s0, finish[bval[e]])
+                r = max(r, rnd[bval[e]])
+            for e in range(lptr[w], lptr[w + 1]):
+                lk = lval[e]
+                s0 = max(s0, lane_free[lk, granted[lk] % cap[lk]])
+                r = max(r, last_round[lk])
+            f = s0 + dur[w]
+            start[w] = s0
+            finish[w] = f
+            for e in range(lptr[w], lptr[w + 1]):
+                lk = lval[e]
+                lane_free[lk, granted[lk] % cap[lk]] = f
+                granted[lk] += 1
+                last_round[lk] = r + 1
+            rnd[w] = r + 1
+            ready[place[w]] = False
+            i = n_run  # push (f, w)
+            n_run += 1
+            while i > 0 and heap_f[(i - 1) >> 1] > f:
+                heap_f[i] = heap_f[(i - 1) >> 1]
+                heap_w[i] = heap_w[(i - 1) >> 1]
+                i = (i - 1) >> 1
+            heap_f[i] = f
+            heap_w[i] = w
+        if n_run == 0:
+            return start, finish, rnd, True
+        t = heap_f[0] + window
+        while n_run > 0 and heap_f[0] <= t:
+            x = heap_w[0]
+            n_run -= 1  # pop the earliest
+            lf, lw = heap_f[n_run], heap_w[n_run]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= n_run:
+                    break
+                if c + 1 < n_run and heap_f[c + 1] < heap_f[c]:
+                    c += 1
+                if heap_f[c] >= lf:
+                    break
+                heap_f[i] = heap_f[c]
+                heap_w[i] = heap_w[c]
+                i = c
+            if n_run > 0:
+                heap_f[i] = lf
+                heap_w[i] = lw
+            done += 1
+            for e in range(aptr[x], aptr[x + 1]):
+                y = aval[e]
+                waiting[y] -= 1
+                if waiting[y] == 0:
+                    ready[place[y]] = True
+    return start, finish, rnd, False
 
 
 WINDOWS = (0.0, 0.05, 0.25, 0.5, 1.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import networkx as nx
@@ -187,6 +188,9 @@ def test_file_errors(tmp_path):
     (["compare", "--preset", "table9"], ["unknown preset", "'table9'"]),
     (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["--seeds", "got '0'"]),
     (["validate", "/nonexistent/s.json"], ["no such file"]),
+    # a value starting with "-" reaches the option's own rule, not argparse's "expected one argument"
+    (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size", "at least 1 byte", "'-5MB'"]),
+    (["schedule", "bcube:n=2,k=1", "--seed", "-1"], ["--seed", "got '-1'"]),
 ])
 def test_cli_bad_input(capsys, argv, needles):
     code, out, err = run_cli(capsys, *argv)
@@ -230,6 +234,21 @@ def test_cli_topology_ok(capsys):
     assert code == 0
     assert "servers 20, switches 5, nodes 25, edges 30" in out
     assert "merged workloads 2*S*(S-1) = 760" in out
+
+
+def test_cli_topology_links_table_is_aligned(capsys):
+    code, out, _ = run_cli(capsys, "topology", "dcell:n=4,k=1", "--links")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["link", "u-v"])
+    table = lines[head:]  # header and one row per edge (30 on DCell(4,1))
+    assert len(table) == 31 and table[-1].split()[0] == "29"
+    # every column ends where its header ends (numbers right-aligned), the names start where "u-v" starts
+    ends = [m.end() for m in re.finditer(r"\S+", table[0])]
+    for line in table[1:]:
+        cells = list(re.finditer(r"\S+", line))
+        assert [m.end() for m in cells][2:] == ends[2:] and cells[0].end() == ends[0]
+        assert cells[1].start() == table[0].index("u-v")
 
 
 def test_jellyfish_negative_seed_names_the_parameter():
