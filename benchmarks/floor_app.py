@@ -1,7 +1,7 @@
 """The floor under bench_dashboard.py's first-screen time: a minimal Streamlit page with what its check waits for
 (a root selector, two tiny plotly charts, the "Merging saves" caption) and app.py's plotly preload, but no core,
-numpy, scipy or numba. `python benchmarks/bench_dashboard.py --script benchmarks/floor_app.py --steps 0`
-times it; the gap to app.py is what the dashboard's own work costs."""
+numpy, scipy or numba. `python benchmarks/bench_dashboard.py` times it alternately with app.py (same load);
+the gap between the two is what the dashboard's own work costs."""
 
 import plotly.graph_objects as go
 import streamlit as st

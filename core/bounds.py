@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .jit import kernel
 
 from .workloads import WorkloadDAG
 
@@ -82,7 +82,7 @@ def _jackson(release: np.ndarray, tails: np.ndarray, cap: int) -> int:
     return int(_jackson_sorted(np.asarray(release, np.int64)[order], np.asarray(tails, np.int64)[order], int(cap)))
 
 
-@njit(cache=True)
+@kernel
 def _jackson_sorted(rel, tl, cap):  # pragma: no cover - compiled
     """Jackson's rule over jobs sorted by release: each round runs the `cap` ready jobs of largest tail."""
     n = len(rel)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .jit import SMALL, kernel
 
 ID = np.int32
 """The dtype of ids in large arrays (workloads, nodes, links, rounds)."""
@@ -70,7 +70,7 @@ class CSR:
         return from_pairs(self.values, self.rows_of_values(), n_cols)
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _bucket(rows, n_rows, perm):  # pragma: no cover - compiled
     """Row pointers, and in `perm` the stable order that groups entries by row (a counting sort)."""
     ptr = np.zeros(n_rows + 1, np.int64)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from numba import njit
+from .jit import kernel
 
 from .greedy import ClassHeads, fill_mask
 from .workloads import WorkloadDAG
@@ -194,7 +194,7 @@ class Engine:
         return utilization(self._dag, self._rounds)
 
 
-@njit(cache=True)
+@kernel
 def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - compiled
     """Count the sent `ids` off their successors' waits (through groups: a group whose last
     member is sent releases its own waiters); returns the unsent workloads that became ready."""
@@ -278,7 +278,7 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
     return out
 
 
-@njit(cache=True)
+@kernel
 def _round_rules(ids, n, sent_round, waiting, lptr, lval, cap):  # pragma: no cover - compiled
     """The round's rule breaks: (unknown ids in order; then, ascending: duplicated, already sent,
     prefix-waiting workloads, links over capacity, and those links' loads)."""

@@ -21,12 +21,12 @@ round only for the classes that changed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .jit import kernel
 
 from .csr import CSR
 
 
-@njit(cache=True)
+@kernel
 def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
     """Which of `cand` (in order) the one-by-one greedy keeps; `used` (per link) is updated."""
     keep = np.zeros(len(cand), np.bool_)
@@ -44,7 +44,7 @@ def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
     return keep
 
 
-@njit(cache=True)
+@kernel
 def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
     """Route class of every workload (workloads with the same link tuple share one), by hashing.
 
@@ -102,7 +102,7 @@ def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
     return cls, clinks[:n_cls].copy()
 
 
-@njit(cache=True)
+@kernel
 def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
     """Insert `key` into class c's sorted window queue[lo[c]:hi[c]] (from the back: ready
     workloads mostly arrive in priority order, so this is usually an append)."""
@@ -114,7 +114,7 @@ def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
     hi[c] += 1
 
 
-@njit(cache=True)
+@kernel
 def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
     """`keys` (``place << 32 | anything``, places unique) sorted ascending: an LSD radix sort on
     the place bits, 11 at a time (a round's few thousand fresh heads sort several times faster
@@ -141,7 +141,7 @@ def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
     return src
 
 
-@njit(cache=True)
+@kernel
 def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.

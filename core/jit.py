@@ -1,14 +1,15 @@
-"""Whether numba's compiled kernels are cached yet: the first run in a fresh checkout compiles
-them (about 20 s of CPU on 2 cores, docs/scale.md), and the CLI and the dashboard say so
-instead of going quiet."""
+"""numba, loaded when first needed: core's kernels (`kernel`), and whether their compiled code is
+cached yet: the first run in a fresh checkout compiles them (about 20 s of CPU on 2 cores,
+docs/scale.md), and the CLI and the dashboard say so instead of going quiet."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Callable, TextIO
 
 CORE = Path(__file__).resolve().parent
 COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (5-20 s, by what runs; cached in "
@@ -43,3 +44,59 @@ def announce_compile(stream: TextIO | None = None, prefix: str = "allreduce-lab:
     timer.daemon = True
     timer.start()
     return timer
+
+
+# ---- kernels: numba loaded on first use ------------------------------------------------------------
+class Kernel:
+    """A numba kernel (``njit(cache=True)``) whose module does not import numba: numba is imported,
+    and the kernel compiled or loaded from numba's cache, on its first call.
+
+    A kernel given ``interpret_below=N`` is a single pass linear in its inputs (pass outputs in when
+    they are bigger); until some kernel of this process has loaded numba, calls whose arguments hold
+    at most N elements in all run its Python body instead (same code, same results, checked by
+    tests/core/test_core_jit.py): importing numba and loading its typing registries costs ~0.6 s of
+    CPU, which small inputs (the dashboard's first screen) never win back.
+    """
+
+    def __init__(self, fn: Callable, interpret_below: int = 0) -> None:
+        self.py_func = fn
+        self.interpret_below = interpret_below
+        self._dispatcher: Callable | None = None
+        functools.update_wrapper(self, fn)
+
+    @property
+    def dispatcher(self) -> Callable:
+        """The numba dispatcher (imports numba on first use)."""
+        global _loaded
+        if self._dispatcher is None:
+            from numba import njit
+            self._dispatcher = njit(cache=True)(self.py_func)
+            _loaded = True
+        return self._dispatcher
+
+    @property
+    def _numba_type_(self):  # noqa: ANN202 - numba's typeof hook: a kernel calling this one sees its dispatcher
+        return self.dispatcher._numba_type_
+
+    def __call__(self, *args: Any) -> Any:
+        run = self._dispatcher
+        if run is None:
+            if self.interpret_below and not _loaded and \
+                    sum(getattr(a, "size", 1) for a in args) <= self.interpret_below:
+                return self.py_func(*args)
+            run = self.dispatcher
+        return run(*args)
+
+
+_loaded = False
+"""True once any kernel has its numba dispatcher: numba is loaded, and small inputs run compiled too."""
+
+SMALL = 50_000
+"""Array elements up to which a single-pass kernel runs interpreted before numba is loaded (a few ms)."""
+
+
+def kernel(fn: Callable | None = None, *, interpret_below: int = 0) -> Any:
+    """``@kernel`` or ``@kernel(interpret_below=SMALL)``: returns the function as a lazily compiled `Kernel`."""
+    if fn is None:
+        return lambda f: Kernel(f, interpret_below)
+    return Kernel(fn, interpret_below)

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
+from .jit import SMALL, kernel
 from .topology import Topology
 from .topology.degrade import DisconnectedError, check_connected  # noqa: F401 - re-exported
 
@@ -118,12 +116,8 @@ def compute_routes(topology: Topology, mode: str = "shortest") -> Routes:
         raise ValueError(f"routing must be one of {', '.join(ROUTING_MODES)}, got {mode!r}")
     t = topology
     check_connected(t)
-    n = t.n_nodes
     servers = t.servers
-    live_ptr, live_nbr, _ = t.live_adjacency  # failed links are never routed over
-    graph = csr_matrix((np.ones(len(live_nbr)), live_nbr, live_ptr), shape=(n, n))
-    dist = shortest_path(graph, unweighted=True, indices=servers)  # (S, n)
-    dist = np.where(np.isfinite(dist), dist, n + 1).astype(np.int64)  # n + 1: a switch failures cut off
+    dist = t.hops(servers, live=True)  # (S, n); failed links are never routed over; n + 1: a switch failures cut off
 
     if mode == "bandwidth":
         next_hop = _bandwidth_next_hops(t)
@@ -146,14 +140,13 @@ def _segments(t: Topology, next_hop: np.ndarray, roots: np.ndarray) -> tuple[np.
     end = np.take_along_axis(seg_nodes, seg_len[..., None].astype(np.int64), axis=2)[..., 0]
     parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
     return seg_nodes, seg_len, parent
-    parent = np.where(seg_len > 0, t.server_index[np.maximum(end, 0)], -1)
-    return seg_nodes, seg_len, parent
 
 
 def _bandwidth_next_hops(t: Topology) -> np.ndarray:
     """Next hops of the "bandwidth" mode: root by root (server order), a shortest-path tree under link
     weights (1 + tree segments already routed over the link) x (fastest bandwidth / its bandwidth), so
     trees avoid slow and loaded links; ties as scipy's Dijkstra breaks them (deterministic)."""
+    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
     n = t.n_nodes
@@ -236,7 +229,7 @@ def send_segments(topology: Topology, routes: Routes, src: int, dst: int, widest
     return [full[cuts[m]: cuts[m + 1] + 1] for m in range(len(cuts) - 1)]
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _next_hops(dist, ptr, nbr, usable, servers, balanced):  # pragma: no cover - compiled
     """Next hop of every node toward every root over usable adjacency entries (-1 at the root and
     where none is closer)."""
@@ -269,7 +262,7 @@ def _next_hops(dist, ptr, nbr, usable, servers, balanced):  # pragma: no cover -
     return out
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _segment_lengths(next_hop, roots, servers, is_server):  # pragma: no cover - compiled
     """Links from server j to the first server on its route to root roots[r] (0 at the root), (R, S)."""
     s = len(servers)
@@ -292,7 +285,7 @@ def _segment_lengths(next_hop, roots, servers, is_server):  # pragma: no cover -
     return out
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _segment_nodes(next_hop, roots, servers, seg_len, width):  # pragma: no cover - compiled
     """Node paths of the segments, (R, S, width + 1) padded with -1."""
     s = len(servers)
@@ -310,7 +303,7 @@ def _segment_nodes(next_hop, roots, servers, seg_len, width):  # pragma: no cove
     return out
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _segment_links(nodes, ptr, nbr, link):  # pragma: no cover - compiled
     """Directed link ids along every segment, (S, S, L) padded with -1."""
     s1, s2, w = nodes.shape

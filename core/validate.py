@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
+from .jit import kernel
 
 from . import csr
 from .engine import Violation, replay
@@ -380,7 +380,7 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int,
     return dag, ext, problems
 
 
-@njit(cache=True)
+@kernel
 def _first_appearance(key, n_keys):  # pragma: no cover - compiled
     """Number the distinct keys (0..n_keys-1) in order of first appearance: (number of each entry, keys in order)."""
     num = np.full(n_keys, -1, np.int64)
@@ -440,7 +440,7 @@ def _rows(m: csr.CSR, rows: np.ndarray) -> csr.CSR:
     return csr.from_lengths(m.lengths[rows], vals)
 
 
-@njit(cache=True)
+@kernel
 def _path_links(pptr, pval, aptr, nbr, alink, is_server, n_nodes):  # pragma: no cover - compiled
     """Check every path (>= 2 nodes, nodes exist, server ends, switches inside, adjacent steps) and
     return (0 or a problem code per path, link ptr, link ids; a bad path has no links)."""
@@ -604,7 +604,7 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     return problems, nt
 
 
-@njit(cache=True)
+@kernel
 def _spread(bc, tree, src, dst, sent, holds):  # pragma: no cover - compiled
     """Broadcasts in round order: a sender that held the sum before the round passes it on
     (holds[t, j]: the round server j got tree t's sum); returns the broadcasts sent too early."""

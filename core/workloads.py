@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from numba import njit
+from .jit import SMALL, kernel
 
 from . import csr
 from .csr import CSR
@@ -247,7 +247,7 @@ class WorkloadDAG:
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
 
 
-@njit(cache=True)
+@kernel
 def _kahn(dptr, sptr, sval, n_nodes):  # pragma: no cover - compiled
     """Kahn's topological order of a relation given by prefix counts (dptr) and successor lists."""
     waiting = np.empty(n_nodes, np.int32)
@@ -272,7 +272,7 @@ def _kahn(dptr, sptr, sval, n_nodes):  # pragma: no cover - compiled
     return order, tail
 
 
-@njit(cache=True)
+@kernel
 def _longest_unit(order, ptr, val, n):  # pragma: no cover - compiled
     """Longest chain through ptr/val ending at each node, counting workloads (ids < n) only."""
     out = np.zeros(len(order), np.int32)
@@ -286,7 +286,7 @@ def _longest_unit(order, ptr, val, n):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@kernel
 def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compiled
     """Heaviest chain through ptr/val ending at each node: workload v weighs weight[v], a group 0."""
     k = weight.shape[1]
@@ -423,7 +423,7 @@ def _replicate_chunks(b: _Built, chunks: int) -> _Built:
                   np.repeat(b.group_root, chunks), chunk_of)
 
 
-@njit(cache=True)
+@kernel(interpret_below=SMALL)
 def _segments(seg_nodes, seg_len, seg_links, seg, rev):  # pragma: no cover - compiled
     """Paths and links of workloads that each travel one routed segment (`rev`: backwards).
 

@@ -8,7 +8,6 @@ placed by hand; anything else (uploads) with a seeded spring layout.
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 
 from core.topology import Topology
@@ -98,6 +97,7 @@ def switch_ring(t: Topology) -> np.ndarray:
 
 def spring(t: Topology, seed: int = 0) -> np.ndarray:
     """A seeded force-directed layout (for graphs without a known structure)."""
+    import networkx as nx  # here: only unstructured graphs need it, and its import (~0.1 s) delays the first screen
     g = nx.Graph()
     g.add_nodes_from(range(t.n_nodes))
     g.add_edges_from(t.edges.tolist())

@@ -11,7 +11,7 @@ per step is recorded (no training records, no trace, no sampling).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..jit import kernel
 
 from ..engine import RoundBuilder
 
@@ -27,7 +27,7 @@ def greedy_round(b: RoundBuilder, h: np.ndarray, c: np.ndarray) -> np.ndarray:
     return picks
 
 
-@njit(cache=True)
+@kernel
 def _greedy(start, lk, link_pos, link_start, cap, h, c):  # pragma: no cover - compiled
     """The greedy step loop over one pool; see the module docstring for the arithmetic it mirrors."""
     k = len(start) - 1
@@ -93,7 +93,7 @@ def _greedy(start, lk, link_pos, link_start, cap, h, c):  # pragma: no cover - c
     return picks[:n_picks].copy()
 
 
-@njit(cache=True)
+@kernel
 def _drop(i, valid, on_link, start, lk):  # pragma: no cover - compiled
     """Candidate i stops being valid: its links count one valid candidate fewer."""
     valid[i] = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from numba import njit
+from ..jit import kernel
 
 from ..bounds import lower_bounds
 from ..engine import Engine, RoundBuilder, list_schedule
@@ -164,7 +164,7 @@ class RoundState:
     round: int                  # rounds applied so far
 
 
-@njit(cache=True)
+@kernel
 def _tree_reductions(ready, tree, nt, pressure, latest, now, lb0, lptr, lval, n_links):  # pragma: no cover - compiled
     """Per flow-tree over the `ready` workloads: their count, their largest link pressure (0 with
     none), their least slack (at most 1) and the share of them on a link another ready one needs."""
@@ -193,7 +193,7 @@ def _tree_reductions(ready, tree, nt, pressure, latest, now, lb0, lptr, lval, n_
     return count, press, slack, shared
 
 
-@njit(cache=True)
+@kernel
 def _pressures(load, lptr, lval, sent, rev_order, sptr, sval):  # pragma: no cover - compiled
     """(link pressure, descendants' pressure) of every workload: the max of `load` over its links
     (0 with none), and 0 if sent, else the max of its own and its successors' descendants' pressure."""

@@ -30,10 +30,10 @@ from functools import cache, partial
 from typing import Callable
 
 import numpy as np
-from numba import njit
 
 from ..engine import Rounds
 from ..greedy import fill_mask
+from ..jit import kernel
 from ..ring import fast_ring_order, ring_order
 from ..routing import ROUTING_MODES, compute_routes
 from ..schedule import Plan, ScheduleConfig
@@ -102,7 +102,7 @@ def list_in_time(dag: WorkloadDAG, durations: np.ndarray, rank: np.ndarray, *, w
     return ContinuousSchedule(start=start, finish=finish, rounds=rounds)
 
 
-@njit(cache=True)
+@kernel
 def _event_loop(order, bptr, bval, aptr, aval, lptr, lval, cap, dur, window):  # pragma: no cover - compiled
     """`list_in_time`'s loop, compiled: (start, finish, round of every workload, stalled?)."""
     n = len(order)

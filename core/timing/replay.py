@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from numba import njit
+from ..jit import kernel
 
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import WorkloadDAG
@@ -175,7 +175,7 @@ class ReplayPlan:
         return start
 
 
-@njit(cache=True)
+@kernel
 def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0, g_round, n):  # pragma: no cover
     """One pass over the workloads in schedule order (round, then id).
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from ..guard import check, estimate_json
 from ..units import UnitError, parse_bandwidth, parse_latency
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
+
+if TYPE_CHECKING:  # networkx is imported where a GraphML file is read: ~0.1 s that presets never need
+    import networkx as nx
 
 LINK_FIELDS = ("u", "v", "capacity", "bandwidth", "latency")
 """The positions of a link written as a list (to_dict writes all five)."""
@@ -179,6 +181,8 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = Fals
     try:
         if suffix in (".graphml", ".xml"):
             import io
+
+            import networkx as nx
             g = nx.read_graphml(io.BytesIO(raw))
             if g.is_directed():
                 g = g.to_undirected()

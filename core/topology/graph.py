@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+from ..jit import SMALL, kernel
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 SERVER = "server"
 SWITCH = "switch"
@@ -268,9 +273,10 @@ class Topology:
         return np.bincount(self.link_src, weights=self.link_capacity, minlength=self.n_nodes).astype(np.int64)
 
     # ---- conversions -------------------------------------------------------------------
-    def to_networkx(self) -> nx.Graph:
+    def to_networkx(self) -> "nx.Graph":
         """An undirected networkx graph: node attributes kind/label/layer/group; edge capacity, bandwidth,
         latency, failed and level."""
+        import networkx as nx  # not at the top: ~0.1 s of import that building and routing never need
         g = nx.Graph()
         for v in range(self.n_nodes):
             g.add_node(v, kind=SERVER if self.is_server[v] else SWITCH, label=self.labels[v],
@@ -279,6 +285,18 @@ class Topology:
                                                 self.latency.tolist(), self.failed.tolist(), self.edge_level.tolist()):
             g.add_edge(u, v, capacity=c, bandwidth=bw, latency=lat, failed=bad, level=lev)
         return g
+
+    def hops(self, sources: np.ndarray, live: bool = False) -> np.ndarray:
+        """Hops from each source node to every node, int array (len(sources), n); ``n + 1`` where no path
+        leads (`live`: over the working links only, else over every link)."""
+        ptr, nbr, _ = self.live_adjacency if live else self.adjacency
+        out = np.full((len(sources), self.n_nodes), self.n_nodes + 1, np.int64)
+        return _bfs(ptr, nbr, np.asarray(sources, np.int64), out)
+
+    def diameter(self) -> int:
+        """Hops on the longest shortest path, failed links included (sources in blocks of <= 2^22 distances)."""
+        n, block = self.n_nodes, max(1, (1 << 22) // self.n_nodes)
+        return max(int(self.hops(np.arange(a, min(a + block, n))).max()) for a in range(0, n, block))
 
     def summary(self) -> dict:
         """Counts and degree statistics, as plain Python values."""
@@ -293,7 +311,7 @@ class Topology:
             "directed_links": self.n_links,
             "server_degree": _hist(deg[srv]),
             "switch_degree": _hist(deg[sw]),
-            "diameter": int(nx.diameter(self.to_networkx())),
+            "diameter": self.diameter(),
             "bandwidth_gbps": _hist(self.bandwidth),
             "latency_us": _hist(self.latency),
             "failed_links": int(self.failed.sum()),
@@ -338,9 +356,32 @@ def _check(t: Topology) -> None:
     s = int(t.is_server.sum())
     if s < 2:
         raise TopologyError(f"a topology needs at least 2 servers for AllReduce, got {s}")
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    g.add_edges_from(t.edges.tolist())
-    if not nx.is_connected(g):
-        comps = nx.number_connected_components(g)
+    reached = t.hops(np.zeros(1, np.int64))[0] <= n
+    if not reached.all():
+        comps = 1
+        while not reached.all():  # one search per further component: only for a graph that is refused anyway
+            comps += 1
+            reached |= t.hops(np.flatnonzero(~reached)[:1])[0] <= n
         raise TopologyError(f"the graph must be connected, got {comps} components")
+
+
+@kernel(interpret_below=SMALL)
+def _bfs(ptr, nbr, sources, out):  # pragma: no cover - compiled
+    """Breadth-first search from each source over a CSR adjacency: fills row i of `out` (preset to n + 1,
+    unreachable) with the hops from sources[i], and returns it."""
+    unreached = len(ptr)  # n + 1, out's preset value
+    queue = np.empty(len(ptr) - 1, np.int64)
+    for i in range(len(sources)):
+        out[i, sources[i]] = 0
+        queue[0] = sources[i]
+        head, tail = 0, 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            for e in range(ptr[v], ptr[v + 1]):
+                u = nbr[e]
+                if out[i, u] == unreached:
+                    out[i, u] = out[i, v] + 1
+                    queue[tail] = u
+                    tail += 1
+    return out

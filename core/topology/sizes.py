@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from ..guard import Size, capped_pow
 from .dcell import dcell_servers
@@ -95,6 +93,8 @@ def measured_size(t, roots: int = 4) -> Size:
     search over the whole graph gives the mean distance, which over the mean segment length
     estimates the depth.
     """
+    from scipy.sparse import csr_matrix  # not at the top: scipy's import (~0.2 s) only where a size is measured
+    from scipy.sparse.csgraph import shortest_path
     n, s = t.n_nodes, t.n_servers
     ptr, nbr, _ = t.adjacency
     src = np.repeat(np.arange(n), np.diff(ptr))

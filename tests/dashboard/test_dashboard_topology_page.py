@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
-from apptest_tools import charts, goto, metric, open_app, texts, traces
+from apptest_tools import APP, charts, goto, metric, open_app, texts, traces
 
 from core.routing import compute_routes
 from core.topology import make_topology
@@ -176,3 +179,20 @@ def test_every_chart_saves_itself_in_the_chosen_format_under_a_readable_name():
     at.segmented_control(key="w:figure_export").set_value("svg").run()
     configs = configs_of(at)
     assert all(c["toImageButtonOptions"]["format"] == "svg" for c in configs)
+
+
+HEAVY = ("numba", "scipy", "networkx", "torch", "ortools", "pandas")
+
+
+def test_first_screen_imports_no_heavy_library():
+    """The first screen's run (a fresh interpreter, as a fresh server) imports none of numba, scipy, networkx,
+    torch, OR-Tools or pandas: they cost ~0.7 s of CPU before the first screen could show (docs/dashboard.md)."""
+    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
+            f"at = AppTest.from_file({str(APP)!r}, default_timeout=120).run()\n"
+            "assert not at.exception, [e.value for e in at.exception]\n"
+            "assert any('Merging saves' in c.value for c in at.caption)\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(APP.parent)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"

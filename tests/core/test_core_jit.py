@@ -1,0 +1,65 @@
+"""Kernels load numba on first use; single-pass kernels run their Python body on small inputs until then."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import csr, jit, routing, workloads
+from core.routing import compute_routes
+from core.topology import graph, make_topology
+from core.workloads import build_dag
+
+SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4",
+         "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
+INTERPRETED = [graph._bfs, routing._next_hops, routing._segment_lengths, routing._segment_nodes,
+               routing._segment_links, workloads._segments, csr._bucket]
+
+
+def first_screen(spec: str, mode: str) -> list[np.ndarray]:
+    """What the dashboard's first screen computes: summary, routes, node tree, the tree DAG merged and not."""
+    t = make_topology(spec)
+    r = compute_routes(t, mode)
+    merged, plain = (build_dag(t, "tree" if m else "plain", merge=m, chunks=1, routes=r) for m in (True, False))
+    tree = r.node_tree(int(t.servers[0]))
+    return [np.array(t.summary()["diameter"]), r.dist, r.next_hop, r.parent, r.seg_nodes, r.seg_len, r.seg_links,
+            tree.used_edges, tree.pruned_edges, *(np.asarray(a) for d in (merged, plain)
+                                                  for a in (d.src, d.dst, d.tree, d.phase, d.path.values, d.links.values))]
+
+
+@pytest.mark.parametrize("mode", ["shortest", "balanced"])
+@pytest.mark.parametrize("spec", SPECS)
+def test_first_screen_runs_without_numba_and_matches_the_compiled_kernels(spec, mode, monkeypatch):
+    monkeypatch.setattr(jit, "_loaded", True)  # as once numba is loaded: every kernel runs compiled
+    compiled = first_screen(spec, mode)
+    assert all(k._dispatcher is not None for k in INTERPRETED)
+    calls = {k.__name__: 0 for k in INTERPRETED}
+    monkeypatch.setattr(jit, "_loaded", False)
+    for k in INTERPRETED:
+        def counted(*args, _k=k, _f=k.py_func):
+            calls[_k.__name__] += 1
+            return _f(*args)
+        monkeypatch.setattr(k, "_dispatcher", None)
+        monkeypatch.setattr(k, "py_func", counted)
+    interpreted = first_screen(spec, mode)
+    assert not jit._loaded, "a kernel on the first screen's path loaded numba"
+    assert all(calls.values()), calls
+    for a, b in zip(interpreted, compiled, strict=True):
+        assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_large_inputs_and_plain_kernels_compile(monkeypatch):
+    monkeypatch.setattr(jit, "_loaded", False)
+    monkeypatch.setattr(graph._bfs, "_dispatcher", None)
+    n = 400  # a path of 400 nodes, searched from every node: 160,000 distances > SMALL
+    ptr = np.r_[0, np.cumsum([1] + [2] * (n - 2) + [1])].astype(np.int64)
+    nbr = np.array([w for v in range(n) for w in (v - 1, v + 1) if 0 <= w < n], np.int64)
+    out = graph._bfs(ptr, nbr, np.arange(n, dtype=np.int64), np.full((n, n), n + 1, np.int64))
+    assert graph._bfs._dispatcher is not None and jit._loaded
+    assert out[0, n - 1] == n - 1 and out[n - 1, 0] == n - 1 and np.array_equal(out, out.T)
+
+
+def test_unreachable_nodes_keep_n_plus_one():
+    ptr = np.array([0, 1, 2, 2], np.int64)  # 0 - 1, and 2 alone
+    out = graph._bfs.py_func(ptr, np.array([1, 0], np.int64), np.array([0, 2], np.int64), np.full((2, 3), 4, np.int64))
+    assert out.tolist() == [[0, 1, 4], [4, 4, 0]]
