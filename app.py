@@ -46,7 +46,7 @@ page = st.navigation([
 ])
 if kernels_cached():
     page.run()
-else:  # a fresh checkout: the first screen compiles numba's kernels once; say so instead of going quiet
+else:  # a fresh checkout: a page that runs a kernel compiles it once (the first screen needs none); say so
     with st.spinner(COLD_NOTE[0].upper() + COLD_NOTE[1:] + " …"):
         page.run()
 
