@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 CORE = Path(__file__).resolve().parent
-COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (5-20 s, by what runs; cached in "
-             "__pycache__ afterwards, docs/scale.md)")
+COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (5-30 s, by what runs; cached in "
+             "`__pycache__` afterwards, docs/scale.md)")
 
 
 def cache_dir() -> Path:

@@ -131,7 +131,7 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     best = max(bounds, key=lambda k: -1 if k == "best" else bounds[k])
     a, b, c = st.columns(3)
     unit, f = figures.time_unit(m["time_s"])
-    a.metric("Time", f"{m['time_s'] * f:.3g} {unit}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
+    a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
     b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds))
     c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "

@@ -60,7 +60,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     rows = [summarize(r) for r in results]
     if a.jobs_out:
         with open(a.jobs_out, "w", newline="", encoding="utf-8") as fh:
-            table = [{"scheduler": r.scheduler, **row} for r in results for row in jobs_table(r)]
+            table = [{"scheduler": r.scheduler, **{k: _cell(v) for k, v in row.items()}}
+                     for r in results for row in jobs_table(r)]
             w = csv.DictWriter(fh, fieldnames=list(table[0]))
             w.writeheader()
             w.writerows(table)
@@ -73,7 +74,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         buf = io.StringIO()
         w = csv.writer(buf)
         w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"])
-        w.writerows([[r["scheduler"]] + [r[k] for k in keys] + [r["wall_s"], r["cpu_s"]] for r in rows])
+        w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] for r in rows])
         print(buf.getvalue(), end="")
         return 0
     print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} jobs)")
@@ -100,3 +101,8 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
           f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
     return 0
+
+
+def _cell(value: object) -> object:
+    """A CSV cell: floats to 8 significant digits (no float noise such as 16.09561914758333)."""
+    return f"{value:.8g}" if isinstance(value, float) else value

@@ -194,8 +194,8 @@ def read_csv_trace(path: str) -> Trace:
         g = _field(path, r, rec, "gpus")
         if not float(g).is_integer():
             raise TraceError(f"{path}: row {r}: gpus must be a whole number, got {g}")
-        if "iterations" in columns and (rec.get("iterations") or "").strip():
-            it = _field(path, r, rec, "iterations")
+        if "iterations" in columns and ((rec.get("iterations") or "").strip() or "duration_s" not in columns):
+            it = _field(path, r, rec, "iterations")  # names the column the file has when a row leaves it empty
         else:
             dur = _field(path, r, rec, "duration_s")
             if dur < 0:

@@ -19,6 +19,7 @@ from safetensors.torch import load_file, save
 
 from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec
+from ..topology import split_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
@@ -206,15 +207,24 @@ def _sidecars(d: Path) -> list[tuple[Path, dict]]:
     return out
 
 
+def round_spec(spec: str) -> str:
+    """`spec` without its link speeds (bw=, lat=, link_seed=): rounds, and every feature the agents
+    see, do not depend on them, so a checkpoint trained on the topology serves it at any speed."""
+    try:
+        return split_link_options(spec)[0]
+    except ValueError:
+        return spec
+
+
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
-    """The checkpoint for a topology spec: one trained on exactly this topology, else the
-    universal one (the default on every topology), else None."""
+    """The checkpoint for a topology spec: one trained on exactly this topology (link speeds
+    aside: `round_spec`), else the universal one (the default on every topology), else None."""
     d = directory or checkpoint_dir()
     if not d.is_dir():
         return None
     sidecars = _sidecars(d)
     for f, meta in sidecars:
-        if meta.get("topology") == spec and f.stem != UNIVERSAL:
+        if f.stem != UNIVERSAL and meta.get("topology") is not None and round_spec(str(meta["topology"])) == round_spec(spec):
             return f
     for f, meta in sidecars:
         if f.stem == UNIVERSAL:

@@ -42,7 +42,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
     `critical_path_rounds` keep both counts; no trace then).
     """
-    from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, trained_on
+    from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, round_spec, trained_on
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
@@ -79,7 +79,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     # failed links do not show in a spec: a degraded topology is not the one trained on
     intact = not bool(np.any(dag.topology.failed))
     info = {"checkpoint": Path(path).with_suffix("").name, "checkpoint_path": str(path), "trained_on": specs,
-            "trained_on_this_topology": dag.topology.spec in specs and intact,
+            "trained_on_this_topology": round_spec(dag.topology.spec) in {round_spec(x) for x in specs} and intact,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     rounds = best.rounds

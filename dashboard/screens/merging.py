@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from core.schedule import ScheduleConfig
@@ -135,9 +137,10 @@ def _two(fig, text: str) -> None:
 
 
 def _bold(text: str) -> str:
-    """Markdown **bold** as HTML (the explanation is set larger, for a projector)."""
+    """Markdown **bold** and *italic* as HTML (the explanation is set larger, for a projector)."""
     parts = text.split("**")
-    return "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(parts))
+    html = "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(parts))
+    return re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", html)
 
 
 def _shared_links(arcs: list[figures.WorkloadArc], labels: tuple[str, ...]) -> str:

@@ -28,6 +28,7 @@ def test_json_and_csv_agree(capsys, tmp_path):
     assert [r["scheduler"] for r in data["results"]] == ["fifo+first-fit", "gadget"]
     assert main(ARGS + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert all(len(v) <= 15 for r in rows for k, v in r.items() if k != "scheduler")  # 8 significant digits, no float noise
     for r, j in zip(rows, data["results"]):
         assert float(r["avg_jct_h"]) == pytest.approx(j["avg_jct_h"])
         assert float(r["makespan_h"]) == pytest.approx(j["makespan_h"])

@@ -21,6 +21,7 @@ def next_step(at):
 def test_walk_through_fig3():
     at = open_app("merging")
     assert "Step 1 of 6" in texts(at)
+    assert "the <i>root</i> of one shard" in texts(at) and "*root*" not in texts(at)  # no literal asterisks
     (net,) = charts(at)
     assert sorted(traces(net, name="servers")[0]["text"]) == ["A", "B", "C", "D"]
 

@@ -25,8 +25,9 @@ def player(methods: list[str]):
 
 
 def numbers(at, label: str) -> list[float]:
-    """A metric's values without their unit (``12.3 ms`` -> 12.3; the "Time" metric carries ms)."""
-    return [float(str(v).split()[0]) for v in metric(at, label)]
+    """A metric's values as numbers; "Time" is "Time (ms)" here, its unit in the label so the value
+    fits a narrow column (the values are plain numbers)."""
+    return [float(str(v)) for v in metric(at, "Time (ms)" if label == "Time" else label)]
 
 
 def heatmaps(at) -> list[dict]:

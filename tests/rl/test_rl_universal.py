@@ -56,6 +56,10 @@ def test_checkpoint_resolution_prefers_the_topology_own_then_universal(tmp_path,
     s = run_method("rl", make_topology("dcell:n=3,k=1"))
     assert s.info["checkpoint"] == "mine" and s.info["trained_on"] == ["dcell:n=3,k=1"]
     assert s.info["trained_on_this_topology"] is True and s.trace is not None  # small: traced by default
+    # link speeds change no round and no feature: the topology's own checkpoint still serves it
+    assert find_checkpoint("dcell:n=3,k=1,bw=100/25") == tmp_path / "mine.json"
+    s = run_method("rl", make_topology("dcell:n=3,k=1,bw=100/25,lat=2"), ScheduleConfig(trace=False))
+    assert s.info["checkpoint"] == "mine" and s.info["trained_on_this_topology"] is True
 
 
 def test_segment_log_softmax_is_log_softmax_per_segment():
