@@ -168,7 +168,7 @@ class ReplayPlan:
         start, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, s.ptr, s.values,
                                         lk.ptr, lk.values, lane0, g_round, dag.n)
         if bad >= 0:
-            what = f"workload {int(other)}" if other >= 0 else f"a workload on its link"
+            what = f"workload {int(other)}" if other >= 0 else "a workload on its link"
             raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad]}) "
                              f"must wait for {what} of the same or a later round (a prefix, or a link over its "
                              f"capacity); check it with the engine or `allreduce-lab validate`")
