@@ -90,7 +90,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  network: {describe_changes(t, network)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     b = stats["bounds"]
-    print(f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']} (link load {b['link_load']}, "
+    own = sched.info.get("dag") if sched.method == "time-aware" else None  # it may schedule a DAG of its own
+    whose = f" of the DAG it chose, {own!r}," if own else ""
+    print(f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']}{whose} (link load {b['link_load']}, "
           f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")

@@ -143,3 +143,13 @@ def test_a_method_may_return_its_own_dag_only_over_the_same_topology():
             run_method("toy-own-dag", make_topology("bcube:n=3,k=1"), ScheduleConfig())
     finally:
         unregister("toy-own-dag")
+
+
+def test_cli_says_whose_lower_bound_time_aware_reports(capsys):
+    from test_core_bad_input import run_cli
+    code, out, _ = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "time-aware")
+    assert code == 0
+    line = next(x for x in out.splitlines() if "lower bound" in x)
+    assert "lower bound 11 of the DAG it chose, 'bandwidth'," in line  # not the shortest-routes DAG's 12
+    code, out, _ = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "critical-path")
+    assert "lower bound 12 (link load" in out
