@@ -22,11 +22,21 @@ def build_parser() -> OneLineParser:
     """The argument parser with every subcommand."""
     ap = OneLineParser(prog="allreduce-lab", description="AllReduce scheduling lab: topologies, methods, time, "
                                                          "real execution and cluster simulation.")
+    ap.add_argument("--version", action="version", version=f"allreduce-lab {_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         module.register(sub)
     ap.commands = list(sub.choices)  # for the one-line hint when no command is given
     return ap
+
+
+def _version() -> str:
+    """The installed package's version ("unknown" when run from a tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("allreduce-lab")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

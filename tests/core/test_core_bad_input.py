@@ -225,6 +225,12 @@ def test_cli_validate_malformed_file(capsys, tmp_path, content, needles):
     assert_one_line_error(*run_cli(capsys, "validate", str(f))[::2], *needles)
 
 
+def test_cli_version(capsys):
+    with pytest.raises(SystemExit) as ex:
+        cli.main(["--version"])
+    assert ex.value.code == 0 and capsys.readouterr().out.startswith("allreduce-lab ")
+
+
 def test_cli_topology_ok(capsys):
     code, out, err = run_cli(capsys, "topology", "bcube:n=3,k=1", "--format", "json")
     assert code == 0
