@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 
 from .. import argtypes as at
 from ..argtypes import UsageError
@@ -143,8 +144,10 @@ def span(lo_hi: list[float], unit: str) -> str:
     return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
 
 
-def print_table(header: list[str], body: list[list[str]], left: int) -> None:
-    """Print aligned columns; the first `left` columns flush left, the rest right."""
+def print_table(header: list[str], body: list[list[str]], left: int | Collection[int]) -> None:
+    """Print aligned columns: flush left the first `left` columns (an int) or those at the indices in
+    `left`, the rest right; no trailing spaces."""
+    flush = range(left) if isinstance(left, int) else left
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
     for cells in [header] + body:
-        print("  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+        print("  ".join(c.ljust(w) if i in flush else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())

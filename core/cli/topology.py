@@ -7,7 +7,7 @@ import json
 
 from ..guard import check, estimate_describe
 from ..topology import size_of
-from .common import FORCE_HELP, add_network_options, read_network
+from .common import FORCE_HELP, add_network_options, print_table, read_network
 
 
 def register(sub) -> None:
@@ -45,14 +45,9 @@ def cmd_topology(a: argparse.Namespace) -> int:
     print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
-        cols = [("link", [str(x["id"]) for x in link_rows]), ("u-v", [f"{x['u']}-{x['v']}" for x in link_rows]),
-                ("level", [str(x["level"]) for x in link_rows]), ("capacity", [str(x["capacity"]) for x in link_rows]),
-                ("Gbit/s", [f"{x['bandwidth_gbps']:g}" for x in link_rows]), ("µs", [f"{x['latency_us']:g}" for x in link_rows])]
-        widths = [max([len(h)] + [len(v) for v in vals]) for h, vals in cols]
-        left = {"u-v"}  # names read left-aligned, numbers right-aligned
-        def row(cells: list[str]) -> str:
-            return "  " + "  ".join(c.ljust(w) if h in left else c.rjust(w) for (h, _), c, w in zip(cols, cells, widths))
-        print(row([h for h, _ in cols]))
-        for i, x in enumerate(link_rows):
-            print(row([vals[i] for _, vals in cols]).rstrip() + ("  FAILED" if x["failed"] else ""))
+        failed = any(x["failed"] for x in link_rows)
+        header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + ([""] if failed else [])
+        body = [[str(x["id"]), f"{x['u']}-{x['v']}", str(x["level"]), str(x["capacity"]), f"{x['bandwidth_gbps']:g}",
+                 f"{x['latency_us']:g}"] + (["FAILED" if x["failed"] else ""] if failed else []) for x in link_rows]
+        print_table(header, body, (1, 6))  # names and the failure mark flush left, numbers right
     return 0
