@@ -56,10 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input)."""
     try:
         parser = build_parser()
-        if not (sys.argv[1:] if argv is None else list(argv)):
+        given = sys.argv[1:] if argv is None else list(argv)
+        if not given:
             raise UsageError("choose a command: " + ", ".join(parser.commands)
                              + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
-        args = parser.parse_args(_join_negative_values(sys.argv[1:] if argv is None else list(argv)))
+        args = parser.parse_args(_join_negative_values(given))
         note = announce_compile()
         try:
             return args.func(args)

@@ -90,7 +90,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  network: {describe_changes(t, network)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     b = stats["bounds"]
-    own = sched.info.get("dag") if sched.method == "time-aware" else None  # it may schedule a DAG of its own
+    own = sched.info.get("dag")  # a method that chooses its DAG (time-aware) names it: the bound is that DAG's
     whose = f" of the DAG it chose, {own!r}," if own else ""
     print(f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']}{whose} (link load {b['link_load']}, "
           f"critical path {b['critical_path']}, ports {b['ports']}, link schedule {b['link_schedule']}); "

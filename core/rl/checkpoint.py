@@ -18,8 +18,7 @@ import torch
 from safetensors.torch import load_file, save
 
 from ..atomic import write_atomic
-from ..topology import FAMILIES, parse_spec
-from ..topology import split_link_options
+from ..topology import FAMILIES, parse_spec, split_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
