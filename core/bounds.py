@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from .jit import kernel
 
+from .jit import kernel
 from .workloads import WorkloadDAG
 
 

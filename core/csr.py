@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from .jit import SMALL, kernel
 
 ID = np.int32

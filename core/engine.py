@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from .jit import kernel
 
 from .greedy import ClassHeads, fill_mask
+from .jit import kernel
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]

@@ -21,9 +21,9 @@ round only for the classes that changed.
 from __future__ import annotations
 
 import numpy as np
-from .jit import kernel
 
 from .csr import CSR
+from .jit import kernel
 
 
 @kernel

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from .jit import kernel
 
 from . import csr
 from .engine import Violation, replay
 from .guard import Estimate, Size, check, estimate_validate
+from .jit import kernel
 from .schedule_io import check_header
 from .schedule_npz import Columns
 from .topology import Topology, TopologyError, read_topology_dict

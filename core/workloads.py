@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from .jit import SMALL, kernel
 
 from . import csr
 from .csr import CSR
+from .jit import SMALL, kernel
 from .routing import Routes, compute_routes, send_segments
 from .topology import Topology
 

@@ -11,9 +11,9 @@ per step is recorded (no training records, no trace, no sampling).
 from __future__ import annotations
 
 import numpy as np
-from ..jit import kernel
 
 from ..engine import RoundBuilder
+from ..jit import kernel
 
 
 def greedy_round(b: RoundBuilder, h: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from ..jit import kernel
 
 from ..bounds import lower_bounds
 from ..engine import Engine, RoundBuilder, list_schedule
+from ..jit import kernel
 from ..priorities import critical_path_rank
 from ..workloads import WorkloadDAG
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from ..jit import kernel
 
+from ..jit import kernel
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import WorkloadDAG
 from .model import algbw, busbw, n_ranks, piece_bytes, transfer_times

@@ -239,10 +239,14 @@ class Topology:
     @cached_property
     def live_adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`adjacency` without the failed links: what routing may use."""
+        return self.adjacency_without(self.failed)
+
+    def adjacency_without(self, failed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`adjacency` without both links of every edge marked in `failed` (a bool per edge)."""
         ptr, nbr, link = self.adjacency
-        if not self.failed.any():
+        if not failed.any():
             return ptr, nbr, link
-        keep = ~self.link_failed[link]
+        keep = ~np.repeat(failed, 2)[link]
         src = np.repeat(np.arange(self.n_nodes), np.diff(ptr))[keep]
         live_ptr = np.zeros(self.n_nodes + 1, dtype=np.int64)
         np.cumsum(np.bincount(src, minlength=self.n_nodes), out=live_ptr[1:])
@@ -253,12 +257,7 @@ class Topology:
         holding the most servers (ties: the one with the lowest server id); empty when all are connected."""
         if not self.failed.any():
             return np.zeros(0, dtype=np.int64)
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import connected_components
-        ptr, nbr, _ = self.live_adjacency
-        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(self.n_nodes, self.n_nodes))
-        _, comp = connected_components(graph, directed=False)
-        srv_comp = comp[self.servers]
+        srv_comp = self.components(self.failed)[self.servers]
         counts = np.bincount(srv_comp)
         main = int(srv_comp[np.argmax(counts[srv_comp])])  # first server of a largest component
         return self.servers[srv_comp != main]
@@ -286,12 +285,20 @@ class Topology:
             g.add_edge(u, v, capacity=c, bandwidth=bw, latency=lat, failed=bad, level=lev)
         return g
 
-    def hops(self, sources: np.ndarray, live: bool = False) -> np.ndarray:
+    def hops(self, sources: np.ndarray, live: bool = False, through: np.ndarray | None = None) -> np.ndarray:
         """Hops from each source node to every node, int array (len(sources), n); ``n + 1`` where no path
-        leads (`live`: over the working links only, else over every link)."""
+        leads (`live`: over the working links only, else over every link; `through`: the nodes a path may
+        pass through, default all — a source always may)."""
         ptr, nbr, _ = self.live_adjacency if live else self.adjacency
         out = np.full((len(sources), self.n_nodes), self.n_nodes + 1, np.int64)
-        return _bfs(ptr, nbr, np.asarray(sources, np.int64), out)
+        through = np.ones(self.n_nodes, np.bool_) if through is None else np.asarray(through, np.bool_)
+        return _bfs(ptr, nbr, np.asarray(sources, np.int64), through, out)
+
+    def components(self, failed: np.ndarray | None = None) -> np.ndarray:
+        """Connected component of every node, numbered from 0 in the order of each one's lowest node, over
+        every link, or without the edges marked in `failed` (a bool per edge: `self.failed` for the working links)."""
+        ptr, nbr, _ = self.adjacency if failed is None else self.adjacency_without(np.asarray(failed, np.bool_))
+        return _components(ptr, nbr)
 
     def diameter(self) -> int:
         """Hops on the longest shortest path, failed links included (sources in blocks of <= 2^22 distances)."""
@@ -356,32 +363,52 @@ def _check(t: Topology) -> None:
     s = int(t.is_server.sum())
     if s < 2:
         raise TopologyError(f"a topology needs at least 2 servers for AllReduce, got {s}")
-    reached = t.hops(np.zeros(1, np.int64))[0] <= n
-    if not reached.all():
-        comps = 1
-        while not reached.all():  # one search per further component: only for a graph that is refused anyway
-            comps += 1
-            reached |= t.hops(np.flatnonzero(~reached)[:1])[0] <= n
+    comps = int(t.components().max()) + 1 if n else 0
+    if comps > 1:
         raise TopologyError(f"the graph must be connected, got {comps} components")
 
 
 @kernel(interpret_below=SMALL)
-def _bfs(ptr, nbr, sources, out):  # pragma: no cover - compiled
-    """Breadth-first search from each source over a CSR adjacency: fills row i of `out` (preset to n + 1,
-    unreachable) with the hops from sources[i], and returns it."""
-    unreached = len(ptr)  # n + 1, out's preset value
+def _spread(ptr, nbr, source, through, row, unreached, step, queue):  # pragma: no cover - compiled
+    """Breadth-first search from `source` over a CSR adjacency (``row[source]`` already set): each node u
+    whose entry is still `unreached`, first reached from v, gets ``row[v] + step``; a node outside
+    `through` (other than the source) is reached but not passed through. `queue` is scratch of n entries."""
+    queue[0] = source
+    head, tail = 0, 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        if v != source and not through[v]:
+            continue
+        for e in range(ptr[v], ptr[v + 1]):
+            u = nbr[e]
+            if row[u] == unreached:
+                row[u] = row[v] + step
+                queue[tail] = u
+                tail += 1
+
+
+@kernel(interpret_below=SMALL)
+def _bfs(ptr, nbr, sources, through, out):  # pragma: no cover - compiled
+    """Hops: fills row i of `out` (preset to n + 1, unreachable) with the hops from sources[i], and returns it."""
     queue = np.empty(len(ptr) - 1, np.int64)
     for i in range(len(sources)):
         out[i, sources[i]] = 0
-        queue[0] = sources[i]
-        head, tail = 0, 1
-        while head < tail:
-            v = queue[head]
-            head += 1
-            for e in range(ptr[v], ptr[v + 1]):
-                u = nbr[e]
-                if out[i, u] == unreached:
-                    out[i, u] = out[i, v] + 1
-                    queue[tail] = u
-                    tail += 1
+        _spread(ptr, nbr, sources[i], through, out[i], len(ptr), 1, queue)
     return out
+
+
+@kernel(interpret_below=SMALL)
+def _components(ptr, nbr):  # pragma: no cover - compiled
+    """Component label of every node: one search (`_spread`, step 0) from each node not yet labelled."""
+    n = len(ptr) - 1
+    comp = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    through = np.ones(n, np.bool_)
+    c = 0
+    for s in range(n):
+        if comp[s] < 0:
+            comp[s] = c
+            _spread(ptr, nbr, s, through, comp, -1, 0, queue)
+            c += 1
+    return comp

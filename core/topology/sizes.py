@@ -93,23 +93,16 @@ def measured_size(t, roots: int = 4) -> Size:
     search over the whole graph gives the mean distance, which over the mean segment length
     estimates the depth.
     """
-    from scipy.sparse import csr_matrix  # not at the top: scipy's import (~0.2 s) only where a size is measured
-    from scipy.sparse.csgraph import shortest_path
     n, s = t.n_nodes, t.n_servers
-    ptr, nbr, _ = t.adjacency
-    src = np.repeat(np.arange(n), np.diff(ptr))
-    whole = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(n, n))
     servers = t.servers
     picks = servers[np.linspace(0, s - 1, min(roots, s)).astype(np.int64)]
     fanin, segment, depths = 1, 2, []
     for root in picks.tolist():
-        dist = shortest_path(whole, unweighted=True, indices=root)
+        dist = t.hops(np.array([root]))[0]
         # servers other than the root are sinks: a search from the root stops at each of them
-        keep = ~t.is_server[src] | (src == root)
-        sinks = csr_matrix((np.ones(int(keep.sum())), (src[keep], nbr[keep])), shape=(n, n))
-        seg = shortest_path(sinks, directed=True, unweighted=True, indices=root)
+        seg = t.hops(np.array([root]), through=~t.is_server)[0]
         seg = seg[servers[servers != root]]
-        seg = seg[np.isfinite(seg)]
+        seg = seg[seg <= n]  # n + 1: not reached over switches only
         fanin = max(fanin, len(seg))
         segment = max(segment, int(seg.max()) + 1 if len(seg) else 2)
         mean_seg = float(seg.mean()) if len(seg) else 1.0

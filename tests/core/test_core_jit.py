@@ -12,7 +12,7 @@ from core.workloads import build_dag
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
-INTERPRETED = [graph._bfs, routing._next_hops, routing._segment_lengths, routing._segment_nodes,
+INTERPRETED = [graph._bfs, graph._spread, graph._components, routing._next_hops, routing._segment_lengths, routing._segment_nodes,
                routing._segment_links, workloads._segments, csr._bucket]
 
 
@@ -54,12 +54,13 @@ def test_large_inputs_and_plain_kernels_compile(monkeypatch):
     n = 400  # a path of 400 nodes, searched from every node: 160,000 distances > SMALL
     ptr = np.r_[0, np.cumsum([1] + [2] * (n - 2) + [1])].astype(np.int64)
     nbr = np.array([w for v in range(n) for w in (v - 1, v + 1) if 0 <= w < n], np.int64)
-    out = graph._bfs(ptr, nbr, np.arange(n, dtype=np.int64), np.full((n, n), n + 1, np.int64))
+    out = graph._bfs(ptr, nbr, np.arange(n, dtype=np.int64), np.ones(n, np.bool_), np.full((n, n), n + 1, np.int64))
     assert graph._bfs._dispatcher is not None and jit._loaded
     assert out[0, n - 1] == n - 1 and out[n - 1, 0] == n - 1 and np.array_equal(out, out.T)
 
 
 def test_unreachable_nodes_keep_n_plus_one():
     ptr = np.array([0, 1, 2, 2], np.int64)  # 0 - 1, and 2 alone
-    out = graph._bfs.py_func(ptr, np.array([1, 0], np.int64), np.array([0, 2], np.int64), np.full((2, 3), 4, np.int64))
+    out = graph._bfs.py_func(ptr, np.array([1, 0], np.int64), np.array([0, 2], np.int64), np.ones(3, np.bool_),
+                             np.full((2, 3), 4, np.int64))
     assert out.tolist() == [[0, 1, 4], [4, 4, 0]]
