@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from ..topology import Topology, TopologyError, make_topology
 
@@ -62,22 +60,21 @@ class Cluster:
         return self.topology.servers
 
     @cached_property
+    def _dist(self) -> np.ndarray:
+        """(S, nodes) hops from each server to every node over the whole topology (`Topology.hops`)."""
+        return self.topology.hops(self.nodes)
+
+    @cached_property
     def hops(self) -> np.ndarray:
         """(S, S) hop distance between servers over the whole topology."""
-        t = self.topology
-        ptr, nbr, _ = t.adjacency
-        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(t.n_nodes, t.n_nodes))
-        dist = shortest_path(graph, unweighted=True, indices=self.nodes)
-        return dist[:, self.nodes].astype(np.int64)
+        return self._dist[:, self.nodes]
 
     @cached_property
     def ports(self) -> np.ndarray:
         """(S, S) how many of server a's links start a shortest route toward server b (BCube: the
         digits in which their addresses differ; 0 on the diagonal)."""
-        t = self.topology
-        ptr, nbr, _ = t.adjacency
-        graph = csr_matrix((np.ones(len(nbr)), nbr, ptr), shape=(t.n_nodes, t.n_nodes))
-        dist = shortest_path(graph, unweighted=True, indices=self.nodes)  # (S, nodes)
+        ptr, nbr, _ = self.topology.adjacency
+        dist = self._dist
         hops = self.hops
         out = np.zeros_like(hops)
         for a, node in enumerate(self.nodes.tolist()):
