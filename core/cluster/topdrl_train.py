@@ -40,14 +40,15 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 
 from .cluster import make_cluster
 from .comm import CommModel
-from .sim import Result, simulate
 from .policies import Heuristic
+from .sim import Result, simulate
 from .topdrl import NetConfig, Observation, TopDRL, TopDRLNet, batch, save, sjf_chooser
 from .traces import load_trace
 
@@ -121,17 +122,21 @@ def _episode(cluster, comm, spec: str, policy: TopDRL) -> Result:
     return simulate(cluster, load_trace(spec), policy, comm, record_links=False)
 
 
+def _avg_jct(cfg: TrainConfig, cluster, comm, seeds, scheduler: Callable[[], object]) -> dict[int, float]:
+    """Average JCT (hours) on each seed's trace, a fresh `scheduler()` per trace."""
+    return {s: float(_episode(cluster, comm, f"{cfg.trace},seed={s}", scheduler()).jct.mean() / 3600) for s in seeds}
+
+
 def reference_jct(cfg: TrainConfig, cluster, comm, seeds) -> dict[int, float]:
     """Average JCT (hours) of the reference heuristic on each seed's trace."""
     order, place = cfg.reference.split("+")
-    return {s: float(_episode(cluster, comm, f"{cfg.trace},seed={s}", Heuristic(order, place)).jct.mean() / 3600)
-            for s in seeds}
+    return _avg_jct(cfg, cluster, comm, seeds, lambda: Heuristic(order, place))
 
 
 def evaluate(net: TopDRLNet, cfg: TrainConfig, cluster, comm, seeds) -> dict[int, float]:
     """Average JCT (hours) of the greedy policy on each seed's trace."""
     net.eval()
-    return {s: float(_episode(cluster, comm, f"{cfg.trace},seed={s}", TopDRL(net)).jct.mean() / 3600) for s in seeds}
+    return _avg_jct(cfg, cluster, comm, seeds, lambda: TopDRL(net))
 
 
 def mean_ratio(jct: dict[int, float], ref: dict[int, float]) -> float:
