@@ -138,8 +138,7 @@ def _two(fig, text: str) -> None:
 
 def _bold(text: str) -> str:
     """Markdown **bold** and *italic* as HTML (the explanation is set larger, for a projector)."""
-    parts = text.split("**")
-    html = "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(parts))
+    html = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
     return re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", html)
 
 
