@@ -49,18 +49,22 @@ def busy_share(dag: WorkloadDAG, start: np.ndarray, finish: np.ndarray, edges: n
     rows = dag.links.rows_of_values()
     order = np.argsort(dag.links.values, kind="stable")
     links, rows = dag.links.values[order], rows[order]
-    s, d = start[rows], np.maximum(finish[rows] - start[rows], 0.0)
-    # busy seconds of each link in [0, t]: sum over its transfers of clip(t - start, 0, duration)
-    cum = np.zeros((n_links, len(edges)))
+    s = start[rows]
+    f = np.maximum(finish[rows], s)
+    # busy seconds of each link in each column: the sum over its transfers of their overlap with the
+    # column, min(finish, t1) - max(start, t0) when positive. Taken directly, not as a difference of
+    # busy time up to t1 and up to t0: that difference cancels to 0 for a transfer ending a hair after
+    # t0, which `in_flight` (start < t1 and finish > t0) counts as in the column.
+    busy = np.zeros((n_links, n_cols))
     if len(links):
         first = np.r_[0, np.flatnonzero(np.diff(links)) + 1]
         step = max(1, _BLOCK // max(len(links), 1))
-        for a in range(0, len(edges), step):
-            e = edges[a:a + step]
-            per_pair = np.clip(e[None, :] - s[:, None], 0.0, d[:, None])
-            cum[links[first], a:a + step] = np.add.reduceat(per_pair, first, axis=0)
+        for a in range(0, n_cols, step):
+            b = min(a + step, n_cols)
+            e0, e1 = edges[a:b], edges[a + 1:b + 1]
+            per_pair = np.clip(np.minimum(f[:, None], e1[None, :]) - np.maximum(s[:, None], e0[None, :]), 0.0, None)
+            busy[links[first], a:b] = np.add.reduceat(per_pair, first, axis=0)
     width = np.diff(edges)
-    busy = np.diff(cum, axis=1)
     cap = dag.topology.link_capacity.astype(float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(width[None, :] > 0, busy / (width[None, :] * cap), 0.0)
