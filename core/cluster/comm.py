@@ -10,11 +10,12 @@ the network + intra-server all-gather (docs/cluster.md, "A job's iteration"):
 - among the job's servers, a registered method (`core.methods.run_method`) schedules the
   AllReduce of M on ``topology.with_servers(job servers)``: servers outside the job forward like
   switches; `core.timing.ReplayPlan` times it (async replay) with every directed link's
-  bandwidth divided by the number of running jobs whose AllReduce uses that link.
+  bandwidth divided by 1 + the duty cycles of the other running jobs whose AllReduce uses that
+  link (their expected number communicating at once; `sim.State.share`).
 
 Plans are cached per (servers, method): placements of the same servers recur. Times are cached
-per (plan, size, users on each of the plan's links): re-timing after a job starts or ends is a
-dictionary look-up unless that exact sharing pattern is new.
+per (plan, size, share of each of the plan's links, rounded to 1/8 of a job): re-timing after a
+job starts or ends is a dictionary look-up unless that exact sharing pattern is new.
 """
 
 from __future__ import annotations
@@ -115,14 +116,15 @@ class CommModel:
                 m for m in ADAPTIVE_CANDIDATES if m != "ring" and self.net_time(self.net_plan(servers, m), size) < ring * (1 - 1e-6))
         return self._useful[key]
 
-    def net_time(self, plan: NetPlan, size: float, users: np.ndarray | None = None) -> float:
-        """Seconds of the network AllReduce; `users[i]` running jobs share link `plan.links[i]` (default 1)."""
-        users = np.ones(len(plan.links), np.int64) if users is None else np.asarray(users, np.int64)
-        key = (plan.key, float(size), users.tobytes())
+    def net_time(self, plan: NetPlan, size: float, share: np.ndarray | None = None) -> float:
+        """Seconds of the network AllReduce when the bandwidth of link `plan.links[i]` is divided by
+        `share[i]` (default 1: alone; the simulator passes 1 + the other jobs' rounded load)."""
+        share = np.ones(len(plan.links)) if share is None else np.asarray(share, np.float64)
+        key = (plan.key, float(size), share.tobytes())
         hit = self._times.get(key)
         if hit is None:
             bw = self.cluster.topology.link_bandwidth.copy()
-            bw[plan.links] = bw[plan.links] / np.maximum(users, 1)
+            bw[plan.links] = bw[plan.links] / np.maximum(share, 1.0)
             hit = plan.plan.time(size, "async", link_bandwidth=bw)
             self._times[key] = hit
             self.replays += 1

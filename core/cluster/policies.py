@@ -85,7 +85,7 @@ class Heuristic:
             keep, dec.preempt = self._las_cut(state)
             free += sum((state.alloc[j] for j in dec.preempt), np.zeros_like(free))
             candidates = [j for j in state.waiting if j in keep]
-        extra = np.zeros(state.cluster.topology.n_links, np.int64)
+        extra = np.zeros(state.cluster.topology.n_links)  # load (duty cycles) of this decision's starts
         for j in self.ordered(state, candidates):
             if state.trace.gpus[j] > free.sum():
                 continue
@@ -96,9 +96,9 @@ class Heuristic:
             free -= alloc
             dec.starts.append(Start(j, alloc, method, adapt=self.method == "adaptive"))
             if self.placement == "timed":
-                _, _, plan = state.iteration_time(j, alloc, method)
+                duty, plan = state.duty_of(j, alloc, method, extra)
                 if plan is not None:
-                    extra[plan.links] += 1
+                    extra[plan.links] += duty
         return dec
 
     def _las_cut(self, state: State) -> tuple[set[int], list[int]]:
@@ -133,8 +133,8 @@ def timed_placement(state: State, job: int, free: np.ndarray, extra: np.ndarray,
     with `method` (for "best" each of `BEST_CANDIDATES`, for "adaptive" each of
     `CommModel.useful_methods` on the allocation's servers), the pair that costs the cluster
     least now: the job's own GPUs × its slowdown (iteration time over compute time, under the
-    current link sharing plus itself) plus, for every running job whose links it would share,
-    that job's GPUs × its added slowdown."""
+    current link sharing) plus, for every running job whose links it would share, that job's
+    GPUs × a bound on its added slowdown (`State.placement_cost`)."""
     g = int(state.trace.gpus[job])
     cands = closest_candidates(free, g, state.cluster, k)
     seen = {a.tobytes() for a in cands}

@@ -9,10 +9,16 @@ the scheduler asked to be woken (LAS demotions). At every event the loop
 1. advances every running job to the event time (iterations, attained GPU-seconds, comm time);
 2. ends the jobs that are done and admits the arrivals;
 3. asks the scheduler for decisions (preemptions, then starts with allocations and methods);
-4. counts, per directed link, the running jobs whose AllReduce uses it; lets every job started
-   with ``adapt`` switch to the candidate method (`CommModel.useful_methods`) that costs the
-   cluster least under the other jobs' current sharing; and re-times every job whose sharing pattern changed
-   (`CommModel.net_time`).
+4. keeps, per directed link, the running jobs whose AllReduce uses it and their load (the sum of
+   their duty cycles: the share of each iteration a job spends in its network AllReduce); lets
+   every job started with ``adapt`` switch to the candidate method (`CommModel.useful_methods`)
+   that costs the cluster least under the other jobs' current sharing; and re-times every job
+   whose sharing changed, to the fixed point of duty cycles and times (`_retime`).
+
+Sharing (docs/cluster.md §3): a job's transfer on a link runs at the link's bandwidth divided by
+1 + the duty cycles of the other jobs using the link (the expected number of them communicating
+at the same moment when their iterations' phases are independent), rounded to 1/`SHARE_STEPS`
+of a job so that sharing patterns recur and their replays are cached.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ from .comm import METHOD_CHOICES, CommModel, NetPlan
 from .jobs import Trace, check_fits
 
 _DONE = 1e-9  # relative slack on remaining iterations (floating-point residue of rate changes)
+SHARE_STEPS = 8
+"""The other jobs' load on a link is rounded to 1/SHARE_STEPS of a job (docs/cluster.md §3)."""
+FIXED_POINT_PASSES = 6
+"""At most this many passes of re-timing per event until no job's rounded sharing changes."""
 
 
 @dataclass(frozen=True)
@@ -91,44 +101,68 @@ class State:
         self.plan: list[NetPlan | None] = [None] * n
         self.adapt = np.zeros(n, bool)
         self.users = np.zeros(cluster.topology.n_links, dtype=np.int64)  # running jobs per directed link
+        self.duty = np.zeros(n)  # share of each running job's iteration spent in its network AllReduce
+        self.load = np.zeros(cluster.topology.n_links)  # sum of the duty of the running jobs per link
         self.size = trace.grad_bytes
         self.compute = trace.compute_s
 
+    def share(self, links: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
+        """Per link, 1 + the other jobs' load on it (`others`; default the running jobs' `load`),
+        rounded to 1/SHARE_STEPS: what a job's bandwidth there is divided by."""
+        load = self.load[links] if others is None else others
+        return 1.0 + np.rint(np.maximum(load, 0.0) * SHARE_STEPS) / SHARE_STEPS
+
     def iteration_time(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None = None
                        ) -> tuple[float, float, NetPlan | None]:
-        """(iteration s, communication s, network plan) of `job` on `alloc` with the current link
-        users plus itself (and `extra` users per link, e.g. jobs started in the same decision)."""
+        """(iteration s, communication s, network plan) of `job` on `alloc` under the running jobs'
+        load on its links (and `extra` load per link, e.g. of jobs started in the same decision)."""
+        t, comm, _, plan = self._timed(job, alloc, method, extra)
+        return t, comm, plan
+
+    def duty_of(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None = None
+                ) -> tuple[float, NetPlan | None]:
+        """(duty cycle: network AllReduce over iteration time, network plan) of `job` on `alloc` now."""
+        t, _, net, plan = self._timed(job, alloc, method, extra)
+        return net / t, plan
+
+    def _timed(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None
+               ) -> tuple[float, float, float, NetPlan | None]:
+        """(iteration s, communication s, network s, plan) of a job that is not counted in `load`."""
         size = float(self.size[job])
         comm = self.comm.intra_time(alloc, size)
         servers = tuple(int(s) for s in np.flatnonzero(alloc))
-        plan = None
+        plan, net = None, 0.0
         if len(servers) > 1:
             plan = self.comm.net_plan(servers, method, size)
-            users = self.users[plan.links] + 1 + (extra[plan.links] if extra is not None else 0)
-            comm += self.comm.net_time(plan, size, users)
-        return float(self.compute[job]) + comm, comm, plan
+            others = self.load[plan.links] + (extra[plan.links] if extra is not None else 0.0)
+            net = self.comm.net_time(plan, size, self.share(plan.links, others))
+            comm += net
+        return float(self.compute[job]) + comm, comm, net, plan
 
     def placement_cost(self, job: int, alloc: np.ndarray, method: str, extra: np.ndarray | None = None,
                        own_only: bool = False) -> float:
         """GPU-weighted slowdown `job` on `alloc` by `method` brings the cluster now: its GPUs × its
         iteration over compute time, plus (unless `own_only`), for every running job whose links it
-        would share, that job's GPUs × its added slowdown (`extra`: more users per link, e.g. this
-        decision's starts)."""
-        t, _, plan = self.iteration_time(job, alloc, method, extra)
+        would share, that job's GPUs × a bound on its added slowdown (`extra`: more load per link,
+        e.g. this decision's starts). The bound needs no replay: this job's duty cycle raises the
+        share of the shared links by at most a factor f, so the other job's network time grows
+        by at most (f − 1) × itself (every transfer's bandwidth part scales by at most f)."""
+        t, _, net, plan = self._timed(job, alloc, method, extra)
         cost = float(self.trace.gpus[job]) * t / float(self.compute[job])
         if plan is None or own_only:
             return cost
-        mine = np.zeros(self.cluster.topology.n_links, bool)
-        mine[plan.links] = True
+        mine = np.zeros(self.cluster.topology.n_links)
+        mine[plan.links] = net / t
         for o in self.running:
             p = self.plan[o]
             if o == job or p is None or not mine[p.links].any():
                 continue
-            size = float(self.size[o])
-            users = self.users[p.links] + (extra[p.links] if extra is not None else 0)
-            before = self.comm.net_time(p, size, users)
-            after = self.comm.net_time(p, size, users + mine[p.links])
-            cost += float(self.trace.gpus[o]) * (after - before) / float(self.compute[o])
+            others = self.load[p.links] - self.duty[o] + (extra[p.links] if extra is not None else 0.0)
+            before = self.share(p.links, others)
+            f = float((self.share(p.links, others + mine[p.links]) / before).max())
+            if f > 1.0:
+                size = float(self.size[o])
+                cost += float(self.trace.gpus[o]) * (f - 1.0) * self.comm.net_time(p, size, before) / float(self.compute[o])
         return cost
 
     def cheapest(self, job: int, pairs: list[tuple[np.ndarray, str]], extra: np.ndarray | None = None) -> int:
@@ -208,8 +242,8 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
     events = 0
     preemptions = 0
     switches = 0
-    last_key: dict[int, bytes] = {}
-    adapt_seen: dict[int, tuple[np.ndarray, bytes]] = {}
+    last_key: dict[int, tuple | None] = {}
+    adapt_seen: dict[int, tuple[np.ndarray, np.ndarray, bytes]] = {}
 
     def cut(j: int) -> None:
         p = st.plan[j]
@@ -223,6 +257,8 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
         st.free += st.alloc[j]
         if p is not None:
             st.users[p.links] -= 1
+            st.load[p.links] -= st.duty[j]
+        st.duty[j] = 0.0
         st.running.remove(j)
         st.alloc[j] = None
         st.plan[j] = None
@@ -272,17 +308,9 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
             st.waiting.sort()
         for s in dec.starts:
             _start(st, scheduler.name, s, first_start, seg_start)
-        # 4. adaptive jobs take the fastest method under the others' sharing; re-time what changed
+        # 4. adaptive jobs take the cheapest method under the others' sharing; re-time what changed
         switches += _adapt(st, cut, adapt_seen)
-        for j in st.running:
-            p = st.plan[j]
-            key = st.users[p.links].tobytes() if p is not None else b""
-            if last_key.get(j) != key:
-                size = float(st.size[j])
-                c = comm.intra_time(st.alloc[j], size) + (comm.net_time(p, size, st.users[p.links]) if p else 0.0)
-                st.comm_time[j] = c
-                st.iter_time[j] = float(st.compute[j]) + c
-                last_key[j] = key
+        _retime(st, last_key)
         times.append(st.now)
         busy.append(cluster.n_gpus - int(st.free.sum()))
         if record_links:
@@ -298,13 +326,47 @@ def simulate(cluster: Cluster, trace: Trace, scheduler: Scheduler, comm: CommMod
                   comm.plan_builds - builds0, comm.replays - replays0, {"method_switches": switches})
 
 
-def _adapt(st: State, cut: Callable[[int], None], seen: dict[int, tuple[np.ndarray, bytes]]) -> int:
+def _retime(st: State, last_key: dict[int, tuple | None]) -> None:
+    """Re-time every running job whose rounded sharing (`State.share` of the others' load on its
+    links) changed since it was last timed, updating its duty cycle and so the load the others
+    see; passes repeat in start order until no job's sharing changes (the fixed point of duty
+    cycles and times, reached in one or two passes mostly) or FIXED_POINT_PASSES have run."""
+    st.load[:] = 0.0  # rebuilt, so that no floating-point residue of += and -= accumulates
+    for j in st.running:
+        if st.plan[j] is not None:
+            st.load[st.plan[j].links] += st.duty[j]
+    for _ in range(FIXED_POINT_PASSES):
+        changed = False
+        for j in st.running:
+            p = st.plan[j]
+            share = st.share(p.links, st.load[p.links] - st.duty[j]) if p is not None else None
+            key = (p.key, share.tobytes()) if p is not None else None
+            if j in last_key and last_key[j] == key:
+                continue
+            size = float(st.size[j])
+            net = st.comm.net_time(p, size, share) if p is not None else 0.0
+            c = st.comm.intra_time(st.alloc[j], size) + net
+            st.comm_time[j] = c
+            st.iter_time[j] = float(st.compute[j]) + c
+            if p is not None:
+                duty = net / st.iter_time[j]
+                st.load[p.links] += duty - st.duty[j]
+                st.duty[j] = duty
+            last_key[j] = key
+            changed = True
+        if not changed:
+            return
+
+
+def _adapt(st: State, cut: Callable[[int], None], seen: dict[int, tuple[np.ndarray, np.ndarray, bytes]]) -> int:
     """Switch every adaptive running job to the candidate method that costs the cluster least
     under the other jobs' current sharing (`State.placement_cost`: its own slowdown plus what it
     adds to the jobs sharing its links; ties keep the current one); returns how many switched.
-    A job is looked at again only when the users of some link one of its candidates crosses
-    have changed (`seen`: per job, those links and their users when last looked at). One pass
-    in start order: a switch changes the sharing the later jobs see."""
+    A job is looked at again only when the other jobs on some link one of its candidates crosses
+    have changed — one started, ended or switched there (`seen`: per job, those links, which of
+    them it uses now, and their other users when last looked at); not when only their duty
+    cycles drift, which would re-cost every tree at almost every event. One pass in start
+    order: a switch changes the sharing the later jobs see."""
     n = 0
     for j in st.running:
         p = st.plan[j]
@@ -314,21 +376,25 @@ def _adapt(st: State, cut: Callable[[int], None], seen: dict[int, tuple[np.ndarr
         if len(methods) < 2:
             continue
         if j not in seen:
-            seen[j] = (np.unique(np.concatenate([st.comm.net_plan(p.servers, m).links for m in methods])), b"")
-        links, key = seen[j]
-        now = st.users[links].tobytes()
+            links = np.unique(np.concatenate([st.comm.net_plan(p.servers, m).links for m in methods]))
+            seen[j] = (links, np.isin(links, p.links), b"")
+        links, mine, key = seen[j]
+        now = (st.users[links] - mine).tobytes()
         if now == key:
             continue
         st.users[p.links] -= 1
+        st.load[p.links] -= st.duty[j]
         order = [p.method] + [m for m in methods if m != p.method]  # ties keep the current method
         pick = order[st.cheapest(j, [(st.alloc[j], m) for m in order])]
-        best = p if pick == p.method else st.comm.net_plan(p.servers, pick)
+        st.duty[j], best = st.duty_of(j, st.alloc[j], pick)
         st.users[best.links] += 1
+        st.load[best.links] += st.duty[j]
         if best is not p:
             cut(j)
             st.plan[j] = best
             n += 1
-        seen[j] = (links, st.users[links].tobytes())
+            mine = np.isin(links, best.links)
+        seen[j] = (links, mine, now)
     return n
 
 
@@ -353,7 +419,9 @@ def _start(st: State, who: str, s: Start, first_start: np.ndarray, seg_start: np
     st.plan[j] = plan
     st.adapt[j] = s.adapt or s.method == "adaptive"
     if plan is not None:
+        st.duty[j] = st.duty_of(j, alloc, plan.method)[0]  # before this job counts in `load`
         st.users[plan.links] += 1
+        st.load[plan.links] += st.duty[j]
     if np.isnan(first_start[j]):
         first_start[j] = st.now
     seg_start[j] = st.now

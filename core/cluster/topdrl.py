@@ -149,7 +149,7 @@ class PlacementView:
     def now(self, state: State, window: np.ndarray, free: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """(5, len(window)): compact now (0/1), extra servers and extra hops over the best placement,
         slowdown now (iteration over compute time under the current link sharing plus `extra`
-        users of jobs started in this decision), slowdown alone on the best placement."""
+        load of jobs started in this decision), slowdown alone on the best placement."""
         out = np.zeros((5, len(window)))
         c, tr = self.cluster, state.trace
         g_all, m_all = tr.gpus[window], tr.model[window]
@@ -182,7 +182,7 @@ def observe(state: State, window: list[int], free: np.ndarray, remaining: np.nda
             cfg: NetConfig, view: PlacementView | None = None, extra: np.ndarray | None = None) -> Observation:
     """The observation of a decision: `window` jobs (arrival order), `free` GPUs now, per server
     the longest remaining seconds of its jobs and the most jobs on one of its links; `view` gives
-    the closest placement's features (`extra`: link users of jobs started in this decision)."""
+    the closest placement's features (`extra`: link load of jobs started in this decision)."""
     c: Cluster = state.cluster
     G, W = c.gpus_per_server, cfg.window
     tr = state.trace
@@ -199,7 +199,7 @@ def observe(state: State, window: list[int], free: np.ndarray, remaining: np.nda
         fits = g <= total_free
         ranks = np.argsort(np.argsort(hours)) / max(n - 1, 1)
         view = view or PlacementView(c)
-        extra = np.zeros(c.topology.n_links, np.int64) if extra is None else extra
+        extra = np.zeros(c.topology.n_links) if extra is None else extra
         compact, more_srv, more_hops, slow_now, slow_best = view.now(state, idx, free, extra)
         slow = np.where(fits, slow_now, slow_best)
         jobs[:, :n] = np.stack([
@@ -270,12 +270,13 @@ class TopDRL:
         if not left or state.trace.gpus[left[:W]].min() > free.sum():
             return dec
         extra = np.zeros(state.cluster.topology.n_links, np.int64)  # link users of this decision's starts
+        load = np.zeros(state.cluster.topology.n_links)  # and their load (duty cycles)
         rem, link_users = cluster_context(state, extra)
         while True:
             window = left[:W]
             if not window or state.trace.gpus[window].min() > free.sum():
                 break
-            ob = observe(state, window, free, rem, link_users, self.net.cfg, self.view, extra)
+            ob = observe(state, window, free, rem, link_users, self.net.cfg, self.view, load)
             a, logp = self._pick(ob, state, window)
             self.log.append((ob, a, state.now, logp))
             if a >= len(window):
@@ -285,9 +286,10 @@ class TopDRL:
             free -= alloc
             left.remove(j)
             dec.starts.append(Start(j, alloc, "ring"))
-            plan = state.iteration_time(j, alloc, "ring")[2]
+            duty, plan = state.duty_of(j, alloc, "ring", load)
             if plan is not None:
                 extra[plan.links] += 1
+                load[plan.links] += duty
             rem, link_users = cluster_context(state, extra, rem)
             rem = np.where(alloc > 0, np.maximum(rem, state.trace.ideal_duration[j]), rem)
         return dec

@@ -15,7 +15,11 @@ from _clusterlib import LINK, NVLINK, C, Fixed, M, trace  # noqa: F401
 # BCube(2,0): servers s0, s1 on one switch; a ring AllReduce of M between them is 2 steps, each a
 # piece of M/2 over server -> switch -> server (2 links, 2 µs latency):
 RING2 = 2 * (2e-6 + (M / 2) / LINK)          # = 2 x (2e-6 + 4.0896e-3) = 8.1832e-3 s
-RING2_HALF = 2 * (2e-6 + (M / 2) / (LINK / 2))  # two jobs share every link: 16.3624e-3 s
+# Two such jobs on the same links: each one's bandwidth is divided by 1 + the other's duty cycle
+# (share of its iteration in the network AllReduce), rounded to 1/8. Alone the duty is
+# RING2 / (C + RING2) = 8.1832 / 34.3592 = 0.238 -> rounds to 2/8; sharing 1.25 gives
+RING2_SHARED = 2 * (2e-6 + 1.25 * (M / 2) / LINK)  # = 4e-6 + 1.25 x 8.1792e-3 = 10.228e-3 s
+# and a duty of 10.228 / (26.176 + 10.228) = 0.281, which still rounds to 2/8: the fixed point.
 # Intra-server ring of g GPUs: reduce-scatter + all-gather = 2 (g-1) (M/g / NVLINK + 1 µs)
 INTRA2 = 2 * 1 * ((M / 2) / NVLINK + 1e-6)   # g = 2: 2 x (1.704e-4 + 1e-6) = 3.428e-4 s
 
@@ -48,15 +52,15 @@ def test_job_across_two_servers_pays_the_ring():
 
 def test_two_jobs_sharing_links_then_one_alone():
     # G = 2; jobs 0 and 1 each take one GPU on s0 and one on s1, both from t = 0, so every link
-    # carries both rings: iteration = C + RING2_HALF = 0.026176 + 0.0163624 = 0.0425384 s.
-    # Job 1 (100 iterations) ends at t1 = 100 x 0.0425384 = 4.25384 s. Job 0 (300 iterations) has
-    # 200 left, now alone: 200 x (C + RING2) = 200 x 0.0343592 = 6.87184 s -> ends at 11.12568 s.
+    # carries both rings: iteration = C + RING2_SHARED = 0.026176 + 0.010228 = 0.036404 s.
+    # Job 1 (100 iterations) ends at t1 = 100 x 0.036404 = 3.6404 s. Job 0 (300 iterations) has
+    # 200 left, now alone: 200 x (C + RING2) = 200 x 0.0343592 = 6.87184 s -> ends at 10.51224 s.
     c = make_cluster("bcube:n=2,k=0", 2)
     r = simulate(c, trace([(0.0, 2, 300), (0.0, 2, 100)]), Fixed({0: [1, 1], 1: [1, 1]}))
-    t1 = 100 * (C + RING2_HALF)
+    t1 = 100 * (C + RING2_SHARED)
     assert r.end[1] == pytest.approx(t1, rel=1e-9)
     assert r.end[0] == pytest.approx(t1 + 200 * (C + RING2), rel=1e-9)
-    assert r.end[0] == pytest.approx(11.12568, rel=1e-4)
+    assert r.end[0] == pytest.approx(10.51224, rel=1e-4)
     assert r.link_users.max() == 2
 
 
@@ -79,9 +83,9 @@ def test_contention_slows_exactly_the_jobs_that_share_links():
     together = simulate(c, trace([(0.0, 2, 200)] * 3), Fixed(plan))
     alone = {j: simulate(c, trace([(0.0, 2, 200)]), Fixed({0: plan[j]})).end[0] for j in plan}
     assert together.end[1] == pytest.approx(alone[1], rel=1e-12)       # untouched
-    assert together.end[0] > 1.2 * alone[0]                             # slowed by sharing
+    assert together.end[0] > 1.05 * alone[0]                            # slowed by sharing
     assert together.end[0] == pytest.approx(together.end[2], rel=1e-12)
-    assert together.end[0] == pytest.approx(200 * (C + RING2_HALF), rel=1e-9)
+    assert together.end[0] == pytest.approx(200 * (C + RING2_SHARED), rel=1e-9)
 
 
 def test_times_are_cached_per_sharing_pattern():
@@ -91,5 +95,24 @@ def test_times_are_cached_per_sharing_pattern():
     simulate(c, tr, Fixed({0: [1, 1], 1: [1, 1]}), comm)
     builds, replays = comm.plan_builds, comm.replays
     simulate(c, tr, Fixed({0: [1, 1], 1: [1, 1]}), comm)
-    assert (comm.plan_builds, comm.replays) == (builds, replays) == (1, 1)
+    # one plan, two sharing patterns: alone (job 0's duty at its start) and 1.25 on every link
+    assert (comm.plan_builds, comm.replays) == (builds, replays) == (1, 2)
     assert np.isclose(comm.net_time(comm.net_plan((0, 1), "ring"), M), RING2)
+
+
+def test_placement_cost_is_own_slowdown_plus_the_bound_on_the_neighbours():
+    # G = 2, BCube(2,0). Job 0 runs alone on s0+s1 (one GPU each, no intra-server step): its duty
+    # is RING2 / (C + RING2) = 8.1832 / 34.3592 = 0.2382. Job 1 on the same GPUs' links: its own
+    # share is 1 + round(8 x 0.2382) / 8 = 1.25, iteration C + RING2_SHARED = 0.036404 s, so its
+    # own part is 2 GPUs x 0.036404 / 0.026176 = 2.78148; its duty 10.228 / 36.404 = 0.2810 raises
+    # job 0's share from 1 to 1.25 (f = 1.25): bound 2 GPUs x 0.25 x RING2 / C = 0.15631.
+    from core.cluster.sim import Start, State, _start
+    c = make_cluster("bcube:n=2,k=0", 2)
+    st = State(c, trace([(0.0, 2, 100), (0.0, 2, 100)]), CommModel(c))
+    st.waiting += [0, 1]
+    _start(st, "t", Start(0, np.array([1, 1])), np.full(2, np.nan), np.zeros(2))
+    assert st.duty[0] == pytest.approx(RING2 / (C + RING2), rel=1e-9)
+    own = 2 * (C + RING2_SHARED) / C
+    assert st.placement_cost(1, np.array([1, 1]), "ring", own_only=True) == pytest.approx(own, rel=1e-9)
+    assert st.placement_cost(1, np.array([1, 1]), "ring") == pytest.approx(own + 2 * 0.25 * RING2 / C, rel=1e-9)
+    assert own + 2 * 0.25 * RING2 / C == pytest.approx(2.78148 + 0.15631, rel=1e-5)
