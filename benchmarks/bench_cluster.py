@@ -13,10 +13,11 @@ Prints
 5. TopDRL's training time, from the shipped checkpoint's sidecar (target: <= 15 min);
 6. (only with --only dev) TopDRL against sjf+closest on the dev seeds 500-523, which no
    training, validation or benchmark set uses: how candidate checkpoints were compared
-   without looking at the test seeds (--checkpoint picks another one).
+   without looking at the test seeds (--checkpoint picks another one);
+7. (only with --only ours-dev) part 4's ours against sjf+timed on the dev seeds 500-523.
 
     python benchmarks/bench_cluster.py                  # parts 1-5 (about 2 CPU-minutes)
-    python benchmarks/bench_cluster.py --only speed     # or jct, gadget, ours, training, dev
+    python benchmarks/bench_cluster.py --only speed     # or jct, gadget, ours, training, dev, ours-dev
 """
 
 from __future__ import annotations
@@ -118,6 +119,12 @@ def gadget() -> None:
 
 def ours() -> None:
     """Part 4: ours vs the same placement with ring AllReduce (and why: ring vs trees on placements)."""
+    ring_vs_trees()
+    ours_vs_ring(TEST_SEEDS)
+
+
+def ring_vs_trees() -> None:
+    """Ring against the tree variants alone on a few placements of BCube(4,2)."""
     c = make_cluster(*LARGE)
     comm = CommModel(c)
     print(f"== AllReduce of 100 MB alone on job placements in {c.spec} (ms; links used in brackets)")
@@ -129,13 +136,17 @@ def ours() -> None:
         row = "  ".join(f"{m} {1e3 * comm.net_time(comm.net_plan(servers, m), 1e8):5.2f} "
                         f"[{len(comm.net_plan(servers, m).links)}]" for m in BEST_CANDIDATES)
         print(f"  {what:38} {row}")
+
+
+def ours_vs_ring(seeds: tuple[int, ...]) -> None:
+    """Ours against sjf+timed (same placement rule, ring) on both clusters, per seed."""
     for cluster in (SMALL, LARGE):
-        res = sweep(cluster, ["sjf+closest", "sjf+timed", "ours"], "synthetic:jobs=160,rate=6")
+        res = sweep(cluster, ["sjf+closest", "sjf+timed", "ours"], "synthetic:jobs=160,rate=6", seeds)
         base, me = mean(res["sjf+timed"], "avg_jct_h"), mean(res["ours"], "avg_jct_h")
         bb, mb = mean(res["sjf+timed"], "big_jct_h"), mean(res["ours"], "big_jct_h")
         per = [r["avg_jct_h"] for r in res["sjf+timed"]], [r["avg_jct_h"] for r in res["ours"]]
         print(f"== Ours vs sjf+timed (same placement rule, ring AllReduce): {cluster[0]} x {cluster[1]} GPUs, "
-              f"synthetic:jobs=160,rate=6, seeds {TEST_SEEDS}")
+              f"synthetic:jobs=160,rate=6, seeds {seeds[0]}-{seeds[-1]}")
         print(f"  average JCT: sjf+timed {base:.2f} h, ours {me:.2f} h ({100 * (1 - me / base):+.1f}%), lower on "
               f"{sum(o < b for b, o in zip(*per))}/{len(per[0])} seeds; sjf+closest {mean(res['sjf+closest'], 'avg_jct_h'):.2f} h")
         print(f"  per seed: sjf+timed {' '.join(f'{x:.2f}' for x in per[0])}; ours {' '.join(f'{x:.2f}' for x in per[1])}")
@@ -178,7 +189,8 @@ def dev(checkpoint: str | None = None) -> None:
           f"mean ratio {np.mean(top / ref):.3f}, lower on {int((top < ref).sum())}/{len(ref)}; {stamp()}")
 
 
-PARTS = {"speed": speed, "jct": jct, "gadget": gadget, "ours": ours, "training": training, "dev": dev}
+PARTS = {"speed": speed, "jct": jct, "gadget": gadget, "ours": ours, "training": training, "dev": dev,
+         "ours-dev": lambda: ours_vs_ring(DEV_SEEDS)}
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -186,5 +198,5 @@ if __name__ == "__main__":
     ap.add_argument("--checkpoint", default=None, help="TopDRL checkpoint of the dev part (default: the shipped one)")
     a = ap.parse_args()
     for name, part in PARTS.items():
-        if a.only == name or (a.only is None and name != "dev"):
+        if a.only == name or (a.only is None and name not in ("dev", "ours-dev")):
             part(a.checkpoint) if name == "dev" else part()

@@ -16,8 +16,8 @@ algorithm is not public; docs/cluster.md, "GADGET"):
   bandwidth not yet reserved by running jobs; the job then reserves that share on those links
   until it ends. Otherwise the next start server is tried; if none works the job waits.
 
-In the simulator every scheduler's jobs share links the same way (bandwidth split among the
-jobs using a link); GADGET's reservations only cap how many of its rings share a link.
+In the simulator every scheduler's jobs share links the same way (bandwidth divided by 1 + the
+duty cycles of the other jobs using a link); GADGET's reservations only cap how many of its rings share a link.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def render() -> None:
     st.caption(f"Jobs share **{source.name}** (pick it in the sidebar). They arrive, wait for GPUs, run their "
                "iterations and leave. An iteration is the job's compute plus its AllReduce on the GPUs it got: within "
                "each server over NVLink, then among its servers over the network, where jobs whose AllReduces cross "
-               "the same link share its bandwidth. See docs/cluster.md.")
+               "the same link share its bandwidth while their AllReduces overlap in time. See docs/cluster.md.")
     gpus_col, trace_col = st.columns([1, 3])
     gpus = int(gpus_col.number_input("GPUs per server", 1, 16, 4, key="cluster:gpus"))
     trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",

@@ -57,23 +57,28 @@ def test_adaptive_switches_to_the_ring_when_the_trees_extra_links_fill_and_back(
     ring = comm.net_plan((0, 3), "ring").links
     extra = np.setdiff1d(st.plan[0].links, ring)  # links only the tree crosses
     assert len(extra)
-    st.load[extra] += 4  # four jobs' load on them (no running job to slow: only A's own time counts)
+    st.users[extra] += 4  # four jobs on them, communicating all the time (duty 1 each; no running
+    st.load[extra] += 4   # job to slow: only A's own time counts)
     assert _adapt(st, cuts.append, seen) == 1 and st.plan[0].method == "ring" and cuts == [0]
     users = np.zeros_like(st.users)
+    users[extra] += 4
     users[ring] += 1
     assert np.array_equal(st.users, users)  # A's count moved from the tree's links to the ring's
     load = np.zeros_like(st.load)
     load[extra] += 4
     load[ring] += st.duty[0]
     assert st.duty[0] > 0 and np.allclose(st.load, load)  # and its duty cycle with it
-    st.load[extra] -= 4
+    st.load[extra] -= 2  # their load alone drifting does not make A look again
+    assert _adapt(st, cuts.append, seen) == 0 and st.plan[0].method == "ring"
+    st.users[extra] -= 4  # they end
+    st.load[extra] -= 2
     assert _adapt(st, cuts.append, seen) == 1 and st.plan[0].method == "critical-path-x4"
     assert _adapt(st, cuts.append, seen) == 0  # nothing changed: no switch
 
 
 def test_ours_segments_cover_each_job_without_gaps_and_switches_are_counted():
     c = make_cluster("bcube:n=4,k=1", 4)
-    tr = load_trace("synthetic:jobs=40,seed=2,rate=20")
+    tr = load_trace("synthetic:jobs=60,seed=0,rate=20")
     r = simulate(c, tr, make_scheduler("ours"), CommModel(c))
     cuts = 0
     for j in range(tr.n):
