@@ -103,7 +103,7 @@ def test_two_server_jobs_get_multi_port_pairs_where_the_topology_has_them():
 
 def test_gantt_keeps_a_job_whose_method_changed_on_one_row():
     c = make_cluster("bcube:n=4,k=1", 4)
-    tr = load_trace("synthetic:jobs=40,seed=3,rate=20")
+    tr = load_trace("synthetic:jobs=60,seed=0,rate=20")
     r = simulate(c, tr, make_scheduler("ours"), CommModel(c))
     rows = gantt_rows(r)
     assert len(rows) == tr.n  # ours never preempts: one run per job, whatever its method switches
