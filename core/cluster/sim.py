@@ -330,7 +330,7 @@ def _retime(st: State, last_key: dict[int, tuple | None]) -> None:
     """Re-time every running job whose rounded sharing (`State.share` of the others' load on its
     links) changed since it was last timed, updating its duty cycle and so the load the others
     see; passes repeat in start order until no job's sharing changes (the fixed point of duty
-    cycles and times, reached in one or two passes mostly) or FIXED_POINT_PASSES have run."""
+    cycles and times) or FIXED_POINT_PASSES have run."""
     st.load[:] = 0.0  # rebuilt, so that no floating-point residue of += and -= accumulates
     for j in st.running:
         if st.plan[j] is not None:
