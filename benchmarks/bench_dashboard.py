@@ -50,6 +50,10 @@ WORKLOAD_TREES = ("wtree-unmerged", "wtree-merged")
 PICTURES = """(keys) => keys.every(k => document.querySelector(`svg[data-picture="${k}"]`)
     || Array.from(document.querySelectorAll('.js-plotly-plot')).some(
          el => el.data && el.data.length && el.layout && el.layout.meta === k))"""
+PLOTLY_TREES = """(keys) => keys.every(k => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+    el => el.data && el.data.length && el.layout && el.layout.meta === k))"""
+INTERACTIVE = "Interactive (zoom, hover, export)"
+"""The first screen's switch from its static pictures to plotly charts (dashboard/screens/topology.py)."""
 """Both workload-tree pictures drawn: static SVG in the page (charts.picture), or a plotly chart tagged with the key
 (layout.meta) that plotly.js has drawn (its data set on the element)."""
 TIMER = """() => {
@@ -129,13 +133,14 @@ def wait_healthy(port: int, timeout: float = 60) -> None:
     raise RuntimeError("streamlit did not start")
 
 
-def first_screen(browser, width: int, script: str, settle: float | None = None,
-                 timeout_ms: int = 120_000) -> tuple[float, float, float, float, float]:
+def first_screen(browser, width: int, script: str, settle: float | None = None, toggle: bool = False,
+                 timeout_ms: int = 120_000) -> tuple[float, float, float, float, float, float | None]:
     """Seconds until `script`'s first screen is interactive: its last caption shown, both workload-tree pictures
     drawn (PICTURES), and the root selector enabled (fresh server, fresh page: nothing cached in the browser).
     settle None: from `streamlit run`, navigating as soon as the server answers its health check (a);
     settle s: from the navigation, s seconds after the health check answered (b). Returns (seconds, the server's
-    start until its health check answered, the server's CPU seconds, the browser's CPU seconds, the load)."""
+    start until its health check answered, the server's CPU seconds, the browser's CPU seconds, the load, and for
+    for (b) with `toggle`: seconds from a click on INTERACTIVE until plotly has drawn both workload trees, else None)."""
     port = free_port()
     page = browser.new_page(viewport={"width": width, "height": 900})
     load = os.getloadavg()[0]
@@ -157,7 +162,16 @@ def first_screen(browser, width: int, script: str, settle: float | None = None,
             raise RuntimeError("the root selector is not enabled")
         total = time.perf_counter() - start
         server = sum(process_cpu(pid) for pid in descendants(proc.pid))
-        return total, ready, server, browser_cpu(proc.pid) - cpu0, load
+        chrome = browser_cpu(proc.pid) - cpu0
+        switched = None
+        if settle is not None and toggle:
+            button = page.get_by_text(INTERACTIVE, exact=True)
+            button.wait_for(timeout=timeout_ms)
+            click = time.perf_counter()
+            button.click()
+            page.wait_for_function(PLOTLY_TREES, arg=list(WORKLOAD_TREES), timeout=timeout_ms)
+            switched = time.perf_counter() - click
+        return total, ready, server, chrome, load, switched
     finally:
         page.close()
         proc.terminate()
@@ -174,6 +188,11 @@ def report(width: int, label: str, got: dict[str, list[tuple]]) -> None:
               f"answers) {statistics.median(g[1] for g in runs):.2f} s; CPU per start: server "
               f"{statistics.median(g[2] for g in runs):.2f} s, chromium {statistics.median(g[3] for g in runs):.2f} s "
               f"(medians); load {min(loads):.1f}-{max(loads):.1f}", flush=True)
+        toggles = [g[5] for g in runs if g[5] is not None]
+        if toggles:
+            print(f"[{width} px] then one click on '{INTERACTIVE}' -> both workload trees drawn by plotly, {script}: "
+                  f"median {statistics.median(toggles):.2f} s (runs: {', '.join(f'{s:.2f}' for s in toggles)})",
+                  flush=True)
 
 
 def stepping(browser, steps: int, width: int, script: str = "app.py", timeout_ms: int = 120_000
@@ -246,7 +265,8 @@ def main() -> None:
                 for script in scripts:
                     cold[script].append(first_screen(browser, width, script))
                 for script in scripts:
-                    warm[script].append(first_screen(browser, width, script, settle=a.settle))
+                    warm[script].append(first_screen(browser, width, script, settle=a.settle,
+                                                     toggle=script == a.script and a.script == "app.py"))
             if a.starts > 0:
                 report(width, "(a) streamlit run -> first screen interactive", cold)
                 report(width, f"(b) navigation to a started server ({a.settle:g} s idle) -> first screen interactive",
