@@ -19,8 +19,10 @@ benchmarks/floor_static_app.py (Streamlit alone: the two pictures as inline SVG)
 
 Prints the figures with the CPU time and load; it is a benchmark, not a test. Usage:
     python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920] [--script app.py]
-        [--floor benchmarks/floor_app.py,benchmarks/floor_static_app.py] [--settle 2]
---steps 0 skips (c), --starts 0 the first screen; --floor "" skips the floor pages.
+        [--floor benchmarks/floor_app.py,benchmarks/floor_static_app.py] [--settle 2] [--no-bytecode-cache]
+--steps 0 skips (c), --starts 0 the first screen; --floor "" skips the floor pages. The servers run with Python's
+bytecode cache on (PYTHONDONTWRITEBYTECODE dropped, the project compiled once first), as `streamlit run` on a user's
+machine after its first start; --no-bytecode-cache keeps the variable if it is set.
 """
 
 from __future__ import annotations
@@ -114,11 +116,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_ENV = dict(os.environ)
+"""The servers' environment; main() drops PYTHONDONTWRITEBYTECODE from it unless --no-bytecode-cache."""
+
+
 def start_server(port: int, script: str = "app.py") -> subprocess.Popen:
     """`streamlit run <script> --server.headless true` on `port`."""
     return subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
                              "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, env=SERVER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def wait_healthy(port: int, timeout: float = 60) -> None:
@@ -249,13 +255,20 @@ def main() -> None:
                     help='floor pages timed alternately with --script, comma-separated ("" for none)')
     ap.add_argument("--settle", type=float, default=2.0,
                     help="seconds the server idles after its start before (b) navigates (default 2)")
+    ap.add_argument("--no-bytecode-cache", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE if set: every server start compiles the project's modules")
     a = ap.parse_args()
+    if not a.no_bytecode_cache and SERVER_ENV.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        # As on a user's machine after the first `streamlit run`: the project's modules compiled once, not per start.
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "core", "dashboard"], cwd=ROOT,
+                       env=SERVER_ENV, check=True)
     from playwright.sync_api import sync_playwright
 
     scripts = [a.script] + [f for f in a.floor.split(",") if f]
     wall, cpu = time.perf_counter(), time.process_time()
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
-          f"streamlit run {' and '.join(scripts)}, alternating")
+          f"streamlit run {' and '.join(scripts)}, alternating; bytecode cache "
+          f"{'off' if SERVER_ENV.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for width in (int(w) for w in a.widths.split(",")):

@@ -48,7 +48,8 @@ def figure_svg(fig: Any, name: str, width: int = WIDTH) -> str:
     for tr in traces:
         out += _trace(tr, to_px)
     if title:
-        out.append(_text(margin["l"] + 0.01 * width, title_size + 6, title, title_size, TEXT_COLOUR, "start"))
+        out.append(_text(margin["l"] + 0.01 * width, title_size + 6, title, title_size, TEXT_COLOUR, "start",
+                         ' font-weight="600"'))  # as Streamlit's plotly theme
     out += _legend(rows, box[3] + 8, margin["l"], legend_font)
     out.append("</svg>")
     return "".join(out)
@@ -188,8 +189,8 @@ def _marker(x: float, y: float, symbol: str, size: float, colour: str, angle: fl
     return f'{shape} fill="{colour}"{stroke}>{title}</{shape[1:shape.index(" ")]}>'
 
 
-def _text(x: float, y: float, text: str, size: float, colour: str, anchor: str) -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" fill="{colour}" text-anchor="{anchor}">'
+def _text(x: float, y: float, text: str, size: float, colour: str, anchor: str, extra: str = "") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" fill="{colour}" text-anchor="{anchor}"{extra}>'
             f'{escape(text)}</text>')
 
 
