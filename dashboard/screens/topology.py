@@ -95,8 +95,8 @@ def _drawing_picker() -> bool:
                       format_func={"static": "Static (fast)", "interactive": "Interactive (zoom, hover, export)"}.get,
                       help="Static: pictures drawn on the server, shown at once; hover a node, link or workload "
                            "number for its tooltip. Interactive: plotly charts (scroll to zoom, drag to pan, rich "
-                           "hover, camera button to save PNG/SVG); the browser loads plotly.js for them (~1-2 s "
-                           "the first time).")
+                           "hover, camera button to save PNG/SVG); the browser loads plotly.js for them, a few "
+                           "seconds the first time.")
     return mode != "interactive"
 
 
