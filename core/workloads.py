@@ -563,10 +563,15 @@ def _plain_tree(routes: Routes) -> _Built:
     every array in its final form (docs/scale.md), including `deps` and `successors`.
     """
     s = routes.parent.shape[0]
-    depth = routes.depth
-    tree, phase, own, lptr, lval, dptr, dval, sptr, sval = _plain_arrays(
-        routes.parent, depth, routes.seg_len, routes.seg_links)
-    n = len(tree)
+    par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
+    n, n_links, n_entries = _plain_sizes(par, depth, seg_len)
+    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
+    ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
+    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.zeros(n, bool)
+    lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
+    dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
+    sptr, sval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
+    _plain_fill(par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
     deps = CSR(dptr, dval)
     prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
     groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
@@ -575,13 +580,11 @@ def _plain_tree(routes: Routes) -> _Built:
 
 
 @kernel
-def _plain_arrays(parent, depth, seg_len, seg_links):  # pragma: no cover - compiled
-    """The plain PS DAG's arrays, root by root (see `_plain_tree`): tree, phase, carries_own, links
-    (ptr, values), deps (ptr, values: workloads, then one row per prefix group) and successors."""
+def _plain_sizes(parent, depth, seg_len):  # pragma: no cover - compiled
+    """Workloads, links, and entries of `deps` (as many as of `successors`) of the plain PS DAG."""
     s = parent.shape[0]
     n = 0
     n_links = 0
-    n_origins = 0
     for i in range(s):
         for j in range(s):
             x = j
@@ -589,26 +592,29 @@ def _plain_arrays(parent, depth, seg_len, seg_links):  # pragma: no cover - comp
                 n_links += seg_len[i, x]
                 x = parent[i, x]
             n += depth[i, j]
+    # every hop but an origin's first reduce hop has one entry, and each origin's last reduce hop
+    # is a group member: as many entries as workloads
+    return 2 * n, 2 * n_links, 2 * n
+
+
+@kernel
+def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
+                sval):  # pragma: no cover - compiled
+    """Write the plain PS DAG root by root (see `_plain_tree`): tree, phase, carries_own, links,
+    deps (the workloads' rows, then one row per prefix group: its members) and successors."""
+    s = parent.shape[0]
+    n = len(tree)
+    n_origins = 0
+    for i in range(s):
+        for j in range(s):
             if depth[i, j] > 0:
                 n_origins += 1
-    n *= 2
-    n_links *= 2
-    n_dep = n - n_origins  # per workload: every hop but a first reduce hop waits for one
-    tree = np.empty(n, np.int32)
-    phase = np.empty(n, np.int8)
-    own = np.zeros(n, np.bool_)
-    lptr = np.empty(n + 1, np.int64)
-    lval = np.empty(n_links, np.int32)
-    dptr = np.empty(n + s + 1, np.int64)
-    dval = np.empty(n_dep + n_origins, np.int32)
-    sptr = np.empty(n + s + 1, np.int64)
-    sval = np.empty(n_dep + n_origins, np.int32)
     chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
     w = 0
     le = 0
     de = 0
     se = 0
-    ge = n_dep  # group members follow the workloads' entries
+    ge = len(dval) - n_origins  # the group members follow the workloads' own entries
     lptr[0] = 0
     dptr[0] = 0
     sptr[0] = 0
@@ -656,13 +662,8 @@ def _plain_arrays(parent, depth, seg_len, seg_links):  # pragma: no cover - comp
                     lptr[w] = le
                     dptr[w] = de
                     sptr[w] = se
-    # group rows: group i's members (in dval[n_dep:]) and its waiters, the first broadcast hops of tree i
-    g = n_dep
-    for i in range(s):
-        for j in range(s):
-            if depth[i, j] > 0:
-                g += 1
-        dptr[n + i + 1] = g
+    # group rows: group i's members (written above), and its waiters: the first broadcast hops of tree i
+    g = de
     w = 0
     for i in range(s):
         reduce_hops = 0
@@ -671,12 +672,13 @@ def _plain_arrays(parent, depth, seg_len, seg_links):  # pragma: no cover - comp
         b = w + reduce_hops
         for j in range(s):
             if depth[i, j] > 0:
+                g += 1
                 sval[se] = b
                 se += 1
                 b += depth[i, j]
+        dptr[n + i + 1] = g
         sptr[n + i + 1] = se
         w += 2 * reduce_hops
-    return tree, phase, own, lptr, lval, dptr, dval, sptr, sval
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,
