@@ -23,7 +23,10 @@ Rounds = list[np.ndarray]
 
 @dataclass(frozen=True)
 class Violation:
-    """One broken rule: which rule, the workload, the round (0-based) and the link where it applies."""
+    """One broken rule: which rule, the workload, the round and the link where it applies.
+
+    `round` is the 0-based index into the rounds; messages number rounds from 1, as the CLI and dashboard do.
+    """
 
     rule: str  # unknown | duplicate | already-sent | prefix | capacity | missing
     round: int | None
@@ -253,17 +256,17 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
         return dag.describe(w, show(w))
 
     for w in unknown.tolist():
-        out.append(Violation("unknown", round_no, w, None, f"round {round_no}: workload {w} does not exist"))
+        out.append(Violation("unknown", round_no, w, None, f"round {round_no + 1}: workload {w} does not exist"))
     for w in dup.tolist():
         out.append(Violation("duplicate", round_no, show(w), None,
-                             f"round {round_no}: workload {name(w)} appears twice in the round"))
+                             f"round {round_no + 1}: workload {name(w)} appears twice in the round"))
     for w in again.tolist():
         out.append(Violation("already-sent", round_no, show(w), None,
-                             f"round {round_no}: workload {name(w)} was already sent in round {sent_round[w]}"))
+                             f"round {round_no + 1}: workload {name(w)} was already sent in round {sent_round[w] + 1}"))
     for w in early.tolist():
         missing = [show(p) for p in dag.prefix_of(w) if sent_round[p] < 0]
         out.append(Violation("prefix", round_no, show(w), None,
-                             f"round {round_no}: workload {name(w)} waits for prefix "
+                             f"round {round_no + 1}: workload {name(w)} waits for prefix "
                              f"{', '.join(map(str, missing[:5]))}{'...' if len(missing) > 5 else ''} not sent earlier"))
     if len(over):
         ids = np.asarray(ids, dtype=np.int64)
@@ -273,7 +276,7 @@ def check_round(dag: WorkloadDAG, ids: np.ndarray, sent_round: np.ndarray, waiti
         for link, on_link in zip(over.tolist(), load.tolist()):
             on = [show(w) for w in uniq[(lk == link).any(axis=1)].tolist()]
             out.append(Violation("capacity", round_no, on[-1], link,
-                                 f"round {round_no}: link {topo.link_label(link)} carries {on_link} workloads "
+                                 f"round {round_no + 1}: link {topo.link_label(link)} carries {on_link} workloads "
                                  f"({', '.join(map(str, on[:6]))}) over its capacity {cap[link]}"))
     return out
 

@@ -270,9 +270,9 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
     r_len, r_vals = [], []
     for r, got in enumerate(raw_rounds):
         if not isinstance(got, list):
-            problems.append(("structure", None, r, f"round {r} must be a list of workload ids"))
+            problems.append(("structure", None, r, f"round {r + 1} must be a list of workload ids"))
             got = []
-        good = ints(got, f"round {r}: workload {{x!r}} is not defined", None, r, "unknown")
+        good = ints(got, f"round {r + 1}: workload {{x!r}} is not defined", None, r, "unknown")
         r_len.append(len(good))
         r_vals.extend(good)
 
@@ -490,7 +490,7 @@ def _rounds_of(cols: Columns, ext: np.ndarray) -> tuple[list[np.ndarray], list[V
     ids = _id_map(ext)(cols.rounds.values)
     rows = cols.rounds.rows_of_values()
     for r, w in zip(rows[ids < 0][:_MAX].tolist(), cols.rounds.values[ids < 0][:_MAX].tolist()):
-        problems.append(_v("unknown", f"round {r}: workload {w!r} is not defined", None, r))
+        problems.append(_v("unknown", f"round {r + 1}: workload {w!r} is not defined", None, r))
     lens = np.bincount(rows[ids >= 0], minlength=cols.rounds.n_rows)
     flat = ids[ids >= 0]
     ptr = np.r_[0, np.cumsum(lens)]
@@ -584,7 +584,7 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
                     s_idx[dag.dst].astype(np.int64), sent.astype(np.int64), holds)
     for w in early[:_MAX].tolist():
         t, r = int(dag.tree[w]), int(sent[w])
-        problems.append(_v("data", f"round {r}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
+        problems.append(_v("data", f"round {r + 1}: broadcast {ext[w]} leaves {topo.labels[dag.src[w]]} before it "
                                    f"holds the sum of flow-tree {_tree_name(dag, topo, t)}", int(ext[w]), r))
     missing_t, missing_s = np.nonzero(holds == big)
     for t, j in list(zip(missing_t.tolist(), missing_s.tolist()))[:500]:

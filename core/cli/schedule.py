@@ -127,7 +127,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
         if v.workload is not None:
             where.append(f"workload {v.workload}")
         if v.round is not None:
-            where.append(f"round {v.round}")
+            where.append(f"round {v.round + 1}")
         if v.link is not None:
             where.append(f"link {v.link}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))

@@ -97,8 +97,21 @@ def snapshot(res: Result, t: float) -> list[dict]:
 
 
 def gantt_rows(res: Result) -> list[dict]:
-    """One row per run segment (hours): job id, GPUs, model, arrival, start, end, servers used."""
+    """One row per run on one allocation (hours): job id, GPUs, model, arrival, start, end, servers used and the
+    AllReduce method(s). A job that only changed its method (ours re-chooses at events) stays one row, its methods
+    joined in order by " → "; a preempted job that resumes gets a row per run."""
     tr = res.trace
-    return [{"job_id": tr.job_id[s.job], "gpus": int(tr.gpus[s.job]), "model": tr.model_name(s.job),
-             "arrival_h": tr.arrival[s.job] / 3600, "start_h": s.start / 3600, "end_h": s.end / 3600,
-             "servers": int((s.alloc > 0).sum()), "method": s.method} for s in sorted(res.segments, key=lambda x: x.job)]
+    rows: list[dict] = []
+    last = None
+    for s in sorted(res.segments, key=lambda x: (x.job, x.start)):
+        if last is not None and last.job == s.job and s.start <= last.end + 1e-9 and np.array_equal(last.alloc, s.alloc):
+            row = rows[-1]
+            row["end_h"] = s.end / 3600
+            if not row["method"].endswith(s.method):
+                row["method"] += f" → {s.method}"
+        else:
+            rows.append({"job_id": tr.job_id[s.job], "gpus": int(tr.gpus[s.job]), "model": tr.model_name(s.job),
+                         "arrival_h": tr.arrival[s.job] / 3600, "start_h": s.start / 3600, "end_h": s.end / 3600,
+                         "servers": int((s.alloc > 0).sum()), "method": s.method})
+        last = s
+    return rows

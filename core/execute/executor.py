@@ -137,5 +137,5 @@ class Executor:
         peers = sorted({x.peer for x in transfers})
         what = "timed out" if timed_out else "failed"
         who = ", ".join(self.plan.describe_rank(p) for p in peers[:6]) + (" ..." if len(peers) > 6 else "")
-        return ExecutionError(f"{self.plan.describe_rank(self.rank)}: round {rnd} of {self.plan.method} {what} "
+        return ExecutionError(f"{self.plan.describe_rank(self.rank)}: round {rnd + 1} of {self.plan.method} {what} "
                               f"exchanging with {who}: {text}", self.rank, timed_out)

@@ -169,7 +169,7 @@ class ReplayPlan:
                                         lk.ptr, lk.values, lane0, g_round, dag.n)
         if bad >= 0:
             what = f"workload {int(other)}" if other >= 0 else "a workload on its link"
-            raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad]}) "
+            raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad] + 1}) "
                              f"must wait for {what} of the same or a later round (a prefix, or a link over its "
                              f"capacity); check it with the engine or `allreduce-lab validate`")
         return start

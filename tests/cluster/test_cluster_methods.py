@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core.cluster import CommModel, load_trace, make_cluster, make_scheduler, simulate
+from core.cluster import CommModel, gantt_rows, load_trace, make_cluster, make_scheduler, simulate
 from core.cluster.comm import BEST_CANDIDATES, VARIANTS
 from core.cluster.placement import spread_candidates
 from core.cluster.sim import Start, State, _adapt, _start
@@ -91,3 +91,16 @@ def test_two_server_jobs_get_multi_port_pairs_where_the_topology_has_them():
     assert all(a.sum() == 8 and a.max() == 4 for a in cands)
     f = make_cluster("fattree:k=4", 4)
     assert spread_candidates(np.full(f.n_servers, 4), 8, f) == []
+
+
+def test_gantt_keeps_a_job_whose_method_changed_on_one_row():
+    c = make_cluster("bcube:n=4,k=1", 4)
+    tr = load_trace("synthetic:jobs=40,seed=3,rate=20")
+    r = simulate(c, tr, make_scheduler("ours"), CommModel(c))
+    rows = gantt_rows(r)
+    assert len(rows) == tr.n  # ours never preempts: one run per job, whatever its method switches
+    assert sum(row["method"].count(" → ") for row in rows) == r.info["method_switches"] > 0
+    index = {jid: j for j, jid in enumerate(tr.job_id)}
+    for row in rows:
+        j = index[row["job_id"]]
+        assert row["start_h"] == r.first_start[j] / 3600 and row["end_h"] == r.end[j] / 3600

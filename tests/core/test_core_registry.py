@@ -70,7 +70,7 @@ def test_every_result_is_replayed_through_the_engine():
 
     register(Method("cheat", "Cheat", cheat))
     try:
-        with pytest.raises(InvalidSchedule, match="method cheat returned an invalid schedule: round 0"):
+        with pytest.raises(InvalidSchedule, match="method cheat returned an invalid schedule: round 1"):
             run_method("cheat", make_topology("bcube:n=2,k=1"))
     finally:
         unregister("cheat")

@@ -105,7 +105,7 @@ def test_planted_broadcast_before_the_sum_is_complete(doc):
     assert all(v.message.endswith("flow-tree A") for v in rep.violations)
     first = rep.violations[0]
     assert (first.workload, first.round) == (3, 0)
-    assert first.message == "round 0: broadcast 3 leaves A before it holds the sum of flow-tree A"
+    assert first.message == "round 1: broadcast 3 leaves A before it holds the sum of flow-tree A"
     assert {v.workload for v in rep.violations if "leaves" in v.message} == {3, 4, 5}
 
 
@@ -153,8 +153,8 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     assert code == 2
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 2
-    assert any(line.startswith("  [capacity]") and "(workload 18, round 0, link 0)" in line for line in lines)
-    assert any(line.startswith("  [prefix]") and "(workload 13, round 0)" in line for line in lines)
+    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link 0)" in line for line in lines)
+    assert any(line.startswith("  [prefix]") and "(workload 13, round 1)" in line for line in lines)
     assert err.strip() == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1"
 
 

@@ -18,7 +18,8 @@ HEATMAP_MARKERS = """(r) => {
     && plots[0].layout.shapes.every(s => s.x0 === r - 0.5);
 }"""
 PAGES = [("", "topology", "Topology & trees"), ("player", "player", "Schedule player"), ("compare", "compare", "Compare"),
-         ("debugger", "debugger", "Policy debugger"), ("merging", "merging", "How merging works")]
+         ("debugger", "debugger", "Policy debugger"), ("merging", "merging", "How merging works"),
+         ("cluster", "cluster", "Cluster")]
 
 
 def wait_text(page, text: str) -> None:
@@ -107,3 +108,21 @@ def test_fail_a_link_mid_run_and_see_every_method_replan(page, app_url):
     page.wait_for_function(EVENT_MARKED)
     assert page.locator('[data-testid="stException"]').count() == 0
     screenshot_whole(page, ARTIFACTS / f"player-link-fails-seconds-{WIDTH}.png")
+
+
+def test_cluster_page_compares_schedulers_and_survives_a_bad_trace(page, app_url):
+    page.goto(f"{app_url}/cluster")
+    page.get_by_role("heading", name="Cluster").wait_for()
+    wait_text(page, "Scheduler to inspect")
+    wait_text(page, "jobs over time")
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+        el => el.data && el.data.some(t => t.type === 'bar' && t.orientation === 'h' && t.name === 'waiting'))""")
+    table = page.locator('[data-testid="stDataFrame"]').first.inner_text()
+    for name in ("sjf+closest", "gadget", "topdrl", "ours"):
+        assert name in page.inner_text("body") or name in table
+    trace = page.get_by_role("textbox", name="Trace")
+    trace.fill("synthetic:jobs=-3,seed=0")
+    trace.press("Enter")
+    page.locator('[data-testid="stAlert"]').filter(has_text="Change the trace").wait_for()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.get_by_role("heading", name="Cluster").wait_for()  # the page kept running
