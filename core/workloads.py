@@ -88,15 +88,10 @@ class WorkloadDAG:
     def path(self) -> CSR:
         """Node ids of each workload: its first link's tail, then every link's head."""
         lk = self.links
-        if self.n and lk.lengths.min() < 1:
+        if self.n and (lk.ptr[1:] == lk.ptr[:-1]).any():
             raise ValueError("a workload without links has no path to derive; give the paths")
-        ptr = lk.ptr + np.arange(self.n + 1)
-        nodes = np.empty(int(ptr[-1]), csr.ID)
-        first = np.zeros(len(nodes), bool)
-        first[ptr[:-1]] = True
-        nodes[first] = self.topology.link_src[lk.values[lk.ptr[:-1]]]
-        nodes[~first] = self.topology.link_dst[lk.values]
-        return CSR(ptr, nodes)
+        t = self.topology
+        return CSR(*_path_nodes(lk.ptr, lk.values, t.link_src.astype(csr.ID), t.link_dst.astype(csr.ID)))
 
     @cached_property
     def src(self) -> np.ndarray:
@@ -286,6 +281,25 @@ class WorkloadDAG:
         lab = self.topology.labels
         return (f"#{int(w) if shown_id is None else shown_id} {PHASES[int(self.phase[w])]} {lab[self.src[w]]}->{lab[self.dst[w]]} "
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
+
+
+@kernel(interpret_below=SMALL)
+def _path_nodes(lptr, lval, link_src, link_dst):  # pragma: no cover - compiled
+    """Path CSR (int64 row pointers, node ids) of workloads given by their links: each row is its
+    first link's tail, then every link's head."""
+    n = len(lptr) - 1
+    ptr = np.empty(n + 1, np.int64)
+    nodes = np.empty(len(lval) + n, link_dst.dtype)
+    k = 0
+    for w in range(n):
+        ptr[w] = k
+        nodes[k] = link_src[lval[lptr[w]]]
+        k += 1
+        for e in range(lptr[w], lptr[w + 1]):
+            nodes[k] = link_dst[lval[e]]
+            k += 1
+    ptr[n] = k
+    return ptr, nodes
 
 
 @kernel
