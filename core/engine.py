@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import ClassHeads, fill_mask
-from .jit import kernel
+from .jit import SMALL, kernel
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -470,7 +470,7 @@ def sorted_ids(ids: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel
+@kernel(interpret_below=SMALL)
 def _ascending(a):  # pragma: no cover - compiled
     """True when `a` never decreases."""
     for k in range(1, len(a)):
@@ -479,7 +479,7 @@ def _ascending(a):  # pragma: no cover - compiled
     return True
 
 
-@kernel
+@kernel(interpret_below=SMALL)
 def _is_permutation(rank):  # pragma: no cover - compiled
     """True when `rank` holds every value of 0..len(rank)-1 exactly once."""
     n = len(rank)

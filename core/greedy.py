@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .csr import CSR
-from .jit import kernel
+from .jit import SMALL, kernel
 
 
 @kernel
@@ -271,7 +271,7 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     return kept[:n_kept].copy(), out
 
 
-@kernel
+@kernel(interpret_below=SMALL)
 def _place_class(place, cls):  # pragma: no cover - compiled
     """``place << 32 | class`` of every workload, in one pass."""
     out = np.empty(len(place), np.int64)

@@ -593,7 +593,7 @@ def _plain_tree(routes: Routes) -> _Built:
                   relations=(deps, CSR(sptr, sval)))
 
 
-@kernel
+@kernel(interpret_below=SMALL)
 def _plain_sizes(parent, depth, seg_len):  # pragma: no cover - compiled
     """Workloads, links, and entries of `deps` (as many as of `successors`) of the plain PS DAG."""
     s = parent.shape[0]
@@ -611,7 +611,7 @@ def _plain_sizes(parent, depth, seg_len):  # pragma: no cover - compiled
     return 2 * n, 2 * n_links, 2 * n
 
 
-@kernel
+@kernel(interpret_below=SMALL)
 def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
                 sval):  # pragma: no cover - compiled
     """Write the plain PS DAG root by root (see `_plain_tree`): tree, phase, carries_own, links,
