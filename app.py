@@ -3,9 +3,10 @@
 Each screen is one module of dashboard/screens with a `render()` function; adding a screen is
 that file plus one `st.Page` line below (docs/dashboard.md).
 
-Order matters for the first screen: the invisible plotly chart goes out before anything heavy is
+Order matters: on a screen with plotly charts an invisible one goes out before anything heavy is
 imported, so the browser loads and compiles plotly.js while the server imports core and the screen
-(only the screen shown is imported, when it runs).
+(only the screen shown is imported, when it runs). The first screen draws static SVG by default and
+needs no plotly.js (docs/dashboard.md, Speed).
 """
 
 from importlib import import_module
@@ -19,13 +20,6 @@ from core.jit import COLD_NOTE, kernels_cached
 HERE = Path(__file__).resolve().parent
 
 st.set_page_config(page_title="allreduce-lab", layout="wide")
-# The browser starts loading plotly.js now: a blank 1-px chart, marked meta="blank" (plotly is loaded with streamlit).
-st.plotly_chart(go.Figure(layout={"height": 10, "meta": "blank", "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
-                                  "xaxis": {"visible": False}, "yaxis": {"visible": False}}),
-                config={"staticPlot": True, "displayModeBar": False}, theme=None, height=1, key="plotly-preload")
-# The favicon after the preload (set_page_config calls add up): reading an image file imports numpy, ~0.2 s that
-# would hold the preload back. A local file: nothing is fetched from the web.
-st.set_page_config(page_icon=str(HERE / "dashboard" / "assets" / "favicon.png"))
 
 
 def screen(name: str):
@@ -36,6 +30,9 @@ def screen(name: str):
     return render
 
 
+# The favicon before st.navigation, which would otherwise show the first page's material icon, fetched from the
+# web. A local file: nothing is fetched. (Reading it imports numpy, ~0.15 s before the preload below.)
+st.set_page_config(page_icon=str(HERE / "dashboard" / "assets" / "favicon.png"))
 page = st.navigation([
     st.Page(screen("topology"), title="Topology & trees", icon=":material/hub:", url_path="topology", default=True),
     st.Page(screen("player"), title="Schedule player", icon=":material/play_circle:", url_path="player"),
@@ -44,6 +41,13 @@ page = st.navigation([
     st.Page(screen("merging"), title="How merging works", icon=":material/school:", url_path="merging"),
     st.Page(screen("cluster"), title="Cluster", icon=":material/dns:", url_path="cluster"),
 ])
+# The browser starts loading plotly.js now: a blank 1-px chart, marked meta="blank" (plotly is loaded with streamlit).
+# Not on the first screen drawn static (topology.DRAWING_KEY unset or "static"): it shows no plotly chart.
+if page.url_path or st.session_state.get("keep:topology:drawing") == "interactive":
+    st.plotly_chart(go.Figure(layout={"height": 10, "meta": "blank", "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+                                      "xaxis": {"visible": False}, "yaxis": {"visible": False}}),
+                    config={"staticPlot": True, "displayModeBar": False}, theme=None, height=1, key="plotly-preload")
+
 if kernels_cached():
     page.run()
 else:  # a fresh checkout: a page that runs a kernel compiles it once (the first screen needs none); say so

@@ -19,6 +19,7 @@ import json
 import os
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -40,9 +41,11 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--universal-samples", type=int, default=16)
     ap.add_argument("--cp-sat", type=float, default=0.0, help="seconds of CP-SAT per config for a proven bound")
+    ap.add_argument("--universal", default=str(checkpoint_dir() / UNIVERSAL),
+                    help="the universal checkpoint to compare (path without suffix; default the shipped one)")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
-    uni = checkpoint_dir() / f"{UNIVERSAL}.json"
+    uni = Path(a.universal).with_suffix(".json")
     rows = []
     print(f"{'config':14} {'CP':>4} {'rl':>4} {'rl-s':>5} {'uni':>4} {'uni-s':>5} {'LB':>4} {'gap':>6} {'ugap':>6} "
           f"{'PS':>6} {'RL/PS':>6} {'paper':>6} {'train s':>8} {'rl s':>6} {'rl cpu':>6}")

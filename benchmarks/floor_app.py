@@ -17,8 +17,9 @@ def render() -> None:
     st.title("Topology & trees")
     st.sidebar.selectbox("Configuration", ["BCube(3,1)", "DCell(4,1)"])
     st.selectbox("Root (parameter server of the shard)", ["s0", "s1"])
-    for col, key in zip(st.columns(2), ("before", "after")):
-        col.plotly_chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers+text", text=["s0", "s1"])), key=key)
+    for col, key in zip(st.columns(2), ("wtree-unmerged", "wtree-merged")):  # the keys the benchmark waits for
+        col.plotly_chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers+text", text=["s0", "s1"]),
+                                   layout={"meta": key}), key=key)
     st.caption("Merging saves (a stand-in caption)")
 
 

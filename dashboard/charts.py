@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from .controls import persistent, remembered
+from .svg import figure_svg
 
 EXPORT_FORMATS = ("png", "svg")
 _KEEP = "figure_export"
@@ -31,6 +32,16 @@ def chart_config(name: str, buttons: tuple[str, ...] | None = None) -> dict[str,
 def show(fig: Any, key: str, name: str, buttons: tuple[str, ...] | None = None, **kwargs: Any) -> None:
     """Draw a plotly figure (a go.Figure or its dict) across the column, exportable from its modebar."""
     st.plotly_chart(fig, config=chart_config(name, buttons), key=key, **kwargs)
+
+
+def picture(fig: Any, key: str, name: str, static: bool) -> None:
+    """`fig` as a static SVG drawn on the server (`static`: no plotly.js in the browser; hover texts as tooltips) or
+    as an interactive plotly chart (`show`); either is tagged with `key` (the SVG's data-picture, the figure's
+    layout.meta)."""
+    if static:  # a <div> opens an HTML block: markdown leaves the one-line SVG inside it as it is
+        st.markdown(f"<div>\n{figure_svg(fig, key)}\n</div>", unsafe_allow_html=True)
+    else:
+        show(fig.update_layout(meta=key) if hasattr(fig, "update_layout") else fig, key=key, name=name)
 
 
 def export_setting() -> str:

@@ -94,6 +94,11 @@ UNIVERSAL_TRAINING = (
     Instance("jellyfish:switches=16,ports=5,switch_ports=4,seed=14"),
     Instance("jellyfish:switches=8,ports=4,switch_ports=3,seed=11", chunks=2),
     Instance("jellyfish:switches=12,ports=5,switch_ports=4,seed=12", capacity_seed=3),
+    # Table 2's three Jellyfish configurations (Table 2 is not the generalization set)
+    Instance("jellyfish:switches=10,ports=5,switch_ports=4,seed=0"),
+    Instance("jellyfish:switches=15,ports=5,switch_ports=4,seed=1"),
+    Instance("jellyfish:switches=20,ports=5,switch_ports=4,seed=0"),
+    Instance("jellyfish:switches=15,ports=5,switch_ports=4,seed=1", capacity_seed=7),
     Instance("fattree:k=2"), Instance("fattree:k=4"), Instance("fattree:k=4", capacity_seed=4),
     Instance("leafspine:leaves=3,spines=2,servers=2"), Instance("leafspine:leaves=4,spines=2,servers=3"),
     Instance("leafspine:leaves=6,spines=3,servers=2"), Instance("leafspine:leaves=3,spines=2,servers=2", chunks=2),

@@ -88,15 +88,19 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
     status = solver.Solve(m, _Progress())
     info["solve_work"] = round(float(solver.deterministic_time), 3)  # deterministic seconds, not wall time
     info["status"] = solver.StatusName(status)
+    # CP-SAT's objective bound is proven whatever the status (with no solution found it is at
+    # least the floor), and the hint is feasible, so the optimum lies in [bound, best found].
+    bound = max(floor, int(np.ceil(solver.BestObjectiveBound() - 1e-9)))
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         rounds_of = np.array([solver.Value(v) for v in t], dtype=np.int64)
         n_rounds = int(rounds_of.max()) + 1
         rounds = [np.flatnonzero(rounds_of == r) for r in range(n_rounds)]
-        bound = max(floor, int(np.ceil(solver.BestObjectiveBound() - 1e-9)))
         info.update(proven_optimal=status == cp_model.OPTIMAL or bound >= n_rounds,
                     proven_bound=min(bound, n_rounds))
         if n_rounds <= horizon:
             return rounds, info
+    elif status == cp_model.UNKNOWN:
+        info.update(proven_optimal=bound >= horizon, proven_bound=min(bound, horizon))
     return hint, info
 
 

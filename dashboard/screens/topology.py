@@ -1,8 +1,9 @@
 """Topology & trees: the network, the node tree of a root, and its workload tree before and after merging.
 
-Up to `DRAW_NODES` nodes the network and node tree are drawn node by node (zoom and pan with
-plotly, saved as PNG/SVG from the modebar); above, they are summarized per link group and per
-tree depth, which stays legible at any size.
+Up to `DRAW_NODES` nodes the network and node tree are drawn node by node; above, they are
+summarized per link group and per tree depth, which stays legible at any size. The drawings are
+static SVG by default (drawn on the server from the plotly figures: the page needs no plotly.js,
+docs/dashboard.md) and interactive plotly charts (zoom, pan, hover, PNG/SVG export) one click away.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ..positions import tree_positions
 from ..sources import DRAW_NODES, MAX_PLAYER_SERVERS, Source, file_stem
 
 NET_HEIGHT = 460
+DRAWING_KEY = "topology:drawing"
+"""The drawing mode's persistent key (app.py reads it to skip the plotly.js preload while the page is static)."""
 
 
 def render() -> None:
@@ -28,6 +31,7 @@ def render() -> None:
     t = data.topology(source)
     _counts(t, data.paper_figures(source))
     root = _root_picker(source, t)
+    static = _drawing_picker()
     tree = data.node_tree(source, root)
     depth = data.tree_depths(source, root)
     network, tree_col = st.columns(2)
@@ -35,14 +39,14 @@ def render() -> None:
     with network:
         st.subheader("Network")
         if drawn:
-            _network(source, t, data.drawing(source))
+            _network(source, t, data.drawing(source), static)
         else:
             _network_groups(source, t)
     with tree_col:
         st.subheader("Node tree")
         _tree_metrics(tree)
         if drawn:
-            _node_tree(source, t, data.drawing(source), root, tree, depth)
+            _node_tree(source, t, data.drawing(source), root, tree, depth, static)
         else:
             _tree_depths(source, t, root, depth)
     st.subheader("Workload tree before and after merging")
@@ -53,7 +57,7 @@ def render() -> None:
                 "servers. Pick a smaller topology to see them.")
         return
     phase = st.segmented_control("Phase", ["reduce", "broadcast"], default="reduce", key="topology:phase")
-    _workload_trees(source, t, tree, root, depth, phase or "reduce")
+    _workload_trees(source, t, tree, root, depth, phase or "reduce", static)
 
 
 def _counts(t: Topology, paper) -> None:
@@ -85,14 +89,25 @@ def _root_picker(source: Source, t: Topology) -> int:
                           format_func=lambda v: t.labels[v]))
 
 
-def _network(source: Source, t: Topology, d: figures.NetDrawing) -> None:
+def _drawing_picker() -> bool:
+    """Static SVG drawings (True, the default) or interactive plotly charts."""
+    mode = persistent(st.segmented_control, DRAWING_KEY, "static", "Drawings", ("static", "interactive"),
+                      format_func={"static": "Static (fast)", "interactive": "Interactive (zoom, hover, export)"}.get,
+                      help="Static: pictures drawn on the server, shown at once; hover a node, link or workload "
+                           "number for its tooltip. Interactive: plotly charts (scroll to zoom, drag to pan, rich "
+                           "hover, camera button to save PNG/SVG); the browser loads plotly.js for them, a few "
+                           "seconds the first time.")
+    return mode != "interactive"
+
+
+def _network(source: Source, t: Topology, d: figures.NetDrawing, static: bool) -> None:
     """The whole topology: servers as dots, switches as squares, at structured positions."""
     legend = [("server (computes, merges)", figures.SERVER_COLOUR, "circle"),
               ("switch (only forwards)", figures.SWITCH_COLOUR, "square")] + figures.link_legend(d)
-    charts.show(figures.network_figure(d, height=NET_HEIGHT, legend=legend), key="topology-network",
-                name=f"{file_stem(source)}-network")
-    st.caption("Scroll or drag to zoom and pan; hover a node for its name, the middle of a link for its id, level, "
-               "bandwidth and latency. Slower links are drawn thinner and paler.")
+    charts.picture(figures.network_figure(d, height=NET_HEIGHT, legend=legend), key="topology-network",
+                   name=f"{file_stem(source)}-network", static=static)
+    st.caption(("Hover" if static else "Scroll or drag to zoom and pan; hover") + " a node for its name, the middle of "
+               "a link for its id, level, bandwidth and latency. Slower links are drawn thinner and paler.")
 
 
 def _network_groups(source: Source, t: Topology) -> None:
@@ -116,7 +131,7 @@ ROUTE_COLOUR = "#2ca02c"
 
 
 def _node_tree(source: Source, t: Topology, d: figures.NetDrawing, root: int, tree: NodeTree,
-               depth: dict[int, int]) -> None:
+               depth: dict[int, int], static: bool) -> None:
     """The node tree of `root`: every route segment toward it as arrows, pruned links faded."""
     links, hover = [], []
     for server, path in sorted(tree.segments.items()):
@@ -128,9 +143,9 @@ def _node_tree(source: Source, t: Topology, d: figures.NetDrawing, root: int, tr
               (f"route toward {t.labels[root]}", ROUTE_COLOUR, "triangle-right"),
               ("pruned link (dotted)", "#bdbdbd", "dot", 1.5)]
     legend += [k for k in figures.link_legend(d) if not k[0].startswith("every link")]  # the network says that
-    charts.show(figures.network_figure(d, links, [ROUTE_COLOUR] * len(links), hover, faded_edges=tree.pruned_edges,
-                                       root=root, height=NET_HEIGHT, legend=legend),
-                key="topology-node-tree", name=f"{file_stem(source)}-node-tree-{t.labels[root]}")
+    charts.picture(figures.network_figure(d, links, [ROUTE_COLOUR] * len(links), hover,
+                                          faded_edges=tree.pruned_edges, root=root, height=NET_HEIGHT, legend=legend),
+                   key="topology-node-tree", name=f"{file_stem(source)}-node-tree-{t.labels[root]}", static=static)
     st.caption(f"Green arrows: every server's shortest route toward {t.labels[root]} (red), up to the first "
                "server on it (its parent in the node tree), drawn beside the cable in its direction. Dotted: "
                "pruned links (no route toward this root uses them).")
@@ -144,8 +159,8 @@ def _tree_depths(source: Source, t: Topology, root: int, depth: dict[int, int]) 
                 key="topology-depths", name=f"{file_stem(source)}-tree-depths")
 
 
-def _workload_trees(source: Source, t: Topology, tree: NodeTree, root: int, depth: dict[int, int], phase: str
-                    ) -> None:
+def _workload_trees(source: Source, t: Topology, tree: NodeTree, root: int, depth: dict[int, int], phase: str,
+                    static: bool) -> None:
     """The workload tree of `root` before and after merging, side by side, with counts."""
     pos = tree_positions(tree.parent, root)
     n = data.tree_counts(source, root)
@@ -156,8 +171,9 @@ def _workload_trees(source: Source, t: Topology, tree: NodeTree, root: int, dept
         title = (f"After merging: {len(arcs)} {phase} workloads" if merge
                  else f"Before merging (plain PS): {len(arcs)} {phase} workloads")
         with col:
-            charts.show(figures.workload_tree_figure(pos, t.labels, arcs, root, title=title, height=400),
-                        key=f"wtree-{tag}", name=f"{file_stem(source)}-{t.labels[root]}-{tag}-{phase}")
+            charts.picture(figures.workload_tree_figure(pos, t.labels, arcs, root, title=title, height=400),
+                           key=f"wtree-{tag}", name=f"{file_stem(source)}-{t.labels[root]}-{tag}-{phase}",
+                           static=static)
             st.caption(f"Whole AllReduce ({t.n_servers} trees): **{n[f'{tag}_total']}** workloads "
                        f"({n[f'{tag}_reduce']} reduce + {n[f'{tag}_broadcast']} broadcast in this tree).")
     saved = n["unmerged_total"] - n["merged_total"]

@@ -122,6 +122,15 @@ def test_time_limit_returns_a_valid_schedule():
     assert s.info["hint_rounds"] == 26
 
 
+def test_no_solution_in_time_keeps_the_hint_and_a_proven_bound():
+    # DCell(3,1): critical-path 16 rounds, bound 12, optimum 12 (RL reaches it); almost no time
+    dag = tree_dag(topo("dcell:n=3,k=1"))
+    rounds, info = solve_optimal(dag, time_limit=1e-9, workers=1)
+    assert info["status"] == "UNKNOWN" and info["hint_rounds"] == len(rounds) == 16
+    assert rule_violations(dag, rounds) == []
+    assert info["proven_bound"] == 12 and info["proven_optimal"] is False
+
+
 @settings(max_examples=60, deadline=None)
 @given(random_topologies(max_nodes=6, max_servers=4, capacities=True))
 def test_bounds_valid_and_optimal_exact_on_random_graphs(t: Topology):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from streamlit.testing.v1 import AppTest
+
+from dashboard.svg import decode
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 DEFAULT_SCREEN = "topology"
@@ -32,24 +33,28 @@ def goto(at: AppTest, url_path: str) -> AppTest:
     return at.run()
 
 
-def decode(obj: Any) -> Any:
-    """A plotly JSON value with base64 typed arrays turned into numpy arrays."""
-    if isinstance(obj, dict):
-        if "bdata" in obj and "dtype" in obj and set(obj) <= {"bdata", "dtype", "shape"}:
-            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]).newbyteorder("<"))
-            if obj.get("shape"):
-                arr = arr.reshape([int(x) for x in str(obj["shape"]).split(",")])
-            return arr
-        return {k: decode(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [decode(v) for v in obj]
-    return obj
-
-
 def charts(at: AppTest) -> list[dict]:
     """Every plotly figure on the page, decoded, in page order."""
     figs = [decode(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
     return [f for f in figs if f.get("layout", {}).get("meta") != "blank"]  # not the plotly.js preloader
+
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def pictures(at: AppTest) -> dict[str, ET.Element]:
+    """Every static SVG picture on the page (charts.picture), parsed, by its data-picture key, in page order."""
+    out = {}
+    for m in at.markdown:
+        if "<svg data-picture=" in m.value:
+            svg = ET.fromstring(m.value.removeprefix("<div>\n").removesuffix("\n</div>"))
+            out[svg.get("data-picture")] = svg
+    return out
+
+
+def svg_texts(svg: ET.Element) -> list[str]:
+    """The text of every <text> of an SVG picture, in drawing order."""
+    return [el.text or "" for el in svg.iter(f"{SVG_NS}text")]
 
 
 def traces(fig: dict, kind: str | None = None, name: str | None = None) -> list[dict]:

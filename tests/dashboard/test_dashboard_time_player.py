@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_tools import charts, goto, metric, open_app, texts, traces
+from apptest_tools import SVG_NS, charts, goto, metric, open_app, pictures, svg_texts, texts, traces
 
 from core.methods import run_method
 from core.replan import LinkEvent, replan
@@ -82,6 +82,11 @@ def test_link_speeds_show_on_the_topology_and_in_the_player():
     at.text_input(key="w:link_options").set_value("bw=100/25").run()
     assert "Showing **BCube(3,1) bw=100/25**" in texts(at)
     assert "Links (full duplex, per direction): 9 at 100 Gbit/s, 9 at 25 Gbit/s" in texts(at)
+    static = pictures(at)["topology-network"]  # the static drawing: two link widths, both in the legend
+    assert {"100 Gbit/s link", "25 Gbit/s link"} <= set(svg_texts(static))
+    widths = {float(p.get("stroke-width")) for p in static.iter(f"{SVG_NS}path") if p.get("d", "").count("M") == 9}
+    assert len(widths) == 2  # nine cables at each speed, one path each, the slower thinner
+    at.segmented_control(key="w:topology:drawing").set_value("interactive").run()
     net = charts(at)[0]
     legend = [tr["name"] for tr in net["data"] if tr.get("showlegend")]
     assert "100 Gbit/s link" in legend and "25 Gbit/s link" in legend

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import numpy as np
-from apptest_tools import APP, charts, goto, metric, open_app, texts, traces
+import pytest
+from apptest_tools import APP, SVG_NS, charts, goto, metric, open_app, pictures, svg_texts, texts, traces
 
 from core.routing import compute_routes
 from core.topology import make_topology
@@ -17,8 +18,51 @@ from core.workloads import tree_dag
 BCUBE = "bcube:n=3,k=1"
 
 
-def page():
-    return open_app("topology")
+def page(drawing: str = "static"):
+    """The Topology & trees screen with its drawings static (SVG, the default) or interactive (plotly charts)."""
+    at = open_app("topology")
+    if drawing != "static":
+        at.segmented_control(key="w:topology:drawing").set_value(drawing).run()
+    return at
+
+
+def test_the_first_screen_draws_static_svg_and_loads_no_plotly_until_asked():
+    at = open_app("topology")
+    assert list(pictures(at)) == ["topology-network", "topology-node-tree", "wtree-unmerged", "wtree-merged"]
+    assert not at.get("plotly_chart")  # not even app.py's plotly.js preload
+    assert "Scroll or drag to zoom" not in texts(at)
+    at.segmented_control(key="w:topology:drawing").set_value("interactive").run()
+    assert not pictures(at) and "Scroll or drag to zoom" in texts(at)
+    metas = [json.loads(el.proto.spec)["layout"].get("meta") for el in at.get("plotly_chart")]
+    assert metas == ["blank", "topology-network", "topology-node-tree", "wtree-unmerged", "wtree-merged"]
+    at.segmented_control(key="w:topology:drawing").set_value("static").run()
+    goto(at, "player")  # every other page keeps plotly, and its preload
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"].get("meta") == "blank"
+    goto(at, "topology")
+    assert len(pictures(at)) == 4 and not at.get("plotly_chart")
+
+
+def test_static_network_and_node_tree_show_every_node_label_legend_and_route_arrow():
+    at = page("static")
+    t = make_topology(BCUBE)
+    tree = compute_routes(t).node_tree(0)
+    net, node_tree = pictures(at)["topology-network"], pictures(at)["topology-node-tree"]
+    for svg, keys in ((net, 1), (node_tree, 0)):  # the network's legend has a switch key
+        words = svg_texts(svg)
+        assert set(t.labels) <= set(words)
+        dots = list(svg.iter(f"{SVG_NS}circle"))
+        hidden = [c for c in dots if c.get("fill") == "rgba(0,0,0,0)"]  # mid-link: a link's name on hover
+        assert len(dots) - len(hidden) == t.n_servers + 1  # and the legend's server key
+        assert len(hidden) == t.n_edges and all(c.find(f"{SVG_NS}title").text.startswith("link ") for c in hidden)
+        assert len(list(svg.iter(f"{SVG_NS}rect"))) == t.n_nodes - t.n_servers + 1 + keys  # and the background
+    assert {"server (computes, merges)", "switch (only forwards)", "every link 100 Gbit/s"} <= set(svg_texts(net))
+    assert {"root s00", "route toward s00", "pruned link (dotted)"} <= set(svg_texts(node_tree))
+    arrows = [p for p in node_tree.iter(f"{SVG_NS}path") if "rotate(" in (p.get("transform") or "")]
+    used = {t.link_id(a, b) for p in tree.segments.values() for a, b in zip(p[:-1], p[1:])}
+    assert len(arrows) == 3 * len(used) + 1  # three per directed link a route crosses, and the legend's key
+    tips = [el.text for el in node_tree.iter(f"{SVG_NS}title")]
+    assert sum("route to its parent" in tip for tip in tips) == 3 * len(used)  # each arrow says what it is on hover
+    assert any(c.get("fill") == "#d62728" for c in node_tree.iter(f"{SVG_NS}circle"))  # the root in red
 
 
 def upload(at, name: str, raw: bytes):
@@ -38,7 +82,7 @@ def test_counts_are_core_counts_with_the_papers_beside():
 
 
 def test_network_draws_every_node_and_link_with_servers_and_switches_distinct():
-    at = page()
+    at = page("interactive")
     t = make_topology(BCUBE)
     net = charts(at)[0]
     (servers,), (switches,), (links,) = (traces(net, name=n) for n in ("servers", "switches", "links"))
@@ -52,7 +96,7 @@ def test_network_draws_every_node_and_link_with_servers_and_switches_distinct():
 
 
 def test_node_tree_fades_exactly_the_pruned_links_for_the_chosen_root():
-    at = page()
+    at = page("interactive")
     t = make_topology(BCUBE)
     routes = compute_routes(t)
     for root in (0, 4):
@@ -103,18 +147,21 @@ def test_jellyfish_explains_why_merging_saves_nothing():
     assert "Merging saves nothing on Jellyfish(10): every server's parent in the node tree is the root" in texts(at)
 
 
-def test_workload_trees_before_and_after_merging_match_core_dags():
-    at = page()
+@pytest.mark.parametrize("drawing", ["static", "interactive"])
+def test_workload_trees_before_and_after_merging_match_core_dags(drawing):
+    at = page(drawing)
     t = make_topology(BCUBE)
     plain, merged = tree_dag(t, merge=False), tree_dag(t, merge=True)
     at.selectbox(key=f"w:root:{BCUBE}").set_value(0).run()
     for phase, code in (("reduce", 0), ("broadcast", 1)):
         at.segmented_control(key="topology:phase").set_value(phase).run()
-        before, after = charts(at)[2:]
-        for fig, dag in ((before, plain), (after, merged)):
+        if drawing == "static":
+            figs = [[w for w in svg_texts(pictures(at)[k]) if w.startswith("#")] for k in ("wtree-unmerged", "wtree-merged")]
+        else:
+            figs = [traces(fig, name="workloads")[0]["text"] for fig in charts(at)[2:]]
+        for labels, dag in zip(figs, (plain, merged)):
             want = int(((dag.tree_root[dag.tree] == 0) & (dag.phase == code)).sum())
-            labels = traces(fig, name="workloads")[0]["text"]
-            assert len(labels) == want
+            assert len(labels) == want and len(set(labels)) == want
         assert f"**{plain.n}** workloads" in texts(at) and f"**{merged.n}** workloads" in texts(at)
     assert merged.n == 144  # the paper's count for BCube(3,1)
 
@@ -169,7 +216,7 @@ def test_choice_survives_a_page_switch():
 def test_every_chart_saves_itself_in_the_chosen_format_under_a_readable_name():
     import json as _json
 
-    at = page()
+    at = page("interactive")
     def configs_of(at):  # not the invisible plotly.js preloader
         return [c for c in (_json.loads(el.proto.config) for el in at.get("plotly_chart")) if not c.get("staticPlot")]
 

@@ -17,9 +17,10 @@ HEATMAP_MARKERS = """(r) => {
   return plots.length === 1 && plots[0].layout.shapes.length > 0
     && plots[0].layout.shapes.every(s => s.x0 === r - 0.5);
 }"""
-PAGES = [("", "topology", "Topology & trees"), ("player", "player", "Schedule player"), ("compare", "compare", "Compare"),
+PAGES = [("player", "player", "Schedule player"), ("compare", "compare", "Compare"),
          ("debugger", "debugger", "Policy debugger"), ("merging", "merging", "How merging works"),
          ("cluster", "cluster", "Cluster")]
+PICTURES = ["topology-network", "topology-node-tree", "wtree-unmerged", "wtree-merged"]
 
 
 def wait_text(page, text: str) -> None:
@@ -56,6 +57,33 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
     for m, n in rounds.items():
         assert f"round 4 of {n}" in page.inner_text("body")
     screenshot_whole(page, ARTIFACTS / f"player-dcell41-round4-{WIDTH}.png")
+
+
+def test_first_screen_draws_static_pictures_and_interactive_charts_one_click_away(page, app_url):
+    page.goto(app_url)
+    page.get_by_role("heading", name="Topology & trees").wait_for()
+    wait_text(page, "Merging saves")
+    page.wait_for_function("(n) => document.querySelectorAll('svg[data-picture]').length === n", arg=len(PICTURES))
+    assert page.evaluate("() => Array.from(document.querySelectorAll('svg[data-picture]'), s => s.dataset.picture)"
+                         ) == PICTURES
+    sizes = page.evaluate("() => Array.from(document.querySelectorAll('svg[data-picture]'), s => { "
+                          "const r = s.getBoundingClientRect(); return [r.width, r.height]; })")
+    assert all(w > 300 and h > 250 for w, h in sizes), sizes  # drawn across their columns, not collapsed
+    net = page.locator('svg[data-picture="topology-network"]')
+    assert {"s00", "sw0.0", "server (computes, merges)"} <= set(net.locator("text").all_text_contents())
+    tips = page.locator('svg[data-picture="wtree-merged"] circle title').all_text_contents()  # hover tooltips
+    assert "s00 (root)" in tips and any(t.startswith("#0 reduce s01->s00") for t in tips)
+    assert page.locator(".js-plotly-plot").count() == 0  # plotly.js is not even loaded
+    assert not page.evaluate("() => Array.from(performance.getEntriesByType('resource')).some("
+                             "e => /plotly/i.test(e.name))")
+    screenshot_whole(page, ARTIFACTS / f"page-topology-{WIDTH}.png")
+    page.get_by_text("Interactive (zoom, hover, export)", exact=True).click()
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+        el => el.data && el.data.length && ['wtree-unmerged', 'wtree-merged'].includes(el.layout.meta)).length === 2""")
+    assert page.locator("svg[data-picture]").count() == 0
+    assert page.locator('.modebar-btn[data-title^="Download plot"]').count() >= 4  # every chart saves itself
+    assert page.locator('[data-testid="stException"]').count() == 0
+    screenshot_whole(page, ARTIFACTS / f"page-topology-interactive-{WIDTH}.png")
 
 
 @pytest.mark.parametrize("path,name,title", PAGES)

@@ -10,7 +10,7 @@ import torch
 
 from core.methods import run_method
 from core.rl import rollout
-from core.rl.checkpoint import UNIVERSAL, find_checkpoint, save_checkpoint
+from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint, save_checkpoint
 from core.rl.instances import GENERALIZATION, UNIVERSAL_TRAINING, Instance, random_fabric, with_capacities
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
@@ -27,6 +27,17 @@ def test_generalization_set_shares_no_topology_with_training():
     assert families == {"bcube", "dcell", "jellyfish", "fattree", "leafspine", "random"}
     assert {x.chunks for x in UNIVERSAL_TRAINING} == {1, 2}
     assert any(x.capacity_seed is not None for x in UNIVERSAL_TRAINING)
+
+
+def test_shipped_universal_checkpoint_was_trained_on_the_training_set():
+    # the sidecar of checkpoints/universal must list what `train --universal` trains on today
+    side = checkpoint_dir() / f"{UNIVERSAL}.json"
+    meta = json.loads(side.read_text())
+    assert [x["name"] for x in meta["instances"]] == [x.name for x in UNIVERSAL_TRAINING]
+    assert meta["trained_on"] == sorted({x.topology_spec for x in UNIVERSAL_TRAINING})
+    assert meta["command"].startswith("allreduce-lab train --universal ")
+    with open(side.with_suffix(".log.csv")) as f:
+        assert meta["updates"] == sum(1 for _ in f) - 1  # one log row per update, after the header
 
 
 def test_random_fabric_and_capacities_are_seeded_and_valid():
