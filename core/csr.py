@@ -1,6 +1,7 @@
 """Compressed sparse rows (CSR) of integers: the flat list-of-lists used for paths, links and prefixes.
 
-Row pointers are int64; values are int32 whenever they fit (ids of workloads, nodes and links
+Row pointers are int64 (int32 where a builder knows the entries fit: the plain PS DAG's
+relations); values are int32 whenever they fit (ids of workloads, nodes and links
 stay far below 2^31), which halves the memory of the large relations (docs/scale.md).
 """
 

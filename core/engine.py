@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import ClassHeads, fill_mask
-from .jit import kernel
+from .jit import SMALL, kernel
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -62,7 +62,8 @@ class Engine:
         self._cap = dag.topology.link_capacity
         self._sent_round = np.full(dag.n, -1, dtype=np.int32)
         # prefixes not yet sent, for every workload and then every prefix group (docs/scale.md)
-        self._waiting = dag.deps.lengths.astype(np.int32)
+        ptr = dag.deps.ptr
+        self._waiting = np.subtract(ptr[1:], ptr[:-1], out=np.empty(len(ptr) - 1, np.int32), casting="unsafe")
         self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
@@ -142,8 +143,7 @@ class Engine:
         self._commit(ids)
 
     def _commit(self, ids: np.ndarray) -> None:
-        ids = np.sort(ids)
-        ids.setflags(write=False)
+        ids = sorted_ids(ids)
         self._sent_round[ids] = len(self._rounds)
         self._ready = None
         s = self._dag.successors
@@ -446,8 +446,10 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:
     (ties by workload id) and keeps every one that still fits (`Engine.fill`'s greedy; only the
     best ready workload of each route class is walked, which gives the same rounds: see
     `core.greedy`)."""
-    order = priority_order(rank)
-    heads = ClassHeads(dag.links, dag.topology.link_capacity, order)
+    place = priority_places(rank)
+    del rank  # a list scheduler's largest arrays are its own: the caller's rank goes with the call
+    heads = ClassHeads(dag.links, dag.topology.link_capacity, place)
+    del place
     engine = Engine(dag)
     first = np.flatnonzero(engine.ready_mask())
 
@@ -455,6 +457,50 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:
         return heads.next_round(eng.last_freed if eng.n_rounds else first)
 
     return engine.run(select, check=False).rounds
+
+
+def sorted_ids(ids: np.ndarray) -> np.ndarray:
+    """`ids` as a read-only ascending int64 array: `ids` itself when it already is one (a replayed
+    round shares the memory of the round it replays), else a sorted copy."""
+    ids = np.asarray(ids)
+    if ids.dtype == np.int64 and not ids.flags.writeable and _ascending(ids):
+        return ids
+    out = np.sort(ids.astype(np.int64, copy=False))
+    out.setflags(write=False)
+    return out
+
+
+@kernel(interpret_below=SMALL)
+def _ascending(a):  # pragma: no cover - compiled
+    """True when `a` never decreases."""
+    for k in range(1, len(a)):
+        if a[k] < a[k - 1]:
+            return False
+    return True
+
+
+@kernel(interpret_below=SMALL)
+def _is_permutation(rank):  # pragma: no cover - compiled
+    """True when `rank` holds every value of 0..len(rank)-1 exactly once."""
+    n = len(rank)
+    seen = np.zeros(n, np.bool_)
+    for r in rank:
+        if r < 0 or r >= n or seen[r]:
+            return False
+        seen[r] = True
+    return True
+
+
+def priority_places(rank: np.ndarray) -> np.ndarray:
+    """Each workload's place in the order of ascending rank, ties by id: `rank` itself when it is a
+    permutation of 0..n-1 (no copy), else the inverse of `priority_order`."""
+    rank = np.asarray(rank)
+    n = len(rank)
+    if n and rank.dtype.kind in "iu" and _is_permutation(rank):
+        return rank
+    place = np.empty(n, np.int64)
+    place[np.argsort(rank, kind="stable")] = np.arange(n)
+    return place
 
 
 def priority_order(rank: np.ndarray) -> np.ndarray:

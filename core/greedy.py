@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .csr import CSR
-from .jit import kernel
+from .jit import SMALL, kernel
 
 
 @kernel
@@ -271,23 +271,32 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     return kept[:n_kept].copy(), out
 
 
+@kernel(interpret_below=SMALL)
+def _place_class(place, cls):  # pragma: no cover - compiled
+    """``place << 32 | class`` of every workload, in one pass."""
+    out = np.empty(len(place), np.int64)
+    for w in range(len(place)):
+        out[w] = (np.int64(place[w]) << 32) | cls[w]
+    return out
+
+
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, order: np.ndarray):
+    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray):
+        """`place[w]`: workload w's position in the walk order (a permutation of 0..n-1)."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
         cls, clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
         self.clinks = clinks.astype(np.int32)
         n_cls = len(self.clinks)
-        self.pc = np.empty(n, np.int64)  # place << 32 | class: one memory read per workload
-        self.pc[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64) << 32
-        self.pc |= cls
+        self.pc = _place_class(np.asarray(place), cls)  # place << 32 | class: one memory read per workload
+        size = np.bincount(cls, minlength=n_cls)
+        del cls
         cap = np.asarray(capacity, dtype=np.int64)
         self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
         self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
-        size = np.bincount(cls, minlength=n_cls)
         # each class's ready workloads, sorted by key, in queue[lo[c]:hi[c]] inside its own region
         # (every workload enters once and leaves once, so a region of the class's size suffices)
         self.lo = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
@@ -300,7 +309,7 @@ class ClassHeads:
         self.changed = np.zeros(n_cls, np.bool_)
         self.pending = np.full(n_cls + 1, -1, np.int64)
         self.room = self.cap.astype(np.int32) if n_links else np.zeros(1, np.int32)  # free lanes per link
-        linkless = int(np.count_nonzero(links.lengths == 0))
+        linkless = int(np.count_nonzero(links.ptr[1:] == links.ptr[:-1]))
         room = int(min(cap.sum() + linkless, n)) + 1  # a round keeps at most this many workloads
         self.kept = np.empty(room, np.int64)
         self.extra = np.empty(room, np.int64)

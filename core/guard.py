@@ -34,13 +34,16 @@ B_ROUTE_NODE = 24         # bytes per (root server, node): distances and next ho
 B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer" masks and keys
 B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
 S_ROUTE = 3e-8            # seconds per route element above
-B_DAG = 40                # bytes per workload path node and per prefix entry (DAG + schedule; int32 ids since issue 13)
+B_DAG = {"tree": 40, "plain": 20, "ring": 40}  # bytes per workload path node and per prefix entry (DAG +
+#   schedule; int32 ids since issue 13; the plain PS DAG keeps links and relations only, int32 row pointers:
+#   BCube(12,2) 1254 MiB / 62.7 M units, BCube(14,2) 2871 MiB / 160 M units, whole process, docs/scale.md)
 S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
 # list scheduling (docs/scale.md): per workload (queues, commit, the registry's check), and per
 # (directed link, round) for the walk over route-class heads (measured ~2.6 heads per link);
-# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG
-S_SCHED = {"tree": 1.5e-6, "plain": 2.0e-6, "ring": 1.5e-6}
+# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG; plain PS on BCube(16,2): 94.4 M
+# workloads, 11690 rounds, 192.5 s CPU in all (estimated 254 s), BCube(14,2) 102.6 s (estimated 112 s)
+S_SCHED = {"tree": 1.5e-6, "plain": 1.2e-6, "ring": 1.5e-6}
 S_HEAD = 8e-8
 B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
 S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)
@@ -160,7 +163,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
                      S_ROUTE * route_units)
     w, q = dag_counts(size, kind, chunks)
     rounds = rounds_estimate(size, kind, w, chunks)
-    dag = Estimate("dag", B_DAG * (w * seg + q),
+    dag = Estimate("dag", B_DAG[kind] * (w * seg + q),
                    S_DAG * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
                    + S_HEAD * 2 * e * rounds, w)
     total = estimate_topology(size) + route + dag

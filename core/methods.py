@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .engine import Rounds, replay
+from .engine import Rounds, replay, sorted_ids
 from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
@@ -147,7 +147,7 @@ def run_method(name: str, topology: Topology, config: ScheduleConfig | None = No
         if plan.dag.topology is not dag.topology:
             raise InvalidSchedule(f"method {m.name} returned a DAG over another topology")
         dag = plan.dag
-    rounds = [np.sort(np.asarray(r, dtype=np.int64)) for r in plan.rounds]
+    rounds = [sorted_ids(r) for r in plan.rounds]
     check_rounds(dag, rounds, m.name)
     return Schedule(m.name, dag, rounds, config, dict(plan.info), plan.trace)
 

@@ -27,7 +27,7 @@ from .jit import kernel
 from .schedule_io import check_header
 from .schedule_npz import Columns
 from .topology import Topology, TopologyError, read_topology_dict
-from .workloads import PHASES, WorkloadDAG
+from .workloads import PHASES, WorkloadDAG, assemble_dag
 
 
 @dataclass
@@ -371,12 +371,9 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int,
     tree, tkeys = _first_appearance(topo.server_index[root].astype(np.int64) * chunks + chunk,
                                     topo.n_servers * chunks)
     tkeys = topo.servers[tkeys // chunks] * chunks + tkeys % chunks
-    dag = WorkloadDAG(
-        topology=topo, kind="file", merge=False, chunks=chunks, tree=tree,
-        root=csr.ids(root), chunk=csr.ids(chunk), phase=phase,
-        src=path.values[path.ptr[:-1]], dst=path.values[path.ptr[1:] - 1],
-        carries_own=cols.carries_own[keep], path=path, links=links, prefix=prefix,
-        tree_root=tkeys // chunks, tree_chunk=tkeys % chunks, groups=groups)
+    dag = assemble_dag(topo, "file", False, chunks, tree=tree, phase=phase, carries_own=cols.carries_own[keep],
+                       path=path, links=links, prefix=prefix, tree_root=tkeys // chunks, tree_chunk=tkeys % chunks,
+                       groups=groups)
     return dag, ext, problems
 
 

@@ -43,9 +43,10 @@ class WorkloadDAG:
     kind : ``"tree"`` (parameter-server trees) or ``"ring"``.
     merge : whether reduce workloads merge at servers (tree kind only).
     chunks : pieces per shard (k).
-    tree, root, chunk, phase, src, dst, carries_own : one entry per workload.
-    path : node ids of each workload (server, switches..., server).
+    tree, phase, carries_own : one entry per workload (`root`, `chunk`, `src`, `dst` are derived).
     links : directed link ids of each workload.
+    path : node ids of each workload (server, switches..., server): given to `assemble_dag`, or
+        derived from `links` when first read (the tree DAGs: one array less at scale).
     prefix : what each workload waits for: a value v < n is workload v; v >= n is the
         **prefix group** v - n, which stands for every workload of ``groups.row(v - n)``
         (docs/scale.md: each broadcast of the plain PS DAG waits for the S-1 reduce hops into
@@ -59,13 +60,8 @@ class WorkloadDAG:
     merge: bool
     chunks: int
     tree: np.ndarray
-    root: np.ndarray
-    chunk: np.ndarray
     phase: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
     carries_own: np.ndarray
-    path: CSR
     links: CSR
     prefix: CSR
     tree_root: np.ndarray
@@ -77,6 +73,46 @@ class WorkloadDAG:
     def n(self) -> int:
         """Number of workloads."""
         return len(self.tree)
+
+    @cached_property
+    def root(self) -> np.ndarray:
+        """Root server of each workload's flow-tree."""
+        return self.tree_root[self.tree]
+
+    @cached_property
+    def chunk(self) -> np.ndarray:
+        """Chunk of each workload's flow-tree."""
+        return self.tree_chunk[self.tree]
+
+    @cached_property
+    def path(self) -> CSR:
+        """Node ids of each workload: its first link's tail, then every link's head."""
+        lk = self.links
+        if self.n and (lk.ptr[1:] == lk.ptr[:-1]).any():
+            raise ValueError("a workload without links has no path to derive; give the paths")
+        t = self.topology
+        return CSR(*_path_nodes(lk.ptr, lk.values, t.link_src.astype(csr.ID), t.link_dst.astype(csr.ID)))
+
+    @cached_property
+    def src(self) -> np.ndarray:
+        """Sending server of each workload."""
+        if "path" in self.__dict__:
+            return self.path.values[self.path.ptr[:-1]]
+        return csr.ids(self.topology.link_src[self.links.values[self.links.ptr[:-1]]])
+
+    @cached_property
+    def dst(self) -> np.ndarray:
+        """Receiving server of each workload."""
+        if "path" in self.__dict__:
+            return self.path.values[self.path.ptr[1:] - 1]
+        return csr.ids(self.topology.link_dst[self.links.values[self.links.ptr[1:] - 1]])
+
+    def _replace(self, **changes) -> "WorkloadDAG":
+        """`dataclasses.replace` that keeps given paths (everything else derived is derived afresh)."""
+        out = dataclasses.replace(self, **changes)
+        if "path" in self.__dict__:
+            out.__dict__["path"] = self.__dict__["path"]
+        return out
 
     @property
     def n_trees(self) -> int:
@@ -172,7 +208,7 @@ class WorkloadDAG:
         if self.n_groups == 0:
             return self
         pre = csr.from_lists([self.prefix_of(w) for w in range(self.n)])
-        return dataclasses.replace(self, prefix=pre, groups=_no_groups())
+        return self._replace(prefix=pre, groups=_no_groups())
 
     def reverse(self) -> "WorkloadDAG":
         """The DAG with every prefix relation reversed (the waiters of a group become its members)."""
@@ -187,7 +223,7 @@ class WorkloadDAG:
             groups = csr.from_pairs(rows[gw] - n, s.values[gw], self.n_groups)
             pos = np.r_[pos, self.groups.values]
             val = np.r_[val, self.groups.rows_of_values() + n]
-        return dataclasses.replace(self, prefix=csr.from_pairs(pos, val, n), groups=groups, meta={})
+        return self._replace(prefix=csr.from_pairs(pos, val, n), groups=groups, meta={})
 
     @cached_property
     def links_padded(self) -> np.ndarray:
@@ -247,6 +283,25 @@ class WorkloadDAG:
                 f"(tree {lab[self.root[w]]}{'' if self.chunks == 1 else f'/{int(self.chunk[w])}'})")
 
 
+@kernel(interpret_below=SMALL)
+def _path_nodes(lptr, lval, link_src, link_dst):  # pragma: no cover - compiled
+    """Path CSR (int64 row pointers, node ids) of workloads given by their links: each row is its
+    first link's tail, then every link's head."""
+    n = len(lptr) - 1
+    ptr = np.empty(n + 1, np.int64)
+    nodes = np.empty(len(lval) + n, link_dst.dtype)
+    k = 0
+    for w in range(n):
+        ptr[w] = k
+        nodes[k] = link_src[lval[lptr[w]]]
+        k += 1
+        for e in range(lptr[w], lptr[w + 1]):
+            nodes[k] = link_dst[lval[e]]
+            k += 1
+    ptr[n] = k
+    return ptr, nodes
+
+
 @kernel
 def _kahn(dptr, sptr, sval, n_nodes):  # pragma: no cover - compiled
     """Kahn's topological order of a relation given by prefix counts (dptr) and successor lists."""
@@ -303,29 +358,28 @@ def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compile
 
 
 def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
-                 path: CSR, prefix: CSR, tree_root, tree_chunk, meta=None, links: CSR | None = None,
-                 groups: CSR | None = None) -> WorkloadDAG:
-    """A WorkloadDAG from per-workload trees, phases, paths and prefixes (src, dst and, unless given,
-    links derived from the paths; `groups`: the prefix groups that prefix values >= n name)."""
-    p = path
-    src = p.values[p.ptr[:-1]]
-    dst = p.values[p.ptr[1:] - 1]
+                 prefix: CSR, tree_root, tree_chunk, path: CSR | None = None, links: CSR | None = None,
+                 meta=None, groups: CSR | None = None, relations: tuple[CSR, CSR] | None = None) -> WorkloadDAG:
+    """A WorkloadDAG from per-workload trees, phases, paths or links, and prefixes (links derived from
+    the paths unless given, paths from the links unless given; `groups`: the prefix groups that
+    prefix values >= n name; `relations`: `deps` and `successors` when the builder made them)."""
     if links is None:
+        p = path
         keep = np.ones(len(p.values), dtype=bool)
         keep[p.ptr[1:] - 1] = False  # the last node of each path starts no link
         a = p.values[keep]
         b = p.values[np.flatnonzero(keep) + 1]
         links = csr.from_lengths(p.lengths - 1, topology.link_ids_of(a, b))
-    tree = csr.ids(np.asarray(tree))
-    tree_root = csr.ids(np.asarray(tree_root))
-    tree_chunk = csr.ids(np.asarray(tree_chunk))
-    return WorkloadDAG(
-        topology=topology, kind=kind, merge=merge, chunks=chunks, tree=tree,
-        root=tree_root[tree], chunk=tree_chunk[tree],
-        phase=np.asarray(phase, dtype=np.int8), src=src, dst=dst,
-        carries_own=np.asarray(carries_own, dtype=bool), path=path, links=links,
-        prefix=prefix, tree_root=tree_root, tree_chunk=tree_chunk, meta=meta or {},
-        groups=groups if groups is not None else _no_groups())
+    dag = WorkloadDAG(
+        topology=topology, kind=kind, merge=merge, chunks=chunks, tree=csr.ids(np.asarray(tree)),
+        phase=np.asarray(phase, dtype=np.int8), carries_own=np.asarray(carries_own, dtype=bool), links=links,
+        prefix=prefix, tree_root=csr.ids(np.asarray(tree_root)), tree_chunk=csr.ids(np.asarray(tree_chunk)),
+        meta=meta or {}, groups=groups if groups is not None else _no_groups())
+    if path is not None:
+        dag.__dict__["path"] = path
+    if relations is not None:
+        dag.__dict__["deps"], dag.__dict__["successors"] = relations
+    return dag
 
 
 def _check_chunks(chunks: int) -> None:
@@ -358,9 +412,10 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     else:
         tree = b.root_of
     s = topology.n_servers
-    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own, path=b.path,
+    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
                         prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
-                     tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode})
+                        tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
+                        relations=b.relations if chunks == 1 else None)
 
 
 @dataclass
@@ -370,12 +425,12 @@ class _Built:
     root_of: np.ndarray
     phase: np.ndarray
     own: np.ndarray
-    path: CSR
     links: CSR
     prefix: CSR
     groups: CSR
     group_root: np.ndarray
     chunk_of: np.ndarray | None = None
+    relations: tuple[CSR, CSR] | None = None  # (deps, successors), when the builder made them
 
 
 def _replicate_chunks(b: _Built, chunks: int) -> _Built:
@@ -417,8 +472,7 @@ def _replicate_chunks(b: _Built, chunks: int) -> _Built:
         pre_v.append(new_ref(b.prefix.values, c))
         grp_r.append(g_rows.astype(np.int64) * chunks + c)
         grp_v.append(new_id(b.groups.values, c))
-    return _Built(group[src_row], b.phase[src_row], b.own[src_row], _permute_rows(b.path, src_row),
-                  _permute_rows(b.links, src_row), csr.from_pairs(np.concatenate(pre_r), np.concatenate(pre_v), n),
+    return _Built(group[src_row], b.phase[src_row], b.own[src_row], _permute_rows(b.links, src_row), csr.from_pairs(np.concatenate(pre_r), np.concatenate(pre_v), n),
                   csr.from_pairs(np.concatenate(grp_r), np.concatenate(grp_v), g1 * chunks),
                   np.repeat(b.group_root, chunks), chunk_of)
 
@@ -498,11 +552,11 @@ def _merged_tree(routes: Routes) -> _Built:
     seg[bc_id] = seg[red_id]
     rev = np.zeros(n, bool)
     rev[bc_id] = True
-    path, links = _segment_paths(routes, seg, rev)
+    _, links = _segment_paths(routes, seg, rev)
     root_of = np.repeat(np.arange(s, dtype=csr.ID), 2 * (s - 1))
     phase = np.full(n, BROADCAST, dtype=np.int8)
     phase[red_id] = REDUCE
-    return _Built(root_of, phase, phase == REDUCE, path, links, prefix, _no_groups(), np.zeros(0, np.int64))
+    return _Built(root_of, phase, phase == REDUCE, links, prefix, _no_groups(), np.zeros(0, np.int64))
 
 
 def _permute_rows(m: CSR, rows: np.ndarray) -> CSR:
@@ -519,60 +573,126 @@ def _plain_tree(routes: Routes) -> _Built:
 
     Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
     then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
-    for prefix group i: the last reduce hop (into i) of every origin.
+    for prefix group i: the last reduce hop (into i) of every origin. One compiled pass writes
+    every array in its final form (docs/scale.md), including `deps` and `successors`.
     """
     s = routes.parent.shape[0]
-    par = routes.parent
-    depth = routes.depth
-    d_flat = depth.reshape(-1)
-    # enumerate (root i, origin j, hop k) in id order of the reduce hops
-    pair = np.repeat(np.arange(s * s, dtype=np.int64), d_flat)
-    half = len(pair)
-    first = np.cumsum(d_flat) - d_flat  # enumeration index of each pair's hop 0
-    k = (np.arange(half, dtype=np.int64) - first[pair]).astype(csr.ID)
-    i = (pair // s).astype(csr.ID)
-    j = (pair % s).astype(csr.ID)
-    del pair
-    per_root = depth.sum(axis=1)
-    before = np.r_[0, np.cumsum(per_root)[:-1]]  # reduce hops of the roots before
-    red_id = np.arange(half, dtype=np.int64) + before[i]
-    bc_id = red_id + per_root[i]
-    n = 2 * half
+    par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
+    n, n_links, n_entries = _plain_sizes(par, depth, seg_len)
+    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
+    ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
+    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.zeros(n, bool)
+    lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
+    dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
+    sptr, sval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
+    _plain_fill(par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
+    deps = CSR(dptr, dval)
+    prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
+    groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
+    return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s),
+                  relations=(deps, CSR(sptr, sval)))
 
-    # the server each reduce hop leaves, and the server each broadcast hop reaches
-    sender = j.copy()
-    for step in range(1, int(depth.max()) if s > 1 else 1):
-        more = k >= step
-        sender[more] = par[i[more], sender[more]]
-    d = depth[i, j]
-    recv = j.copy()
-    for step in range(1, int(depth.max()) if s > 1 else 1):
-        more = (d - 1 - k) >= step  # broadcast hop k reaches j's ancestor at distance d-1-k
-        recv[more] = par[i[more], recv[more]]
 
-    seg = np.empty(n, np.int64)
-    seg[red_id] = i.astype(np.int64) * s + sender
-    seg[bc_id] = i.astype(np.int64) * s + recv
-    rev = np.zeros(n, bool)
-    rev[bc_id] = True
-    path, links = _segment_paths(routes, seg, rev)
-    del seg, rev, sender, recv
+@kernel(interpret_below=SMALL)
+def _plain_sizes(parent, depth, seg_len):  # pragma: no cover - compiled
+    """Workloads, links, and entries of `deps` (as many as of `successors`) of the plain PS DAG."""
+    s = parent.shape[0]
+    n = 0
+    n_links = 0
+    for i in range(s):
+        for j in range(s):
+            x = j
+            for _ in range(depth[i, j]):
+                n_links += seg_len[i, x]
+                x = parent[i, x]
+            n += depth[i, j]
+    # every hop but an origin's first reduce hop has one entry, and each origin's last reduce hop
+    # is a group member: as many entries as workloads
+    return 2 * n, 2 * n_links, 2 * n
 
-    pre = np.empty(n, np.int64)
-    pre[red_id] = np.where(k > 0, red_id - 1, -1)
-    pre[bc_id] = np.where(k > 0, bc_id - 1, n + i.astype(np.int64))
-    has = pre >= 0
-    prefix = csr.from_lengths(has.astype(np.int64), pre[has])
-    last = k == d - 1
-    groups = csr.from_pairs(i[last], red_id[last], s)
-    root_of = np.empty(n, csr.ID)
-    root_of[red_id] = i
-    root_of[bc_id] = i
-    phase = np.full(n, BROADCAST, dtype=np.int8)
-    phase[red_id] = REDUCE
-    own = np.zeros(n, bool)
-    own[red_id] = k == 0
-    return _Built(root_of, phase, own, path, links, prefix, groups, np.arange(s))
+
+@kernel(interpret_below=SMALL)
+def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
+                sval):  # pragma: no cover - compiled
+    """Write the plain PS DAG root by root (see `_plain_tree`): tree, phase, carries_own, links,
+    deps (the workloads' rows, then one row per prefix group: its members) and successors."""
+    s = parent.shape[0]
+    n = len(tree)
+    n_origins = 0
+    for i in range(s):
+        for j in range(s):
+            if depth[i, j] > 0:
+                n_origins += 1
+    chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
+    w = 0
+    le = 0
+    de = 0
+    se = 0
+    ge = len(dval) - n_origins  # the group members follow the workloads' own entries
+    lptr[0] = 0
+    dptr[0] = 0
+    sptr[0] = 0
+    for i in range(s):
+        for ph in range(2):
+            for j in range(s):
+                d = depth[i, j]
+                if d == 0:
+                    continue
+                x = j
+                for k in range(d):
+                    chain[k] = x
+                    x = parent[i, x]
+                for k in range(d):
+                    tree[w] = i
+                    phase[w] = ph
+                    if ph == 0:
+                        own[w] = k == 0
+                        x = chain[k]
+                        for e in range(seg_len[i, x]):
+                            lval[le] = seg_links[i, x, e]
+                            le += 1
+                        if k > 0:
+                            dval[de] = w - 1
+                            de += 1
+                        if k < d - 1:
+                            sval[se] = w + 1
+                        else:
+                            sval[se] = n + i
+                            dval[ge] = w  # the last reduce hop is a member of group i
+                            ge += 1
+                        se += 1
+                    else:
+                        x = chain[d - 1 - k]
+                        ln = seg_len[i, x]
+                        for e in range(ln):
+                            lval[le] = seg_links[i, x, ln - 1 - e] ^ 1
+                            le += 1
+                        dval[de] = w - 1 if k > 0 else n + i
+                        de += 1
+                        if k < d - 1:
+                            sval[se] = w + 1
+                            se += 1
+                    w += 1
+                    lptr[w] = le
+                    dptr[w] = de
+                    sptr[w] = se
+    # group rows: group i's members (written above), and its waiters: the first broadcast hops of tree i
+    g = de
+    w = 0
+    for i in range(s):
+        reduce_hops = 0
+        for j in range(s):
+            reduce_hops += depth[i, j]
+        b = w + reduce_hops
+        for j in range(s):
+            if depth[i, j] > 0:
+                g += 1
+                sval[se] = b
+                se += 1
+                b += depth[i, j]
+        dptr[n + i + 1] = g
+        sptr[n + i + 1] = se
+        w += 2 * reduce_hops
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,

@@ -346,10 +346,12 @@ def test_guard_refuses_the_issue_sizes_and_names_estimate_and_limit(monkeypatch)
     assert est.workloads == 523_264 and est.bytes < 512 * 2 ** 20 and est.seconds < 60
     assert check_schedulable(spec_size("bcube:n=8,k=3"), "tree", 1, force=True).workloads == 2 * 4096 * 4095
     # issue 13: PS on DCell(5,2) (1.5 GiB, 13 s measured) and, under 12 GiB, BCube(16,2) critical-path
-    # (5-5.7 GiB, 43-55 s measured) are admitted
+    # (5-5.7 GiB, 43-55 s measured) and plain PS (94.4 M workloads: 6.1 GiB, 192.5 s CPU measured) are admitted
     assert check_schedulable(spec_size("dcell:n=5,k=2"), "plain", 1).bytes < 4 * 2 ** 30
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "12GiB")
     assert check_schedulable(spec_size("bcube:n=16,k=2"), "tree", 1).workloads == 2 * 4096 * 4095
+    ps = check_schedulable(spec_size("bcube:n=16,k=2"), "plain", 1)
+    assert ps.workloads > 90e6 and 6.1 * 2 ** 30 < ps.bytes < 12 * 2 ** 30 and 192.5 < ps.seconds < 300
 
 
 def test_guard_limits_come_from_the_environment(monkeypatch):

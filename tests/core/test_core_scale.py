@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine import Engine, list_schedule, priority_order, replay
+from core.engine import Engine, list_schedule, priority_order, priority_places, replay
 from core.methods import run_method
 from core.priorities import critical_path_rank, random_rank
 from core.schedule import ScheduleConfig
@@ -75,6 +75,26 @@ def test_priority_order_is_a_stable_sort():
     rng = np.random.default_rng(3)
     for rank in (rng.permutation(50), rng.integers(0, 5, 50), -rng.integers(0, 5, 50)):
         assert priority_order(rank).tolist() == np.lexsort((np.arange(50), rank)).tolist()
+
+
+def test_priority_places_invert_the_order():
+    rng = np.random.default_rng(4)
+    for rank in (rng.permutation(50), rng.integers(0, 5, 50), -rng.integers(0, 5, 50), np.r_[rng.permutation(49), 3]):
+        place = priority_places(rank)
+        assert place[priority_order(rank)].tolist() == list(range(50))
+    perm = rng.permutation(50)
+    assert priority_places(perm) is perm  # a permutation is its own place: no copy
+
+
+def test_replay_shares_the_rounds_it_checks():
+    dag = tree_dag(topo("bcube:n=3,k=1"), merge=False)
+    rounds = list_schedule(dag, random_rank(dag, 0))
+    eng, violations = replay(dag, rounds)
+    assert not violations and all(np.shares_memory(a, b) for a, b in zip(eng.rounds, rounds))
+    writable = [np.array(r[::-1]) for r in rounds]  # unsorted, writable: copied and sorted
+    eng, violations = replay(dag, writable)
+    assert not violations and not any(np.shares_memory(a, b) for a, b in zip(eng.rounds, writable))
+    assert [r.tolist() for r in eng.rounds] == [r.tolist() for r in rounds]
 
 
 # ---- prefix groups ---------------------------------------------------------------------------

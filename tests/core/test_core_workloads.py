@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import networkx as nx
@@ -127,6 +128,13 @@ def check_plain(t, chunks=1):
             assert all(dag.dst[a] == dag.src[b] for a, b in zip(chain, chain[1:]))
         assert sorted(ends) == sorted(tree.parent)
     assert dag.n == total
+    # the builder writes deps and successors itself (chunks == 1); they equal the ones derived from
+    # prefix and groups (a replaced DAG derives them afresh)
+    assert chunks > 1 or {"deps", "successors"} <= dag.__dict__.keys()
+    fresh = dataclasses.replace(dag)
+    for rel in ("deps", "successors"):
+        mine, derived = getattr(dag, rel), getattr(fresh, rel)
+        assert mine.ptr.tolist() == derived.ptr.tolist() and mine.values.tolist() == derived.values.tolist()
     return dag
 
 
