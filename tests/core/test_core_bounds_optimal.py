@@ -76,7 +76,7 @@ SMALL = ["example:fig3", "bcube:n=2,k=1", "dcell:n=2,k=1", "fattree:k=2", "bcube
 
 @pytest.mark.parametrize("spec", SMALL)
 def test_optimal_not_worse_than_any_heuristic(spec):
-    opt = schedule(spec, "optimal", time_limit=5.0)
+    opt = schedule(spec, "optimal", time_limit=30.0)  # returns once proven; the margin is for a loaded machine
     assert opt.info["proven_optimal"] is True
     assert rule_violations(opt.dag, opt.rounds) == []
     assert opt.n_rounds >= lower_bounds(opt.dag).best
