@@ -47,5 +47,7 @@ def picture(fig: Any, key: str, name: str, static: bool) -> None:
 def export_setting() -> str:
     """Sidebar: the format the camera button of every chart saves (PNG or SVG)."""
     return persistent(st.sidebar.segmented_control, _KEEP, "png", "Save figures as", EXPORT_FORMATS,
-                      format_func=str.upper, help="Every chart's camera button (top right, on hover) saves it as a "
-                      "file in this format; the browser draws it, nothing is sent anywhere.")
+                      format_func=str.upper, help="Every interactive chart's camera button (top right, on hover) saves it as a "
+                      "file in this format; the browser draws it, nothing is sent anywhere. The static "
+                      "drawings (Topology & trees' default) have no camera: set Drawings to Interactive "
+                      "there to save them.")

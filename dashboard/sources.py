@@ -111,7 +111,9 @@ def predicted_nodes(family: str, params: dict[str, int]) -> int | None:
 def check_drawable(n_nodes: int, what: str) -> None:
     """Raise TooBig when a topology has more nodes than the dashboard loads."""
     if n_nodes > MAX_NODES:
-        raise TooBig(f"{what} has {n_nodes} nodes; the dashboard loads at most {MAX_NODES}. "
+        # predicted sizes are capped at MAX_NODES + 1, so that count means "more than".
+        count = f"more than {MAX_NODES}" if n_nodes == MAX_NODES + 1 else str(n_nodes)
+        raise TooBig(f"{what} has {count} nodes; the dashboard loads at most {MAX_NODES}. "
                      "Pick smaller parameters.")
 
 

@@ -98,7 +98,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "routing"):
-        if key in sched.info:
+        if key == "samples" and sched.info.get(key) == 0:
+            print("  decoding: greedy (rl-sample adds sampled rollouts)")
+        elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
     if "checkpoint" in sched.info:
         own = "yes" if sched.info.get("trained_on_this_topology") else "no"

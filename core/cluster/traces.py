@@ -159,10 +159,15 @@ def _read_csv(path: str) -> tuple[list[str], list[dict]]:
     p = Path(path)
     if not p.is_file():
         raise TraceError(f"trace file not found: {path}")
-    with p.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        rows = list(reader)
-        return [c.strip() for c in (reader.fieldnames or [])], rows
+    try:
+        with p.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            return [c.strip() for c in (reader.fieldnames or [])], rows
+    except UnicodeDecodeError:
+        raise TraceError(f"{path}: not a UTF-8 text file; a CSV trace is text") from None
+    except csv.Error as err:
+        raise TraceError(f"{path}: not readable as CSV: {err}") from None
 
 
 def _need(path: str, columns: list[str], need: list[str], hint: str) -> None:
@@ -185,6 +190,8 @@ def read_csv_trace(path: str) -> Trace:
     _need(path, columns, ["arrival_s", "gpus", "model"], "CSV")
     if "iterations" not in columns and "duration_s" not in columns:
         raise TraceError(f"{path}: missing column 'iterations' (or 'duration_s'): a CSV trace needs one of them")
+    if not rows:
+        raise TraceError(f"{path}: no jobs: the file has a header but no rows")
     ids, arrival, gpus, model, iters = [], [], [], [], []
     names = model_names()
     for r, rec in enumerate(rows, start=1):

@@ -51,7 +51,9 @@ def render() -> None:
     table = pd.DataFrame([summarize(r) for r in runs.values()]).set_index("scheduler")
     st.dataframe(table[list(COLUMNS)].round(2).rename(columns=COLUMNS), width="stretch")
     st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
-               "link jobs: running jobs whose AllReduces share one link.")
+               "link jobs: running jobs whose AllReduces share one link. One trace is one draw: schedulers that "
+               "differ by a few percent here can swap places on the next seed; the README's cluster table averages "
+               "five unseen 160-job seeds (`python benchmarks/bench_cluster.py --only jct`).")
 
     st.subheader("Job completion times")
     charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}), "cluster:jct", "cluster-jct")

@@ -111,10 +111,13 @@ def test_helios_loader(tmp_path):
     ("arrival_s,gpus,model,duration_s\n0,1,resnet50,-3\n", "row 1: duration_s must be >= 0"),
     # an empty value names the column the file has, not the other one
     ("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n0,1,resnet50,\n", "row 2: column 'iterations' must be a number, got ''"),
+    ("arrival_s,gpus,model,iterations\n", "no jobs: the file has a header but no rows"),
+    ("", "missing column 'arrival_s'"),
+    ("\xff\xfe binary", "not a UTF-8 text file"),
 ])
 def test_bad_csv_names_row_and_rule(tmp_path, text, rule):
     p = tmp_path / "bad.csv"
-    p.write_text(text)
+    p.write_bytes(text.encode("latin-1"))
     with pytest.raises(TraceError) as err:
         load_trace(str(p))
     assert rule in str(err.value) and "\n" not in str(err.value)

@@ -122,3 +122,14 @@ def test_rl_cli_schedule_file_validates(tmp_path, capsys, method, extra):
     assert doc["method"] == method and doc["chunks"] == (2 if "--chunks" in extra else 1)
     assert doc["merge"] is ("--no-merge" not in extra)
     assert "OK" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method, line", [("rl", "decoding: greedy (rl-sample adds sampled rollouts)"),
+                                          ("rl-sample", "samples: 3")])
+def test_rl_cli_says_how_it_decoded(capsys, method, line):
+    from core import cli
+    if not shipped():
+        pytest.skip("no shipped checkpoint")
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", method, "--samples", "3"]) == 0
+    out = capsys.readouterr().out
+    assert line in out and "samples: 0" not in out
