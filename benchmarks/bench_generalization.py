@@ -31,15 +31,17 @@ from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
 from core.rl.features import Observer
 from core.rl.instances import GENERALIZATION
 from core.rl.rollout import play
-from core.schedule import ScheduleConfig
+from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
 
 
-def select_all(dag, policy, samples: int, seed: int = 0) -> tuple[int, int]:
-    """Greedy and best-of-samples rounds with the upper agent replaced by select-all."""
+def select_all(dag, policy, samples: int, seed: int = 0,
+               temperature: float = DEFAULT_TEMPERATURE) -> tuple[int, int]:
+    """Greedy and best-of-samples rounds with the upper agent replaced by select-all (rl-sample's seeding and
+    temperature)."""
     obs = Observer(dag)
     greedy = play(dag, policy, sample=False, observer=obs, upper="all").n_rounds
-    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all",
+    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all", temperature=temperature,
                                 rng=np.random.default_rng(np.random.SeedSequence([seed, k]))).n_rounds
                            for k in range(samples)])
     return greedy, best
@@ -49,6 +51,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+                    help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,
                     help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)")
     ap.add_argument("--cp-sat-max-workloads", type=int, default=800, help="run CP-SAT only on DAGs this small")
@@ -61,12 +65,13 @@ def main() -> None:
     rows = []
     for inst in GENERALIZATION:
         topo, t1 = inst.topology(), time.perf_counter()
-        cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False)
+        cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False,
+                             temperature=a.temperature)
         cp = run_method("critical-path", topo, cfg)
         lb = lower_bounds(cp.dag).best
         rl = run_method("rl", topo, cfg).n_rounds
         rls = run_method("rl-sample", topo, cfg)
-        all_g, all_s = select_all(rls.dag, policy, a.samples)
+        all_g, all_s = select_all(rls.dag, policy, a.samples, temperature=a.temperature)
         sat = None
         if a.cp_sat > 0 and rls.n_rounds > lb and rls.dag.n <= a.cp_sat_max_workloads:
             sat = int(solve_optimal(rls.dag, a.cp_sat)[1]["proven_bound"])
@@ -85,7 +90,7 @@ def main() -> None:
     gap_ok = sum(r["within_5pct"] for r in rows)
     worst_cp = max(rows, key=lambda r: r["rl_sample"] - r["critical_path"])
     print()
-    print(f"target rl-sample (K={a.samples}) <= critical-path on every topology: {cp_ok}/{n} "
+    print(f"target rl-sample (K={a.samples}, T={a.temperature:g}) <= critical-path on every topology: {cp_ok}/{n} "
           f"{'MET' if cp_ok == n else 'MISSED'}" + ("" if cp_ok == n else
           f" (worst {worst_cp['instance']}: {worst_cp['rl_sample']} vs {worst_cp['critical_path']})"))
     merged_ok = sum(r["gap_merged_bound"] <= 0.05 + 1e-9 for r in rows)

@@ -26,7 +26,7 @@ import numpy as np
 from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint
-from core.schedule import ScheduleConfig
+from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
 from core.topology import make_topology, preset
 from core.workloads import build_dag
@@ -40,11 +40,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--universal-samples", type=int, default=16)
+    ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+                    help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=0.0, help="seconds of CP-SAT per config for a proven bound")
     ap.add_argument("--universal", default=str(checkpoint_dir() / UNIVERSAL),
                     help="the universal checkpoint to compare (path without suffix; default the shipped one)")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
+    start, cpu0 = time.perf_counter(), time.process_time()
     uni = Path(a.universal).with_suffix(".json")
     rows = []
     print(f"{'config':14} {'CP':>4} {'rl':>4} {'rl-s':>5} {'uni':>4} {'uni-s':>5} {'LB':>4} {'gap':>6} {'ugap':>6} "
@@ -53,7 +56,8 @@ def main() -> None:
         topo = make_topology(p.spec)
         ck = find_checkpoint(topo.spec)
         meta = json.loads(ck.read_text()) if ck else {}
-        cfg = ScheduleConfig(checkpoint=str(ck) if ck else None, samples=a.samples, seed=0, trace=False)
+        cfg = ScheduleConfig(checkpoint=str(ck) if ck else None, samples=a.samples, seed=0, trace=False,
+                             temperature=a.temperature)
         dag = build_dag(topo, "tree")
         lb = lower_bounds(dag).best
         if a.cp_sat > 0:
@@ -99,7 +103,8 @@ def main() -> None:
         worse = sum(r["universal_rl_sample"] > r["rl_sample"] for r in done)
         print(f"universal vs per-topology rl-sample: better on {better}, equal on {len(done) - better - worse}, "
               f"worse on {worse} (per-topology checkpoints stay the default where they exist)")
-    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(f"wall {time.perf_counter() - start:.0f} s, CPU {time.process_time() - cpu0:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=2, default=float)

@@ -49,6 +49,17 @@ def seconds(hi: float) -> Callable[[str], float]:
     return parse
 
 
+def temperature(text: str) -> float:
+    """A sampling temperature: finite, > 0 and at most 100."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not (math.isfinite(x) and 0 < x <= 100):
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 100], got {_show(text)}")
+    return x
+
+
 def seed(text: str) -> int:
     """A seed, 0..2^31-1 for every method (CP-SAT's seeds are 32-bit)."""
     return int_in(0, SEED_MAX)(text)

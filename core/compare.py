@@ -229,7 +229,7 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
 def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
-                                                   "ring_adjacent", "samples", "checkpoint", "trained_on",
+                                                   "ring_adjacent", "samples", "temperature", "checkpoint", "trained_on",
                                                    "trained_on_this_topology", "fallback", "policy_rounds",
                                                    "critical_path_rounds")}
 

@@ -24,6 +24,9 @@ DEFAULT_SIZE_BYTES = parse_size(DEFAULT_SIZE)
 
 MAX_SEED = 2 ** 31 - 1
 """Largest seed: CP-SAT takes 32-bit seeds, and every method accepts the same range."""
+DEFAULT_TEMPERATURE = 0.2
+"""rl-sample's sampling temperature, chosen on the universal policy's training instances
+(benchmarks/bench_temperature.py; docs/rl.md)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class ScheduleConfig:
     """Seconds CP-SAT may search (optimal)."""
     samples: int = 16
     """Sampled rollouts of rl-sample; the best is kept."""
+    temperature: float = DEFAULT_TEMPERATURE
+    """Sampling temperature of rl-sample's rollouts: a step draws a workload with probability
+    proportional to exp(score / temperature) (docs/rl.md: how the default was chosen)."""
     checkpoint: str | None = None
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
@@ -65,6 +71,9 @@ class ScheduleConfig:
             raise ValueError(f"time_limit must be > 0 seconds and finite, got {self.time_limit!r}")
         if isinstance(self.samples, bool) or not isinstance(self.samples, (int, np.integer)) or self.samples < 1:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
+        if not (isinstance(self.temperature, (int, float)) and not isinstance(self.temperature, bool)
+                and math.isfinite(self.temperature) and self.temperature > 0):
+            raise ValueError(f"temperature must be a finite number > 0, got {self.temperature!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
         if self.trace not in (None, True, False):

@@ -10,7 +10,7 @@ from ..argtypes import UsageError
 from ..methods import get_method
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
-from ..schedule import ScheduleConfig
+from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
 
@@ -31,6 +31,9 @@ def add_schedule_options(p: argparse.ArgumentParser) -> None:
                    help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
                         "run reproducible (about one second of one core each; default 60)")
     p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, help="sampled rollouts for rl-sample (default 16)")
+    p.add_argument("--temperature", type=at.temperature, default=DEFAULT_TEMPERATURE,
+                   help=f"sampling temperature of rl-sample's rollouts (default {DEFAULT_TEMPERATURE:g}, "
+                        "chosen on the training instances: docs/rl.md)")
     p.add_argument("--checkpoint", default=None, help="RL checkpoint (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
@@ -61,6 +64,7 @@ def config(a: argparse.Namespace) -> ScheduleConfig:
     """The ScheduleConfig the options describe."""
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
+                          temperature=getattr(a, "temperature", DEFAULT_TEMPERATURE),
                           size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)),
                           force=bool(getattr(a, "force", False)))
 

@@ -97,7 +97,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
-    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "routing"):
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "routing"):
         if key == "samples" and sched.info.get(key) == 0:
             print("  decoding: greedy (rl-sample adds sampled rollouts)")
         elif key in sched.info:

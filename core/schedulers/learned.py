@@ -62,7 +62,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     tried = [best.n_rounds]
     if sample:
         for k in range(config.samples):
-            ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs)
+            ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs, temperature=config.temperature)
             tried.append(ep.n_rounds)
             if ep.n_rounds < best.n_rounds:
                 best, best_k = ep, k
@@ -71,7 +71,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     trace = best.trace
     if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
         again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
-                     observer=obs, trace=True)
+                     observer=obs, trace=True, temperature=config.temperature)
         if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
@@ -80,7 +80,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     intact = not bool(np.any(dag.topology.failed))
     info = {"checkpoint": Path(path).with_suffix("").name, "checkpoint_path": str(path), "trained_on": specs,
             "trained_on_this_topology": round_spec(dag.topology.spec) in {round_spec(x) for x in specs} and intact,
-            "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
+            "samples": config.samples if sample else 0,
+            **({"temperature": config.temperature} if sample else {}), "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better

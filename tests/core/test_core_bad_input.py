@@ -118,6 +118,9 @@ def test_unknown_preset_and_method():
     ({"routing": "ecmp"}, "routing must be one of"),
     ({"time_limit": 0}, "time_limit must be > 0"),
     ({"samples": 0}, "samples must be >= 1"),
+    ({"temperature": 0}, "temperature must be a finite number > 0"),
+    ({"temperature": float("nan")}, "temperature must be a finite number > 0"),
+    ({"temperature": True}, "temperature must be a finite number > 0"),
 ])
 def test_bad_schedule_config(kwargs, needle):
     with pytest.raises(ValueError, match=needle):
@@ -477,6 +480,8 @@ def test_size_guard_under_a_memory_limit():
     (["schedule", "bcube:n=3,k=1", "--time-limit", "-0"], ["--time-limit", "'-0'"]),
     (["schedule", "bcube:n=3,k=1", "--chunks", "1_0"], ["--chunks", "'1_0'"]),
     (["schedule", "bcube:n=3,k=1", "--samples", "1000000000"], ["--samples", "1..10000"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--temperature", "0"], ["--temperature", "got '0'"]),
+    (["schedule", "bcube:n=3,k=1", "--temperature", "inf"], ["--temperature", "'inf'"]),
     (["compare", "bcube:n=3,k=1", "--seeds", "1000000000"], ["--seeds", "1..1000"]),
     (["train", "bcube:n=3,k=1", "--budget", "-5"], ["--budget", "'-5'"]),
     (["train", "bcube:n=3,k=1", "--budget", "nan"], ["--budget", "'nan'"]),

@@ -132,6 +132,26 @@ def test_a_topology_with_failed_links_is_not_the_one_trained_on(tmp_path, monkey
     assert s.info["checkpoint"] == "b" and s.info["trained_on_this_topology"] is False
 
 
+def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
+    torch.manual_seed(3)
+    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
+    for p in pol.lower.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    save_checkpoint(pol, tmp_path / "r", {"topology": "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"})
+    t = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0")
+    runs = {}
+    for temp in (0.01, 50.0):
+        s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2,
+                                                      temperature=temp, trace=False))
+        assert s.info["temperature"] == temp and s.info["samples"] == 6
+        runs[temp] = s.info["rollout_rounds"]
+    greedy = runs[0.01][0]
+    assert runs[50.0][0] == greedy  # the greedy rollout does not depend on the temperature
+    # near zero a draw is the top score, ties broken at random; far above, nearly uniform: much worse rollouts
+    assert np.mean(runs[50.0][1:]) > np.mean(runs[0.01][1:]) + 1.5
+    assert "temperature" not in run_method("rl", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), trace=False)).info
+
+
 def test_rl_sample_trace_explains_the_kept_rollout(tmp_path):
     torch.manual_seed(3)
     pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
