@@ -132,13 +132,21 @@ def test_a_topology_with_failed_links_is_not_the_one_trained_on(tmp_path, monkey
     assert s.info["checkpoint"] == "b" and s.info["trained_on_this_topology"] is False
 
 
-def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
+JF10 = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
+
+
+def _noisy_checkpoint(tmp_path):
+    """A checkpoint for Jellyfish(10) whose lower agent has random weights (rollouts that differ), and the topology."""
     torch.manual_seed(3)
     pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
     for p in pol.lower.parameters():
         torch.nn.init.normal_(p, std=0.5)
-    save_checkpoint(pol, tmp_path / "r", {"topology": "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"})
-    t = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0")
+    save_checkpoint(pol, tmp_path / "r", {"topology": JF10})
+    return make_topology(JF10)
+
+
+def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
+    t = _noisy_checkpoint(tmp_path)
     runs = {}
     for temp in (0.01, 50.0):
         s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2,
@@ -153,12 +161,7 @@ def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
 
 
 def test_rl_sample_trace_explains_the_kept_rollout(tmp_path):
-    torch.manual_seed(3)
-    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
-    for p in pol.lower.parameters():
-        torch.nn.init.normal_(p, std=0.5)
-    save_checkpoint(pol, tmp_path / "r", {"topology": "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"})
-    t = make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=0")
+    t = _noisy_checkpoint(tmp_path)
     s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2))
     assert s.info["rollout_rounds"][0] >= s.n_rounds == min(s.info["rollout_rounds"])
     assert s.trace["decoding"] == ("greedy" if s.info["kept_rollout"] == "greedy" else "sampled")
