@@ -63,17 +63,29 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     return path
 
 
+def checkpoint_stem(path: str | Path) -> Path:
+    """A checkpoint's path without suffix, from either file of the pair or the stem; a bare name
+    (``universal``) that is not in the working folder names a shipped checkpoint (`checkpoint_dir`)."""
+    p = Path(path)
+    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    if len(stem.parts) == 1 and not stem.with_suffix(".json").is_file():
+        shipped = checkpoint_dir() / stem.name
+        if shipped.with_suffix(".json").is_file():
+            return shipped
+    return stem
+
+
 def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any]]:
     """Load a checkpoint (either file of the pair, or the stem); raises CheckpointError on mismatch.
 
     Every sidecar field's type and range, and every weight's dtype, shape and byte range in
     the safetensors header, are checked before the network is built or a tensor is read.
     """
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    stem = checkpoint_stem(path)
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
-        raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}")
+        where = f" (looked in the working folder and in {checkpoint_dir()})" if len(stem.parts) == 1 else ""
+        raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}{where}")
     meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {side_path}: the sidecar must be a JSON object, got {type(meta).__name__}")

@@ -6,7 +6,6 @@ only when a learned method runs.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -42,14 +41,15 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
     `critical_path_rounds` keep both counts; no trace then).
     """
-    from ..rl.checkpoint import CheckpointError, find_checkpoint, load_checkpoint, round_spec, trained_on
+    from ..rl.checkpoint import CheckpointError, checkpoint_stem, find_checkpoint, load_checkpoint, round_spec, trained_on
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
 
-    path = config.checkpoint or find_checkpoint(dag.topology.spec)
-    if path is None:
+    found = config.checkpoint or find_checkpoint(dag.topology.spec)
+    if found is None:
         raise CheckpointError(checkpoint_problem(dag.topology, config) or "no RL checkpoint")
+    path = checkpoint_stem(found)
     use_torch_threads()
     policy, meta = load_checkpoint(path)
     obs = Observer(dag)
@@ -78,7 +78,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     specs = trained_on(meta)
     # failed links do not show in a spec: a degraded topology is not the one trained on
     intact = not bool(np.any(dag.topology.failed))
-    info = {"checkpoint": Path(path).with_suffix("").name, "checkpoint_path": str(path), "trained_on": specs,
+    info = {"checkpoint": path.name, "checkpoint_path": str(path), "trained_on": specs,
             "trained_on_this_topology": round_spec(dag.topology.spec) in {round_spec(x) for x in specs} and intact,
             "samples": config.samples if sample else 0,
             **({"temperature": config.temperature} if sample else {}), "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",

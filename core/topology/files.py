@@ -32,6 +32,13 @@ MAX_CAPACITY = 2 ** 31 - 1
 """Largest link capacity read from a file (workloads per round; numpy int64 arithmetic stays exact)."""
 
 
+def _kind_problem(kind: str) -> str:
+    """What is wrong with a node's kind (empty when the node has none)."""
+    if not kind:
+        return "no kind: give kind 'server' or 'switch'"
+    return f"kind must be 'server' or 'switch', got {_show(kind)}"
+
+
 def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
     """Build a Topology from a networkx graph whose nodes carry ``kind`` (server/switch)."""
     nodes = list(g.nodes)
@@ -41,7 +48,7 @@ def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
         data = g.nodes[v]
         kind = str(data.get("kind", data.get("type", ""))).lower()
         if kind not in (SERVER, SWITCH):
-            raise TopologyError(f"node {_show(v)}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
+            raise TopologyError(f"node {_show(v)}: {_kind_problem(kind)}")
         kinds.append(kind == SERVER)
     edges, props = [], []
     for u, v, data in g.edges(data=True):
@@ -118,7 +125,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
                 raise TopologyError(f"each node must be an object with an 'id', got {node!r:.60}")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
-                raise TopologyError(f"node {_show(node['id'])}: kind must be 'server' or 'switch', got {_show(kind or 'nothing')}")
+                raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")
             ids.append(node["id"])
             kinds.append(kind == SERVER)
             labels.append(str(node.get("label", node["id"])))

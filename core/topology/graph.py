@@ -339,7 +339,7 @@ def _check(t: Topology) -> None:
         raise TopologyError(f"edges: node ids must lie in 0..{n - 1}")
     if np.any(t.edges[:, 0] == t.edges[:, 1]):
         u = int(t.edges[t.edges[:, 0] == t.edges[:, 1]][0, 0])
-        raise TopologyError(f"self-loops are not allowed (node {u})")
+        raise TopologyError(f"self-loops are not allowed (node {t.labels[u]!r})")
     key = np.sort(t.edges, axis=1)
     if len(np.unique(key, axis=0)) != len(key):
         raise TopologyError("parallel edges are not allowed: give one edge with a larger capacity instead")

@@ -77,11 +77,19 @@ def test_topology_rules():
         make_graph([True, True], [(0, 1)], caps=[0])
 
 
+def test_a_self_loop_is_named_by_the_node_label():
+    from core.topology.files import from_dict
+    data = {"nodes": [{"id": "a", "kind": "server"}, {"id": "b", "kind": "server"}],
+            "edges": [["a", "b"], ["a", "a"]]}
+    with pytest.raises(TopologyError, match=r"self-loops are not allowed \(node 'a'\)"):
+        from_dict(data)
+
+
 def test_networkx_node_without_kind():
     g = nx.path_graph(3)
     g.nodes[0]["kind"] = "server"
     g.nodes[1]["kind"] = "server"
-    with pytest.raises(TopologyError, match=r"node 2: kind must be 'server' or 'switch', got 'nothing'"):
+    with pytest.raises(TopologyError, match=r"node 2: no kind: give kind 'server' or 'switch'"):
         from_networkx(g)
     g.nodes[2]["kind"] = "router"
     with pytest.raises(TopologyError, match="got 'router'"):
@@ -148,11 +156,11 @@ def test_file_errors(tmp_path):
     g.add_node("c")
     g.add_edges_from([("a", "c"), ("b", "c")])
     nx.write_graphml(g, tmp_path / "nokind.graphml")
-    with pytest.raises(TopologyError, match=r"node 'c': kind must be"):
+    with pytest.raises(TopologyError, match=r"node 'c': no kind: give kind 'server' or 'switch'"):
         make_topology(f"file:{tmp_path / 'nokind.graphml'}")
     (tmp_path / "nokind.json").write_text(json.dumps(
         {"nodes": [{"id": 0, "kind": "server"}, {"id": 1}], "links": [[0, 1]]}))
-    with pytest.raises(TopologyError, match=r"node 1: kind must be"):
+    with pytest.raises(TopologyError, match=r"node 1: no kind: give kind 'server' or 'switch'"):
         make_topology(f"file:{tmp_path / 'nokind.json'}")
     (tmp_path / "dangling.json").write_text(json.dumps(
         {"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[0, 7]]}))

@@ -167,3 +167,19 @@ def test_rl_sample_trace_explains_the_kept_rollout(tmp_path):
     assert s.trace["decoding"] == ("greedy" if s.info["kept_rollout"] == "greedy" else "sampled")
     for ids, steps in zip(s.rounds, s.trace["steps"]):
         assert sorted(st["chosen"] for st in steps) == ids.tolist()
+
+
+def test_checkpoint_by_shipped_name_or_either_file_gives_one_path(tmp_path, monkeypatch):
+    from core.rl.checkpoint import CheckpointError, load_checkpoint
+    shipped, elsewhere = tmp_path / "shipped", tmp_path / "cwd"
+    shipped.mkdir(), elsewhere.mkdir()
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(shipped))
+    monkeypatch.chdir(elsewhere)
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), shipped / "mine", {"topology": "bcube:n=2,k=1"})
+    t = make_topology("bcube:n=3,k=1")
+    paths = {run_method("rl", t, ScheduleConfig(checkpoint=c, trace=False)).info["checkpoint_path"]
+             for c in ("mine", str(shipped / "mine"), str(shipped / "mine.json"), str(shipped / "mine.safetensors"))}
+    assert paths == {str(shipped / "mine")}
+    with pytest.raises(CheckpointError, match=r"checkpoint nope: need both nope.json and nope.safetensors "
+                                              r"\(looked in the working folder and in "):
+        load_checkpoint("nope")
