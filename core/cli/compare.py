@@ -73,11 +73,15 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(buf.getvalue(), end="")
         return 0
     print_table(header, body, 1)
-    print(f"rounds; ps and greedy are means over {a.seeds} seeds; LB(merged) is the lower bound of the merged "
+    seeded = [m for m in ("ps", "greedy") if m in methods]
+    means = f"{' and '.join(seeded)} {'is a mean' if len(seeded) == 1 else 'are means'} over {a.seeds} seeds; " \
+        if seeded else ""
+    print(f"rounds; {means}LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
     print()
     print_table(*time_table(rows, methods), 2)
-    print(f"seconds for M = {format_size(size)} (means over seeds for ps and greedy); algbw and busbw of the async "
+    over = f" (means over seeds for {' and '.join(seeded)})" if seeded else ""
+    print(f"seconds for M = {format_size(size)}{over}; algbw and busbw of the async "
           f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
           f"AllReduce) and to the best bound of the method's own DAG")
     if event is not None:

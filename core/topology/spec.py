@@ -66,7 +66,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         return "example", {}
     if family not in FAMILIES:
         known = ", ".join(list(FAMILIES) + ["file", "example"])
-        raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}")
+        hint = f" (a topology file is given as file:{clip(spec.strip())})" if not rest and head.lower().endswith(
+            (".json", ".graphml", ".xml")) else ""
+        raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}{hint}")
     fam = FAMILIES[family]
     shown = clip(spec.strip(), 60)
     given: dict[str, int] = {}

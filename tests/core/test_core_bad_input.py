@@ -497,6 +497,7 @@ def test_size_guard_under_a_memory_limit():
     (["validate", "x.json", "--max-report", "-1"], ["--max-report", "got '-1'"]),
     (["schedule", "bcube:n=3,k=1", "--method"], ["--method", "expected one argument"]),
     (["frobnicate"], ["invalid choice"]),
+    (["schedule", "nope.json"], ["unknown topology family 'nope.json'", "file:nope.json"]),
 ])
 def test_cli_options_are_checked_in_one_place(capsys, argv, needles):
     code, out, err = run_cli(capsys, *argv)

@@ -130,3 +130,13 @@ def test_cli_compare_csv_and_text(capsys):
     assert lines[1].startswith("bcube:n=2,k=1") and lines[2].startswith("fattree:k=2")
     assert "*" not in lines[1]  # proven optimal: no asterisk
     assert "* = not proven optimal" in lines[3]
+    assert "greedy is a mean over 5 seeds" in lines[3] and "(means over seeds for greedy)" in lines[10]
+
+
+def test_cli_compare_footnotes_name_only_the_seeded_methods_it_ran(capsys):
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path,ring"]) == 0
+    out = capsys.readouterr().out
+    assert "mean" not in out and "rounds; LB(merged) is the lower bound" in out
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,greedy", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ps and greedy are means over 2 seeds" in out and "(means over seeds for ps and greedy)" in out
