@@ -258,5 +258,25 @@ def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[
     return header, body
 
 
+def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
+    """One line per configuration on which a learned method ran: its checkpoint, whether it was
+    trained on that topology, and for a sampled method its samples and temperature."""
+    lines = []
+    for r in rows:
+        parts = []
+        for m in methods:
+            info = r.results[m].info
+            if "checkpoint" not in info:
+                continue
+            own = "yes" if info.get("trained_on_this_topology") else "no"
+            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {own})"
+            if info.get("samples"):
+                txt += f", best of greedy and {info['samples']} samples at T = {info.get('temperature', 1.0):g}"
+            parts.append(txt)
+        if parts:
+            lines.append(f"{r.name}: " + "; ".join(parts))
+    return lines
+
+
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}"

@@ -12,7 +12,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import compare, configurations, default_methods, replan_table, rows_to_table, time_table
+from ..compare import (compare, configurations, default_methods, learned_notes, replan_table, rows_to_table,
+                       time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
@@ -78,6 +79,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         if seeded else ""
     print(f"rounds; {means}LB(merged) is the lower bound of the merged "
           f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    for line in learned_notes(rows, methods):
+        print(line)
     print()
     print_table(*time_table(rows, methods), 2)
     over = f" (means over seeds for {' and '.join(seeded)})" if seeded else ""

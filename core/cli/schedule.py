@@ -11,6 +11,7 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
+from ..schedule import ScheduleConfig
 from ..replan import replan
 from ..schedule_io import read_schedule_file, write_schedule
 from ..seconds import time_report
@@ -61,6 +62,12 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     guard(t, [a.method], a)
     event = read_event(a, t)
     cfg = config(a)
+    unused = [opt for opt, given, default in (("--samples", cfg.samples, ScheduleConfig.samples),
+                                               ("--temperature", cfg.temperature, ScheduleConfig.temperature))
+              if given != default and not method.sampled]
+    if unused:
+        print(f"note: {' and '.join(unused)} {'applies' if len(unused) == 1 else 'apply'} to sampled methods "
+              f"(rl-sample) only; {a.method} ignores {'it' if len(unused) == 1 else 'them'}", file=sys.stderr)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 

@@ -547,3 +547,12 @@ def test_optimal_with_a_seed_is_reproducible(capsys, tmp_path):
         files.append((tmp_path / name).read_bytes())
     assert json.loads(files[0])["info"]["status"] != "HEURISTIC"
     assert files[0] == files[1]
+
+
+def test_schedule_says_when_the_method_ignores_samples_or_temperature(capsys):
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=2,k=1", "--method", "critical-path", "--temperature", "0.5")
+    assert code == 0 and "rounds" in out
+    assert err.strip() == "note: --temperature applies to sampled methods (rl-sample) only; critical-path ignores it"
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=2,k=1", "--method", "rl-sample", "--samples", "2",
+                             "--temperature", "0.5")
+    assert code == 0 and "note:" not in err and "temperature: 0.5" in out

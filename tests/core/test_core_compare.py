@@ -140,3 +140,12 @@ def test_cli_compare_footnotes_name_only_the_seeded_methods_it_ran(capsys):
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,greedy", "--seeds", "2"]) == 0
     out = capsys.readouterr().out
     assert "ps and greedy are means over 2 seeds" in out and "(means over seeds for ps and greedy)" in out
+
+
+def test_cli_compare_text_says_which_checkpoint_and_temperature_ran(capsys):
+    assert cli.main(["compare", "bcube:n=3,k=1", "--methods", "critical-path,rl,rl-sample", "--samples", "2",
+                     "--temperature", "0.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("rounds;")
+    assert lines[3] == ("bcube:n=3,k=1: rl: checkpoint bcube_n3_k1 (trained on this topology: yes); rl-sample: "
+                        "checkpoint bcube_n3_k1 (trained on this topology: yes), best of greedy and 2 samples at T = 0.5")
