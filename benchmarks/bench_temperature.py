@@ -1,10 +1,10 @@
 """Sampling temperature of rl-sample, chosen on the universal policy's training instances only.
 
 rl-sample keeps the best of greedy decoding and K sampled rollouts; each sampled step draws a
-workload with probability proportional to exp(score / T). This benchmark runs the universal
-checkpoint on `core.rl.instances.UNIVERSAL_TRAINING` (never on the generalization set, so the
-choice does not peek at the topologies the generalization benchmark reports) for every T of
---temperatures, and prints per T: instances within 5% of the merged-DAG lower bound, instances no
+workload with probability proportional to exp(score / T). This benchmark runs rl-sample (the
+method itself) with the universal checkpoint on `core.rl.instances.UNIVERSAL_TRAINING` (never on
+the generalization set, so the choice does not peek at the topologies the generalization
+benchmark reports) for every T of --temperatures, and prints per T: instances within 5% of the merged-DAG lower bound, instances no
 worse than critical-path, and the total rounds. The default of `ScheduleConfig.temperature` is the
 T this prints as chosen (most within 5%, then most no worse than critical-path, then fewest rounds).
 
@@ -18,23 +18,11 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 from core.bounds import lower_bounds
 from core.methods import run_method
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
-from core.rl.features import Observer
+from core.rl.checkpoint import UNIVERSAL, checkpoint_dir
 from core.rl.instances import UNIVERSAL_TRAINING
-from core.rl.rollout import play
 from core.schedule import ScheduleConfig
-
-
-def best_of(dag, policy, obs, samples: int, temperature: float, seed: int = 0) -> int:
-    """Rounds of the best of greedy and `samples` rollouts at `temperature` (rl-sample's seeding)."""
-    greedy = play(dag, policy, sample=False, observer=obs).n_rounds
-    return min([greedy] + [play(dag, policy, sample=True, observer=obs, temperature=temperature,
-                                rng=np.random.default_rng(np.random.SeedSequence([seed, k]))).n_rounds
-                           for k in range(samples)])
 
 
 def main() -> None:
@@ -44,7 +32,6 @@ def main() -> None:
     ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
     a = ap.parse_args()
     temps = [float(t) for t in a.temperatures.split(",")]
-    policy, _ = load_checkpoint(a.checkpoint)
     t0, c0 = time.perf_counter(), time.process_time()
     print(f"{'instance':58} {'CP':>4} {'LB':>4} " + " ".join(f"{'T=' + format(t, 'g'):>6}" for t in temps))
     within = {t: 0 for t in temps}
@@ -54,8 +41,9 @@ def main() -> None:
         topo = inst.topology()
         cp = run_method("critical-path", topo, ScheduleConfig(chunks=inst.chunks))
         lb = lower_bounds(cp.dag).best
-        obs = Observer(cp.dag)
-        got = {t: best_of(cp.dag, policy, obs, a.samples, t) for t in temps}
+        got = {t: run_method("rl-sample", topo, ScheduleConfig(chunks=inst.chunks, samples=a.samples, temperature=t,
+                                                               checkpoint=a.checkpoint, trace=False)).n_rounds
+               for t in temps}
         for t, r in got.items():
             within[t] += r <= 1.05 * lb + 1e-9
             le_cp[t] += r <= cp.n_rounds

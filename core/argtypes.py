@@ -35,29 +35,29 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
-def seconds(hi: float) -> Callable[[str], float]:
-    """A number of seconds: finite, > 0 and at most `hi` (nan, inf and negatives are refused)."""
+def positive(hi: float, what: str = "a number") -> Callable[[str], float]:
+    """A number: finite, > 0 and at most `hi` (nan, inf and negatives are refused)."""
     def parse(text: str) -> float:
         try:
             x = float(text)
         except ValueError:
             x = math.nan
         if not (math.isfinite(x) and 0 < x <= hi):
-            raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, {hi:g}], got {_show(text)}")
+            raise argparse.ArgumentTypeError(f"must be {what} in (0, {hi:g}], got {_show(text)}")
         return x
+    parse.__name__ = "number"
+    return parse
+
+
+def seconds(hi: float) -> Callable[[str], float]:
+    """A number of seconds: finite, > 0 and at most `hi`."""
+    parse = positive(hi, "a number of seconds")
     parse.__name__ = "seconds"
     return parse
 
 
-def temperature(text: str) -> float:
-    """A sampling temperature: finite, > 0 and at most 100."""
-    try:
-        x = float(text)
-    except ValueError:
-        x = math.nan
-    if not (math.isfinite(x) and 0 < x <= 100):
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 100], got {_show(text)}")
-    return x
+temperature = positive(100)
+"""A sampling temperature: finite, > 0 and at most 100."""
 
 
 def seed(text: str) -> int:

@@ -271,7 +271,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             own = "yes" if info.get("trained_on_this_topology") else "no"
             txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {own})"
             if info.get("samples"):
-                txt += f", best of greedy and {info['samples']} samples at T = {info.get('temperature', 1.0):g}"
+                txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
             parts.append(txt)
         if parts:
             lines.append(f"{r.name}: " + "; ".join(parts))

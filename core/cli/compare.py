@@ -74,7 +74,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(buf.getvalue(), end="")
         return 0
     print_table(header, body, 1)
-    seeded = [m for m in ("ps", "greedy") if m in methods]
+    seeded = [m for m in methods if get_method(m).randomized]
     means = f"{' and '.join(seeded)} {'is a mean' if len(seeded) == 1 else 'are means'} over {a.seeds} seeds; " \
         if seeded else ""
     print(f"rounds; {means}LB(merged) is the lower bound of the merged "

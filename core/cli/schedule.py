@@ -11,8 +11,8 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
-from ..schedule import ScheduleConfig
 from ..replan import replan
+from ..schedule import ScheduleConfig
 from ..schedule_io import read_schedule_file, write_schedule
 from ..seconds import time_report
 from ..timing import DEFAULT_SIZE, parse_size

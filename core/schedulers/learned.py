@@ -41,7 +41,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
     `critical_path_rounds` keep both counts; no trace then).
     """
-    from ..rl.checkpoint import CheckpointError, checkpoint_stem, find_checkpoint, load_checkpoint, round_spec, trained_on
+    from ..rl.checkpoint import (CheckpointError, checkpoint_stem, find_checkpoint, load_checkpoint, round_spec,
+                                 trained_on)
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
@@ -80,9 +81,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     intact = not bool(np.any(dag.topology.failed))
     info = {"checkpoint": path.name, "checkpoint_path": str(path), "trained_on": specs,
             "trained_on_this_topology": round_spec(dag.topology.spec) in {round_spec(x) for x in specs} and intact,
-            "samples": config.samples if sample else 0,
-            **({"temperature": config.temperature} if sample else {}), "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
+            "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
+    if sample:
+        info["temperature"] = config.temperature
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path
