@@ -12,6 +12,7 @@ from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
+from .schedulers.learned import training_answer
 from .seconds import time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
@@ -230,7 +231,8 @@ def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
                                                    "ring_adjacent", "samples", "temperature", "checkpoint", "trained_on",
-                                                   "trained_on_this_topology", "fallback", "policy_rounds",
+                                                   "trained_on_this_topology", "trained_on_this_configuration",
+                                                   "trained_with", "run_with", "fallback", "policy_rounds",
                                                    "critical_path_rounds")}
 
 
@@ -268,8 +270,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             info = r.results[m].info
             if "checkpoint" not in info:
                 continue
-            own = "yes" if info.get("trained_on_this_topology") else "no"
-            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {own})"
+            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
             parts.append(txt)

@@ -14,6 +14,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import ScheduleConfig
 from ..schedule_io import read_schedule_file, write_schedule
+from ..schedulers.learned import training_answer
 from ..seconds import time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
@@ -110,8 +111,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
     if "checkpoint" in sched.info:
-        own = "yes" if sched.info.get("trained_on_this_topology") else "no"
-        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
     if sched.info.get("fallback"):
         print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:

@@ -227,6 +227,32 @@ def round_spec(spec: str) -> str:
         return spec
 
 
+TRAINING_DAG = {"merge": True, "routing": "shortest"}
+"""What every training run schedules (`recipes.train_spec`, `instances.Instance.dag`): the merged DAG on
+shortest routes; only the chunks vary, per instance (a single-topology run uses 1)."""
+
+
+def training_fit(meta: dict[str, Any], spec: str, *, merge: bool, chunks: int, routing: str,
+                 intact: bool = True) -> dict[str, Any]:
+    """Whether a checkpoint was trained on this topology and on this DAG's options, as `Schedule.info` fields:
+    `trained_on_this_topology` (link speeds aside; never with failed links, `intact` False),
+    `trained_on_this_configuration` (also the same merge, chunks and routing), `trained_with` (the options
+    trained with on this topology; None when not trained on it) and `run_with` (this run's)."""
+    here = round_spec(spec)
+    topo = intact and here in {round_spec(x) for x in trained_on(meta)}
+    run_with = {"merge": bool(merge), "chunks": int(chunks), "routing": str(routing)}
+    trained_with = None
+    if topo:
+        insts = meta.get("instances")  # the universal sidecar lists each instance with its chunks
+        got = sorted({x.get("chunks", 1) for x in insts if isinstance(x, dict) and type(x.get("chunks", 1)) is int
+                      and round_spec(str(x.get("topology"))) == here}) if isinstance(insts, list) else []
+        trained_with = {**TRAINING_DAG, "chunks": got or [1]}
+    same = (trained_with is not None and run_with["chunks"] in trained_with["chunks"]
+            and all(run_with[k] == v for k, v in TRAINING_DAG.items()))
+    return {"trained_on_this_topology": bool(topo), "trained_on_this_configuration": same,
+            "trained_with": trained_with, "run_with": run_with}
+
+
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
     """The checkpoint for a topology spec: one trained on exactly this topology (link speeds
     aside: `round_spec`), else the universal one (the default on every topology), else None."""
