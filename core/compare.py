@@ -279,5 +279,27 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
     return lines
 
 
+def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of what each learned method ran, for the CSV: its
+    checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, and for a
+    sampled method its samples and temperature; empty where the method did not run."""
+    cols: list[tuple[str, str, Callable[[dict], str]]] = []
+    for m in methods:
+        meth = get_method(m)
+        if meth.solver != "rl":
+            continue
+        cols += [(m, "checkpoint", lambda i: str(i["checkpoint"])),
+                 (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
+                 (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
+        if meth.sampled:
+            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: f"{i['temperature']:g}")]
+    body = [[cell(r.results[m].info) if "checkpoint" in r.results[m].info else "" for m, _, cell in cols] for r in rows]
+    return [f"{m} {what}" for m, what, _ in cols], body
+
+
+def _yes(flag: bool | None) -> str:
+    return "" if flag is None else ("yes" if flag else "no")
+
+
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}"

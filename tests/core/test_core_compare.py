@@ -149,3 +149,19 @@ def test_cli_compare_text_says_which_checkpoint_and_temperature_ran(capsys):
     assert lines[2].startswith("rounds;")
     assert lines[3] == ("bcube:n=3,k=1: rl: checkpoint bcube_n3_k1 (trained on this topology: yes); rl-sample: "
                         "checkpoint bcube_n3_k1 (trained on this topology: yes), best of greedy and 2 samples at T = 0.5")
+
+
+def test_cli_compare_csv_says_which_checkpoint_ran_and_how(capsys):
+    assert cli.main(["compare", "bcube:n=3,k=1", "--methods", "critical-path,rl,rl-sample", "--samples", "2",
+                     "--temperature", "0.5", "--chunks", "2", "--format", "csv"]) == 0
+    header, row = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    got = dict(zip(header, row))
+    assert header[-8:] == ["rl checkpoint", "rl trained on topology", "rl trained on configuration",
+                           "rl-sample checkpoint", "rl-sample trained on topology", "rl-sample trained on configuration",
+                           "rl-sample samples", "rl-sample temperature"]
+    assert got["rl checkpoint"] == got["rl-sample checkpoint"] == "bcube_n3_k1"
+    # its own topology, but trained with chunks 1: not this configuration
+    assert got["rl trained on topology"] == "yes" and got["rl trained on configuration"] == "no"
+    assert got["rl-sample samples"] == "2" and got["rl-sample temperature"] == "0.5"
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,critical-path", "--format", "csv"]) == 0
+    assert not any("checkpoint" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
