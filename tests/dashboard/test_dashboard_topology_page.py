@@ -190,6 +190,9 @@ def test_a_graph_without_servers_is_an_error():
     doc = {"nodes": [{"id": i, "kind": "switch"} for i in range(3)], "links": [[0, 1], [1, 2]]}
     at = upload(page(), "switches.json", json.dumps(doc).encode())
     assert len(at.error) == 1 and "at least 2 servers" in at.error[0].value
+    # named once, first: the file's own errors start with its name (core.topology.files)
+    assert at.error[0].value.startswith("Cannot use switches.json: a topology needs")
+    assert at.error[0].value.count("switches.json") == 1
     assert metric(at, "Nodes") == ["15"]
 
 
