@@ -64,15 +64,25 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
 
 
 def checkpoint_stem(path: str | Path) -> Path:
-    """A checkpoint's path without suffix, from either file of the pair or the stem; a bare name
-    (``universal``) that is not in the working folder names a shipped checkpoint (`checkpoint_dir`)."""
+    """A checkpoint's path without suffix, from either file of the pair or the stem; a relative one
+    (``universal``) that is not in the working folder names one in `checkpoint_dir` (a shipped one)."""
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    if len(stem.parts) == 1 and not stem.with_suffix(".json").is_file():
-        shipped = checkpoint_dir() / stem.name
+    if not stem.is_absolute() and not stem.with_suffix(".json").is_file():
+        shipped = checkpoint_dir() / stem
         if shipped.with_suffix(".json").is_file():
             return shipped
     return stem
+
+
+def checkpoint_name(stem: str | Path) -> str:
+    """A checkpoint's stem as files and `info` record it: relative to `checkpoint_dir` when it lies there
+    (``universal``: what --checkpoint accepts, the same from any checkout), else absolute."""
+    full = Path(stem).resolve()
+    try:
+        return full.relative_to(checkpoint_dir().resolve()).as_posix()
+    except ValueError:
+        return str(full)
 
 
 def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any]]:
@@ -84,7 +94,7 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     stem = checkpoint_stem(path)
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
-        where = f" (looked in the working folder and in {checkpoint_dir()})" if len(stem.parts) == 1 else ""
+        where = f" (looked in the working folder and in {checkpoint_dir()})" if not stem.is_absolute() else ""
         raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}{where}")
     meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
     if not isinstance(meta, dict):

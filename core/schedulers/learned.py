@@ -69,7 +69,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
     `critical_path_rounds` keep both counts; no trace then).
     """
-    from ..rl.checkpoint import CheckpointError, checkpoint_stem, find_checkpoint, load_checkpoint, trained_on, training_fit
+    from ..rl.checkpoint import (CheckpointError, checkpoint_name, checkpoint_stem, find_checkpoint, load_checkpoint,
+                                 trained_on, training_fit)
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
@@ -106,7 +107,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     # failed links do not show in a spec: a degraded topology is not the one trained on
     fit = training_fit(meta, dag.topology.spec, merge=dag.merge, chunks=dag.chunks,
                        routing=dag.meta.get("routing", config.routing), intact=not bool(np.any(dag.topology.failed)))
-    info = {"checkpoint": path.name, "checkpoint_path": str(path), "trained_on": trained_on(meta), **fit,
+    info = {"checkpoint": path.name, "checkpoint_path": checkpoint_name(path), "trained_on": trained_on(meta), **fit,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     if sample:

@@ -215,7 +215,16 @@ def test_checkpoint_by_shipped_name_or_either_file_gives_one_path(tmp_path, monk
     t = make_topology("bcube:n=3,k=1")
     paths = {run_method("rl", t, ScheduleConfig(checkpoint=c, trace=False)).info["checkpoint_path"]
              for c in ("mine", str(shipped / "mine"), str(shipped / "mine.json"), str(shipped / "mine.safetensors"))}
-    assert paths == {str(shipped / "mine")}
+    assert paths == {"mine"}  # relative to the checkpoints folder: the same from any checkout
+    (shipped / "sub").mkdir()
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), shipped / "sub" / "deep", {"topology": None})
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), elsewhere / "own", {"topology": None})
+    recorded = {c: run_method("rl", t, ScheduleConfig(checkpoint=c, trace=False)).info["checkpoint_path"]
+                for c in (str(shipped / "sub" / "deep"), "own")}
+    assert recorded == {str(shipped / "sub" / "deep"): "sub/deep", "own": str(elsewhere / "own")}  # outside: absolute
+    monkeypatch.chdir(tmp_path)  # what a schedule file records loads again, from elsewhere
+    for name in ("mine", "sub/deep", str(elsewhere / "own")):
+        assert run_method("rl", t, ScheduleConfig(checkpoint=name, trace=False)).info["checkpoint_path"] == name
     with pytest.raises(CheckpointError, match=r"checkpoint nope: need both nope.json and nope.safetensors "
                                               r"\(looked in the working folder and in "):
         load_checkpoint("nope")
