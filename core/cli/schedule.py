@@ -124,7 +124,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
 
 
 def cmd_validate(a: argparse.Namespace) -> int:
-    """Validate a schedule file; exit 0 when correct, 2 when not."""
+    """Validate a schedule file; exit 0 when correct, 2 when not. The report (violations, then the verdict)
+    goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
     data = read_schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
     if rep.ok:
@@ -141,7 +142,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
             where.append(f"link {v.link}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
     counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
-    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}", file=sys.stderr)
+    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}")  # the report's verdict: stdout
     return 2
 
 
