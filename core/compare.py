@@ -293,7 +293,8 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
                  (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:
             cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: f"{i['temperature']:g}")]
-    body = [[cell(r.results[m].info) if "checkpoint" in r.results[m].info else "" for m, _, cell in cols] for r in rows]
+    body = [[cell(r.results[m].info) if m in r.results and "checkpoint" in r.results[m].info else ""
+             for m, _, cell in cols] for r in rows]  # a method that could not run there has no result
     return [f"{m} {what}" for m, what, _ in cols], body
 
 
