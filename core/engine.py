@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import ClassHeads, fill_mask
-from .jit import SMALL, kernel
+from .jit import SMALL, kernel, prefetch
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -204,7 +204,18 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
     out = np.empty(16 + 2 * len(ids), np.int64)
     k = 0
     stack = np.empty(1, np.int64)
-    for w in ids:
+    m = len(ids)
+    for i in range(m):
+        w = ids[i]
+        # the rows, successor lists and waits are far apart: ask for them a few workloads ahead
+        if i + 24 < m:
+            prefetch(sptr, ids[i + 24])
+        if i + 16 < m:
+            prefetch(sval, sptr[ids[i + 16]])
+        if i + 8 < m and sptr[ids[i + 8]] < len(sval):
+            x = sval[sptr[ids[i + 8]]]
+            prefetch(waiting, x)
+            prefetch(sent_round, min(x, n - 1))
         for e in range(sptr[w], sptr[w + 1]):
             x = sval[e]
             waiting[x] -= 1

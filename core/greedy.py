@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .csr import CSR
-from .jit import SMALL, kernel
+from .jit import SMALL, kernel, prefetch
 
 
 @kernel
@@ -142,7 +142,7 @@ def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
 
 
 @kernel
-def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
+def _round(pc, ccap, clinks, cap, queue, lo, hi, front, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
@@ -161,7 +161,15 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     n_todo = 0
     low = np.int64(0xFFFFFFFF)
     high = ~low
-    for w in freed:
+    n_freed = len(freed)
+    for k in range(n_freed):
+        # pc and the class queues are far larger than the caches: ask for them a few pushes ahead
+        if k + 16 < n_freed:
+            prefetch(pc, freed[k + 16])
+        if k + 8 < n_freed:
+            c2 = pc[freed[k + 8]] & low
+            prefetch(queue, max(hi[c2] - 1, 0))
+        w = freed[k]
         x = pc[w]
         c = x & low
         _push(queue, lo, hi, c, (x & high) | w)
@@ -183,9 +191,13 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     fresh = np.empty(n_todo + 1, np.int64)
     n_fresh = 0
     for t in range(n_todo):
+        if t + 8 < n_todo:
+            prefetch(queue, min(lo[todo[t + 8]], len(queue) - 1))
         c = todo[t]
         if hi[c] > lo[c]:
-            fresh[n_fresh] = (queue[lo[c]] & high) | c
+            x = queue[lo[c]]
+            fresh[n_fresh] = (x & high) | c
+            front[c] = x & low  # the walk reads the kept workload here, not in the (cold) queue
             n_fresh += 1
     fresh = _sort_places(fresh[:n_fresh], n_place_bits)
 
@@ -246,7 +258,7 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
                 lused[n_lused] = lk
                 n_lused += 1
             room[lk] -= 1
-        kept[n_kept] = queue[lo[c]] & low  # it was the class's best
+        kept[n_kept] = front[c]  # it was the class's best
         n_kept += 1
         lo[c] += 1
         if not changed[c]:
@@ -254,7 +266,9 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
             pending[n_pend] = c
             n_pend += 1
         if ccap[c] > 1 and hi[c] > lo[c]:  # the class's next workload may still fit this round
-            q = (queue[lo[c]] & high) | c
+            x = queue[lo[c]]
+            front[c] = x & low
+            q = (x & high) | c
             ii = n_extra
             n_extra += 1
             while ii > 0:
@@ -302,6 +316,7 @@ class ClassHeads:
         self.lo = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
         self.hi = self.lo.copy()
         self.queue = np.empty(n, np.int64)
+        self.front = np.empty(n_cls, np.int32)  # each class's best ready workload, while it has a head
         self.heads = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
         self.n_heads = 0
@@ -318,7 +333,7 @@ class ClassHeads:
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
         kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
-                                    self.queue, self.lo, self.hi, self.heads, self.n_heads,
+                                    self.queue, self.lo, self.hi, self.front, self.heads, self.n_heads,
                                     self.new_heads, self.changed, np.asarray(freed, dtype=np.int64),
                                     self.room, self.pending, self.kept, self.extra, self.lused,
                                     self.place_bits)
