@@ -309,7 +309,14 @@ def _round_rules(ids, n, sent_round, waiting, lptr, lval, cap):  # pragma: no co
     again = np.zeros(len(uniq), np.bool_)
     early = np.zeros(len(uniq), np.bool_)
     load = np.zeros(len(cap), np.int64)
-    for k in range(len(uniq)):
+    m = len(uniq)
+    for k in range(m):
+        if k + 16 < m:  # far apart in memory: ask for them a few workloads ahead
+            prefetch(sent_round, uniq[k + 16])
+            prefetch(waiting, uniq[k + 16])
+            prefetch(lptr, uniq[k + 16])
+        if k + 8 < m and lptr[uniq[k + 8]] < len(lval):
+            prefetch(lval, lptr[uniq[k + 8]])
         w = uniq[k]
         if sent_round[w] >= 0:
             again[k] = True
