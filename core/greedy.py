@@ -224,10 +224,10 @@ def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
     while True:
         while i < n_heads and (touched[(heads[i] & low) >> 6] >> np.uint64(heads[i] & 63)) & np.uint64(1):
             i += 1
-        if i + 8 < n_heads:
-            prefetch(crow[heads[i + 8] & low], 0)
-        if j + 8 < n_fresh:
-            prefetch(crow[fresh[j + 8] & low], 0)
+        if i + 32 < n_heads:
+            prefetch(crow[heads[i + 32] & low], 0)
+        if j + 32 < n_fresh:
+            prefetch(crow[fresh[j + 32] & low], 0)
         hp = heads[i] if i < n_heads else inf
         fp = fresh[j] if j < n_fresh else inf
         ep = extra[0] if n_extra > 0 else inf
