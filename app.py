@@ -33,14 +33,21 @@ def screen(name: str):
 # The favicon before st.navigation, which would otherwise show the first page's material icon, fetched from the
 # web. A local file: nothing is fetched. (Reading it imports numpy, ~0.15 s before the preload below.)
 st.set_page_config(page_icon=str(HERE / "dashboard" / "assets" / "favicon.png"))
+# The default page is served at "/", not at its url_path; "home" only has to be unique. /topology, the screen's
+# own name, is a hidden page that sends the browser to "/" (below, before anything is drawn).
+home = st.Page(screen("topology"), title="Topology & trees", icon=":material/hub:", url_path="home", default=True)
+to_home = st.Page(screen("topology"), title="Topology & trees", url_path="topology", visibility="hidden")
 page = st.navigation([
-    st.Page(screen("topology"), title="Topology & trees", icon=":material/hub:", url_path="topology", default=True),
+    home,
     st.Page(screen("player"), title="Schedule player", icon=":material/play_circle:", url_path="player"),
     st.Page(screen("compare"), title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page(screen("debugger"), title="Policy debugger", icon=":material/bug_report:", url_path="debugger"),
     st.Page(screen("merging"), title="How merging works", icon=":material/school:", url_path="merging"),
     st.Page(screen("cluster"), title="Cluster", icon=":material/dns:", url_path="cluster"),
+    to_home,
 ])
+if page is to_home:
+    st.switch_page(home)  # a rerun on "/": the sidebar marks the screen, the address bar reads "/"
 # The browser starts loading plotly.js now: a blank 1-px chart, marked meta="blank" (plotly is loaded with streamlit).
 # Not on the first screen drawn static (topology.DRAWING_KEY unset or "static"): it shows no plotly chart.
 if page.url_path or st.session_state.get("keep:topology:drawing") == "interactive":

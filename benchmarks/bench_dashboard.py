@@ -17,7 +17,8 @@ benchmarks/floor_static_app.py (Streamlit alone: the two pictures as inline SVG)
     page's clock) until plotly has drawn the figure whose heatmap markers sit on the new round
     (target <= 0.5 s).
 
-Prints the figures with the CPU time and load; it is a benchmark, not a test. Usage:
+Prints the figures with the CPU time, the load and a speed probe (CPU seconds of a fixed Python loop, at start and
+end: the shared machine's speed varies at equal load); it is a benchmark, not a test. Usage:
     python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920] [--script app.py]
         [--floor benchmarks/floor_app.py,benchmarks/floor_static_app.py] [--settle 2] [--no-bytecode-cache]
 --steps 0 skips (c), --starts 0 the first screen; --floor "" skips the floor pages. The servers run with Python's
@@ -265,8 +266,9 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     scripts = [a.script] + [f for f in a.floor.split(",") if f]
+    speed = speed_probe()
     wall, cpu = time.perf_counter(), time.process_time()
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start, speed probe {speed:.2f} s; "
           f"streamlit run {' and '.join(scripts)}, alternating; bytecode cache "
           f"{'off' if SERVER_ENV.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
     with sync_playwright() as p:
@@ -298,7 +300,17 @@ def main() -> None:
     child = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"wall {time.perf_counter() - wall:.0f} s; CPU: this process {time.process_time() - cpu:.1f} s, "
           f"streamlit servers {child.ru_utime + child.ru_stime:.1f} s, chromium and driver {chrome:.1f} s; "
-          f"load average {os.getloadavg()[0]:.1f} at end (other work on this machine inflates the wall times)")
+          f"load average {os.getloadavg()[0]:.1f} at end, speed probe {speed_probe():.2f} s (other work on this "
+          "machine inflates the wall times)")
+
+
+def speed_probe() -> float:
+    """CPU seconds of a fixed pure-Python loop (10 M additions): how fast this shared machine runs right now.
+    The same load average has come with first-screen times 40% apart; the probe tells such windows apart."""
+    start, total = time.process_time(), 0
+    for i in range(10_000_000):
+        total += i
+    return time.process_time() - start
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
+from .schedulers.learned import training_answer
 from .seconds import time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
@@ -230,7 +231,8 @@ def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
                                                    "ring_adjacent", "samples", "temperature", "checkpoint", "trained_on",
-                                                   "trained_on_this_topology", "fallback", "policy_rounds",
+                                                   "trained_on_this_topology", "trained_on_this_configuration",
+                                                   "trained_with", "run_with", "fallback", "policy_rounds",
                                                    "critical_path_rounds")}
 
 
@@ -268,14 +270,36 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             info = r.results[m].info
             if "checkpoint" not in info:
                 continue
-            own = "yes" if info.get("trained_on_this_topology") else "no"
-            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {own})"
+            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
             parts.append(txt)
         if parts:
             lines.append(f"{r.name}: " + "; ".join(parts))
     return lines
+
+
+def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of what each learned method ran, for the CSV: its
+    checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, and for a
+    sampled method its samples and temperature; empty where the method did not run."""
+    cols: list[tuple[str, str, Callable[[dict], str]]] = []
+    for m in methods:
+        meth = get_method(m)
+        if meth.solver != "rl":
+            continue
+        cols += [(m, "checkpoint", lambda i: str(i["checkpoint"])),
+                 (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
+                 (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
+        if meth.sampled:
+            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: f"{i['temperature']:g}")]
+    body = [[cell(r.results[m].info) if m in r.results and "checkpoint" in r.results[m].info else ""
+             for m, _, cell in cols] for r in rows]  # a method that could not run there has no result
+    return [f"{m} {what}" for m, what, _ in cols], body
+
+
+def _yes(flag: bool | None) -> str:
+    return "" if flag is None else ("yes" if flag else "no")
 
 
 def _num(x: float | None) -> str:

@@ -41,7 +41,8 @@ def picture(fig: Any, key: str, name: str, static: bool) -> None:
     if static:  # a <div> opens an HTML block: markdown leaves the one-line SVG inside it as it is
         st.markdown(f"<div>\n{figure_svg(fig, key)}\n</div>", unsafe_allow_html=True)
     else:
-        show(fig.update_layout(meta=key) if hasattr(fig, "update_layout") else fig, key=key, name=name)
+        show(fig.update_layout(meta=key) if hasattr(fig, "update_layout") else dict(fig, layout={**fig["layout"], "meta": key}),
+             key=key, name=name)
 
 
 def export_setting() -> str:

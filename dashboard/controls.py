@@ -114,7 +114,9 @@ def topology_picker() -> Source:
         except TooBig as err:
             st.warning(f"{err} Still showing {good.name}.")
         except (TopologyError, ValueError, KeyError) as err:
-            st.error(f"Cannot use {candidate.name}: {err}. Change the input; still showing {good.name}.")
+            why = str(err)  # a file's errors already start with its name
+            why = why if why.startswith(f"{candidate.name}: ") else f"{candidate.name}: {why}"
+            st.error(f"Cannot use {why}. Change the input; still showing {good.name}.")
         else:
             good = candidate
             st.session_state["good_source"] = good

@@ -1,4 +1,9 @@
-"""Pure plotly figure builders: arrays and plain values in, ``go.Figure`` out (no Streamlit, no core logic)."""
+"""Pure plotly figure builders: arrays and plain values in, ``go.Figure`` or its dict out (no Streamlit, no core logic).
+
+The node-link pictures (network, node tree, workload trees) are built as plain plotly dicts: the first screen
+draws them as static SVG (dashboard/svg.py) and never instantiates a plotly object, whose first construction costs
+~0.1 s of validator set-up (docs/dashboard.md, Speed); `st.plotly_chart` takes the dict as it is.
+"""
 
 from __future__ import annotations
 
@@ -94,32 +99,41 @@ def link_legend(d: NetDrawing) -> list[tuple]:
     return keys
 
 
-def _clean_axes(fig: go.Figure, height: int, title: str | None) -> go.Figure:
-    fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=4), showlegend=False,
-                      title=dict(text=title or "", x=0.01, font=dict(size=14)), plot_bgcolor="white",
-                      hoverlabel=dict(namelength=-1))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
-    return fig
+def _scatter(**props) -> dict:
+    """A scatter trace as a plotly dict; None values (plotly's "unset") are left out, as `go.Scatter` would."""
+    return _unset({"type": "scatter", **props})
+
+
+def _unset(props: dict) -> dict:
+    return {k: _unset(v) if isinstance(v, dict) else v for k, v in props.items() if v is not None}
+
+
+def _figure(traces: list, height: int, title: str | None) -> dict:
+    """A plotly dict of `traces` on hidden, equal-scale axes, with the title flush left."""
+    return {"data": traces, "layout": {
+        "height": height, "margin": dict(l=4, r=4, t=34 if title else 6, b=4), "showlegend": False,
+        "title": dict(text=title or "", x=0.01, font=dict(size=14)), "plot_bgcolor": "white",
+        "hoverlabel": dict(namelength=-1), "xaxis": dict(visible=False),
+        "yaxis": dict(visible=False, scaleanchor="x", scaleratio=1)}}
 
 
 def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
                    title: str | None = None, height: int = 340, show_labels: bool | None = None,
-                   legend: Sequence[tuple[str, str, str]] = ()) -> go.Figure:
-    """The network; busy directed links drawn offset to the right of their direction, in the given colours."""
-    traces = network_traces(d, busy_links, busy_colours, hover, faded_edges, root, show_labels)
-    for tr in traces:  # the legend names colours and symbols, not traces
-        tr.showlegend = False
-    fig = _clean_axes(go.Figure(traces + legend_entries(legend)), height, title)
+                   legend: Sequence[tuple[str, str, str]] = ()) -> dict:
+    """The network as a plotly dict; busy directed links drawn offset to the right of their direction, in the given
+    colours."""
+    traces = [dict(tr, showlegend=False)  # the legend names colours and symbols, not traces
+              for tr in network_traces(d, busy_links, busy_colours, hover, faded_edges, root, show_labels)]
+    fig = _figure(traces + legend_entries(legend), height, title)
     if legend:
-        fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=15)))
+        fig["layout"].update(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=15)))
     return fig
 
 
 def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
-                   show_labels: bool | None = None, overlay: Sequence[go.Scatter] = ()) -> list[go.Scatter]:
+                   show_labels: bool | None = None, overlay: Sequence[dict] = ()) -> list[dict]:
     """The traces of `network_figure`: links, pruned links, `overlay`, busy links, servers (dots) and switches
     (squares)."""
     traces = link_traces(d, faded_edges) + list(overlay)
@@ -131,7 +145,7 @@ def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
         ids = np.flatnonzero(d.is_server == server)
         colours = [ROOT_COLOUR if v == root else (SERVER_COLOUR if server else SWITCH_COLOUR) for v in ids.tolist()]
         size = (40 if small else 14) if server else (32 if small else 11)
-        traces.append(go.Scatter(
+        traces.append(_scatter(
             x=d.x[ids], y=d.y[ids], mode="markers+text" if labels else "markers",
             marker=dict(symbol="circle" if server else "square", size=size, color=colours,
                         line=dict(color="white", width=1)),
@@ -142,14 +156,14 @@ def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
     return traces
 
 
-def link_traces(d: NetDrawing, faded_edges: Sequence[int] = ()) -> list[go.Scatter]:
+def link_traces(d: NetDrawing, faded_edges: Sequence[int] = ()) -> list[dict]:
     """The cables: one trace per bandwidth when links differ (slower: thinner and paler), failed links red
     and dotted, `faded_edges` pale and dotted, and invisible points at mid-link that name each link on hover."""
     faded = np.zeros(len(d.edges), bool)
     faded[np.asarray(list(faded_edges), dtype=np.int64)] = True
     dead = d.dead
     speeds = d.speeds()
-    traces: list[go.Scatter] = []
+    traces: list[dict] = []
     if len(speeds) > 1:
         fastest = speeds[0][0]
         for b, ids in speeds:
@@ -165,25 +179,25 @@ def link_traces(d: NetDrawing, faded_edges: Sequence[int] = ()) -> list[go.Scatt
     if len(d.link_text):
         mx = (d.x[d.edges[:, 0]] + d.x[d.edges[:, 1]]) / 2
         my = (d.y[d.edges[:, 0]] + d.y[d.edges[:, 1]]) / 2
-        traces.append(go.Scatter(x=mx, y=my, mode="markers", marker=dict(size=9, color="rgba(0,0,0,0)"),
+        traces.append(_scatter(x=mx, y=my, mode="markers", marker=dict(size=9, color="rgba(0,0,0,0)"),
                                  hovertext=list(d.link_text), hoverinfo="text", name="link names"))
     return traces
 
 
-def changed_links_trace(d: NetDrawing, edges: Sequence[int], name: str) -> go.Scatter:
+def changed_links_trace(d: NetDrawing, edges: Sequence[int], name: str) -> dict:
     """Links a mid-run event fails or slows, drawn over their cables (pink, dashed) under the event's name."""
     return _segments(d, [int(e) for e in edges], CHANGED_COLOUR, 3.0, name, dash="dash")
 
 
-def _segments(d: NetDrawing, edges: list[int], colour: str, width: float, name: str, dash: str | None) -> go.Scatter:
+def _segments(d: NetDrawing, edges: list[int], colour: str, width: float, name: str, dash: str | None) -> dict:
     e = d.edges[np.asarray(edges, dtype=np.int64)] if edges else np.zeros((0, 2), np.int64)
     xs = np.c_[d.x[e[:, 0]], d.x[e[:, 1]], np.full(len(e), np.nan)].ravel()
     ys = np.c_[d.y[e[:, 0]], d.y[e[:, 1]], np.full(len(e), np.nan)].ravel()
-    return go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=width, dash=dash),
+    return _scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=width, dash=dash),
                       hoverinfo="skip", name=name)
 
 
-def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: list[str]) -> list[go.Scatter]:
+def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: list[str]) -> list[dict]:
     """Busy directed links: a dark line each (one trace) with chevrons in their colours (one trace).
 
     Always two traces (empty ones when nothing is busy), so animation frames can replace them.
@@ -202,13 +216,13 @@ def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: li
     ends = np.array([0.1, 0.9])
     xs = np.c_[sx[:, None] + ends * dx[:, None], np.full(len(links), np.nan)].ravel()
     ys = np.c_[sy[:, None] + ends * dy[:, None], np.full(len(links), np.nan)].ravel()
-    line = go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="rgba(60,60,60,0.55)", width=2 if small else 1.5),
+    line = _scatter(x=xs, y=ys, mode="lines", line=dict(color="rgba(60,60,60,0.55)", width=2 if small else 1.5),
                       hoverinfo="skip", name="busy")
     steps = np.array([0.5]) if len(links) > 60 else np.array([0.3, 0.5, 0.7])  # chevrons along each busy link
     cx = (sx[:, None] + steps * dx[:, None]).ravel()
     cy = (sy[:, None] + steps * dy[:, None]).ravel()
     angle = np.repeat(np.degrees(np.arctan2(dx, dy)), len(steps))
-    chevrons = go.Scatter(x=cx, y=cy, mode="markers", hovertext=np.repeat(hover, len(steps)), hoverinfo="text",
+    chevrons = _scatter(x=cx, y=cy, mode="markers", hovertext=np.repeat(hover, len(steps)), hoverinfo="text",
                           marker=dict(symbol="arrow", size=22 if small else 11, angle=angle,
                                       color=np.repeat(colours, len(steps)), line=dict(width=0.5, color="white")),
                           name="busy links")
@@ -340,17 +354,17 @@ LINE_STYLES = {"line": None, "dot": "dot", "dash": "dash"}
 """Legend keys drawn as a line sample instead of a marker: symbol -> plotly dash."""
 
 
-def legend_entries(keys: Sequence[tuple]) -> list[go.Scatter]:
+def legend_entries(keys: Sequence[tuple]) -> list[dict]:
     """Legend-only traces: (name, colour, marker symbol) each, or (name, colour, "line" | "dot" | "dash", width)
     for a line sample."""
     out = []
     for name, colour, symbol, *width in keys:
         if symbol in LINE_STYLES:
-            out.append(go.Scatter(x=[None], y=[None], mode="lines", name=name, showlegend=True, hoverinfo="skip",
+            out.append(_scatter(x=[None], y=[None], mode="lines", name=name, showlegend=True, hoverinfo="skip",
                                   line=dict(color=colour, width=width[0] if width else 2, dash=LINE_STYLES[symbol]),
                                   legendgroup=name))
         else:
-            out.append(go.Scatter(x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
+            out.append(_scatter(x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
                                   marker=dict(color=colour, symbol=symbol, size=11), legendgroup=name))
     return out
 
@@ -383,7 +397,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
         if d is not None:
             extra = [changed_links_trace(d, *changed)] if changed else []
             for tr in network_traces(d, show_labels=len(d.labels) <= 30, overlay=extra):
-                fig.add_trace(tr.update(showlegend=False), row=1, col=i)
+                fig.add_trace(dict(tr, showlegend=False), row=1, col=i)
             fig.update_xaxes(visible=False, row=1, col=i)
             fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
@@ -466,7 +480,8 @@ def player_figure(base: dict, d: NetDrawing | None, panels: Sequence[PlayerPanel
     Returned as a plain dict (only the round's few traces are built), so stepping a round stays cheap.
     """
     value = base["layout"].get("meta", {}).get("value", ROUND_AXIS.value)
-    data = list(base["data"]) + [tr.to_plotly_json() for tr in round_traces(d, panels, group_names, value)]
+    data = list(base["data"]) + [tr if isinstance(tr, dict) else tr.to_plotly_json()
+                                 for tr in round_traces(d, panels, group_names, value)]
     return {"data": data, "layout": dict(base["layout"], shapes=list(base["layout"].get("shapes", ()))
                                          + round_shapes(panels, edges, current_round))}
 
@@ -525,8 +540,8 @@ CROWDED_SERVERS = 20
 
 
 def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[str], arcs: Sequence[WorkloadArc],
-                         root: int, title: str | None = None, height: int = 360, big: bool = False) -> go.Figure:
-    """A workload tree: servers by depth (root on top) and every workload as its own numbered arc with an arrow.
+                         root: int, title: str | None = None, height: int = 360, big: bool = False) -> dict:
+    """A workload tree as a plotly dict: servers by depth (root on top) and every workload as its own numbered arc with an arrow.
 
     Beyond `ARCS_DRAWN` workloads, each tree edge is one line labelled with how many workloads
     cross it (own / relayed), so the drawing stays legible. `big`: projector-sized text.
@@ -539,7 +554,7 @@ def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[s
     traces = (_aggregated_arcs(pos, groups, font, crowded) if len(arcs) > ARCS_DRAWN
               else _every_arc(pos, groups, font, big, crowded))
     servers = sorted(pos)
-    traces.append(go.Scatter(
+    traces.append(_scatter(
         x=[pos[v][0] for v in servers], y=[pos[v][1] for v in servers],
         mode="markers" if crowded else "markers+text",
         marker=dict(size=42 if big else (12 if crowded else 26),
@@ -548,15 +563,16 @@ def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[s
         text=[labels[v] for v in servers], textfont=dict(color="white", size=font), hoverinfo="text",
         hovertext=[f"{labels[v]}{' (root)' if v == root else ''}" for v in servers], name="servers",
         showlegend=False))
-    fig = _clean_axes(go.Figure(traces), height, title)
-    fig.update_yaxes(scaleanchor=None)
-    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=font)),
-                      title=dict(font=dict(size=font + 2)))
+    fig = _figure(traces, height, title)
+    layout = fig["layout"]
+    del layout["yaxis"]["scaleanchor"]
+    layout.update(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=font)))
+    layout["title"]["font"] = dict(size=font + 2)
     return fig
 
 
 def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, big: bool, crowded: bool
-               ) -> list[go.Scatter]:
+               ) -> list[dict]:
     """One bent arc per workload, an arrowhead near its end and its number at its middle."""
     lines = {False: ([], []), True: ([], [])}
     heads = {False: ([], [], []), True: ([], [], [])}
@@ -586,13 +602,13 @@ def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int,
                                 (True, RELAY_COLOUR, "dashed: relays another server's piece")):
         lx, ly = lines[relay]
         hx, hy, ha = heads[relay]
-        out.append(go.Scatter(x=lx, y=ly, mode="lines", line=dict(color=colour, width=3 if big else 2,
+        out.append(_scatter(x=lx, y=ly, mode="lines", line=dict(color=colour, width=3 if big else 2,
                                                                    dash="dash" if relay else None),
                               hoverinfo="skip", name=name, legendgroup=name))
-        out.append(go.Scatter(x=hx, y=hy, mode="markers", hoverinfo="skip", showlegend=False, legendgroup=name,
+        out.append(_scatter(x=hx, y=hy, mode="markers", hoverinfo="skip", showlegend=False, legendgroup=name,
                               marker=dict(symbol="arrow", angle=ha, size=20 if big else 13, color=colour),
                               name="direction"))
-    out.append(go.Scatter(x=lab_x, y=lab_y, mode="markers" if crowded else "markers+text", text=lab_t,
+    out.append(_scatter(x=lab_x, y=lab_y, mode="markers" if crowded else "markers+text", text=lab_t,
                           hovertext=lab_h, hoverinfo="text",
                           marker=dict(size=30 if big else (7 if crowded else 22), color="white",
                                       line=dict(color=lab_c, width=1.5)),
@@ -601,7 +617,7 @@ def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int,
 
 
 def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int, crowded: bool
-                     ) -> list[go.Scatter]:
+                     ) -> list[dict]:
     """One line per (sender, receiver) pair, as wide as the workloads crossing it, labelled with their count."""
     xs, ys, lab_x, lab_y, lab_t, lab_h, heads_x, heads_y, heads_a = [], [], [], [], [], [], [], [], []
     for (src, dst), members in groups.items():
@@ -618,11 +634,11 @@ def _aggregated_arcs(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font
         heads_y.append(y0 + 0.8 * (y1 - y0))
         heads_a.append(float(np.degrees(np.arctan2(x1 - x0, y1 - y0))))
     return [
-        go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#8c8c8c", width=1.5), hoverinfo="skip",
+        _scatter(x=xs, y=ys, mode="lines", line=dict(color="#8c8c8c", width=1.5), hoverinfo="skip",
                    name="tree edge (number: workloads crossing it)"),
-        go.Scatter(x=heads_x, y=heads_y, mode="markers", hoverinfo="skip", showlegend=False, name="direction",
+        _scatter(x=heads_x, y=heads_y, mode="markers", hoverinfo="skip", showlegend=False, name="direction",
                    marker=dict(symbol="arrow", angle=heads_a, size=11, color="#8c8c8c")),
-        go.Scatter(x=lab_x, y=lab_y, mode="markers+text", text=lab_t, hovertext=lab_h, hoverinfo="text",
+        _scatter(x=lab_x, y=lab_y, mode="markers+text", text=lab_t, hovertext=lab_h, hoverinfo="text",
                    marker=dict(size=14 if crowded else 20, color="white", line=dict(color="#555", width=1)),
                    textfont=dict(size=font - 3 if crowded else font - 1),
                    name="workloads", showlegend=False),

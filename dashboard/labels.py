@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.methods import get_method
+from core.schedulers.learned import training_answer
 from core.workloads import WorkloadDAG
 from core.units import format_seconds, format_size
 
@@ -65,7 +66,8 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     if here is None:
         return f"checkpoint {name}"
     if here:
-        return f"checkpoint {name}, trained on this topology"
+        answer = training_answer(info)  # the CLI's words: says when merge, chunks or routing differ from training's
+        return f"checkpoint {name}, trained on this topology" + ("" if answer in (None, "yes") else f": {answer}")
     return f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
 
 

@@ -71,6 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = str(err.args[0] if err.args else err)
         print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output cut short (`| head`): stop quietly, as Unix tools do (before OSError: it is one)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as err:  # a file that cannot be read or written: its name and the reason, not an errno
         print(f"allreduce-lab: error: {err.filename or ''}: {err.strerror or type(err).__name__}", file=sys.stderr)
         return 2
@@ -81,7 +85,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("allreduce-lab: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output cut short (`| head`): stop quietly, as Unix tools do
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141

@@ -86,7 +86,9 @@ def cmd_cluster(a: argparse.Namespace) -> int:
             for r in rows]
     print_table(header, body, 1)
     print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
-          "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use)")
+          "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
+          "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
+          "scheduler to need one pays for it)")
     return 0
 
 

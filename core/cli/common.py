@@ -34,7 +34,7 @@ def add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--temperature", type=at.temperature, default=DEFAULT_TEMPERATURE,
                    help=f"sampling temperature of rl-sample's rollouts (default {DEFAULT_TEMPERATURE:g}, "
                         "chosen on the training instances: docs/rl.md)")
-    p.add_argument("--checkpoint", default=None, help="RL checkpoint: a path (either file of the pair, or the stem) or the name of a shipped one, e.g. universal (default: the one trained on this topology, else the universal one)")
+    p.add_argument("--checkpoint", default=None, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 

@@ -14,6 +14,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import ScheduleConfig
 from ..schedule_io import read_schedule_file, write_schedule
+from ..schedulers.learned import training_answer
 from ..seconds import time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
@@ -110,8 +111,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
     if "checkpoint" in sched.info:
-        own = "yes" if sched.info.get("trained_on_this_topology") else "no"
-        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {own})")
+        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
     if sched.info.get("fallback"):
         print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:
@@ -124,7 +124,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
 
 
 def cmd_validate(a: argparse.Namespace) -> int:
-    """Validate a schedule file; exit 0 when correct, 2 when not."""
+    """Validate a schedule file; exit 0 when correct, 2 when not. The report (violations, then the verdict)
+    goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
     data = read_schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
     if rep.ok:
@@ -141,7 +142,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
             where.append(f"link {v.link}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
     counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
-    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}", file=sys.stderr)
+    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}")  # the report's verdict: stdout
     return 2
 
 

@@ -64,15 +64,25 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
 
 
 def checkpoint_stem(path: str | Path) -> Path:
-    """A checkpoint's path without suffix, from either file of the pair or the stem; a bare name
-    (``universal``) that is not in the working folder names a shipped checkpoint (`checkpoint_dir`)."""
+    """A checkpoint's path without suffix, from either file of the pair or the stem; a relative one
+    (``universal``) that is not in the working folder names one in `checkpoint_dir` (a shipped one)."""
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    if len(stem.parts) == 1 and not stem.with_suffix(".json").is_file():
-        shipped = checkpoint_dir() / stem.name
+    if not stem.is_absolute() and not stem.with_suffix(".json").is_file():
+        shipped = checkpoint_dir() / stem
         if shipped.with_suffix(".json").is_file():
             return shipped
     return stem
+
+
+def checkpoint_name(stem: str | Path) -> str:
+    """A checkpoint's stem as files and `info` record it: relative to `checkpoint_dir` when it lies there
+    (``universal``: what --checkpoint accepts, the same from any checkout), else absolute."""
+    full = Path(stem).resolve()
+    try:
+        return full.relative_to(checkpoint_dir().resolve()).as_posix()
+    except ValueError:
+        return str(full)
 
 
 def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any]]:
@@ -84,7 +94,7 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     stem = checkpoint_stem(path)
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
-        where = f" (looked in the working folder and in {checkpoint_dir()})" if len(stem.parts) == 1 else ""
+        where = f" (looked in the working folder and in {checkpoint_dir()})" if not stem.is_absolute() else ""
         raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}{where}")
     meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
     if not isinstance(meta, dict):
@@ -225,6 +235,32 @@ def round_spec(spec: str) -> str:
         return split_link_options(spec)[0]
     except ValueError:
         return spec
+
+
+TRAINING_DAG = {"merge": True, "routing": "shortest"}
+"""What every training run schedules (`recipes.train_spec`, `instances.Instance.dag`): the merged DAG on
+shortest routes; only the chunks vary, per instance (a single-topology run uses 1)."""
+
+
+def training_fit(meta: dict[str, Any], spec: str, *, merge: bool, chunks: int, routing: str,
+                 intact: bool = True) -> dict[str, Any]:
+    """Whether a checkpoint was trained on this topology and on this DAG's options, as `Schedule.info` fields:
+    `trained_on_this_topology` (link speeds aside; never with failed links, `intact` False),
+    `trained_on_this_configuration` (also the same merge, chunks and routing), `trained_with` (the options
+    trained with on this topology; None when not trained on it) and `run_with` (this run's)."""
+    here = round_spec(spec)
+    topo = intact and here in {round_spec(x) for x in trained_on(meta)}
+    run_with = {"merge": bool(merge), "chunks": int(chunks), "routing": str(routing)}
+    trained_with = None
+    if topo:
+        insts = meta.get("instances")  # the universal sidecar lists each instance with its chunks
+        got = sorted({x.get("chunks", 1) for x in insts if isinstance(x, dict) and type(x.get("chunks", 1)) is int
+                      and round_spec(str(x.get("topology"))) == here}) if isinstance(insts, list) else []
+        trained_with = {**TRAINING_DAG, "chunks": got or [1]}
+    same = (trained_with is not None and run_with["chunks"] in trained_with["chunks"]
+            and all(run_with[k] == v for k, v in TRAINING_DAG.items()))
+    return {"trained_on_this_topology": bool(topo), "trained_on_this_configuration": same,
+            "trained_with": trained_with, "run_with": run_with}
 
 
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:

@@ -31,6 +31,34 @@ def checkpoint_problem(topology: Topology, config: ScheduleConfig) -> str | None
     return None
 
 
+def training_answer(info: dict) -> str | None:
+    """Whether a learned method's checkpoint was trained on this topology, in words: "yes", "no", or
+    "yes (topology only; trained with chunks 1, run with chunks 2)" when the DAG's options differ from
+    training's (`rl.checkpoint.training_fit`); None when `info` does not say. The CLI, `compare` and the
+    dashboard all print this."""
+    if "trained_on_this_topology" not in info:
+        return None
+    if not info["trained_on_this_topology"]:
+        return "no"
+    was, now = info.get("trained_with"), info.get("run_with")
+    if info.get("trained_on_this_configuration", True) or not isinstance(was, dict) or not isinstance(now, dict):
+        return "yes"
+
+    def words(key: str, value) -> str:
+        if key == "merge":
+            return f"merge {'on' if value else 'off'}"
+        if key == "chunks" and isinstance(value, list):
+            return "chunks " + " or ".join(map(str, value))
+        return f"{key} {value}"
+
+    differ = [k for k in ("merge", "chunks", "routing") if k in was and k in now
+              and (now[k] not in was[k] if k == "chunks" and isinstance(was[k], list) else now[k] != was[k])]
+    if not differ:
+        return "yes"
+    return (f"yes (topology only; trained with {' and '.join(words(k, was[k]) for k in differ)}, "
+            f"run with {' and '.join(words(k, now[k]) for k in differ)})")
+
+
 def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float], None] | None = None,
             sample: bool = False) -> Plan:
     """Schedule with the trained agents; with `sample`, keep the best of the greedy and K sampled rollouts.
@@ -41,8 +69,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     that schedule is returned instead and `info["fallback"]` says so (`policy_rounds` and
     `critical_path_rounds` keep both counts; no trace then).
     """
-    from ..rl.checkpoint import (CheckpointError, checkpoint_stem, find_checkpoint, load_checkpoint, round_spec,
-                                 trained_on)
+    from ..rl.checkpoint import (CheckpointError, checkpoint_name, checkpoint_stem, find_checkpoint, load_checkpoint,
+                                 trained_on, training_fit)
     from ..rl.features import Observer
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
@@ -76,11 +104,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
         if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
-    specs = trained_on(meta)
     # failed links do not show in a spec: a degraded topology is not the one trained on
-    intact = not bool(np.any(dag.topology.failed))
-    info = {"checkpoint": path.name, "checkpoint_path": str(path), "trained_on": specs,
-            "trained_on_this_topology": round_spec(dag.topology.spec) in {round_spec(x) for x in specs} and intact,
+    fit = training_fit(meta, dag.topology.spec, merge=dag.merge, chunks=dag.chunks,
+                       routing=dag.meta.get("routing", config.routing), intact=not bool(np.any(dag.topology.failed)))
+    info = {"checkpoint": path.name, "checkpoint_path": checkpoint_name(path), "trained_on": trained_on(meta), **fit,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     if sample:

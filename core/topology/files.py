@@ -196,8 +196,9 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = Fals
             return from_networkx(g, spec)
         if suffix == ".json":
             return from_dict(json.loads(raw.decode("utf-8")), spec)
-    except TopologyError:
-        raise
+    except TopologyError as err:  # every rule a file breaks is reported with the file's name first
+        msg = str(err)
+        raise TopologyError(msg if msg.startswith(f"{name}: ") else f"{name}: {msg}") from None
     except RecursionError:
         raise TopologyError(f"{name}: nested too deeply to be a {suffix[1:]} graph") from None
     except Exception as err:  # noqa: BLE001 - any parser failure becomes one clear message

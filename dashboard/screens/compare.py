@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import Row
+from core.compare import Row, learned_columns
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.topology import preset
@@ -139,7 +139,15 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
         st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
     if any("NOT" in n for n in notes):
         st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))
-    return frame.assign(notes=[" | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))
+    return export_frame(frame, rows, methods, notes)
+
+
+def export_frame(frame: pd.DataFrame, rows: list[Row], methods: list[str], notes: list[str]) -> pd.DataFrame:
+    """The table for the CSV: what is shown, the sizes, the CLI's learned-method columns (checkpoint, trained on
+    topology and configuration, samples and temperature: `core.compare.learned_columns`) and each row's notes."""
+    head, cells = learned_columns(rows, methods)
+    return frame.assign(**{h: [c[i] for c in cells] for i, h in enumerate(head)},
+                        notes=[" | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))
                                for r in rows])
 
 

@@ -224,6 +224,30 @@ def test_cli_file_errors(capsys, tmp_path):
                               "at least 2 servers", needle)
 
 
+S2 = [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}]
+
+
+@pytest.mark.parametrize("name,content", [
+    ("bad.json", "{not json"),
+    ("nolinks.json", json.dumps({"nodes": S2})),
+    ("nonodes.json", json.dumps({"links": [[0, 1]]})),
+    ("kind.json", json.dumps({"nodes": [S2[0], {"id": 1, "kind": "router"}], "links": [[0, 1]]})),
+    ("loop.json", json.dumps({"nodes": S2, "links": [[0, 1], [1, 1]]})),
+    ("dangling.json", json.dumps({"nodes": S2, "links": [[0, 7]]})),
+    ("cap.json", json.dumps({"nodes": S2, "links": [[0, 1, 0]]})),
+    ("bw.json", json.dumps({"nodes": S2, "links": [{"u": 0, "v": 1, "bandwidth": "fast"}]})),
+    ("split.json", json.dumps({"nodes": S2 + [{"id": 2, "kind": "server"}], "links": [[0, 1]]})),
+    ("one.json", json.dumps({"nodes": [S2[0], {"id": 1, "kind": "switch"}], "links": [[0, 1]]})),
+    ("nokind.graphml", '<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="undirected">'
+                       '<node id="a"/><node id="b"/><edge source="a" target="b"/></graph></graphml>'),
+])
+def test_every_topology_file_error_starts_with_the_file_name(capsys, tmp_path, name, content):
+    (tmp_path / name).write_text(content)
+    code, out, err = run_cli(capsys, "topology", f"file:{tmp_path / name}")
+    assert_one_line_error(code, err)
+    assert err.startswith(f"allreduce-lab: error: {name}: ") and err.count(name) == 1, err
+
+
 @pytest.mark.parametrize("content,needles", [
     ("{oops", ["not JSON"]),
     ("[1, 2]", ["must be a JSON object"]),

@@ -43,3 +43,23 @@ def test_no_command_names_every_command_in_one_line(capsys):
     assert cli.main([]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "choose a command: topology, schedule" in err[0] and "cluster-train" in err[0]
+
+
+def test_output_cut_short_by_a_closed_pipe_stops_quietly():
+    """`allreduce-lab ... | head`: the reader closes the pipe before the command writes; the command stops with
+    141 and writes nothing on stderr (a BrokenPipeError is an OSError; it used to read 'error: : Broken pipe')."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte is written
+    try:
+        p = subprocess.run([sys.executable, "-m", "core.cli", "topology", "bcube:n=2,k=1"], stdout=write,
+                           stderr=subprocess.PIPE, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                           timeout=120)
+    finally:
+        os.close(write)
+    assert p.returncode == 141 and p.stderr == "", (p.returncode, p.stderr)

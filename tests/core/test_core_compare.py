@@ -149,3 +149,34 @@ def test_cli_compare_text_says_which_checkpoint_and_temperature_ran(capsys):
     assert lines[2].startswith("rounds;")
     assert lines[3] == ("bcube:n=3,k=1: rl: checkpoint bcube_n3_k1 (trained on this topology: yes); rl-sample: "
                         "checkpoint bcube_n3_k1 (trained on this topology: yes), best of greedy and 2 samples at T = 0.5")
+
+
+def test_cli_compare_csv_says_which_checkpoint_ran_and_how(capsys):
+    assert cli.main(["compare", "bcube:n=3,k=1", "--methods", "critical-path,rl,rl-sample", "--samples", "2",
+                     "--temperature", "0.5", "--chunks", "2", "--format", "csv"]) == 0
+    header, row = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    got = dict(zip(header, row))
+    assert header[-8:] == ["rl checkpoint", "rl trained on topology", "rl trained on configuration",
+                           "rl-sample checkpoint", "rl-sample trained on topology", "rl-sample trained on configuration",
+                           "rl-sample samples", "rl-sample temperature"]
+    assert got["rl checkpoint"] == got["rl-sample checkpoint"] == "bcube_n3_k1"
+    # its own topology, but trained with chunks 1: not this configuration
+    assert got["rl trained on topology"] == "yes" and got["rl trained on configuration"] == "no"
+    assert got["rl-sample samples"] == "2" and got["rl-sample temperature"] == "0.5"
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,critical-path", "--format", "csv"]) == 0
+    assert not any("checkpoint" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
+
+
+def test_learned_columns_are_empty_where_the_method_could_not_run():
+    """A configuration without a learned result (no checkpoint there, torch missing) gets empty cells, not a
+    KeyError (the dashboard's Compare page crashed on Table 2 with RL missing on some rows)."""
+    from dataclasses import replace
+
+    from core.compare import compare_topology, learned_columns
+    from core.topology import make_topology
+
+    row = compare_topology(make_topology("bcube:n=3,k=1"), ["critical-path", "rl"], seeds=1, name="BCube(3,1)")
+    without = replace(row, name="no rl", results={"critical-path": row.results["critical-path"]})
+    head, cells = learned_columns([row, without], ["critical-path", "rl"])
+    assert head == ["rl checkpoint", "rl trained on topology", "rl trained on configuration"]
+    assert cells == [["bcube_n3_k1", "yes", "yes"], ["", "", ""]]

@@ -39,6 +39,7 @@ def read(raw: bytes, suffix: str):
         return parse_topology_bytes(raw, f"net{suffix}", "file:net")
     except (TopologyError, ValueError) as err:
         assert_one_line(err)
+        assert str(err).startswith(f"net{suffix}: "), err  # every error names the file first
         return None
 
 

@@ -7,6 +7,7 @@ import pytest
 from apptest_tools import charts, open_app, traces
 
 from core.compare import compare, configurations
+from core.schedule import ScheduleConfig
 from core.topology import preset
 from dashboard.screens.compare import csv_text
 
@@ -125,3 +126,22 @@ def test_compare_refuses_a_topology_too_big_to_schedule():
     at.number_input(key="w:bcube.n").set_value(9).run()  # 81 servers
     assert any("schedules at most 64" in w.value for w in at.warning)
     assert not at.dataframe and not at.info
+
+
+def test_csv_carries_the_learned_columns_of_the_cli():
+    """The page's CSV has the CLI's columns for each learned method (checkpoint, trained on topology and on
+    configuration, samples and temperature) beside the table and the notes."""
+    from core.compare import compare_topology
+    from core.topology import make_topology
+    from dashboard.screens.compare import export_frame
+
+    row = compare_topology(make_topology("bcube:n=3,k=1"), ["critical-path", "rl-sample"], seeds=1,
+                           config=ScheduleConfig(samples=2, temperature=0.5, chunks=2), name="BCube(3,1)")
+    frame = pd.DataFrame({"configuration": ["BCube(3,1)"], "critical-path": [row.results["critical-path"].rounds]})
+    out = export_frame(frame, [row], ["critical-path", "rl-sample"], ["BCube(3,1), Hierarchical RL: a note"])
+    got = out.iloc[0].to_dict()
+    assert got["rl-sample checkpoint"] == "bcube_n3_k1" and got["rl-sample trained on topology"] == "yes"
+    assert got["rl-sample trained on configuration"] == "no"  # trained with chunks 1, run with 2
+    assert (got["rl-sample samples"], got["rl-sample temperature"], got["notes"]) == ("2", "0.5", "a note")
+    assert "critical-path checkpoint" not in got
+    assert "rl-sample checkpoint" in csv_text(out).splitlines()[0]

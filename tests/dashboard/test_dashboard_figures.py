@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 from apptest_tools import decode
 
 from core.methods import run_method
@@ -46,7 +47,7 @@ def test_network_draws_each_busy_link_once_in_its_colour():
     t, d = drawing()
     links = np.array([0, 1, 1, 5])  # link 1 carries two workloads (capacity > 1): drawn once
     colours = ["red", "green", "blue", "black"]
-    fig = figures.network_figure(d, links, colours, ["a", "b", "c", "d"])
+    fig = go.Figure(figures.network_figure(d, links, colours, ["a", "b", "c", "d"]))
     (chev,) = by_name(fig, "busy links")
     assert len(chev.x) == 3 * 3  # three distinct links, three chevrons each
     assert list(chev.marker.color[::3]) == ["red", "green", "black"]
@@ -54,6 +55,22 @@ def test_network_draws_each_busy_link_once_in_its_colour():
     servers, switches = by_name(fig, "servers"), by_name(fig, "switches")
     assert servers[0].marker.symbol == "circle" and switches[0].marker.symbol == "square"
     assert len(servers[0].x) == t.n_servers and len(switches[0].x) == t.n_nodes - t.n_servers
+
+
+def test_node_link_pictures_are_plain_dicts_that_plotly_accepts():
+    """The first screen's pictures are built without plotly objects (their first construction costs ~0.1 s of
+    validator set-up) and stay valid plotly: go.Figure validates every property and raises on a wrong one."""
+    t, d = drawing()
+    legend = [("server", figures.SERVER_COLOUR, "circle"), ("pruned", "#bdbdbd", "dot", 1.5)]
+    arcs = [figures.WorkloadArc(1, 0, 0, "a to r", False), figures.WorkloadArc(2, 1, 1, "b to a", True)]
+    pos = {0: (0.0, 1.0), 1: (0.0, 0.0), 2: (1.0, -1.0)}
+    for fig in (figures.network_figure(d, [0, 3], ["red", "blue"], ["a", "b"], faded_edges=[1], root=0, title="T",
+                                       legend=legend),
+                figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0, title="W")):
+        assert type(fig) is dict and all(type(tr) is dict for tr in fig["data"]), [type(tr) for tr in fig["data"]]
+        assert not any(v is None for tr in fig["data"] for v in tr.values())  # unset, as plotly leaves it out
+        checked = go.Figure(fig)
+        assert len(checked.data) == len(fig["data"]) and checked.layout.height == fig["layout"]["height"]
 
 
 def test_busy_colours_follow_the_tree_or_the_phase():
@@ -66,7 +83,8 @@ def test_busy_colours_follow_the_tree_or_the_phase():
 def test_busy_links_are_offset_to_the_right_of_their_direction():
     t, d = drawing()
     e = 0
-    fwd, back = figures.network_figure(d, [2 * e], ["black"]), figures.network_figure(d, [2 * e + 1], ["black"])
+    fwd, back = (go.Figure(figures.network_figure(d, [2 * e], ["black"])),
+                 go.Figure(figures.network_figure(d, [2 * e + 1], ["black"])))
     a = np.array([by_name(fwd, "busy links")[0].x[1], by_name(fwd, "busy links")[0].y[1]])
     b = np.array([by_name(back, "busy links")[0].x[1], by_name(back, "busy links")[0].y[1]])
     assert np.linalg.norm(a - b) > 0  # the two directions of one cable do not overlap
@@ -132,7 +150,7 @@ def test_workload_tree_draws_every_workload_as_its_own_arc_with_an_arrow():
     pos = {0: (0.0, 0.0), 1: (-1.0, -1.0), 2: (1.0, -1.0)}
     arcs = [figures.WorkloadArc(1, 0, 0, "own", False), figures.WorkloadArc(1, 0, 1, "relay", True),
             figures.WorkloadArc(2, 0, 2, "own", False)]
-    fig = figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0)
+    fig = go.Figure(figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0))
     (labels,) = by_name(fig, "workloads")
     assert list(labels.text) == ["#0", "#1", "#2"]
     assert labels.x[0] != labels.x[1]  # parallel workloads on one tree edge are bent apart
@@ -147,7 +165,7 @@ def test_a_big_workload_tree_is_one_line_per_tree_edge_with_its_count():
     pos = {0: (0.0, 0.0), 1: (-1.0, -1.0), 2: (1.0, -1.0)}
     arcs = [figures.WorkloadArc(1, 0, w, "x", w % 2 == 1) for w in range(figures.ARCS_DRAWN)]
     arcs.append(figures.WorkloadArc(2, 0, 99, "y", False))
-    fig = figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0)
+    fig = go.Figure(figures.workload_tree_figure(pos, ["r", "a", "b"], arcs, root=0))
     (labels,) = by_name(fig, "workloads")
     assert list(labels.text) == [str(figures.ARCS_DRAWN), "1"]
     assert f"{figures.ARCS_DRAWN // 2} own, {figures.ARCS_DRAWN // 2} relayed" in labels.hovertext[0]

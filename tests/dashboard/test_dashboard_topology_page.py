@@ -166,6 +166,19 @@ def test_workload_trees_before_and_after_merging_match_core_dags(drawing):
     assert merged.n == 144  # the paper's count for BCube(3,1)
 
 
+def test_the_topology_address_reaches_the_first_screen_through_the_root():
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    by_path = {info["url_pathname"]: h for h, info in at._registered_pages.items()}
+    assert "" in by_path and "topology" in by_path  # "/" and "/topology" (a browser asks for it by that name)
+    at._page_hash = by_path["topology"]
+    at.run()
+    assert not at.exception and not at.error
+    assert list(pictures(at)) == ["topology-network", "topology-node-tree", "wtree-unmerged", "wtree-merged"]
+    # it ran as the root page: the alias's own run would have sent app.py's plotly.js preload first
+    assert not at.get("plotly_chart") and metric(at, "Nodes") == ["15"]
+
+
 def test_a_graphml_upload_replaces_the_topology():
     t = make_topology("dcell:n=4,k=1")
     lines = ['<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
@@ -190,6 +203,9 @@ def test_a_graph_without_servers_is_an_error():
     doc = {"nodes": [{"id": i, "kind": "switch"} for i in range(3)], "links": [[0, 1], [1, 2]]}
     at = upload(page(), "switches.json", json.dumps(doc).encode())
     assert len(at.error) == 1 and "at least 2 servers" in at.error[0].value
+    # named once, first: the file's own errors start with its name (core.topology.files)
+    assert at.error[0].value.startswith("Cannot use switches.json: a topology needs")
+    assert at.error[0].value.count("switches.json") == 1
     assert metric(at, "Nodes") == ["15"]
 
 

@@ -86,6 +86,16 @@ def test_first_screen_draws_static_pictures_and_interactive_charts_one_click_awa
     screenshot_whole(page, ARTIFACTS / f"page-topology-interactive-{WIDTH}.png")
 
 
+def test_the_topology_address_opens_the_first_screen(page, app_url):
+    page.goto(f"{app_url}/topology")  # the screen's own name; Streamlit serves the default page at "/"
+    page.get_by_role("heading", name="Topology & trees").wait_for()
+    page.wait_for_function("(n) => document.querySelectorAll('svg[data-picture]').length === n", arg=len(PICTURES))
+    assert "Page not found" not in page.inner_text("body")
+    page.wait_for_url(f"{app_url}/")  # sent on to the root: the address bar and the sidebar name the screen
+    current = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
+    assert current.count() == 1 and "Topology & trees" in current.inner_text()
+
+
 @pytest.mark.parametrize("path,name,title", PAGES)
 def test_every_page_renders_offline_with_exportable_charts(page, app_url, path, name, title):
     page.goto(f"{app_url}/{path}")

@@ -73,6 +73,42 @@ def test_checkpoint_resolution_prefers_the_topology_own_then_universal(tmp_path,
     assert s.info["checkpoint"] == "mine" and s.info["trained_on_this_topology"] is True
 
 
+def test_trained_on_says_when_merge_chunks_or_routing_differ_from_training(tmp_path, monkeypatch, capsys):
+    from core import cli
+    from core.schedulers.learned import training_answer
+    from dashboard.labels import checkpoint_note
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    pol = HierarchicalPolicy(PolicyConfig(prior="heuristic"))
+    save_checkpoint(pol, tmp_path / "own", {"topology": "bcube:n=2,k=1"})  # trained as train_spec does: chunks 1
+    save_checkpoint(pol, tmp_path / "multi", {"topology": None, "trained_on": ["bcube:n=2,k=1"], "instances": [
+        {"topology": "bcube:n=2,k=1", "chunks": 1}, {"topology": "bcube:n=2,k=1", "chunks": 2}]})
+    t = make_topology("bcube:n=2,k=1")
+
+    def info(**kw):
+        return run_method("rl", t, ScheduleConfig(trace=False, **kw)).info
+
+    exact = info()
+    assert exact["trained_on_this_topology"] is True and exact["trained_on_this_configuration"] is True
+    assert exact["trained_with"] == {"merge": True, "routing": "shortest", "chunks": [1]}
+    assert training_answer(exact) == "yes"
+    two = info(chunks=2)
+    assert two["trained_on_this_topology"] is True and two["trained_on_this_configuration"] is False
+    assert two["run_with"] == {"merge": True, "chunks": 2, "routing": "shortest"}
+    assert training_answer(two) == "yes (topology only; trained with chunks 1, run with chunks 2)"
+    assert (checkpoint_note(two, t.spec) == "checkpoint own, trained on this topology: "
+            "yes (topology only; trained with chunks 1, run with chunks 2)")
+    assert training_answer(info(merge=False)) == "yes (topology only; trained with merge on, run with merge off)"
+    assert training_answer(info(checkpoint="multi", chunks=2)) == "yes"  # trained with chunks 1 and 2
+    both = info(checkpoint="multi", chunks=3, merge=False, routing="balanced")
+    assert training_answer(both) == ("yes (topology only; trained with merge on and chunks 1 or 2 and routing shortest, "
+                                     "run with merge off and chunks 3 and routing balanced)")
+    elsewhere = run_method("rl", make_topology("bcube:n=3,k=1"), ScheduleConfig(trace=False, chunks=2, checkpoint="own")).info
+    assert elsewhere["trained_with"] is None and training_answer(elsewhere) == "no"
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--method", "rl", "--chunks", "2"]) == 0
+    assert ("  checkpoint: own (trained on this topology: yes (topology only; trained with chunks 1, run with chunks 2))"
+            in capsys.readouterr().out.splitlines())
+
+
 def test_segment_log_softmax_is_log_softmax_per_segment():
     scores = torch.tensor([1.0, 2.0, 3.0, -1.0, 0.5])
     seg = torch.tensor([0, 0, 1, 1, 1])
@@ -179,7 +215,16 @@ def test_checkpoint_by_shipped_name_or_either_file_gives_one_path(tmp_path, monk
     t = make_topology("bcube:n=3,k=1")
     paths = {run_method("rl", t, ScheduleConfig(checkpoint=c, trace=False)).info["checkpoint_path"]
              for c in ("mine", str(shipped / "mine"), str(shipped / "mine.json"), str(shipped / "mine.safetensors"))}
-    assert paths == {str(shipped / "mine")}
+    assert paths == {"mine"}  # relative to the checkpoints folder: the same from any checkout
+    (shipped / "sub").mkdir()
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), shipped / "sub" / "deep", {"topology": None})
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), elsewhere / "own", {"topology": None})
+    recorded = {c: run_method("rl", t, ScheduleConfig(checkpoint=c, trace=False)).info["checkpoint_path"]
+                for c in (str(shipped / "sub" / "deep"), "own")}
+    assert recorded == {str(shipped / "sub" / "deep"): "sub/deep", "own": str(elsewhere / "own")}  # outside: absolute
+    monkeypatch.chdir(tmp_path)  # what a schedule file records loads again, from elsewhere
+    for name in ("mine", "sub/deep", str(elsewhere / "own")):
+        assert run_method("rl", t, ScheduleConfig(checkpoint=name, trace=False)).info["checkpoint_path"] == name
     with pytest.raises(CheckpointError, match=r"checkpoint nope: need both nope.json and nope.safetensors "
                                               r"\(looked in the working folder and in "):
         load_checkpoint("nope")
