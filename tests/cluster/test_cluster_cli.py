@@ -52,8 +52,15 @@ def test_bad_input_is_one_line_and_exit_2(capsys, extra, says):
     assert says in err and err.startswith("allreduce-lab: error:") and "\n" not in err
 
 
-def test_bad_trace_file_rows(capsys, tmp_path):
+@pytest.mark.parametrize("rows, says", [
+    ("0,1,resnet50,10\n5,2,mystery,10", "row 2: unknown model 'mystery'"),
+    ("0,4,resnet50,1000,extra", "row 1: 5 fields, but the header names 4"),
+    ("9,4,resnet50,1000\n5,4,resnet50,1000", "row 2 (job j1): arrival_s 5 is earlier than row 1's 9"),
+    ("0,4,resnet50,1e30", "exceeds the limit of 315,360,000 s (10 years) per job"),
+])
+def test_bad_trace_file_rows(capsys, tmp_path, rows, says):
     p = tmp_path / "t.csv"
-    p.write_text("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n5,2,mystery,10\n")
+    p.write_text("arrival_s,gpus,model,iterations\n" + rows + "\n")
     assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 2
-    assert "row 2: unknown model 'mystery'" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip()
+    assert says in err and str(p) in err and "\n" not in err

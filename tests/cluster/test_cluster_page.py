@@ -62,3 +62,11 @@ def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at.session_state["cluster:gpus"] = 4
     at.run()
     assert not at.error and len(charts(at)) == 4
+
+
+def test_bad_csv_trace_row_is_an_error_line(tmp_path):
+    p = tmp_path / "back.csv"
+    p.write_text("arrival_s,gpus,model,iterations\n100,4,resnet50,1000\n50,4,resnet50,1000\n")
+    at = _open(**{"cluster:trace": f"csv:{p}"})
+    assert not at.exception
+    assert len(at.error) == 1 and "row 2 (job j1): arrival_s 50 is earlier than row 1's 100" in at.error[0].value
