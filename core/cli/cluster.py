@@ -23,7 +23,9 @@ def register(sub) -> None:
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
     p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl/topdrl)")
+    p.add_argument("--checkpoint", default=None,
+                   help="TopDRL checkpoint: a path (either file of the pair, or the stem) or a name in "
+                        "checkpoints/topdrl (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", type=at.out_file, default=None, help="write one CSV row per job and scheduler to this file")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     p.set_defaults(func=cmd_cluster)

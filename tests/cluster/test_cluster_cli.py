@@ -45,6 +45,8 @@ def test_json_and_csv_agree(capsys, tmp_path):
     (["--gpus-per-server", "0"], "gpus per server must be an integer in 1..64"),
     (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0"], "needs 32 GPUs, but the cluster"),
     (["--checkpoint", "/no/such", "--scheduler", "topdrl"], "need both such.json and such.safetensors"),
+    (["--checkpoint", "universal", "--scheduler", "topdrl"],
+     "format must be 'allreduce-lab-topdrl/1', got 'allreduce-lab-rl/1'; it is a round-model RL checkpoint"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, extra, says):
     assert main(ARGS + extra) == 2
