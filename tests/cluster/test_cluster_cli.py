@@ -66,3 +66,37 @@ def test_bad_trace_file_rows(capsys, tmp_path, rows, says):
     assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and str(p) in err and "\n" not in err
+
+
+def _subparser(name: str):
+    import argparse
+
+    from core.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name]
+
+
+@pytest.mark.parametrize("command", ["cluster", "cluster-train"])
+def test_help_shows_every_default(command):
+    """`cluster --help` did not show --trace's default (a new-user trial): every option with a
+    default names it, and options without one say what happens instead."""
+    import argparse
+    parser = _subparser(command)
+    fmt = parser._get_formatter()
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        text = " ".join(fmt._expand_help(action).split())
+        assert "default" in text, (action.dest, text)
+        if action.default is not None:
+            value = f"{action.default:g}" if isinstance(action.default, float) else str(action.default)
+            assert value in text, (action.dest, text)
+
+
+def test_trace_help_names_the_synthetic_defaults(capsys):
+    from core.cluster.traces import DEFAULT_RATE
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "default synthetic:jobs=160,seed=0" in out
+    assert f"rate defaults to {DEFAULT_RATE:g} jobs an hour" in out  # the help's number follows the code's
