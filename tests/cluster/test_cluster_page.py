@@ -40,6 +40,27 @@ def test_page_draws_every_figure():
     assert (table["avg JCT h"] == table["avg JCT h"].round(2)).all()
 
 
+def test_shares_are_percentages_as_in_the_cli():
+    """GPU util read 0.53 on the page where the CLI printed 52.8%: every share column is in percent,
+    to one place, and shown with a % sign."""
+    import json
+
+    from core.cluster import SHARES, make_cluster, run_schedulers, summarize
+    from core.cluster.traces import load_trace
+    from core.topology import make_topology
+    from dashboard.sources import DEFAULT_SOURCE
+    at = _open()
+    table = at.dataframe[0].value
+    config = json.loads(at.dataframe[0].proto.columns)
+    top = make_topology(DEFAULT_SOURCE.spec)  # the sidebar's topology, untouched by _open
+    runs = run_schedulers(make_cluster(top, 4), load_trace("synthetic:jobs=24,seed=1,rate=12"), FAST)
+    for key, header in (("gpu_util", "GPU util"), ("comm_share", "comm share")):
+        assert key in SHARES
+        assert config[header]["type_config"]["format"] == "%.1f%%"
+        assert table[header].tolist() == [round(100 * summarize(r)[key], 1) for r in runs]
+    assert (table["GPU util"] > 1).all()
+
+
 def test_time_slider_changes_the_snapshot():
     at = _open()
     at.slider(key="cluster:time").set_value(0.0).run()
