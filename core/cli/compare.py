@@ -13,7 +13,7 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_table,
-                       rows_to_table, time_table)
+                       rows_to_table, time_columns, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
@@ -66,12 +66,13 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
         return 0
     header, body = rows_to_table(rows, methods)
-    if a.format == "csv":  # the text's learned notes as columns
+    if a.format == "csv":  # the rounds table, then the text's learned notes and seconds table as columns
         more, cells = learned_columns(rows, methods)
+        timed, times = time_columns(rows, methods, size)
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(header + more)
-        w.writerows(row + extra for row, extra in zip(body, cells))
+        w.writerow(header + more + timed)
+        w.writerows(row + extra + secs for row, extra, secs in zip(body, cells, times))
         print(buf.getvalue(), end="")
         return 0
     print_table(header, body, 1)
