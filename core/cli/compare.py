@@ -18,7 +18,7 @@ from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
 from .common import (add_network_options, add_schedule_options, add_size_option, config, event_texts, guard,
-                     print_table)
+                     note_failed_again, print_table)
 
 
 def register(sub) -> None:
@@ -47,7 +47,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
     configs = configurations(a.preset, a.specs)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
-        guard(make_topology(spec, force=a.force) if is_file else spec, ["critical-path", *methods], a)
+        built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
+        if built is not None:
+            note_failed_again(built, a.fail_links)
+        guard(built if is_file else spec, ["critical-path", *methods], a)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
