@@ -80,7 +80,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     stats = sched.stats()
     timing = time_report(sched.dag, sched.rounds, size)
     network = changes(base, t)
-    moved = replan(sched, event, size=size) if event is not None else None
+    moved = replan(sched, event, size=size, past_end=False) if event is not None else None
     extra = {"network": network} if network["failed"] or network["slowed"] else {}
     if moved is not None:
         extra["replan"] = moved.summary()
