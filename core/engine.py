@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import ClassHeads, fill_mask
-from .jit import SMALL, kernel
+from .jit import SMALL, kernel, prefetch
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -204,7 +204,18 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
     out = np.empty(16 + 2 * len(ids), np.int64)
     k = 0
     stack = np.empty(1, np.int64)
-    for w in ids:
+    m = len(ids)
+    for i in range(m):
+        w = ids[i]
+        # the rows, successor lists and waits are far apart: ask for them a few workloads ahead
+        if i + 24 < m:
+            prefetch(sptr, ids[i + 24])
+        if i + 16 < m:
+            prefetch(sval, sptr[ids[i + 16]])
+        if i + 8 < m and sptr[ids[i + 8]] < len(sval):
+            x = sval[sptr[ids[i + 8]]]
+            prefetch(waiting, x)
+            prefetch(sent_round, min(x, n - 1))
         for e in range(sptr[w], sptr[w + 1]):
             x = sval[e]
             waiting[x] -= 1
@@ -298,7 +309,14 @@ def _round_rules(ids, n, sent_round, waiting, lptr, lval, cap):  # pragma: no co
     again = np.zeros(len(uniq), np.bool_)
     early = np.zeros(len(uniq), np.bool_)
     load = np.zeros(len(cap), np.int64)
-    for k in range(len(uniq)):
+    m = len(uniq)
+    for k in range(m):
+        if k + 16 < m:  # far apart in memory: ask for them a few workloads ahead
+            prefetch(sent_round, uniq[k + 16])
+            prefetch(waiting, uniq[k + 16])
+            prefetch(lptr, uniq[k + 16])
+        if k + 8 < m and lptr[uniq[k + 8]] < len(lval):
+            prefetch(lval, lptr[uniq[k + 8]])
         w = uniq[k]
         if sent_round[w] >= 0:
             again[k] = True
@@ -350,6 +368,94 @@ def replay(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]],
         shown = w if ext is None else int(ext[w])
         violations.append(Violation("missing", None, shown, None, f"workload {dag.describe(w, shown)} is never sent"))
     return eng, violations
+
+
+def rounds_valid(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -> bool | None:
+    """True when `replay` would find no violation in `rounds`, False when it would find one; None
+    when this check does not apply (a prefix group with a group among its members).
+
+    The same rules as the replay, checked in passes that read memory in order instead of round
+    by round (docs/scale.md): every id exists and is sent exactly once, no link carries more than
+    its capacity in a round, and every prefix entry of every workload (every member, for a group)
+    was sent in an earlier round. The method registry's check runs this first and the replay only
+    to name what is broken, so its messages are the replay's.
+    """
+    n = dag.n
+    sent = np.full(n, -1, np.int32)  # round of each workload
+    links = dag.links
+    cap = dag.topology.link_capacity
+    load = np.zeros(len(cap), np.int64)
+    for r, ids in enumerate(rounds):
+        ids = np.asarray(ids)
+        if ids.dtype.kind not in "iu":
+            ids = ids.astype(np.int64)  # a list of ints, or an empty one
+        if not _mark_round(ids, r, sent, links.ptr, links.values, cap, load):
+            return False
+    deps = dag.deps
+    ok = _sent_after_prefixes(sent, deps.ptr, deps.values, dag.n_groups)
+    return None if ok < 0 else bool(ok)
+
+
+@kernel
+def _mark_round(ids, r, sent, lptr, lval, cap, load):  # pragma: no cover - compiled
+    """Record round `r` in `sent`; False when an id does not exist or was already sent, or a link
+    is over capacity (`load`, zero per link, is left zero)."""
+    n = len(sent)
+    m = len(ids)
+    ok = True
+    for k in range(m):
+        if k + 16 < m and 0 <= ids[k + 16] < n:  # far apart in memory: ask a few workloads ahead
+            prefetch(sent, ids[k + 16])
+            prefetch(lptr, ids[k + 16])
+        if k + 8 < m and 0 <= ids[k + 8] < n and lptr[ids[k + 8]] < len(lval):
+            prefetch(lval, lptr[ids[k + 8]])
+        w = ids[k]
+        if w < 0 or w >= n or sent[w] >= 0:
+            ok = False
+            m = k  # only these ids have counted their links
+            break
+        sent[w] = r
+        for e in range(lptr[w], lptr[w + 1]):
+            load[lval[e]] += 1
+    for k in range(m):
+        w = ids[k]
+        for e in range(lptr[w], lptr[w + 1]):
+            if load[lval[e]] > cap[lval[e]]:
+                ok = False
+    for k in range(m):
+        w = ids[k]
+        for e in range(lptr[w], lptr[w + 1]):
+            load[lval[e]] = 0
+    return ok
+
+
+@kernel
+def _sent_after_prefixes(sent, dptr, dval, n_groups):  # pragma: no cover - compiled
+    """1 when every workload was sent (`sent` >= 0) after every prefix entry of its row in the
+    prefix relation (for a group: after all its members), else 0; -1 when a group has a group member."""
+    n = len(sent)
+    done = np.empty(n_groups, np.int32)  # the round in which each group's last member was sent
+    for g in range(n_groups):
+        last = -1
+        for e in range(dptr[n + g], dptr[n + g + 1]):
+            if e + 16 < dptr[n + g + 1] and dval[e + 16] < n:
+                prefetch(sent, dval[e + 16])
+            p = dval[e]
+            if p >= n:
+                return -1
+            if sent[p] < 0:
+                return 0
+            last = max(last, sent[p])
+        done[g] = last
+    for w in range(n):
+        t = sent[w]
+        if t < 0:
+            return 0
+        for e in range(dptr[w], dptr[w + 1]):
+            p = dval[e]
+            if (sent[p] if p < n else done[p - n]) >= t:
+                return 0
+    return 1
 
 
 class RoundBuilder:
@@ -483,11 +589,14 @@ def _ascending(a):  # pragma: no cover - compiled
 def _is_permutation(rank):  # pragma: no cover - compiled
     """True when `rank` holds every value of 0..len(rank)-1 exactly once."""
     n = len(rank)
-    seen = np.zeros(n, np.bool_)
+    seen = np.zeros((n >> 6) + 1, np.uint64)  # a bit per value: 8x smaller than bools, so mostly in cache
     for r in rank:
-        if r < 0 or r >= n or seen[r]:
+        if r < 0 or r >= n:
             return False
-        seen[r] = True
+        bit = np.uint64(1) << np.uint64(r & 63)
+        if seen[r >> 6] & bit:
+            return False
+        seen[r >> 6] |= bit
     return True
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .csr import CSR
-from .jit import SMALL, kernel
+from .jit import SMALL, kernel, prefetch
 
 
 @kernel
@@ -103,15 +103,17 @@ def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
 
 
 @kernel
-def _push(queue, lo, hi, c, key):  # pragma: no cover - compiled
-    """Insert `key` into class c's sorted window queue[lo[c]:hi[c]] (from the back: ready
-    workloads mostly arrive in priority order, so this is usually an append)."""
-    k = hi[c]
-    while k > lo[c] and queue[k - 1] > key:
+def _push(queue, crow, c, key, lo_col):  # pragma: no cover - compiled
+    """Insert `key` into class c's sorted window queue[lo:hi] (``crow[c, lo_col]``, ``crow[c, lo_col
+    + 1]``), from the back: ready workloads of a critical-path order mostly arrive in priority order,
+    so this is usually an append."""
+    lo = crow[c, lo_col]
+    k = crow[c, lo_col + 1]
+    while k > lo and queue[k - 1] > key:
         queue[k] = queue[k - 1]
         k -= 1
     queue[k] = key
-    hi[c] += 1
+    crow[c, lo_col + 1] += 1
 
 
 @kernel
@@ -142,29 +144,43 @@ def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
 
 
 @kernel
-def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
+def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
     ``pc[w] = place << 32 | class``. In a class's queue a workload is ``place << 32 | w``
     (ascending = priority order; the id comes back without a look-up). A head and an entry of
     the `extra` heap is ``place << 32 | class``: places are unique, so the order is the same,
-    the heads need no second array, and the fresh ones are sorted by value (no argsort); the
-    kept workload is the class's queue front. Returns (kept workload ids, new number of heads).
-    `heads[:n_heads]` holds the ascending heads of every non-empty class; the new ones are
-    written to `new_heads`. `clinks` (classes x longest path) holds each class's links padded
-    with the sentinel link, whose capacity is unlimited.
+    the heads need no second array, and the fresh ones are sorted by value (no argsort).
+    Returns (kept workload ids, new number of heads). `heads[:n_heads]` holds the ascending heads
+    of every non-empty class; the new ones are written to `new_heads`.
+
+    `crow` holds one row per class, so that a head's visit reads one cache line: its links
+    (`width` of them, padded with the sentinel link, whose capacity is unlimited), then its
+    capacity (the least of its links'), its front (best ready workload, valid while it has a head),
+    and the bounds lo, hi of its window in `queue`. pc, the queues and the rows are far larger
+    than the caches at scale, so each loop asks for them (`prefetch`) a few steps ahead.
     """
-    n_cls = len(ccap)
+    n_cls = len(crow)
+    CC, FR, LO, HI = width, width + 1, width + 2, width + 3
     touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
     todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
     low = np.int64(0xFFFFFFFF)
     high = ~low
-    for w in freed:
+    n_freed = len(freed)
+    for k in range(n_freed):
+        if k + 24 < n_freed:
+            prefetch(pc, freed[k + 24])
+        if k + 12 < n_freed:
+            prefetch(crow[pc[freed[k + 12]] & low], HI)
+        if k + 4 < n_freed:
+            c2 = pc[freed[k + 4]] & low
+            prefetch(queue, max(crow[c2, HI] - 1, 0))
+        w = freed[k]
         x = pc[w]
         c = x & low
-        _push(queue, lo, hi, c, (x & high) | w)
+        _push(queue, crow, c, (x & high) | w, LO)
         bit = np.uint64(1) << np.uint64(c & 63)
         if not changed[c] and not (touched[c >> 6] & bit):
             touched[c >> 6] |= bit
@@ -183,15 +199,20 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     fresh = np.empty(n_todo + 1, np.int64)
     n_fresh = 0
     for t in range(n_todo):
+        if t + 16 < n_todo:
+            prefetch(crow[todo[t + 16]], LO)
+        if t + 8 < n_todo:
+            prefetch(queue, min(crow[todo[t + 8], LO], len(queue) - 1))
         c = todo[t]
-        if hi[c] > lo[c]:
-            fresh[n_fresh] = (queue[lo[c]] & high) | c
+        if crow[c, HI] > crow[c, LO]:
+            x = queue[crow[c, LO]]
+            fresh[n_fresh] = (x & high) | c
+            crow[c, FR] = x & low  # the walk reads the kept workload here, not in the (cold) queue
             n_fresh += 1
     fresh = _sort_places(fresh[:n_fresh], n_place_bits)
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
     # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
-    width = clinks.shape[1]
     n_kept = 0
     n_extra = 0
     n_pend = 0
@@ -203,6 +224,10 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
     while True:
         while i < n_heads and (touched[(heads[i] & low) >> 6] >> np.uint64(heads[i] & 63)) & np.uint64(1):
             i += 1
+        if i + 32 < n_heads:
+            prefetch(crow[heads[i + 32] & low], 0)
+        if j + 32 < n_fresh:
+            prefetch(crow[fresh[j + 32] & low], 0)
         hp = heads[i] if i < n_heads else inf
         fp = fresh[j] if j < n_fresh else inf
         ep = extra[0] if n_extra > 0 else inf
@@ -237,24 +262,26 @@ def _round(pc, ccap, clinks, cap, queue, lo, hi, heads, n_heads, new_heads,
         c = p & low
         free = np.int64(1)  # no early exit: which link is full first is unpredictable
         for e in range(width):
-            free = min(free, np.int64(room[clinks[c, e]]))
+            free = min(free, np.int64(room[crow[c, e]]))
         if free <= 0:
             continue
         for e in range(width):
-            lk = clinks[c, e]
+            lk = crow[c, e]
             if room[lk] == cap[lk]:
                 lused[n_lused] = lk
                 n_lused += 1
             room[lk] -= 1
-        kept[n_kept] = queue[lo[c]] & low  # it was the class's best
+        kept[n_kept] = crow[c, FR]  # it was the class's best
         n_kept += 1
-        lo[c] += 1
+        crow[c, LO] += 1
         if not changed[c]:
             changed[c] = True
             pending[n_pend] = c
             n_pend += 1
-        if ccap[c] > 1 and hi[c] > lo[c]:  # the class's next workload may still fit this round
-            q = (queue[lo[c]] & high) | c
+        if crow[c, CC] > 1 and crow[c, HI] > crow[c, LO]:  # the class's next workload may still fit this round
+            x = queue[crow[c, LO]]
+            crow[c, FR] = x & low
+            q = (x & high) | c
             ii = n_extra
             n_extra += 1
             while ii > 0:
@@ -289,18 +316,22 @@ class ClassHeads:
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
         cls, clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
-        self.clinks = clinks.astype(np.int32)
-        n_cls = len(self.clinks)
+        n_cls = len(clinks)
         self.pc = _place_class(np.asarray(place), cls)  # place << 32 | class: one memory read per workload
         size = np.bincount(cls, minlength=n_cls)
         del cls
         cap = np.asarray(capacity, dtype=np.int64)
         self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
-        self.ccap = self.cap[self.clinks].min(axis=1) if n_cls else np.zeros(0, np.int64)
-        # each class's ready workloads, sorted by key, in queue[lo[c]:hi[c]] inside its own region
+        # one row per class (see `_round`): links, capacity, front, lo, hi; rows of a power of two
+        # int32s, so that none straddles two cache lines
+        self.width = width
+        self.crow = np.zeros((n_cls, 1 << (width + 3).bit_length()), np.int32)
+        self.crow[:, :width] = clinks
+        self.crow[:, width] = self.cap[clinks].min(axis=1) if n_cls else 0
+        # each class's ready workloads, sorted by key, in queue[lo:hi] inside its own region
         # (every workload enters once and leaves once, so a region of the class's size suffices)
-        self.lo = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
-        self.hi = self.lo.copy()
+        self.crow[:, width + 2] = np.r_[0, np.cumsum(size)[:-1]] if n_cls else 0
+        self.crow[:, width + 3] = self.crow[:, width + 2]
         self.queue = np.empty(n, np.int64)
         self.heads = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
@@ -317,10 +348,9 @@ class ClassHeads:
 
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
-        kept, self.n_heads = _round(self.pc, self.ccap, self.clinks, self.cap,
-                                    self.queue, self.lo, self.hi, self.heads, self.n_heads,
-                                    self.new_heads, self.changed, np.asarray(freed, dtype=np.int64),
-                                    self.room, self.pending, self.kept, self.extra, self.lused,
-                                    self.place_bits)
+        kept, self.n_heads = _round(self.pc, self.crow, self.width, self.cap, self.queue, self.heads,
+                                    self.n_heads, self.new_heads, self.changed,
+                                    np.asarray(freed, dtype=np.int64), self.room, self.pending, self.kept,
+                                    self.extra, self.lused, self.place_bits)
         self.heads, self.new_heads = self.new_heads, self.heads
         return kept

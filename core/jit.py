@@ -100,3 +100,54 @@ def kernel(fn: Callable | None = None, *, interpret_below: int = 0) -> Any:
     if fn is None:
         return lambda f: Kernel(f, interpret_below)
     return Kernel(fn, interpret_below)
+
+
+class _Prefetch:
+    """``prefetch(a, i)``: ask the CPU to start loading ``a[i]`` into its caches and go on (a hint:
+    no effect on results). Compiled, it is LLVM's ``llvm.prefetch``; run interpreted, it does nothing.
+
+    The list scheduler's and the engine's loops each touch a few random places of arrays far larger
+    than the caches (docs/scale.md); asking for an access some iterations ahead lets the memory
+    system serve many at once instead of one after another."""
+
+    _type = None
+
+    def __call__(self, a: Any, i: Any) -> None:
+        return None
+
+    @property
+    def _numba_type_(self):  # noqa: ANN202 - numba's typeof hook: kernels see the intrinsic
+        if _Prefetch._type is None:
+            _Prefetch._type = _prefetch_type()
+        return _Prefetch._type
+
+
+def _prefetch_type():  # noqa: ANN202 - a numba type
+    """The numba type of the ``llvm.prefetch`` intrinsic behind `prefetch` (imports numba)."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.core.registry import cpu_target
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _prefetch(typingctx, arr, idx):  # noqa: ANN001, ANN202 - numba's intrinsic protocol
+        def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+            aty = signature.args[0]
+            ary = context.make_array(aty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1]], wraparound=False)
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                                "llvm.prefetch.p0")
+            # read, keep in all cache levels, data cache
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return types.void(arr, idx), codegen
+
+    ctx = cpu_target.typing_context
+    ctx.refresh()  # install the registry entry the decorator just made
+    return ctx.resolve_value_type(_prefetch)
+
+
+prefetch = _Prefetch()
+"""``prefetch(a, i)`` inside a kernel: start loading ``a[i]`` (a hint; ``i`` must be in range)."""

@@ -133,14 +133,16 @@ def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
 
 def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
-                   show_labels: bool | None = None, overlay: Sequence[dict] = ()) -> list[dict]:
+                   show_labels: bool | None = None, overlay: Sequence[dict] = (), big: bool | None = None
+                   ) -> list[dict]:
     """The traces of `network_figure`: links, pruned links, `overlay`, busy links, servers (dots) and switches
-    (squares)."""
+    (squares). `big`: teaching-sized nodes and arrows (default: for up to 12 nodes, drawn large on their own;
+    False in small panels such as the player's, where they would cover each other)."""
     traces = link_traces(d, faded_edges) + list(overlay)
     if len(busy_links):
-        traces += _busy_traces(d, np.asarray(busy_links, dtype=np.int64), list(busy_colours), list(hover))
+        traces += _busy_traces(d, np.asarray(busy_links, dtype=np.int64), list(busy_colours), list(hover), big)
     labels = show_labels if show_labels is not None else len(d.labels) <= 60
-    small = len(d.labels) <= 12  # teaching examples: big nodes, names inside
+    small = _big(d, big)  # teaching examples: big nodes, names inside
     for server in (True, False):
         ids = np.flatnonzero(d.is_server == server)
         colours = [ROOT_COLOUR if v == root else (SERVER_COLOUR if server else SWITCH_COLOUR) for v in ids.tolist()]
@@ -197,7 +199,12 @@ def _segments(d: NetDrawing, edges: list[int], colour: str, width: float, name: 
                       hoverinfo="skip", name=name)
 
 
-def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: list[str]) -> list[dict]:
+def _big(d: NetDrawing, big: bool | None) -> bool:
+    return len(d.labels) <= 12 if big is None else big
+
+
+def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: list[str],
+                 big: bool | None = None) -> list[dict]:
     """Busy directed links: a dark line each (one trace) with chevrons in their colours (one trace).
 
     Always two traces (empty ones when nothing is busy), so animation frames can replace them.
@@ -210,7 +217,7 @@ def _busy_traces(d: NetDrawing, links: np.ndarray, colours: list[str], hover: li
     dx, dy = d.x[d.link_dst[links]] - sx, d.y[d.link_dst[links]] - sy
     length = np.hypot(dx, dy)
     length[length == 0] = 1
-    small = len(d.labels) <= 12  # teaching examples: bigger arrows, further apart
+    small = _big(d, big)  # teaching examples: bigger arrows, further apart
     off = (0.025 if small else 0.012) * d.span
     sx, sy = sx + dy / length * off, sy - dx / length * off  # to the right of the direction of travel
     ends = np.array([0.1, 0.9])
@@ -396,7 +403,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     for i, h in enumerate(heats, start=1):
         if d is not None:
             extra = [changed_links_trace(d, *changed)] if changed else []
-            for tr in network_traces(d, show_labels=len(d.labels) <= 30, overlay=extra):
+            for tr in network_traces(d, show_labels=len(d.labels) <= 30, overlay=extra, big=False):
                 fig.add_trace(dict(tr, showlegend=False), row=1, col=i)
             fig.update_xaxes(visible=False, row=1, col=i)
             fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
@@ -452,7 +459,8 @@ def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_name
     out = []
     for i, p in enumerate(panels, start=1):
         if d is not None:
-            traces = _busy_traces(d, np.asarray(p.busy_links, dtype=np.int64), list(p.busy_colours), list(p.hover))
+            traces = _busy_traces(d, np.asarray(p.busy_links, dtype=np.int64), list(p.busy_colours), list(p.hover),
+                                  big=False)  # a ~260-px panel
         else:
             util = np.zeros(len(group_names)) if p.group_util is None else np.asarray(p.group_util, dtype=float)
             traces = [go.Bar(x=util, y=list(group_names), orientation="h", name="link groups",

@@ -19,12 +19,20 @@ def register(sub) -> None:
     p.add_argument("--topology", default="bcube:n=4,k=2", help="network topology spec (default bcube:n=4,k=2)")
     p.add_argument("--gpus-per-server", type=int, default=4, help="GPUs on every server (default 4)")
     p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
-                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel], csv:PATH, philly:PATH or helios:PATH")
+                   # core.cluster is imported only when the command runs (it loads torch); a test keeps the
+                   # rate written here equal to traces.DEFAULT_RATE
+                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B] (rate defaults to "
+                        "6 jobs an hour, mix to sjf-bco, models to the whole catalog); csv:PATH[,limit=N]; "
+                        "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
+                        "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
     p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--checkpoint", default=None, help="TopDRL checkpoint (default checkpoints/topdrl/topdrl)")
-    p.add_argument("--jobs-out", type=at.out_file, default=None, help="write one CSV row per job and scheduler to this file")
+    p.add_argument("--checkpoint", default=None,
+                   help="TopDRL checkpoint: a path (either file of the pair, or the stem) or a name in "
+                        "checkpoints/topdrl (default checkpoints/topdrl/topdrl)")
+    p.add_argument("--jobs-out", type=at.out_file, default=None,
+                   help="write one CSV row per job and scheduler to this file (default: not written)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     p.set_defaults(func=cmd_cluster)
 

@@ -18,6 +18,16 @@ class TraceError(ValueError):
     """A trace that breaks a rule (the message names the trace, the row and the rule)."""
 
 
+MAX_SECONDS = 10 * 365 * 86400
+"""Upper bound on an arrival time and on a job's ideal run time: 10 years (315,360,000 s). Real
+traces span months and their jobs days (Philly's longest fitted run: 6.9 days); a larger value is
+a typo or a unit slip, and would only print meaningless hours."""
+MAX_JOB_GPUS = 1_000_000
+"""Upper bound on a job's GPU count, checked before it becomes an integer (larger counts overflow
+int64); a job must also fit its cluster (`check_fits`)."""
+_LIMIT = f"{MAX_SECONDS:,} s (10 years)"
+
+
 @dataclass(frozen=True, eq=False)
 class Trace:
     """Jobs as arrays, sorted by arrival.
@@ -60,6 +70,8 @@ class Trace:
         for m in self.models:
             if m not in MODELS:
                 raise TraceError(f"{self.name}: unknown model {m!r}; known: {', '.join(MODELS)}")
+        self._check_durations()
+        self._check_unique_ids()
         if n and np.any(np.diff(self.arrival) < 0):
             order = np.argsort(self.arrival, kind="stable")
             object.__setattr__(self, "job_id", tuple(self.job_id[i] for i in order))
@@ -67,6 +79,27 @@ class Trace:
                 object.__setattr__(self, name, getattr(self, name)[order])
         for name in ("arrival", "gpus", "model", "iterations", "row"):
             getattr(self, name).setflags(write=False)
+
+    def _where(self, i: int) -> str:
+        return f"{self.name}: row {int(self.row[i])} (job {self.job_id[i]})"
+
+    def _check_durations(self) -> None:
+        """Raise TraceError naming the first job whose ideal run time exceeds MAX_SECONDS."""
+        long = np.flatnonzero(self.ideal_duration > MAX_SECONDS)
+        if len(long):
+            i = int(long[0])
+            raise TraceError(f"{self._where(i)}: ideal run time {self.ideal_duration[i]:.4g} s ({self.iterations[i]:.4g} "
+                             f"iterations of {self.model_name(i)} at {1e3 * self.compute_s[i]:.1f} ms) exceeds the "
+                             f"limit of {_LIMIT} per job")
+
+    def _check_unique_ids(self) -> None:
+        """Raise TraceError naming the first job whose id an earlier row already used."""
+        first: dict[str, int] = {}
+        for i, job in enumerate(self.job_id):
+            if job in first:
+                raise TraceError(f"{self._where(i)}: job_id {job!r} repeats row {int(self.row[first[job]])}'s; "
+                                 "job ids must be unique")
+            first[job] = i
 
     @property
     def n(self) -> int:
@@ -108,10 +141,12 @@ class Trace:
 def check_job(trace: str, row: int, job_id: str, arrival: float, gpus: int, iterations: float) -> None:
     """Raise TraceError naming the row and the rule if a job's numbers are not valid."""
     where = f"{trace}: row {row} (job {job_id})"
-    if not np.isfinite(arrival) or arrival < 0:
-        raise TraceError(f"{where}: arrival time must be a finite number >= 0 s, got {arrival}")
+    if not np.isfinite(arrival) or not 0 <= arrival <= MAX_SECONDS:
+        raise TraceError(f"{where}: arrival time must be a finite number from 0 to {_LIMIT}, got {arrival:g}")
     if gpus < 1:
         raise TraceError(f"{where}: a job needs at least 1 GPU, got {gpus}")
+    if gpus > MAX_JOB_GPUS:
+        raise TraceError(f"{where}: a job may need at most {MAX_JOB_GPUS:,} GPUs, got {gpus}")
     if not np.isfinite(iterations) or iterations <= 0:
         raise TraceError(f"{where}: iterations (or duration) must be a finite number > 0, got {iterations}")
 

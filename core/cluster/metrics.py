@@ -20,6 +20,8 @@ METRICS = {
     "mean_link_users": "time-average jobs per directed link in use",
     "preemptions": "jobs stopped and later resumed (LAS)",
 }
+SHARES = ("gpu_util", "comm_share")
+"""The metrics that are fractions (0..1); the CLI's table and the dashboard show them as percentages."""
 
 
 def _spans(res: Result) -> np.ndarray:

@@ -322,21 +322,41 @@ def save(net: TopDRLNet, stem: str | Path, meta: dict[str, Any]) -> Path:
     return path
 
 
-def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
-    """Load a checkpoint (stem or either file; default the shipped one); CheckpointError if unusable."""
-    from safetensors.torch import load_file
-    p = Path(path) if path else default_checkpoint()
+def checkpoint_stem(path: str | Path) -> Path:
+    """A checkpoint's path without suffix, from either file of the pair or the stem; a relative name
+    not in the working folder is looked up in checkpoints/topdrl/, then in checkpoints/ (where the
+    round-model RL checkpoints lie, so that naming one of them is answered by its format)."""
+    from ..rl.checkpoint import checkpoint_stem as shipped_stem
+    p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    if stem.is_absolute() or stem.with_suffix(".json").is_file():
+        return stem
+    ours = default_checkpoint().parent / stem
+    return ours if ours.with_suffix(".json").is_file() else shipped_stem(stem)
+
+
+def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
+    """Load a checkpoint (stem or either file, or a name in checkpoints/topdrl/; default the shipped
+    one); CheckpointError if unusable."""
+    from safetensors.torch import load_file
+
+    from ..rl.checkpoint import FORMAT as RL_FORMAT
+    stem = checkpoint_stem(path) if path else default_checkpoint()
     side, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side.is_file() or not weights.is_file():
-        raise CheckpointError(f"TopDRL checkpoint {stem}: need both {side.name} and {weights.name} "
-                              f"(train one with: allreduce-lab cluster-train)")
+        where = "" if Path(path or stem).is_absolute() else " (looked in the working folder, checkpoints/topdrl and checkpoints)"
+        raise CheckpointError(f"TopDRL checkpoint {stem}: need both {side.name} and {weights.name}{where}; "
+                              f"train one with: allreduce-lab cluster-train")
     try:
         meta = json.loads(side.read_text())
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise CheckpointError(f"TopDRL checkpoint {side}: sidecar is not JSON ({err})") from None
-    if meta.get("format") != FORMAT:
-        raise CheckpointError(f"TopDRL checkpoint {side}: format must be {FORMAT!r}, got {meta.get('format')!r}")
+    got = meta.get("format") if isinstance(meta, dict) else None
+    if got != FORMAT:
+        hint = ("; it is a round-model RL checkpoint (for schedule --method rl), not TopDRL's job picker: pass one "
+                "that allreduce-lab cluster-train wrote, or leave --checkpoint out for checkpoints/topdrl/topdrl"
+                if got == RL_FORMAT else "")
+        raise CheckpointError(f"TopDRL checkpoint {side}: format must be {FORMAT!r}, got {repr(got)[:60]}{hint}")
     if meta.get("job_features") != list(JOB_FEATURES) or meta.get("global_features") != list(GLOBAL_FEATURES):
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
     try:

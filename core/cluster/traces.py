@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .jobs import Trace, TraceError
+from .jobs import MAX_JOB_GPUS, Trace, TraceError
 from .models import MODELS, get_model, model_names
 
 SJF_BCO_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
@@ -36,6 +36,9 @@ SJF_BCO_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
 GAVEL_MIX = {1: 0.70, 2: 0.10, 4: 0.15, 8: 0.05}
 """Gavel's Philly-derived GPU-count sampler (Narayanan et al., OSDI 2020; scheduler/utils.py)."""
 MIXES = {"sjf-bco": SJF_BCO_MIX, "gavel": GAVEL_MIX}
+MAX_JOBS = 1_000_000
+"""Most jobs a synthetic trace may have (the 1,000-job benchmark simulates in seconds; a million
+jobs' arrays fit in memory, many more would not)."""
 DEFAULT_RATE = 6.0
 """Jobs an hour: 1.6× the rate at which the mean job's ideal GPU-time fills 256 GPUs (docs/cluster.md)."""
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -52,7 +55,7 @@ def load_trace(spec: str) -> Trace:
         kind, rest = "csv", spec
     if kind == "synthetic":
         opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": ""})
-        return synthetic(int(_num(spec, "jobs", opts["jobs"], 1)), int(_num(spec, "seed", opts["seed"], 0)),
+        return synthetic(int(_num(spec, "jobs", opts["jobs"], 1, high=MAX_JOBS)), int(_num(spec, "seed", opts["seed"], 0)),
                          rate=_num(spec, "rate", opts["rate"], 0, integer=False), mix=str(opts["mix"]),
                          models=_model_list(spec, str(opts["models"])), name=spec)
     if kind in ("csv", "philly", "helios"):
@@ -91,7 +94,7 @@ def _options(spec: str, text: str, defaults: dict) -> dict:
     return out
 
 
-def _num(spec: str, key: str, value: object, low: float, integer: bool = True) -> float:
+def _num(spec: str, key: str, value: object, low: float, integer: bool = True, high: float = np.inf) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -99,6 +102,8 @@ def _num(spec: str, key: str, value: object, low: float, integer: bool = True) -
     if not np.isfinite(x) or x < low or (integer and not float(x).is_integer()):
         kind = "an integer" if integer else "a number"
         raise TraceError(f"{spec}: {key} must be {kind} >= {low:g}, got {value!r}")
+    if x > high:
+        raise TraceError(f"{spec}: {key} must be at most {int(high):,}, got {value!r}")
     return x
 
 
@@ -135,8 +140,8 @@ def philly_minutes(n: int, rng: np.random.Generator) -> np.ndarray:
 def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
               models: tuple[str, ...] | None = None, name: str | None = None) -> Trace:
     """A seeded synthetic trace following published Philly statistics (see the module docstring)."""
-    if jobs < 1:
-        raise TraceError(f"synthetic: jobs must be >= 1, got {jobs}")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise TraceError(f"synthetic: jobs must be from 1 to {MAX_JOBS:,}, got {jobs}")
     rng = np.random.default_rng(seed)
     models = tuple(models or model_names())
     gpus = gpu_counts(jobs, mix, rng)
@@ -162,12 +167,19 @@ def _read_csv(path: str) -> tuple[list[str], list[dict]]:
     try:
         with p.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            rows = list(reader)
-            return [c.strip() for c in (reader.fieldnames or [])], rows
+            columns = [c.strip() for c in (reader.fieldnames or [])]
+            rows = [{k.strip() if isinstance(k, str) else k: v for k, v in rec.items()} for rec in reader]
     except UnicodeDecodeError:
         raise TraceError(f"{path}: not a UTF-8 text file; a CSV trace is text") from None
     except csv.Error as err:
         raise TraceError(f"{path}: not readable as CSV: {err}") from None
+    for r, rec in enumerate(rows, start=1):
+        # DictReader files extra values under the key None and pads short rows with None
+        fields = sum(v is not None for k, v in rec.items() if k is not None) + len(rec.get(None) or [])
+        if fields != len(columns):
+            raise TraceError(f"{path}: row {r}: {fields} fields, but the header names {len(columns)} "
+                             f"({', '.join(columns)}); every row needs one value per column")
+    return columns, rows
 
 
 def _need(path: str, columns: list[str], need: list[str], hint: str) -> None:
@@ -184,8 +196,37 @@ def _field(path: str, row: int, rec: dict, key: str) -> float:
         raise TraceError(f"{path}: row {row}: column {key!r} must be a number, got {value!r}") from None
 
 
+def _gpu_field(path: str, row: int, rec: dict, key: str) -> float:
+    """A whole GPU count of at most MAX_JOB_GPUS (the lower bound is the caller's rule)."""
+    g = _field(path, row, rec, key)
+    if not float(g).is_integer() or g > MAX_JOB_GPUS:
+        raise TraceError(f"{path}: row {row}: {key} must be a whole number of at most {MAX_JOB_GPUS:,}, got {g:g}")
+    return g
+
+
+def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) -> float:
+    """A CSV row's iterations: the `iterations` cell, else `duration_s` / the model's compute time;
+    with both, they must agree within one iteration or 0.1% (`iterations` is kept)."""
+    it_cell = (rec.get("iterations") or "").strip() if "iterations" in columns else None
+    dur_cell = (rec.get("duration_s") or "").strip() if "duration_s" in columns else None
+    compute = get_model(model).compute_s
+    dur = None
+    if dur_cell or it_cell is None:  # an empty cell is named by the column the file has
+        dur = _field(path, row, rec, "duration_s")
+        if dur < 0:
+            raise TraceError(f"{path}: row {row}: duration_s must be >= 0, got {dur:g}")
+        if not it_cell:
+            return dur / compute
+    it = _field(path, row, rec, "iterations")
+    if dur is not None and not abs(it - dur / compute) <= max(1.0, 1e-3 * max(abs(it), dur / compute)):
+        raise TraceError(f"{path}: row {row}: iterations {it:g} and duration_s {dur:g} disagree ({dur:g} s is "
+                         f"{dur / compute:.6g} iterations of {model} at {1e3 * compute:.1f} ms); give one, or both "
+                         "within one iteration or 0.1%")
+    return it
+
+
 def read_csv_trace(path: str) -> Trace:
-    """A trace in the project's CSV format (columns in the module docstring)."""
+    """A trace in the project's CSV format (columns in the module docstring), rows in arrival order."""
     columns, rows = _read_csv(path)
     _need(path, columns, ["arrival_s", "gpus", "model"], "CSV")
     if "iterations" not in columns and "duration_s" not in columns:
@@ -198,18 +239,13 @@ def read_csv_trace(path: str) -> Trace:
         m = (rec.get("model") or "").strip()
         if m not in MODELS:
             raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
-        g = _field(path, r, rec, "gpus")
-        if not float(g).is_integer():
-            raise TraceError(f"{path}: row {r}: gpus must be a whole number, got {g}")
-        if "iterations" in columns and ((rec.get("iterations") or "").strip() or "duration_s" not in columns):
-            it = _field(path, r, rec, "iterations")  # names the column the file has when a row leaves it empty
-        else:
-            dur = _field(path, r, rec, "duration_s")
-            if dur < 0:
-                raise TraceError(f"{path}: row {r}: duration_s must be >= 0, got {dur}")
-            it = dur / get_model(m).compute_s
+        g = _gpu_field(path, r, rec, "gpus")
+        it = _iterations(path, r, rec, columns, m)
         ids.append((rec.get("job_id") or f"j{r - 1}").strip())
         arrival.append(_field(path, r, rec, "arrival_s"))
+        if r > 1 and arrival[-1] < arrival[-2] and arrival[-1] >= 0:  # a negative time is check_job's rule
+            raise TraceError(f"{path}: row {r} (job {ids[-1]}): arrival_s {arrival[-1]:g} is earlier than row {r - 1}'s "
+                             f"{arrival[-2]:g}; a CSV trace lists its jobs in arrival order (sort the file by arrival_s)")
         gpus.append(int(g))
         model.append(names.index(m))
         iters.append(it)
@@ -284,9 +320,9 @@ def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
         raise TraceError(f"{path}: missing column 'duration' (or 'start_time' and 'end_time'): a Helios trace needs one")
     jobs, skipped = [], 0
     for r, rec in enumerate(rows, start=1):
-        gpus = _field(path, r, rec, "gpu_num")
-        if gpus < 0 or not float(gpus).is_integer():
-            raise TraceError(f"{path}: row {r}: gpu_num must be a whole number >= 0, got {gpus}")
+        gpus = _gpu_field(path, r, rec, "gpu_num")
+        if gpus < 0:
+            raise TraceError(f"{path}: row {r}: gpu_num must be a whole number >= 0, got {gpus:g}")
         submit = _time(path, r, "submit_time", rec["submit_time"])
         if "duration" in columns and (rec.get("duration") or "").strip():
             dur = _field(path, r, rec, "duration")

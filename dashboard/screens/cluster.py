@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cluster import ALL, OURS_BASELINE, gantt_rows, link_contention, snapshot, summarize
+from core.cluster import ALL, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot, summarize
 from core.topology import TopologyError
 
 from .. import charts, cluster_figures, controls, data
@@ -22,6 +22,15 @@ COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "ma
            "gpu_util": "GPU util", "comm_share": "comm share", "peak_link_users": "peak link jobs",
            "mean_link_users": "mean link jobs", "preemptions": "preempt."}
 """Summary columns and their headers on screen (the CLI's CSV keeps the keys)."""
+
+
+def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
+    """(the summary table with on-screen headers, its column config): numbers rounded to 2 places,
+    shares as percentages to 1 place ("52.8%", as the CLI prints them)."""
+    table = pd.DataFrame(rows).set_index("scheduler")[list(COLUMNS)]
+    table[list(SHARES)] = 100 * table[list(SHARES)]
+    table = table.round({k: 1 if k in SHARES else 2 for k in COLUMNS}).rename(columns=COLUMNS)
+    return table, {COLUMNS[k]: st.column_config.NumberColumn(format="%.1f%%") for k in SHARES}
 
 
 def render() -> None:
@@ -48,8 +57,8 @@ def render() -> None:
         return
 
     st.subheader("Results")
-    table = pd.DataFrame([summarize(r) for r in runs.values()]).set_index("scheduler")
-    st.dataframe(table[list(COLUMNS)].round(2).rename(columns=COLUMNS), width="stretch")
+    table, config = results_table([summarize(r) for r in runs.values()])
+    st.dataframe(table, column_config=config, width="stretch")
     st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
                "link jobs: running jobs whose AllReduces share one link. One trace is one draw: schedulers that "
                "differ by a few percent here can swap places on the next seed; the README's cluster table averages "

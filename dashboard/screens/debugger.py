@@ -1,8 +1,10 @@
 """Policy debugger: what the two RL agents saw and chose, round by round, and where RL leaves critical-path.
 
 Built on an RL schedule's ``trace``: per round the upper agent's flow-tree probabilities
-(``tree_probs``) and choices (``trees_selected``), and the lower agent's steps
-(``steps``: candidates, scores, chosen).
+(``tree_probs``), choices (``trees_selected``) and features, and the lower agent's steps
+(``steps``: candidates, scores, chosen, and in a real trace each candidate's score split into the
+prior's terms and the network's residual, ties and honest counts). The explanation tables come
+from `core.rl.explain` (docs/rl.md §6); this screen only displays them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import streamlit as st
 
 from core.diff import round_differences
 from core.methods import MethodUnavailable
+from core.rl import explain
 from core.schedule import Schedule, ScheduleConfig
 
 from .. import charts, controls, data, figures, labels
@@ -140,6 +143,17 @@ def upper_agent(rl: Schedule, trace: dict, r: int, stem: str) -> None:
     st.caption("Left: the upper agent's probability of selecting each flow-tree (columns, by root) in each round "
                "(rows), purple scale; red ×: the trees it selected; red box: this round. Right: this round's "
                "probabilities, selected trees in red.")
+    if "tree_features" not in trace:  # a trace without explanations (docs/rl.md §6)
+        return
+    everything = trace["summary"]["upper"] if "summary" in trace else None
+    if everything:
+        st.info(everything)
+    if r <= len(trace["tree_features"]):
+        ready, chosen = trace["trees_ready"][r - 1], trace["trees_selected"][r - 1]
+        st.caption(f"Round {r}: {len(ready)} flow-trees had ready work; the upper agent selected {len(chosen)}"
+                   + (" — every ready tree." if trace["all_ready_selected"][r - 1] else "."))
+        with st.expander(f"Flow-tree features and probabilities, round {r}"):
+            st.dataframe(explain.upper_table(trace, r - 1, names), hide_index=True, width="stretch")
 
 
 def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> None:
@@ -159,15 +173,44 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                                     title=f"Step {k}: chose {d.describe(step['chosen'])}",
                                     value_name="score", marked=[w not in cp_round for w in cands]),
                 key="debug-step-scores", name=f"{stem}-{rl.method}-round{r}-step{k}")
-    st.caption("Red: the workload chosen. Black outline: not sent by critical-path in this round. "
-               f"{len(cands)} candidates scored at this step.")
+    explained = "n_valid" in step  # a real trace; a stand-in lists every candidate and nothing more
+    count = explain.step_note(trace, r - 1, k - 1) if explained else f"{len(cands)} candidates scored."
+    st.caption(f"Red: the workload chosen. Black outline: not sent by critical-path in this round. {count}")
+    if explained:
+        score_split(trace, r, k, d)
     rows = []
     for i, s in enumerate(steps, start=1):
         scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
-                     "candidates": len(scores), "best score": max(scores.values()) if scores else None,
+                     "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
+                     "tied for the top": s.get("n_tied", 1),
+                     "best score": max(scores.values()) if scores else None,
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.markdown("**Every step of this round**")
+    st.dataframe(rows, hide_index=True, width="stretch",
+                 column_config={"candidates": st.column_config.NumberColumn(help="workloads the lower agent scored "
+                                                                             "at this step (all valid ones)"),
+                                "shown": st.column_config.NumberColumn(help="kept in the trace: the best, and the "
+                                                                       "chosen one always")})
+
+
+def score_split(trace: dict, r: int, k: int, d) -> None:
+    """Each shown candidate's score as the sum of its terms (the prior's, one per feature, and the network's
+    residual), then its feature values; terms that are 0 for every shown candidate are named, not drawn."""
+    rows = explain.step_table(trace, r - 1, k - 1, d.describe)
+    terms = [c for c in rows[0] if c.startswith("term: ")]
+    zero = [c for c in terms if all(row[c] == 0 for row in rows)]
+    st.markdown(f"**Why step {k} chose it: each candidate's score split into its terms**")
+    st.dataframe([{c: v for c, v in row.items() if not c.startswith("value: ") and c not in zero} for row in rows],
+                 hide_index=True, width="stretch")
+    st.caption("score = the sum of the terms (rounded to 4 decimals): one term per feature from the heuristic prior "
+               "(the skip path), `bias`, and `network`, the residual the network learned (docs/rl.md §6). "
+               + (f"Zero for every candidate shown: {', '.join(c.removeprefix('term: ') for c in zero)}. " if zero
+                  else "")
+               + f"Ties are broken by {trace.get('tie_rule', 'lowest workload id')}.")
+    with st.expander(f"Feature values of the candidates, step {k}"):
+        st.dataframe([{c: v for c, v in row.items() if c in ("workload", "chosen") or c.startswith("value: ")}
+                      for row in rows], hide_index=True, width="stretch")
 
 
 def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: list[np.ndarray], r: int,

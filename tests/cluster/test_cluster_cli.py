@@ -45,6 +45,8 @@ def test_json_and_csv_agree(capsys, tmp_path):
     (["--gpus-per-server", "0"], "gpus per server must be an integer in 1..64"),
     (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0"], "needs 32 GPUs, but the cluster"),
     (["--checkpoint", "/no/such", "--scheduler", "topdrl"], "need both such.json and such.safetensors"),
+    (["--checkpoint", "universal", "--scheduler", "topdrl"],
+     "format must be 'allreduce-lab-topdrl/1', got 'allreduce-lab-rl/1'; it is a round-model RL checkpoint"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, extra, says):
     assert main(ARGS + extra) == 2
@@ -52,8 +54,49 @@ def test_bad_input_is_one_line_and_exit_2(capsys, extra, says):
     assert says in err and err.startswith("allreduce-lab: error:") and "\n" not in err
 
 
-def test_bad_trace_file_rows(capsys, tmp_path):
+@pytest.mark.parametrize("rows, says", [
+    ("0,1,resnet50,10\n5,2,mystery,10", "row 2: unknown model 'mystery'"),
+    ("0,4,resnet50,1000,extra", "row 1: 5 fields, but the header names 4"),
+    ("9,4,resnet50,1000\n5,4,resnet50,1000", "row 2 (job j1): arrival_s 5 is earlier than row 1's 9"),
+    ("0,4,resnet50,1e30", "exceeds the limit of 315,360,000 s (10 years) per job"),
+])
+def test_bad_trace_file_rows(capsys, tmp_path, rows, says):
     p = tmp_path / "t.csv"
-    p.write_text("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n5,2,mystery,10\n")
+    p.write_text("arrival_s,gpus,model,iterations\n" + rows + "\n")
     assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 2
-    assert "row 2: unknown model 'mystery'" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip()
+    assert says in err and str(p) in err and "\n" not in err
+
+
+def _subparser(name: str):
+    import argparse
+
+    from core.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name]
+
+
+@pytest.mark.parametrize("command", ["cluster", "cluster-train"])
+def test_help_shows_every_default(command):
+    """`cluster --help` did not show --trace's default (a new-user trial): every option with a
+    default names it, and options without one say what happens instead."""
+    import argparse
+    parser = _subparser(command)
+    fmt = parser._get_formatter()
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        text = " ".join(fmt._expand_help(action).split())
+        assert "default" in text, (action.dest, text)
+        if action.default is not None:
+            value = f"{action.default:g}" if isinstance(action.default, float) else str(action.default)
+            assert value in text, (action.dest, text)
+
+
+def test_trace_help_names_the_synthetic_defaults(capsys):
+    from core.cluster.traces import DEFAULT_RATE
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "default synthetic:jobs=160,seed=0" in out
+    assert f"rate defaults to {DEFAULT_RATE:g} jobs an hour" in out  # the help's number follows the code's

@@ -40,6 +40,27 @@ def test_page_draws_every_figure():
     assert (table["avg JCT h"] == table["avg JCT h"].round(2)).all()
 
 
+def test_shares_are_percentages_as_in_the_cli():
+    """GPU util read 0.53 on the page where the CLI printed 52.8%: every share column is in percent,
+    to one place, and shown with a % sign."""
+    import json
+
+    from core.cluster import SHARES, make_cluster, run_schedulers, summarize
+    from core.cluster.traces import load_trace
+    from core.topology import make_topology
+    from dashboard.sources import DEFAULT_SOURCE
+    at = _open()
+    table = at.dataframe[0].value
+    config = json.loads(at.dataframe[0].proto.columns)
+    top = make_topology(DEFAULT_SOURCE.spec)  # the sidebar's topology, untouched by _open
+    runs = run_schedulers(make_cluster(top, 4), load_trace("synthetic:jobs=24,seed=1,rate=12"), FAST)
+    for key, header in (("gpu_util", "GPU util"), ("comm_share", "comm share")):
+        assert key in SHARES
+        assert config[header]["type_config"]["format"] == "%.1f%%"
+        assert table[header].tolist() == [round(100 * summarize(r)[key], 1) for r in runs]
+    assert (table["GPU util"] > 1).all()
+
+
 def test_time_slider_changes_the_snapshot():
     at = _open()
     at.slider(key="cluster:time").set_value(0.0).run()
@@ -62,3 +83,11 @@ def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at.session_state["cluster:gpus"] = 4
     at.run()
     assert not at.error and len(charts(at)) == 4
+
+
+def test_bad_csv_trace_row_is_an_error_line(tmp_path):
+    p = tmp_path / "back.csv"
+    p.write_text("arrival_s,gpus,model,iterations\n100,4,resnet50,1000\n50,4,resnet50,1000\n")
+    at = _open(**{"cluster:trace": f"csv:{p}"})
+    assert not at.exception
+    assert len(at.error) == 1 and "row 2 (job j1): arrival_s 50 is earlier than row 1's 100" in at.error[0].value

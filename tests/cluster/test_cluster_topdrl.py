@@ -85,6 +85,29 @@ def test_checkpoint_refusals(tmp_path):
     side.write_text("{")
     with pytest.raises(CheckpointError, match="not JSON"):
         load(side)
+    side.write_text("[1, 2]")  # JSON, but not an object: refused by its format, no AttributeError
+    with pytest.raises(CheckpointError, match="format must be 'allreduce-lab-topdrl/1', got None"):
+        load(side)
+
+
+def test_names_are_looked_up_in_the_checkpoint_folders(tmp_path, monkeypatch):
+    """`--checkpoint universal` named a round-model RL checkpoint of checkpoints/ and was answered
+    "need both universal.json and universal.safetensors": the names are found, and an RL one is
+    refused by its format, as the RL side refuses a TopDRL one."""
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "universal.json").write_text(json.dumps({"format": "allreduce-lab-rl/1"}))
+    (shipped / "universal.safetensors").write_bytes(b"")
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(shipped))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError) as err:
+        load("universal")
+    assert ("format must be 'allreduce-lab-topdrl/1', got 'allreduce-lab-rl/1'; it is a round-model RL checkpoint"
+            in str(err.value))
+    with pytest.raises(CheckpointError, match=r"looked in the working folder, checkpoints/topdrl and checkpoints"):
+        load("nosuch")
+    _, meta = load("topdrl")  # the shipped one, by its name in checkpoints/topdrl/
+    assert meta == load(default_checkpoint())[1]
 
 
 def test_a_short_training_run_writes_a_complete_sidecar(tmp_path):

@@ -61,6 +61,18 @@ def test_csv_with_durations(tmp_path):
     assert t.iterations[0] == pytest.approx(2617.6 / 0.026176)
 
 
+def test_csv_edge_cases_that_are_fine(tmp_path):
+    p = tmp_path / "ok.csv"
+    # equal arrivals keep the file's order; iterations and a duration agreeing within 0.1% keep the
+    # iterations (26.2 s / 26.176 ms = 1000.9); spaces around header names are ignored
+    p.write_text("job_id, arrival_s, gpus, model, iterations, duration_s\n"
+                 "x,0,4,resnet50,1000,26.2\ny,0,1,vgg16,,99\nz,3,2,gpt2,7,\n")
+    t = load_trace(f"csv:{p}")
+    assert t.job_id == ("x", "y", "z")
+    assert t.iterations.tolist() == pytest.approx([1000, 99 / 0.099, 7], rel=1e-3)
+    assert t.iterations[0] == 1000
+
+
 PHILLY = [
     {"status": "Pass", "vc": "a", "jobid": "application_1", "user": "u", "submitted_time": "2017-10-07 01:11:39",
      "attempts": [{"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23",
@@ -114,6 +126,24 @@ def test_helios_loader(tmp_path):
     ("arrival_s,gpus,model,iterations\n", "no jobs: the file has a header but no rows"),
     ("", "missing column 'arrival_s'"),
     ("\xff\xfe binary", "not a UTF-8 text file"),
+    # found by a new-user trial: each of these was accepted with exit 0
+    ("arrival_s,gpus,model,iterations\n0,4,resnet50,1000,extra\n",
+     "row 1: 5 fields, but the header names 4 (arrival_s, gpus, model, iterations)"),
+    ("arrival_s,gpus,model,iterations\n0,4,resnet50,1000\n0,4,resnet50\n", "row 2: 3 fields, but the header names 4"),
+    ("arrival_s,gpus,model,iterations\n100,4,resnet50,1000\n50,4,resnet50,1000\n",
+     "row 2 (job j1): arrival_s 50 is earlier than row 1's 100; a CSV trace lists its jobs in arrival order"),
+    ("job_id,arrival_s,gpus,model,iterations\na,0,4,resnet50,1000\nb,5,1,vgg16,9\na,10,4,resnet50,1000\n",
+     "row 3 (job a): job_id 'a' repeats row 1's; job ids must be unique"),
+    ("arrival_s,gpus,model,iterations,duration_s\n0,4,resnet50,1000,5\n",
+     "row 1: iterations 1000 and duration_s 5 disagree (5 s is 191.015 iterations of resnet50 at 26.2 ms)"),
+    ("arrival_s,gpus,model,iterations\n0,4,resnet50,1e30\n",
+     "row 1 (job j0): ideal run time 2.618e+28 s (1e+30 iterations of resnet50 at 26.2 ms) exceeds the limit of "
+     "315,360,000 s (10 years) per job"),
+    ("arrival_s,gpus,model,duration_s\n0,4,resnet50,4e8\n", "row 1 (job j0): ideal run time 4e+08 s"),
+    ("arrival_s,gpus,model,iterations\n0,4,resnet50,10\n1e12,4,resnet50,10\n",
+     "row 2 (job j1): arrival time must be a finite number from 0 to 315,360,000 s (10 years), got 1e+12"),
+    ("arrival_s,gpus,model,iterations\n0,1e30,resnet50,10\n", "row 1: gpus must be a whole number of at most 1,000,000"),
+    ("arrival_s,gpus,model,iterations\n0,2.5,resnet50,10\n", "row 1: gpus must be a whole number"),
 ])
 def test_bad_csv_names_row_and_rule(tmp_path, text, rule):
     p = tmp_path / "bad.csv"
@@ -136,10 +166,29 @@ def test_bad_philly_and_helios(tmp_path):
     h.write_text("job_id,gpu_num,submit_time\n1,1,2020-06-09 18:41:01\n")
     with pytest.raises(TraceError, match="missing column 'duration'"):
         load_trace(f"helios:{h}")
+    twice = [PHILLY[0], dict(PHILLY[2], jobid="application_1")]
+    p.write_text(json.dumps(twice))
+    with pytest.raises(TraceError, match=r"row 2 \(job application_1\): job_id 'application_1' repeats row 1's"):
+        load_trace(f"philly:{p}")  # rows in the file's order, although row 2 was submitted first
+
+
+@pytest.mark.parametrize("row, rule", [
+    ("1,1e30,2020-06-09 18:41:01,,,100", "row 1: gpu_num must be a whole number of at most 1,000,000, got 1e+30"),
+    ("1,1,2020-06-09 18:41:01,,,100,7", "row 1: 7 fields, but the header names 6"),
+    ("1,1,2020-06-09 18:41:01,,,4e8", "row 1 (job 1): ideal run time"),
+    ("1,1,2020-06-09 18:41:01,,,100\n1,2,2020-06-09 18:42:01,,,100", "row 2 (job 1): job_id '1' repeats row 1's"),
+])
+def test_bad_helios_rows(tmp_path, row, rule):
+    h = tmp_path / "h.csv"
+    h.write_text("job_id,gpu_num,submit_time,start_time,end_time,duration\n" + row + "\n")
+    with pytest.raises(TraceError) as err:
+        load_trace(f"helios:{h},model=resnet50")
+    assert rule in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("spec, rule", [
     ("synthetic:jobs=0", "jobs must be an integer >= 1"),
+    ("synthetic:jobs=2000000", "jobs must be at most 1,000,000"),
     ("synthetic:jobs=10,rate=-1", "rate must be a number >= 0"),
     ("synthetic:jobs=10,color=red", "unknown option 'color'"),
     ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),

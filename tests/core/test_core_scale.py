@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine import Engine, list_schedule, priority_order, priority_places, replay
+from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
 from core.priorities import critical_path_rank, random_rank
 from core.schedule import ScheduleConfig
@@ -69,6 +69,63 @@ def test_class_head_scheduler_on_random_graphs(t, seed):
     for dag in (tree_dag(t), tree_dag(t, merge=False)):
         rank = random_rank(dag, seed)
         assert [r.tolist() for r in list_schedule(dag, rank)] == reference_list_schedule(dag, rank)
+
+
+MUTATIONS = ["none", "move-earlier", "move-later", "duplicate", "drop", "unknown", "merge-rounds", "swap", "empty"]
+
+
+def mutate(rounds: list[list[int]], how: str, rng: np.random.Generator, n: int) -> list[list[int]]:
+    """A copy of `rounds` broken (or not) in one way."""
+    rounds = [list(r) for r in rounds]
+    r = int(rng.integers(len(rounds)))
+    if how == "move-earlier" and r > 0 and rounds[r]:
+        rounds[int(rng.integers(r))].append(rounds[r].pop(int(rng.integers(len(rounds[r])))))
+    elif how == "move-later" and r + 1 < len(rounds) and rounds[r]:
+        rounds[int(rng.integers(r + 1, len(rounds)))].append(rounds[r].pop(int(rng.integers(len(rounds[r])))))
+    elif how == "duplicate" and rounds[r]:
+        rounds[int(rng.integers(len(rounds)))].append(rounds[r][int(rng.integers(len(rounds[r])))])
+    elif how == "drop" and rounds[r]:
+        rounds[r].pop(int(rng.integers(len(rounds[r]))))
+    elif how == "unknown":
+        rounds[r].append(int(rng.choice([-1, n, n + 5])))
+    elif how == "merge-rounds" and r + 1 < len(rounds):
+        rounds[r] += rounds.pop(r + 1)
+    elif how == "swap" and r + 1 < len(rounds):
+        rounds[r], rounds[r + 1] = rounds[r + 1], rounds[r]
+    elif how == "empty":
+        rounds.insert(r, [])
+    return rounds
+
+
+@settings(max_examples=80, deadline=None)
+@given(spec=st.sampled_from(SPECS), kind=st.sampled_from(["merged", "plain", "ring"]),
+       how=st.sampled_from(MUTATIONS), seed=st.integers(0, 10_000), caps=st.booleans())
+def test_in_order_check_agrees_with_the_replay(spec, kind, how, seed, caps):
+    """`rounds_valid` (the registry's check) says valid exactly when the replay finds no violation."""
+    t = topo(spec)
+    if caps:
+        t = with_caps(t, seed)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
+    rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, seed))], how,
+                    np.random.default_rng(seed), dag.n)
+    assert rounds_valid(dag, rounds) == (not replay(dag, rounds)[1])
+    if how in ("none", "empty"):
+        assert rounds_valid(dag, rounds)
+
+
+def test_in_order_check_sees_each_broken_rule():
+    dag = tree_dag(topo("dcell:n=3,k=1"), merge=False)  # with prefix groups
+    rounds = [r.tolist() for r in list_schedule(dag, random_rank(dag, 0))]
+    assert rounds_valid(dag, rounds) is True
+    first_broadcast = next(w for w in range(dag.n) if (dag.deps.row(w) >= dag.n).any())
+    r = next(k for k, ids in enumerate(rounds) if first_broadcast in ids)
+    early = [list(x) for x in rounds]
+    early[r].remove(first_broadcast)
+    early[0].append(first_broadcast)  # before its group's members
+    wide = [list(x) for x in rounds]
+    wide[0] += wide.pop(1)  # two rounds in one: some link over capacity
+    for broken in (early, wide, rounds[:-1], rounds + [[rounds[0][0]]], rounds + [[dag.n]]):
+        assert rounds_valid(dag, broken) is False and replay(dag, broken)[1]
 
 
 def test_priority_order_is_a_stable_sort():

@@ -120,6 +120,23 @@ def test_player_figure_stacks_one_heatmap_per_method_on_one_round_axis():
     assert base["data"] == figures.player_base(d, heats, edges, legend=legend)["data"]  # base untouched
 
 
+def test_player_panels_draw_a_small_network_at_panel_size_not_teaching_size():
+    """Up to 12 nodes a network drawn on its own is teaching-sized (40-px servers, 22-px arrows); in the player's
+    ~260-px panels that made overlapping blobs (a new-user trial's uploaded 10-node file), so panels use the
+    normal sizes."""
+    t, d, pbs, edges, heats = player_parts("example:fig3")
+    assert len(d.labels) <= 12
+    alone = figures.network_figure(d, [0], ["black"])
+    assert max(tr["marker"]["size"] for tr in alone["data"] if tr.get("name") == "servers") == 40
+    base = figures.player_base(d, heats, edges)
+    panels = [figures.PlayerPanel(pb.round(1).links, ["black"] * len(pb.round(1).links), [], pb.n_rounds) for pb in pbs]
+    fig = figures.player_figure(base, d, panels, 1, edges)
+    servers = [tr for tr in fig["data"] if tr.get("name") == "servers"]
+    chevrons = [tr for tr in fig["data"] if tr.get("name") == "busy links"]
+    assert servers and all(tr["marker"]["size"] == 14 for tr in servers)
+    assert chevrons and all(tr["marker"]["size"] == 11 for tr in chevrons)
+
+
 def test_player_group_view_draws_bars_per_link_group_instead_of_the_network():
     t, d, pbs, edges, heats = player_parts("dcell:n=4,k=1")
     names = ["cell 0", "cell 1", "level-1 links"]
