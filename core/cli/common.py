@@ -14,7 +14,7 @@ from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
-from ..topology.degrade import already_failed, link_names
+from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
 
 FORCE_HELP = "run even when the size guard estimates more memory or time than the limits (docs/limits.md)"
 
@@ -108,18 +108,25 @@ def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
     """(the topology as built, the topology with --fail-links/--slow-links applied); notes the links
     --fail-links names that the topology (a file) already marks failed."""
     base = make_topology(spec, force=a.force)
-    note_failed_again(base, a.fail_links)
+    note_failed_again(base, a.fail_links, a.slow_links)
     return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
 
 
-def note_failed_again(t: Topology, fail_links: str | None) -> None:
-    """Print a note when --fail-links names links `t` already marks failed: they stay failed, nothing changes
-    for them (a note, not an error: the run is the one the user described)."""
+def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None) -> None:
+    """Print a note when --fail-links names links `t` already marks failed, or --slow-links slows a failed link:
+    nothing changes for them (a note, not an error: the run is the one the user described)."""
     again = already_failed(t, fail_links) if fail_links else []
     if again:
         one = len(again) == 1
         print(f"note: --fail-links: link{'' if one else 's'} {link_names(t, again)} {'is' if one else 'are'} "
               f"already failed in {t.spec}; nothing changes for {'it' if one else 'them'}", file=sys.stderr)
+    if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
+        dead = failed_mask(t, fail_links) if fail_links else t.failed
+        slowed = [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]]
+        if slowed:
+            one = len(slowed) == 1
+            print(f"note: --slow-links: link{'' if one else 's'} {link_names(t, slowed)} {'is' if one else 'are'} "
+                  f"failed; slowing {'it' if one else 'them'} changes nothing", file=sys.stderr)
 
 
 def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:

@@ -49,7 +49,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
         is_file = parse_spec(spec)[0] in ("file", "example")
         built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
         if built is not None:
-            note_failed_again(built, a.fail_links)
+            note_failed_again(built, a.fail_links, a.slow_links)
         guard(built if is_file else spec, ["critical-path", *methods], a)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
