@@ -298,6 +298,27 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
     return [f"{m} {what}" for m, what, _ in cols], body
 
 
+def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of the seconds table for the CSV: the message size in
+    bytes, then per method its sync and async milliseconds and the async replay's algbw and busbw in GB/s
+    (1e9 B/s; means over seeds for a seeded method), 6 and 4 significant digits; empty where it did not run."""
+    header = ["M bytes"] + [f"{m} {what}" for m in methods
+                            for what in [f"{mode} ms" for mode in MODES] + ["algbw GB/s", "busbw GB/s"]]
+    body = []
+    for r in rows:
+        cells = [str(int(size))]
+        for m in methods:
+            t = r.results[m].time if m in r.results and r.results[m].rounds is not None else {}
+            if not t:
+                cells += [""] * (len(MODES) + 2)
+                continue
+            a = t["async"]
+            cells += [f"{t[mode]['time_s'] * 1e3:.6g}" for mode in MODES]
+            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"]
+        body.append(cells)
+    return header, body
+
+
 def _yes(flag: bool | None) -> str:
     return "" if flag is None else ("yes" if flag else "no")
 

@@ -38,6 +38,10 @@ class InvalidSchedule(RuntimeError):
     """A method returned rounds that break the model's rules (a bug in that method)."""
 
 
+OPTIONAL_FIELDS = frozenset({"seed", "merge", "routing", "time_limit", "samples", "temperature", "checkpoint", "trace"})
+"""`ScheduleConfig` fields that only some methods read (every method reads chunks, size and force)."""
+
+
 @dataclass(frozen=True)
 class Method:
     """One scheduling method."""
@@ -66,12 +70,36 @@ class Method:
     """What the size guard adds to the DAG's cost: "cp-sat" (an exact model) or "rl" (rollouts)."""
     sampled: bool = False
     """Runs `config.samples` extra rollouts (the guard counts them)."""
+    reads: tuple[str, ...] | None = None
+    """The `OPTIONAL_FIELDS` of `ScheduleConfig` it reads; None infers them (`options`)."""
 
     def __post_init__(self) -> None:
         if self.dag not in DAG_KINDS:
             raise ValueError(f"method {self.name!r}: dag must be one of {', '.join(DAG_KINDS)}, got {self.dag!r}")
         if not self.name or any(c.isspace() or c == "," for c in self.name):
             raise ValueError(f"method name must be non-empty without spaces or commas, got {self.name!r}")
+        if self.reads is not None and not set(self.reads) <= OPTIONAL_FIELDS:
+            raise ValueError(f"method {self.name!r}: reads must name fields among {', '.join(sorted(OPTIONAL_FIELDS))}, "
+                             f"got {self.reads!r}")
+
+    def options(self) -> frozenset[str]:
+        """The `OPTIONAL_FIELDS` it reads (the CLI notes the others when given): `reads`, or when that is None,
+        routing, and seed if randomized, sampled or CP-SAT, merge on the tree DAG, time_limit for CP-SAT,
+        checkpoint and trace for a learned method, samples and temperature if sampled."""
+        if self.reads is not None:
+            return frozenset(self.reads)
+        got = {"routing"}
+        if self.randomized or self.sampled or self.solver == "cp-sat":
+            got.add("seed")
+        if self.dag == "tree":
+            got.add("merge")
+        if self.solver == "cp-sat":
+            got.add("time_limit")
+        if self.solver == "rl":
+            got |= {"checkpoint", "trace"}
+        if self.sampled:
+            got |= {"samples", "temperature"}
+        return frozenset(got)
 
     def problem(self, topology: Topology, config: ScheduleConfig) -> str | None:
         """Why this method cannot run on `topology` with `config`, or None when it can."""
@@ -193,6 +221,7 @@ for _m in (
     Method("critical-path", "Critical-path", listsched.critical_path, dag="tree", colour="#00a087",
            description="merged trees; longest remaining chain first"),
     Method("time-aware", "Time-aware (HEFT)", timeaware.time_aware, dag="tree", colour="#8c564b", default=False,
+           reads=("merge",),  # it tries every routing mode (docs/time.md section 10)
            description="merged trees; continuous-time list scheduling on the real transfer times (--size), "
                        "longest remaining chain in seconds first; run it without barriers (async)"),
     Method("optimal", "Optimal (CP-SAT)", _optimal, dag="tree", slow=True, colour="#ffa15a", default=False,

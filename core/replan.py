@@ -39,10 +39,14 @@ from .schedule import Plan, Schedule, ScheduleConfig
 from .timing import ReplayPlan, Timing, transfer_times
 from .topology import Topology, TopologyError, changes, degrade
 from .topology.degrade import failed_mask, slowed_bandwidth
+from .units import format_seconds
 from .workloads import build_dag
 
 _WHEN = re.compile(r"^\s*(?:round\s*=\s*(\d+)|([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ns|us|µs|ms|s))\s*$")
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+TIME_RESOLUTION_S = 1e-9
+"""Below one nanosecond a difference of two replayed times is rounding noise of their float sums (a byte
+takes 0.08 ns at 100 Gbit/s; latencies are microseconds): the time lost to an event is reported as 0."""
 
 
 @dataclass(frozen=True)
@@ -156,8 +160,10 @@ class Replan:
 
     @property
     def lost_s(self) -> float:
-        """Time lost against the failure-free run (negative if the re-planned rest is faster)."""
-        return self.finish_s - self.failure_free_s
+        """Time lost against the failure-free run (negative if the re-planned rest is faster); 0 when the two
+        differ by less than `TIME_RESOLUTION_S` (rounding of float sums, not a loss)."""
+        lost = self.finish_s - self.failure_free_s
+        return 0.0 if abs(lost) < TIME_RESOLUTION_S else lost
 
     def combined(self) -> tuple[Any, Rounds]:
         """The whole run (delivered part, then the rest) as one DAG over the original topology and its rounds."""
@@ -221,8 +227,11 @@ def _state(dag, timing: Timing, at_s: float, after: Topology) -> tuple[np.ndarra
 
 def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, mode: str = "async",
            config: ScheduleConfig | None = None, timing: Timing | None = None,
-           progress: Callable[[float], None] | None = None) -> Replan:
-    """Run `schedule` until `event`, then let its method re-plan the rest on the changed network."""
+           progress: Callable[[float], None] | None = None, past_end: bool = True) -> Replan:
+    """Run `schedule` until `event`, then let its method re-plan the rest on the changed network.
+
+    An event after the run's end loses nothing (compare: some methods finish before it); with
+    `past_end` False it is refused instead (ValueError naming the end), as a round past the last one is."""
     config = config or schedule.config
     if size is not None and int(size) != config.size:
         config = replace(config, size=int(size))  # the time-aware method plans for the size replayed
@@ -233,6 +242,11 @@ def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, m
     dag = schedule.dag
     after = event.apply(dag.topology)
     at_s = event.moment(timing)
+    if not past_end and at_s > timing.time:
+        when, end = format_seconds(at_s), format_seconds(timing.time)
+        if when == end:  # 10.7 ms past 10.7 ms: show the digits that differ
+            when, end = f"{at_s:.9g} s", f"{timing.time:.9g} s"
+        raise ValueError(f"the event time {when} is past the schedule's end at {end} ({mode} replay)")
     c0, w0 = time.process_time(), time.perf_counter()
     delivered, lost, resume, arrived = run_state(dag, timing, at_s, after)
     fresh = None

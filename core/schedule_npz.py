@@ -28,8 +28,6 @@ place of the ``workloads`` list, so `core.validate` and `allreduce-lab replay` r
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import csr
+from .atomic import atomic_file
 from .csr import CSR
 
 ENCODING = "npz-columns/1"
@@ -113,18 +112,11 @@ def write_npz(path: str | Path, header: dict[str, Any], cols: Columns, level: in
         "group_len": _small(cols.groups.lengths), "group": csr.ids(cols.groups.values),
         "round_len": _small(cols.rounds.lengths), "rounds": csr.ids(cols.rounds.values),
     }
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)  # whole or not at all
-    try:
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED,
-                                                         compresslevel=level, allowZip64=True) as zf:
-            for name, arr in arrays.items():
-                with zf.open(name + ".npy", "w", force_zip64=True) as f:
-                    np.lib.format.write_array(f, np.ascontiguousarray(arr), allow_pickle=False)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED,  # whole or not at all
+                                                   compresslevel=level, allowZip64=True) as zf:
+        for name, arr in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.ascontiguousarray(arr), allow_pickle=False)
 
 
 def _joined_prefix(cols: Columns) -> dict[str, np.ndarray]:

@@ -208,7 +208,7 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
         if not isinstance(values, list):
             problems.append(("structure", wid, None, f"workload {wid}: {key} must be a list of {kind}, got {_show(values)}"))
             values = []
-        return ints(values, f"workload {wid}: {item} {{x!r}} is not a {kind[:-1]}", wid, None)
+        return ints(values, f"workload {wid}: {item} {{x}} is not a {kind[:-1]}", wid, None)
 
     for k, w in enumerate(items):
         wid = w.get("id") if isinstance(w, dict) else None
@@ -257,14 +257,14 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
         grp_vals.extend(good)
     raw_groups = [] if raw_groups is None else raw_groups
     if not isinstance(raw_groups, list):
-        problems.append(("structure", None, None, f"prefix_groups must be a list of lists of workload ids, got {raw_groups!r}"))
+        problems.append(("structure", None, None, f"prefix_groups must be a list of lists of workload ids, got {_show(raw_groups)}"))
         raw_groups = []
     g_len, g_vals = [], []
     for g, members in enumerate(raw_groups):
         if not isinstance(members, list):
-            problems.append(("structure", None, None, f"prefix group {g} must be a list of workload ids, got {members!r}"))
+            problems.append(("structure", None, None, f"prefix group {g} must be a list of workload ids, got {_show(members)}"))
             members = []
-        good = ints(members, f"prefix group {g}: member {{x!r}} is not a workload id", None, None)
+        good = ints(members, f"prefix group {g}: member {{x}} is not a workload id", None, None)
         g_len.append(len(good))
         g_vals.extend(good)
     r_len, r_vals = [], []
@@ -272,7 +272,7 @@ def columns_from_json(items: Any, raw_rounds: Any, raw_groups: Any = None, nodes
         if not isinstance(got, list):
             problems.append(("structure", None, r, f"round {r + 1} must be a list of workload ids"))
             got = []
-        good = ints(got, f"round {r + 1}: workload {{x!r}} is not defined", None, r, "unknown")
+        good = ints(got, f"round {r + 1}: workload {{x}} is not defined", None, r, "unknown")
         r_len.append(len(good))
         r_vals.extend(good)
 

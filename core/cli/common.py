@@ -3,38 +3,73 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Collection
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..methods import get_method
+from ..methods import Method, get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
+from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
 
 FORCE_HELP = "run even when the size guard estimates more memory or time than the limits (docs/limits.md)"
 
 
+class Given(argparse.Action):
+    """Stores the value (a flag, nargs=0: its `const`) and adds the option to `given_options`, so that a note
+    can name the options the user gave, even with their default value."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+        setattr(namespace, "given_options", getattr(namespace, "given_options", frozenset()) | {self.option_strings[0]})
+
+
+METHOD_OPTIONS = {"--seed": "seed", "--no-merge": "merge", "--routing": "routing", "--time-limit": "time_limit",
+                  "--samples": "samples", "--temperature": "temperature", "--checkpoint": "checkpoint", "--trace": "trace"}
+"""Options that only some methods read, with the `ScheduleConfig` field each sets (`Method.options`)."""
+
+
+def ignored_note(a: argparse.Namespace, method: Method) -> str | None:
+    """One note naming every option given on the command line that `method` does not read (and which
+    methods do), or None."""
+    given = getattr(a, "given_options", frozenset())
+    parts = []
+    for opt, field in METHOD_OPTIONS.items():
+        if opt not in given:
+            continue
+        if field in method.options():
+            if opt == "--trace" and not getattr(a, "out", None):
+                parts.append("--trace (it applies with --out only)")
+            continue
+        readers = [m.name for m in iter_methods() if field in m.options()]
+        parts.append(f"{opt} (read by {', '.join(readers)})" if readers else opt)
+    if not parts:
+        return None
+    return f"note: {method.name} ignores " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
 def add_schedule_options(p: argparse.ArgumentParser) -> None:
     """Options every scheduling command takes (seed, chunks, merge, routing, solver limits, --force)."""
-    p.add_argument("--seed", type=at.seed, default=0,
+    p.add_argument("--seed", type=at.seed, default=0, action=Given,
                    help=f"seed of random orders, sampled rollouts and CP-SAT, 0..{at.SEED_MAX} (default 0); "
                         "the same seed writes the same schedule file, optimal included")
     p.add_argument("--chunks", type=at.int_in(1, 1_000_000), default=1, help="pieces per shard, k (default 1)")
-    p.add_argument("--no-merge", action="store_true", help="do not merge reduce workloads at servers")
-    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest",
+    p.add_argument("--no-merge", action=Given, nargs=0, const=True, default=False, help="do not merge reduce workloads at servers")
+    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest", action=Given,
                    help="shortest routes with the lowest-id tie-break (default), balanced over equal routes, "
                         "or bandwidth: trees avoiding slow and loaded links")
-    p.add_argument("--time-limit", type=at.seconds(86400), default=60.0,
+    p.add_argument("--time-limit", type=at.seconds(86400), default=60.0, action=Given,
                    help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
                         "run reproducible (about one second of one core each; default 60)")
-    p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, help="sampled rollouts for rl-sample (default 16)")
-    p.add_argument("--temperature", type=at.temperature, default=DEFAULT_TEMPERATURE,
+    p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, action=Given, help="sampled rollouts for rl-sample (default 16)")
+    p.add_argument("--temperature", type=at.temperature, default=DEFAULT_TEMPERATURE, action=Given,
                    help=f"sampling temperature of rl-sample's rollouts (default {DEFAULT_TEMPERATURE:g}, "
                         "chosen on the training instances: docs/rl.md)")
-    p.add_argument("--checkpoint", default=None, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
+    p.add_argument("--checkpoint", default=None, action=Given, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
@@ -70,9 +105,28 @@ def config(a: argparse.Namespace) -> ScheduleConfig:
 
 
 def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
-    """(the topology as built, the topology with --fail-links/--slow-links applied)."""
+    """(the topology as built, the topology with --fail-links/--slow-links applied); notes the links
+    --fail-links names that the topology (a file) already marks failed."""
     base = make_topology(spec, force=a.force)
+    note_failed_again(base, a.fail_links, a.slow_links)
     return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
+
+
+def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None) -> None:
+    """Print a note when --fail-links names links `t` already marks failed, or --slow-links slows a failed link:
+    nothing changes for them (a note, not an error: the run is the one the user described)."""
+    again = already_failed(t, fail_links) if fail_links else []
+    if again:
+        one = len(again) == 1
+        print(f"note: --fail-links: link{'' if one else 's'} {link_names(t, again)} {'is' if one else 'are'} "
+              f"already failed in {t.spec}; nothing changes for {'it' if one else 'them'}", file=sys.stderr)
+    if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
+        dead = failed_mask(t, fail_links) if fail_links else t.failed
+        slowed = [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]]
+        if slowed:
+            one = len(slowed) == 1
+            print(f"note: --slow-links: link{'' if one else 's'} {link_names(t, slowed)} {'is' if one else 'are'} "
+                  f"failed; slowing {'it' if one else 'them'} changes nothing", file=sys.stderr)
 
 
 def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:

@@ -13,12 +13,12 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_table,
-                       rows_to_table, time_table)
+                       rows_to_table, time_columns, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
 from .common import (add_network_options, add_schedule_options, add_size_option, config, event_texts, guard,
-                     print_table)
+                     note_failed_again, print_table)
 
 
 def register(sub) -> None:
@@ -47,7 +47,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
     configs = configurations(a.preset, a.specs)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
-        guard(make_topology(spec, force=a.force) if is_file else spec, ["critical-path", *methods], a)
+        built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
+        if built is not None:
+            note_failed_again(built, a.fail_links, a.slow_links)
+        guard(built if is_file else spec, ["critical-path", *methods], a)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
@@ -66,12 +69,13 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
         return 0
     header, body = rows_to_table(rows, methods)
-    if a.format == "csv":  # the text's learned notes as columns
+    if a.format == "csv":  # the rounds table, then the text's learned notes and seconds table as columns
         more, cells = learned_columns(rows, methods)
+        timed, times = time_columns(rows, methods, size)
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(header + more)
-        w.writerows(row + extra for row, extra in zip(body, cells))
+        w.writerow(header + more + timed)
+        w.writerows(row + extra + secs for row, extra, secs in zip(body, cells, times))
         print(buf.getvalue(), end="")
         return 0
     print_table(header, body, 1)

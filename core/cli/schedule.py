@@ -12,15 +12,14 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import ScheduleConfig
 from ..schedule_io import read_schedule_file, write_schedule
 from ..schedulers.learned import training_answer
 from ..seconds import time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
-from .common import (FORCE_HELP, add_network_options, add_schedule_options, add_size_option, config, guard, read_event,
-                     read_network, replan_lines, time_lines)
+from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
+                     ignored_note, read_event, read_network, replan_lines, time_lines)
 
 
 def register(sub) -> None:
@@ -31,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--method", default="critical-path",
                    help=f"one of {', '.join(method_names())} (default critical-path)")
     p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
-    p.add_argument("--trace", action="store_true",
+    p.add_argument("--trace", action=Given, nargs=0, const=True, default=False,
                    help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
     add_size_option(p)
@@ -63,12 +62,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     guard(t, [a.method], a)
     event = read_event(a, t)
     cfg = config(a)
-    unused = [opt for opt, given, default in (("--samples", cfg.samples, ScheduleConfig.samples),
-                                               ("--temperature", cfg.temperature, ScheduleConfig.temperature))
-              if given != default and not method.sampled]
-    if unused:
-        print(f"note: {' and '.join(unused)} {'applies' if len(unused) == 1 else 'apply'} to sampled methods "
-              f"(rl-sample) only; {a.method} ignores {'it' if len(unused) == 1 else 'them'}", file=sys.stderr)
+    note = ignored_note(a, method)
+    if note:  # printed whether or not stderr is a terminal
+        print(note, file=sys.stderr)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
@@ -84,7 +80,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     stats = sched.stats()
     timing = time_report(sched.dag, sched.rounds, size)
     network = changes(base, t)
-    moved = replan(sched, event, size=size) if event is not None else None
+    moved = replan(sched, event, size=size, past_end=False) if event is not None else None
     extra = {"network": network} if network["failed"] or network["slowed"] else {}
     if moved is not None:
         extra["replan"] = moved.summary()

@@ -62,8 +62,9 @@ def load_trace(spec: str) -> Trace:
         path, _, more = rest.partition(",")
         if not path:
             raise TraceError(f"{spec}: a {kind}: trace needs a path, e.g. {kind}:jobs.{'json' if kind == 'philly' else 'csv'}")
-        opts = _options(spec, more, {"seed": 0, "model": "", "limit": 0})
-        model = str(opts["model"])
+        # a CSV names each job's model in its own column and draws nothing: only limit= applies to it
+        opts = _options(spec, more, {"limit": 0} if kind == "csv" else {"seed": 0, "model": "", "limit": 0})
+        model = str(opts.get("model", ""))
         if model:
             get_model_checked(spec, model)
         limit = int(_num(spec, "limit", opts["limit"], 0))

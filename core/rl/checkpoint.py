@@ -100,7 +100,10 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {side_path}: the sidecar must be a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {side_path}: format must be {FORMAT!r}, got {_show(meta.get('format'))}")
+        hint = ("; it is TopDRL's job picker (for cluster --scheduler topdrl), not a round-model RL checkpoint"
+                if str(meta.get("format", "")).startswith("allreduce-lab-topdrl") else "")
+        raise CheckpointError(f"checkpoint {side_path}: format must be {FORMAT!r}, got {_show(meta.get('format'))}"
+                              + hint)
     if meta.get("features_version") != FEATURES_VERSION:
         raise CheckpointError(f"checkpoint {stem.name}: features version {_show(meta.get('features_version'))} does "
                               f"not match this code's version {FEATURES_VERSION}; retrain it")

@@ -145,6 +145,21 @@ def failed_mask(topology: Topology, text: str, what: str = "--fail-links") -> np
     return out
 
 
+def already_failed(topology: Topology, text: str, what: str = "--fail-links") -> list[int]:
+    """The links a --fail-links text names by id or label pair that `topology` already marks failed (a
+    ``random:`` text picks among the live links only: none)."""
+    if str(text).strip().startswith("random:"):
+        return []
+    ids = np.unique(link_ids(topology, text, what))
+    return ids[topology.failed[ids]].tolist()
+
+
+def link_names(topology: Topology, edges: list[int]) -> str:
+    """Links as ``3 (s00-sw0.0), 7 (s01-sw0.1)``."""
+    t = topology
+    return ", ".join(f"{e} ({t.labels[t.edges[e, 0]]}-{t.labels[t.edges[e, 1]]})" for e in edges)
+
+
 def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") -> np.ndarray:
     """Per edge, the bandwidth in Gbit/s after the slowdowns the text names (``3:25``, ``3:x0.5``, ``random:...``)."""
     t = topology
@@ -212,17 +227,12 @@ def changes(base: Topology, now: Topology) -> dict:
 def describe_changes(topology: Topology, diff: dict) -> str:
     """One line naming the failed and slowed links of `changes`: ``failed 3 (s00-sw0.0); slowed 4 (...) 100->25 Gbit/s``."""
     t = topology
-    lab = t.labels
-
-    def name(e: int) -> str:
-        return f"{e} ({lab[t.edges[e, 0]]}-{lab[t.edges[e, 1]]})"
-
     parts = []
     if diff.get("failed"):
         f = diff["failed"]
-        parts.append("failed " + ", ".join(name(e) for e in f[:6]) + (f" and {len(f) - 6} more" if len(f) > 6 else ""))
+        parts.append("failed " + link_names(t, f[:6]) + (f" and {len(f) - 6} more" if len(f) > 6 else ""))
     if diff.get("slowed"):
         s = diff["slowed"]
-        parts.append("slowed " + ", ".join(f"{name(e)} {a:g}->{b:g} Gbit/s" for e, a, b in s[:6])
+        parts.append("slowed " + ", ".join(f"{link_names(t, [e])} {a:g}->{b:g} Gbit/s" for e, a, b in s[:6])
                      + (f" and {len(s) - 6} more" if len(s) > 6 else ""))
     return "; ".join(parts) if parts else "no link changed"

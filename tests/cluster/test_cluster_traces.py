@@ -195,6 +195,8 @@ def test_bad_helios_rows(tmp_path, row, rule):
     ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
     ("pai:x.csv", "unknown trace kind 'pai'"),
     ("csv:/no/such/file.csv", "trace file not found"),
+    ("csv:/no/such/file.csv,model=vgg16", "unknown option 'model'; known: limit"),  # a CSV names its models
+    ("csv:/no/such/file.csv,seed=3", "unknown option 'seed'; known: limit"),
     ("", "trace spec is empty"),
 ])
 def test_bad_specs(spec, rule):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import time
@@ -573,10 +575,49 @@ def test_optimal_with_a_seed_is_reproducible(capsys, tmp_path):
     assert files[0] == files[1]
 
 
-def test_schedule_says_when_the_method_ignores_samples_or_temperature(capsys):
-    code, out, err = run_cli(capsys, "schedule", "bcube:n=2,k=1", "--method", "critical-path", "--temperature", "0.5")
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_schedule_names_every_given_option_the_method_ignores(capsys, terminal):
+    """One stderr line, whether or not stderr is a terminal; an option given at its default value counts."""
+    argv = ["schedule", "bcube:n=2,k=1", "--method", "critical-path", "--checkpoint", "universal", "--samples", "16"]
+    if terminal:
+        with contextlib.redirect_stderr(_Terminal()) as err_stream:
+            code = cli.main(argv)
+        out, err = capsys.readouterr()[0], err_stream.getvalue()
+    else:
+        code, out, err = run_cli(capsys, *argv)
     assert code == 0 and "rounds" in out
-    assert err.strip() == "note: --temperature applies to sampled methods (rl-sample) only; critical-path ignores it"
-    code, out, err = run_cli(capsys, "schedule", "bcube:n=2,k=1", "--method", "rl-sample", "--samples", "2",
-                             "--temperature", "0.5")
-    assert code == 0 and "note:" not in err and "temperature: 0.5" in out
+    assert err.strip() == ("note: critical-path ignores --samples (read by rl-sample) and --checkpoint "
+                           "(read by rl, rl-sample)")
+
+
+@pytest.mark.parametrize("argv,note", [
+    (["--method", "ring", "--seed", "3", "--no-merge", "--time-limit", "5", "--temperature", "0.5"],
+     "note: ring ignores --seed (read by ps, greedy, optimal, rl-sample), --no-merge (read by greedy, critical-path, "
+     "time-aware, optimal, rl, rl-sample), --time-limit (read by optimal) and --temperature (read by rl-sample)"),
+    (["--method", "ps", "--seed", "3", "--no-merge"],
+     "note: ps ignores --no-merge (read by greedy, critical-path, time-aware, optimal, rl, rl-sample)"),
+    (["--method", "rl", "--trace"], "note: rl ignores --trace (it applies with --out only)"),
+    (["--method", "time-aware", "--routing", "balanced", "--no-merge"],
+     "note: time-aware ignores --routing (read by ps, ring, greedy, critical-path, optimal, rl, rl-sample)"),
+    (["--method", "greedy", "--seed", "3", "--chunks", "2", "--routing", "balanced"], None),
+    (["--method", "rl-sample", "--samples", "2", "--temperature", "0.5", "--seed", "1", "--checkpoint", "universal"],
+     None),
+])
+def test_the_ignored_options_note_follows_the_registry(capsys, argv, note):
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=2,k=1", *argv)
+    assert code == 0 and "rounds" in out
+    assert (err.strip() or None) == note
+
+
+def test_every_option_the_note_knows_sets_a_field_only_some_methods_read():
+    from core.cli.common import METHOD_OPTIONS
+    from core.methods import OPTIONAL_FIELDS, Method, iter_methods
+    assert set(METHOD_OPTIONS.values()) == OPTIONAL_FIELDS
+    assert all(m.options() <= OPTIONAL_FIELDS for m in iter_methods())
+    with pytest.raises(ValueError, match="reads must name fields"):
+        Method("x", "X", lambda dag, config, progress=None: [], reads=("chunks",))

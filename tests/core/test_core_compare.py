@@ -11,7 +11,8 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
-from core.compare import compare, configurations, default_methods, rows_to_table
+from core.compare import compare, configurations, default_methods, rows_to_table, time_columns
+from core.seconds import time_report
 from core.topology import preset
 from core.workloads import tree_dag
 
@@ -156,7 +157,7 @@ def test_cli_compare_csv_says_which_checkpoint_ran_and_how(capsys):
                      "--temperature", "0.5", "--chunks", "2", "--format", "csv"]) == 0
     header, row = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     got = dict(zip(header, row))
-    assert header[-8:] == ["rl checkpoint", "rl trained on topology", "rl trained on configuration",
+    assert header[12:20] == ["rl checkpoint", "rl trained on topology", "rl trained on configuration",
                            "rl-sample checkpoint", "rl-sample trained on topology", "rl-sample trained on configuration",
                            "rl-sample samples", "rl-sample temperature"]
     assert got["rl checkpoint"] == got["rl-sample checkpoint"] == "bcube_n3_k1"
@@ -165,6 +166,32 @@ def test_cli_compare_csv_says_which_checkpoint_ran_and_how(capsys):
     assert got["rl-sample samples"] == "2" and got["rl-sample temperature"] == "0.5"
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,critical-path", "--format", "csv"]) == 0
     assert not any("checkpoint" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
+
+
+def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
+    """--size reaches the CSV: per method sync and async ms, algbw and busbw, after the existing columns."""
+    argv = ["compare", "bcube:n=2,k=1", "fattree:k=2", "--methods", "critical-path,ring", "--format", "csv"]
+    tables = {}
+    for size in ("1GB", "1MB"):
+        assert cli.main(argv + ["--size", size]) == 0
+        tables[size] = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    header, *body = tables["1GB"]
+    assert header[:11] == ["config", "nodes", "edges", "workloads", "critical-path", "ring", "LB(merged)", "best gap",
+                           "paper PS", "paper Ring", "paper RL"]
+    assert header[11:] == ["M bytes"] + [f"{m} {x}" for m in ("critical-path", "ring")
+                                         for x in ("sync ms", "async ms", "algbw GB/s", "busbw GB/s")]
+    assert len(body) == 2 and all(len(row) == len(header) for row in body)
+    for spec, row in zip(("bcube:n=2,k=1", "fattree:k=2"), body):
+        got = dict(zip(header, row))
+        assert got["M bytes"] == "1000000000"
+        ring = schedule(spec, "ring")
+        rep = time_report(ring.dag, ring.rounds, 1e9)
+        assert float(got["ring sync ms"]) == pytest.approx(rep["sync"]["time_s"] * 1e3, rel=1e-5)
+        assert float(got["ring async ms"]) == pytest.approx(rep["async"]["time_s"] * 1e3, rel=1e-5)
+        assert float(got["ring algbw GB/s"]) == pytest.approx(rep["async"]["algbw_Bps"] / 1e9, rel=1e-3)
+        assert float(got["ring busbw GB/s"]) == pytest.approx(rep["async"]["busbw_Bps"] / 1e9, rel=1e-3)
+    small = dict(zip(*tables["1MB"][:2]))
+    assert small["M bytes"] == "1000000" and float(small["ring async ms"]) < float(body[0][header.index("ring async ms")])
 
 
 def test_learned_columns_are_empty_where_the_method_could_not_run():
@@ -180,3 +207,5 @@ def test_learned_columns_are_empty_where_the_method_could_not_run():
     head, cells = learned_columns([row, without], ["critical-path", "rl"])
     assert head == ["rl checkpoint", "rl trained on topology", "rl trained on configuration"]
     assert cells == [["bcube_n3_k1", "yes", "yes"], ["", "", ""]]
+    head, cells = time_columns([row, without], ["critical-path", "rl"], 1e8)
+    assert len(head) == 9 and cells[1][5:] == ["", "", "", ""] and all(cells[0]) and all(cells[1][:5])

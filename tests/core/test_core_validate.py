@@ -172,6 +172,21 @@ def test_structure_faults(doc):
     assert "workload 55 is not defined" in msgs and "stats.rounds says 9 but the file has 6 rounds" in msgs
 
 
+def test_an_id_of_the_wrong_type_is_quoted_once(doc, tmp_path, capsys):
+    """A string where an id belongs is shown as the file has it, '3', not "'3'" (repr taken twice)."""
+    doc["rounds"][0][0] = str(doc["rounds"][0][0])
+    doc["workloads"][9]["prefix"] = ["6", 7, 8]
+    rep = validate_document(doc)
+    msgs = [v.message for v in rep.violations]
+    assert f"round 1: workload '{doc['rounds'][0][0]}' is not defined" in msgs
+    assert "workload 9: prefix '6' is not a workload id" in msgs
+    assert not any("\"'" in m for m in msgs), msgs
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    assert cli.main(["validate", str(path)]) == 2
+    assert f"[unknown] round 1: workload '{doc['rounds'][0][0]}' is not defined" in capsys.readouterr().out
+
+
 def test_duplicate_ids_and_cycles(doc):
     d = copy.deepcopy(doc)
     d["workloads"].append(dict(d["workloads"][0]))

@@ -263,3 +263,37 @@ def test_failed_links_shape_the_ring():
     s00 = 0
     for w in np.flatnonzero((s.dag.src == s00) | (s.dag.dst == s00)).tolist():
         assert 9 not in s.dag.path.row(w).tolist()  # sw0.0 is node 9
+
+
+NET = {"nodes": [{"id": "L1", "kind": "server"}, {"id": "L2", "kind": "server"}, {"id": "L3", "kind": "server"},
+                 {"id": "T", "kind": "switch"}, {"id": "U", "kind": "switch"}],
+       "links": [{"u": "L1", "v": "T", "failed": True}, {"u": "L1", "v": "U"}, {"u": "L2", "v": "T"},
+                 {"u": "L2", "v": "U"}, {"u": "L3", "v": "T"}, {"u": "L3", "v": "U"}]}
+
+
+@pytest.mark.parametrize("command", ["schedule", "topology", "compare"])
+def test_failing_a_link_the_file_already_marks_failed_is_a_note(capsys, tmp_path, command):
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(NET))
+    spec = f"file:{path}"
+    more = ["--methods", "ring"] if command == "compare" else []
+    code, out, err = run_cli(capsys, command, spec, "--fail-links", "T-L1,0,L3-T", *more)
+    assert code == 0 and out
+    assert err.strip() == f"note: --fail-links: link 0 (L1-T) is already failed in {spec}; nothing changes for it"
+    code, out, err = run_cli(capsys, command, spec, "--fail-links", "L3-T", *more)
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("command", ["schedule", "topology", "compare"])
+def test_slowing_a_failed_link_is_a_note(capsys, tmp_path, command):
+    """--slow-links on a link the file marks failed, or that --fail-links fails: one note; a live link: silence."""
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(NET))
+    spec = f"file:{path}"
+    more = ["--methods", "ring"] if command == "compare" else []
+    code, out, err = run_cli(capsys, command, spec, "--slow-links", "0:25,1:25", *more)
+    assert code == 0 and err.strip() == "note: --slow-links: link 0 (L1-T) is failed; slowing it changes nothing"
+    code, out, err = run_cli(capsys, command, spec, "--fail-links", "L3-T", "--slow-links", "L3-T:x0.5", *more)
+    assert code == 0 and err.strip() == "note: --slow-links: link 4 (L3-T) is failed; slowing it changes nothing"
+    code, out, err = run_cli(capsys, command, spec, "--slow-links", "1:25", *more)
+    assert code == 0 and err == ""

@@ -95,6 +95,21 @@ def test_a_slowdown_keeps_routes_and_an_event_after_the_end_loses_nothing():
     assert r.summary()["rerouted"] == 0
     late = replan(s, LinkEvent.parse(t, "1s", fail="0"))
     assert late.rest.dag.n == 0 and late.lost_s == 0.0 and late.finish_s == late.failure_free_s
+    with pytest.raises(ValueError, match=r"the event time 1 s is past the schedule's end at 16 ms \(async replay\)"):
+        replan(s, LinkEvent.parse(t, "1s", fail="0"), past_end=False)  # as the schedule command asks
+    assert replan(s, LinkEvent.parse(t, "16ms", fail="0"), past_end=False).at_s == pytest.approx(16e-3)
+
+
+def test_a_time_lost_below_a_nanosecond_is_zero(capsys):
+    """Rounding noise of float sums is no loss: lost_s snaps to 0 below 1 ns, and the CLI prints 0."""
+    from dataclasses import replace
+    t = topo("leafspine:leaves=2,spines=2,servers=2")
+    r = replan(run_method("critical-path", t, ScheduleConfig()), LinkEvent.parse(t, "2ms", fail="4"))
+    assert r.lost_s == 0.0 and r.summary()["lost_share"] == 0.0
+    assert replace(r, resume_s=r.resume_s + 5e-13).lost_s == 0.0
+    assert replace(r, resume_s=r.resume_s + 2e-9).lost_s == pytest.approx(2e-9 + r.finish_s - r.failure_free_s)
+    code, out, _ = run_cli(capsys, "schedule", "leafspine:leaves=2,spines=2,servers=2", "--fail-at", "2ms:4")
+    assert code == 0 and out.rstrip().endswith("failure-free: lost 0 µs (+0.0%)")
 
 
 def test_transfers_in_flight_on_a_failed_link_are_lost_and_sent_again():
@@ -202,6 +217,8 @@ def test_compare_reports_time_lost_per_method(capsys):
     (["schedule", "bcube:n=3,k=1", "--fail-at", "2:0"], ["--fail-at", "a time with a unit"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "2ms:0", "--slow-at", "3ms:1:25"], ["the same moment"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "round=999:0"], ["past the schedule"]),
+    (["schedule", "bcube:n=3,k=1", "--fail-at", "1s:0"], ["the event time 1 s is past the schedule's end at 16 ms"]),
+    (["schedule", "bcube:n=3,k=1", "--fail-at", "16.04ms:0"], ["0.01604 s is past the schedule's end at 0.016036 s"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:0,9"], ["every link of server s00"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:42"], ["link 42 does not exist"]),
     (["schedule", "bcube:n=3,k=1", "--fail-links", "0", "--fail-at", "1ms:0"], ["changes no link"]),

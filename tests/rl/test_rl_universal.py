@@ -228,3 +228,14 @@ def test_checkpoint_by_shipped_name_or_either_file_gives_one_path(tmp_path, monk
     with pytest.raises(CheckpointError, match=r"checkpoint nope: need both nope.json and nope.safetensors "
                                               r"\(looked in the working folder and in "):
         load_checkpoint("nope")
+
+
+def test_a_topdrl_checkpoint_given_to_rl_says_what_it_is(capsys):
+    """--checkpoint naming TopDRL's job picker: one line that says it is TopDRL's, for cluster --scheduler topdrl."""
+    from core import cli
+    from core.rl.checkpoint import checkpoint_dir
+
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--method", "rl",
+                     "--checkpoint", str(checkpoint_dir() / "topdrl" / "topdrl")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "got 'allreduce-lab-topdrl/1'" in line and "cluster --scheduler topdrl" in line
