@@ -271,29 +271,32 @@ NET = {"nodes": [{"id": "L1", "kind": "server"}, {"id": "L2", "kind": "server"},
                  {"u": "L2", "v": "U"}, {"u": "L3", "v": "T"}, {"u": "L3", "v": "U"}]}
 
 
-@pytest.mark.parametrize("command", ["schedule", "topology", "compare"])
-def test_failing_a_link_the_file_already_marks_failed_is_a_note(capsys, tmp_path, command):
+def on_net(capsys, tmp_path, command):
+    """(spec of NET written as a file, a runner of `command` on it with extra options)."""
     path = tmp_path / "net.json"
     path.write_text(json.dumps(NET))
     spec = f"file:{path}"
     more = ["--methods", "ring"] if command == "compare" else []
-    code, out, err = run_cli(capsys, command, spec, "--fail-links", "T-L1,0,L3-T", *more)
+    return spec, lambda *options: run_cli(capsys, command, spec, *options, *more)
+
+
+@pytest.mark.parametrize("command", ["schedule", "topology", "compare"])
+def test_failing_a_link_the_file_already_marks_failed_is_a_note(capsys, tmp_path, command):
+    spec, run = on_net(capsys, tmp_path, command)
+    code, out, err = run("--fail-links", "T-L1,0,L3-T")
     assert code == 0 and out
     assert err.strip() == f"note: --fail-links: link 0 (L1-T) is already failed in {spec}; nothing changes for it"
-    code, out, err = run_cli(capsys, command, spec, "--fail-links", "L3-T", *more)
+    code, out, err = run("--fail-links", "L3-T")
     assert code == 0 and err == ""
 
 
 @pytest.mark.parametrize("command", ["schedule", "topology", "compare"])
 def test_slowing_a_failed_link_is_a_note(capsys, tmp_path, command):
     """--slow-links on a link the file marks failed, or that --fail-links fails: one note; a live link: silence."""
-    path = tmp_path / "net.json"
-    path.write_text(json.dumps(NET))
-    spec = f"file:{path}"
-    more = ["--methods", "ring"] if command == "compare" else []
-    code, out, err = run_cli(capsys, command, spec, "--slow-links", "0:25,1:25", *more)
+    _, run = on_net(capsys, tmp_path, command)
+    code, out, err = run("--slow-links", "0:25,1:25")
     assert code == 0 and err.strip() == "note: --slow-links: link 0 (L1-T) is failed; slowing it changes nothing"
-    code, out, err = run_cli(capsys, command, spec, "--fail-links", "L3-T", "--slow-links", "L3-T:x0.5", *more)
+    code, out, err = run("--fail-links", "L3-T", "--slow-links", "L3-T:x0.5")
     assert code == 0 and err.strip() == "note: --slow-links: link 4 (L3-T) is failed; slowing it changes nothing"
-    code, out, err = run_cli(capsys, command, spec, "--slow-links", "1:25", *more)
+    code, out, err = run("--slow-links", "1:25")
     assert code == 0 and err == ""
