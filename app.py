@@ -16,10 +16,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.jit import COLD_NOTE, kernels_cached
+from dashboard.threadsafe import guard_plotly
 
 HERE = Path(__file__).resolve().parent
 
 st.set_page_config(page_title="allreduce-lab", layout="wide")
+guard_plotly()  # plotly's look-up of pandas waits for another session's import of it (dashboard/threadsafe.py)
 
 
 def screen(name: str):
