@@ -23,7 +23,7 @@ def settled(get_module: Callable[..., Any]) -> Callable[..., Any]:
         if found is not None and getattr(getattr(found, "__spec__", None), "_initializing", False):
             import_module(name)  # blocks on the module's import lock until the other thread has finished
         return get_module(name, should_load)
-    get.settled = True
+    get.settled, get.wrapped = True, get_module
     return get
 
 
