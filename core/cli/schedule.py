@@ -137,6 +137,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
         if v.link is not None:
             where.append(f"link {v.link}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
+    if len(rep.violations) > a.max_report:
+        print(f"  ... {a.max_report} of {len(rep.violations)} violations shown (--max-report N shows more)")
     counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
     print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}")  # the report's verdict: stdout
     return 2

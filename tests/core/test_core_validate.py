@@ -156,6 +156,9 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link 0)" in line for line in lines)
     assert any(line.startswith("  [prefix]") and "(workload 13, round 1)" in line for line in lines)
     assert lines[-1] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""
+    assert cli.main(["validate", str(f), "--max-report", "1"]) == 2  # a cut report says so and how to see more
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and lines[1] == "  ... 1 of 2 violations shown (--max-report N shows more)"
 
 
 def test_structure_faults(doc):
