@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
     p.add_argument("--checkpoint", default=None,
                    help="TopDRL checkpoint: a path (either file of the pair, or the stem) or a name in "
-                        "checkpoints/topdrl (default checkpoints/topdrl/topdrl)")
+                        "checkpoints/topdrl or checkpoints (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", type=at.out_file, default=None,
                    help="write one CSV row per job and scheduler to this file (default: not written)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")

@@ -34,7 +34,7 @@ def parse_name(name: str) -> tuple[str, ...]:
     if len(parts) in (2, 3) and parts[0] in ORDERINGS and (parts[1] in PLACEMENTS or parts[1] == "timed") and \
             (len(parts) == 2 or parts[2] in METHOD_CHOICES):
         return parts[0], parts[1], parts[2] if len(parts) == 3 else "ring"
-    raise ValueError(f"unknown scheduler {name!r}; use all, gadget, topdrl, ours or ORDER+PLACEMENT[+METHOD] with "
+    raise ValueError(f"unknown scheduler {name!r}; use all, heuristics, gadget, topdrl, ours or ORDER+PLACEMENT[+METHOD] with "
                      f"ORDER in {'/'.join(ORDERINGS)}, PLACEMENT in {'/'.join(list(PLACEMENTS) + ['timed'])}, "
                      f"METHOD in {'/'.join(METHOD_CHOICES)}")
 
