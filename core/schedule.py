@@ -118,9 +118,10 @@ class Schedule:
         return utilization(self.dag, self.rounds)
 
     def mean_utilization(self) -> float:
-        """Mean over directed links and rounds of the share of capacity used (without the links x rounds matrix)."""
+        """Mean over working directed links and rounds of the share of capacity used (failed links, which can
+        carry nothing, left out; without the links x rounds matrix)."""
         dag = self.dag
-        cells = dag.topology.n_links * self.n_rounds
+        cells = int(np.count_nonzero(~dag.topology.link_failed)) * self.n_rounds
         if not cells:
             return 0.0
         return float(np.sum(dag.link_load / dag.topology.link_capacity) / cells)

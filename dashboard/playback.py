@@ -72,6 +72,11 @@ class Playback:
         """Number of directed links of the topology."""
         return self.util_pct.shape[0]
 
+    @property
+    def n_failed_links(self) -> int:
+        """Directed links of failed edges (they carry nothing)."""
+        return int(np.count_nonzero(self.dag.topology.link_failed))
+
     def round(self, r: int) -> RoundView:
         """The busy links of round r (0-based); empty past the last round."""
         if r < 0 or r >= self.n_rounds:

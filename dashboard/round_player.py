@@ -119,7 +119,7 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
     b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
-             help="mean share of directed-link capacity used, over links and rounds")
+             help="mean share of directed-link capacity used, over working links (failed ones left out) and rounds")
     notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
@@ -326,6 +326,14 @@ def _panel(pb: Playback, r: int, view: View, groups, link_names: tuple[str, ...]
     return figures.PlayerPanel(rv.links, [], [], pb.n_rounds, group_util=util)
 
 
+def _busy(pb: Playback, n_busy: int) -> str:
+    """'12 of 14 working directed links busy (2 failed)', or '12 of 16 directed links busy' with none failed."""
+    failed = pb.n_failed_links
+    if not failed:
+        return f"{n_busy} of {pb.n_links} directed links busy"
+    return f"{n_busy} of {pb.n_links - failed} working directed links busy ({failed} failed)"
+
+
 def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) -> None:
     """A method's name and what it sends in round r (or transfers during time column r)."""
     title = method_title(pb.method)
@@ -333,14 +341,14 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
         end = f"{pb.end_s * view.unit[1]:.4g} {view.unit[0]}"
         if r <= pb.n_rounds:
             st.markdown(f"**{title}**: {_span(view, r)} (ends at {end})")
-            st.caption(f"{n_workloads} workloads in flight · {n_busy} of {pb.n_links} directed links busy")
+            st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")
         else:
             st.markdown(f"**{title}**: finished at {end}")
             st.caption("nothing left to send")
         return
     if r <= pb.n_rounds:
         st.markdown(f"**{title}**: round {r} of {pb.n_rounds}")
-        st.caption(f"{n_workloads} workloads sent · {n_busy} of {pb.n_links} directed links busy")
+        st.caption(f"{n_workloads} workloads sent · {_busy(pb, n_busy)}")
     else:
         st.markdown(f"**{title}**: finished after {pb.n_rounds} rounds")
         st.caption("nothing left to send")

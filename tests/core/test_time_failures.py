@@ -300,3 +300,11 @@ def test_slowing_a_failed_link_is_a_note(capsys, tmp_path, command):
     assert code == 0 and err.strip() == "note: --slow-links: link 4 (L3-T) is failed; slowing it changes nothing"
     code, out, err = run("--slow-links", "1:25")
     assert code == 0 and err == ""
+
+
+def test_utilization_leaves_failed_links_out():
+    """Mean utilization is over the links that can carry traffic: a failed link is not idle capacity."""
+    t = make_topology("bcube:n=3,k=1")
+    s = run_method("ring", degrade(t, fail="0"), ScheduleConfig())
+    working = t.n_links - 2
+    assert s.stats()["mean_utilization"] == pytest.approx(float(s.dag.link_load.sum()) / (working * s.n_rounds))

@@ -78,3 +78,17 @@ def test_playback_arrays_are_core_schedule_arrays(method):
     assert len(pb.round(s.n_rounds).links) == 0
     table = heatmap_table(pb)
     assert table.shape == (t.n_links, s.n_rounds + 2) and table["link"][0] == t.link_label(0)
+
+
+def test_busy_caption_counts_working_links_when_some_failed():
+    """A failed link is not idle capacity: the player's caption counts working links and says how many failed."""
+    from core.methods import run_method
+    from core.schedule import ScheduleConfig
+    from core.topology import degrade, make_topology
+    from dashboard.playback import build_playback
+    from dashboard.round_player import _busy
+
+    t = make_topology("bcube:n=3,k=1")
+    assert _busy(build_playback(run_method("ring", t, ScheduleConfig())), 5) == "5 of 36 directed links busy"
+    pb = build_playback(run_method("ring", degrade(t, fail="0"), ScheduleConfig()))
+    assert pb.n_failed_links == 2 and _busy(pb, 5) == "5 of 34 working directed links busy (2 failed)"
