@@ -87,7 +87,7 @@ class Row:
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
-                            "time": r.time}
+                            "time": r.time, "replan": r.replan or None}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "paper": None if self.paper is None else {
@@ -315,6 +315,26 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
             a = t["async"]
             cells += [f"{t[mode]['time_s'] * 1e3:.6g}" for mode in MODES]
             cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"]
+        body.append(cells)
+    return header, body
+
+
+def replan_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of the mid-run event table for the CSV: per method the
+    event time, the failure-free and re-planned finish and the time lost (ms, 6 significant digits), and the
+    workloads re-sent and re-routed; empty where it did not run."""
+    fields = [("event ms", "at_s"), ("failure-free ms", "failure_free_s"), ("finish ms", "finish_s"),
+              ("lost ms", "lost_s")]
+    header = [f"{m} {what}" for m in methods for what in [f for f, _ in fields] + ["re-sent", "re-routed"]]
+    body = []
+    for r in rows:
+        cells = []
+        for m in methods:
+            x = r.results[m].replan if m in r.results and r.results[m].rounds is not None else {}
+            if not x:
+                cells += [""] * (len(fields) + 2)
+                continue
+            cells += [f"{x[key] * 1e3:.6g}" for _, key in fields] + [f"{x['resent']:.6g}", f"{x['rerouted']:.6g}"]
         body.append(cells)
     return header, body
 

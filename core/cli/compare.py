@@ -12,8 +12,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_table,
-                       rows_to_table, time_columns, time_table)
+from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_columns,
+                       replan_table, rows_to_table, time_columns, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
@@ -72,10 +72,11 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if a.format == "csv":  # the rounds table, then the text's learned notes and seconds table as columns
         more, cells = learned_columns(rows, methods)
         timed, times = time_columns(rows, methods, size)
+        event_head, events = replan_columns(rows, methods) if event is not None else ([], [[] for _ in rows])
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(header + more + timed)
-        w.writerows(row + extra + secs for row, extra, secs in zip(body, cells, times))
+        w.writerow(header + more + timed + event_head)
+        w.writerows(row + extra + secs + ev for row, extra, secs, ev in zip(body, cells, times, events))
         print(buf.getvalue(), end="")
         return 0
     print_table(header, body, 1)

@@ -209,3 +209,22 @@ def test_learned_columns_are_empty_where_the_method_could_not_run():
     assert cells == [["bcube_n3_k1", "yes", "yes"], ["", "", ""]]
     head, cells = time_columns([row, without], ["critical-path", "rl"], 1e8)
     assert len(head) == 9 and cells[1][5:] == ["", "", "", ""] and all(cells[0]) and all(cells[1][:5])
+
+
+def test_cli_compare_json_and_csv_carry_the_mid_run_event(capsys):
+    """--fail-at's table (event, failure-free and re-planned finish, lost, re-sent, re-routed) is in JSON and CSV too,
+    with the text's numbers; without an event the CSV has no such columns and JSON's replan is null."""
+    args = ["compare", "bcube:n=3,k=1", "--methods", "ring,critical-path", "--seeds", "1", "--fail-at", "1ms:0"]
+    assert cli.main(args + ["--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    x = row["methods"]["ring"]["replan"]
+    assert x["at_s"] == pytest.approx(1e-3) and x["lost_s"] == pytest.approx(x["finish_s"] - x["failure_free_s"])
+    assert cli.main(args + ["--format", "csv"]) == 0
+    header, cells = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    got = dict(zip(header, cells))
+    assert float(got["ring lost ms"]) == pytest.approx(x["lost_s"] * 1e3, rel=1e-5)
+    assert float(got["critical-path event ms"]) == pytest.approx(1.0) and "ring re-routed" in got
+    assert cli.main(args[:-2] + ["--format", "csv"]) == 0
+    assert not any("lost" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
+    assert cli.main(args[:-2] + ["--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["methods"]["ring"]["replan"] is None
