@@ -242,6 +242,10 @@ def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, m
     dag = schedule.dag
     after = event.apply(dag.topology)
     at_s = event.moment(timing)
+    if not past_end and event.at_round is not None and event.at_round >= len(schedule.rounds):
+        n = len(schedule.rounds)
+        raise ValueError(f"the event round {event.at_round} is the end of the schedule's {n} rounds: nothing is left "
+                         f"to re-plan (round=R happens after round R; use R < {n})")
     if not past_end and at_s > timing.time:
         when, end = format_seconds(at_s), format_seconds(timing.time)
         if when == end:  # 10.7 ms past 10.7 ms: show the digits that differ

@@ -308,3 +308,13 @@ def test_utilization_leaves_failed_links_out():
     s = run_method("ring", degrade(t, fail="0"), ScheduleConfig())
     working = t.n_links - 2
     assert s.stats()["mean_utilization"] == pytest.approx(float(s.dag.link_load.sum()) / (working * s.n_rounds))
+
+
+def test_an_event_after_the_last_round_is_refused_like_one_past_it(capsys):
+    """round=R happens after round R: with R the last round nothing is left to re-plan, so schedule refuses it
+    (one line, exit 2) as it refuses R past the end; R one less re-plans."""
+    n = run_method("ring", make_topology("bcube:n=3,k=1"), ScheduleConfig()).n_rounds
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "ring", "--fail-at", f"round={n}:0")
+    assert code == 2 and err.strip().endswith(f"nothing is left to re-plan (round=R happens after round R; use R < {n})")
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "ring", "--fail-at", f"round={n - 1}:0")
+    assert code == 0 and "re-planned the rest" in out
