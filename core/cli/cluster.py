@@ -85,7 +85,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] for r in rows])
         print(buf.getvalue(), end="")
         return 0
-    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} jobs)")
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} job{'' if trace.n == 1 else 's'})")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
     body = [[r["scheduler"], f"{r['avg_jct_h']:.2f}", f"{r['p95_jct_h']:.2f}", f"{r['makespan_h']:.2f}",

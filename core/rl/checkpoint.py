@@ -95,6 +95,8 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
         where = f" (looked in the working folder and in {checkpoint_dir()})" if not stem.is_absolute() else ""
+        if not Path(path).is_absolute() and (checkpoint_dir() / "topdrl" / side_path.name).is_file():
+            where += f"; checkpoints/topdrl/{stem.name} is TopDRL's job picker, for cluster --scheduler topdrl"
         raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}{where}")
     meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
     if not isinstance(meta, dict):

@@ -239,3 +239,7 @@ def test_a_topdrl_checkpoint_given_to_rl_says_what_it_is(capsys):
                      "--checkpoint", str(checkpoint_dir() / "topdrl" / "topdrl")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "got 'allreduce-lab-topdrl/1'" in line and "cluster --scheduler topdrl" in line
+
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--method", "rl", "--checkpoint", "topdrl"]) == 2  # by its name
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "need both topdrl.json" in line and "checkpoints/topdrl/topdrl is TopDRL's job picker" in line
