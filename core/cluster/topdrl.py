@@ -326,13 +326,9 @@ def checkpoint_stem(path: str | Path) -> Path:
     """A checkpoint's path without suffix, from either file of the pair or the stem; a relative name
     not in the working folder is looked up in checkpoints/topdrl/, then in checkpoints/ (where the
     round-model RL checkpoints lie, so that naming one of them is answered by its format)."""
-    from ..rl.checkpoint import checkpoint_stem as shipped_stem
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    if stem.is_absolute() or stem.with_suffix(".json").is_file():
-        return stem
-    ours = default_checkpoint().parent / stem
-    return ours if ours.with_suffix(".json").is_file() else shipped_stem(stem)
+    from ..rl.checkpoint import checkpoint_dir
+    from ..rl.checkpoint import checkpoint_stem as stem_in
+    return stem_in(path, (default_checkpoint().parent, checkpoint_dir()))
 
 
 def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:

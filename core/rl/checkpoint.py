@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -63,15 +64,16 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     return path
 
 
-def checkpoint_stem(path: str | Path) -> Path:
+def checkpoint_stem(path: str | Path, folders: Sequence[Path] | None = None) -> Path:
     """A checkpoint's path without suffix, from either file of the pair or the stem; a relative one
-    (``universal``) that is not in the working folder names one in `checkpoint_dir` (a shipped one)."""
+    (``universal``) that is not in the working folder names one in the first of `folders` that has it
+    (default `checkpoint_dir`: a shipped one)."""
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
     if not stem.is_absolute() and not stem.with_suffix(".json").is_file():
-        shipped = checkpoint_dir() / stem
-        if shipped.with_suffix(".json").is_file():
-            return shipped
+        for folder in (checkpoint_dir(),) if folders is None else folders:
+            if (folder / stem).with_suffix(".json").is_file():
+                return folder / stem
     return stem
 
 
