@@ -197,9 +197,14 @@ def _with(rows: list[Row], methods: list[str], part: str):
     """(row, method, result) for every result that ran and has `part` ("time" or "replan")."""
     for r in rows:
         for m in methods:
-            res = r.results[m]
-            if res.rounds is not None and getattr(res, part):
-                yield r, m, res
+            if _part(r, m, part):
+                yield r, m, r.results[m]
+
+
+def _part(r: Row, m: str, part: str) -> dict:
+    """Method `m`'s `part` ("time", "replan" or "info") on configuration `r`; empty where it did not run there."""
+    res = r.results.get(m)
+    return getattr(res, part) if res is not None and res.rounds is not None else {}
 
 
 def _mean_report(reports: list[dict]) -> dict:
@@ -308,7 +313,7 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
     for r in rows:
         cells = [str(int(size))]
         for m in methods:
-            t = r.results[m].time if m in r.results and r.results[m].rounds is not None else {}
+            t = _part(r, m, "time")
             if not t:
                 cells += [""] * (len(MODES) + 2)
                 continue
@@ -330,7 +335,7 @@ def replan_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list
     for r in rows:
         cells = []
         for m in methods:
-            x = r.results[m].replan if m in r.results and r.results[m].rounds is not None else {}
+            x = _part(r, m, "replan")
             if not x:
                 cells += [""] * (len(fields) + 2)
                 continue

@@ -115,18 +115,18 @@ def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
 def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None) -> None:
     """Print a note when --fail-links names links `t` already marks failed, or --slow-links slows a failed link:
     nothing changes for them (a note, not an error: the run is the one the user described)."""
-    again = already_failed(t, fail_links) if fail_links else []
-    if again:
-        one = len(again) == 1
-        print(f"note: --fail-links: link{'' if one else 's'} {link_names(t, again)} {'is' if one else 'are'} "
-              f"already failed in {t.spec}; nothing changes for {'it' if one else 'them'}", file=sys.stderr)
+    def note(option: str, links: list[int], state: str, then: str) -> None:
+        if links:
+            one = len(links) == 1
+            print(f"note: {option}: link{'' if one else 's'} {link_names(t, links)} {'is' if one else 'are'} {state}; "
+                  + then.format(it="it" if one else "them"), file=sys.stderr)
+
+    note("--fail-links", already_failed(t, fail_links) if fail_links else [], f"already failed in {t.spec}",
+         "nothing changes for {it}")
     if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
         dead = failed_mask(t, fail_links) if fail_links else t.failed
-        slowed = [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]]
-        if slowed:
-            one = len(slowed) == 1
-            print(f"note: --slow-links: link{'' if one else 's'} {link_names(t, slowed)} {'is' if one else 'are'} "
-                  f"failed; slowing {'it' if one else 'them'} changes nothing", file=sys.stderr)
+        note("--slow-links", [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]],
+             "failed", "slowing {it} changes nothing")
 
 
 def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
