@@ -6,11 +6,12 @@ import argparse
 import csv
 import io
 import json
+import sys
 
 from tqdm import tqdm
 
 from .. import argtypes as at
-from .common import print_table
+from .common import Given, ignored_note, print_table
 
 
 def register(sub) -> None:
@@ -27,9 +28,10 @@ def register(sub) -> None:
                         "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
-    p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--checkpoint", default=None,
-                   help="TopDRL checkpoint: a path (either file of the pair, or the stem) or a name in "
+    p.add_argument("--seed", type=at.seed, default=0, action=Given,
+                   help=f"seed of random placement (read by ORDER+random only), 0..{at.SEED_MAX} (default 0)")
+    p.add_argument("--checkpoint", default=None, action=Given,
+                   help="TopDRL checkpoint (read by topdrl only): a path (either file of the pair, or the stem) or a name in "
                         "checkpoints/topdrl or checkpoints (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", type=at.out_file, default=None,
                    help="write one CSV row per job and scheduler to this file (default: not written)")
@@ -47,9 +49,14 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
+    from ..cluster import (ALL, METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
                           summarize)
+    from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
+    note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
+                        {"--seed": "seed", "--checkpoint": "checkpoint"}, "the schedulers run")
+    if note:
+        print(note, file=sys.stderr)
     cluster = make_cluster(a.topology, a.gpus_per_server)
     trace = load_trace(a.trace)
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")

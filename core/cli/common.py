@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..methods import Method, get_method, iter_methods
+from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
@@ -33,23 +33,47 @@ METHOD_OPTIONS = {"--seed": "seed", "--no-merge": "merge", "--routing": "routing
 """Options that only some methods read, with the `ScheduleConfig` field each sets (`Method.options`)."""
 
 
-def ignored_note(a: argparse.Namespace, method: Method) -> str | None:
-    """One note naming every option given on the command line that `method` does not read (and which
-    methods do), or None."""
+def method_reads(methods: list[str] | None = None, out: bool = True) -> dict[str, frozenset[str]]:
+    """The `ScheduleConfig` fields each method reads (all registered methods when `methods` is None):
+    `Method.options`, less --trace when nothing is written (`out` False: no --out)."""
+    chosen = [get_method(m) for m in methods] if methods is not None else list(iter_methods())
+    drop = frozenset() if out else frozenset({"trace"})
+    return {m.name: m.options() - drop for m in chosen}
+
+
+def ignored_note(a: argparse.Namespace, chosen: dict[str, frozenset[str]], everyone: dict[str, frozenset[str]],
+                 options: dict[str, str] = METHOD_OPTIONS, group: str = "them",
+                 asides: dict[str, str] | None = None) -> str | None:
+    """One note naming every option given on the command line that some of `chosen` (name -> the fields it
+    reads, for `options`: option -> field) do not read, and which of `everyone` read it, or None.
+
+    One chosen: ``X ignores --a (read by ...) and --b (read by ...)``. Several: ``--a applies to X and Y
+    only; none of {group} reads --b (read by ...) or --c``. `asides` adds a remark to an option's clause;
+    who reads an option is left out where a chosen one reads it under other conditions (the aside says)."""
     given = getattr(a, "given_options", frozenset())
-    parts = []
-    for opt, field in METHOD_OPTIONS.items():
-        if opt not in given:
+    asides = asides or {}
+    partly, unread = [], []
+    for opt, field in options.items():
+        here = [n for n, fields in chosen.items() if field in fields]
+        if opt not in given or len(here) == len(chosen):
             continue
-        if field in method.options():
-            if opt == "--trace" and not getattr(a, "out", None):
-                parts.append("--trace (it applies with --out only)")
+        if here:
+            partly.append(f"{opt} applies to {and_list(here)} only" + (f" ({asides[opt]})" if opt in asides else ""))
             continue
-        readers = [m.name for m in iter_methods() if field in m.options()]
-        parts.append(f"{opt} (read by {', '.join(readers)})" if readers else opt)
-    if not parts:
-        return None
-    return f"note: {method.name} ignores " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+        readers = [n for n, fields in everyone.items() if field in fields]
+        if set(readers) & set(chosen):  # it is read here under other conditions: the aside says which
+            readers = []
+        why = "; ".join(x for x in (f"read by {', '.join(readers)}" if readers else "", asides.get(opt, "")) if x)
+        unread.append(f"{opt} ({why})" if why else opt)
+    if len(chosen) == 1:
+        return f"note: {next(iter(chosen))} ignores {and_list(unread)}" if unread else None
+    clauses = partly + ([f"none of {group} reads {and_list(unread, 'or')}"] if unread else [])
+    return "note: " + "; ".join(clauses) if clauses else None
+
+
+def and_list(items: list[str], word: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c`` (or another `word`)."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
 def add_schedule_options(p: argparse.ArgumentParser) -> None:

@@ -17,8 +17,8 @@ from ..compare import (compare, configurations, default_methods, learned_columns
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
-from .common import (add_network_options, add_schedule_options, add_size_option, config, event_texts, guard,
-                     note_failed_again, print_table)
+from .common import (METHOD_OPTIONS, Given, add_network_options, and_list, add_schedule_options, add_size_option, config, event_texts, guard,
+                     ignored_note, method_reads, note_failed_again, print_table)
 
 
 def register(sub) -> None:
@@ -29,7 +29,9 @@ def register(sub) -> None:
     p.add_argument("--methods", default=None,
                    help=f"comma-separated, from {', '.join(method_names())} "
                         f"(default {','.join(default_methods())})")
-    p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, help="seeds averaged for ps and greedy (default 5)")
+    p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, action=Given,
+                   help="seeds 0..N-1 averaged for the seeded methods, ps and greedy, which do not read --seed "
+                        "(default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     add_size_option(p)
     add_schedule_options(p)
@@ -44,6 +46,9 @@ def cmd_compare(a: argparse.Namespace) -> int:
         raise UsageError("--methods names no method")
     for m in methods:
         get_method(m)
+    note = compare_note(a, methods)
+    if note:
+        print(note, file=sys.stderr)
     configs = configurations(a.preset, a.specs)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
@@ -104,3 +109,16 @@ def cmd_compare(a: argparse.Namespace) -> int:
             if res.error:
                 print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
+
+
+def compare_note(a: argparse.Namespace, methods: list[str]) -> str | None:
+    """The note naming the given options that compared methods do not read (`ignored_note`): a seeded method
+    runs seeds 0..N-1 of --seeds here instead of --seed."""
+    def reads(names: list[str] | None) -> dict[str, frozenset[str]]:
+        return {m: (f - {"seed"}) | {"seeds"} if get_method(m).randomized else f
+                for m, f in method_reads(names, out=False).items()}
+    seeded = [m for m in methods if get_method(m).randomized]
+    asides = {"--seed": f"{and_list(seeded)} run{'s' if len(seeded) == 1 else ''} seeds 0..{a.seeds - 1} of --seeds "
+                        f"instead"} if seeded else {}
+    return ignored_note(a, reads(methods), reads(None), {**METHOD_OPTIONS, "--seeds": "seeds"},
+                        "the compared methods", asides)

@@ -19,7 +19,7 @@ from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
-                     ignored_note, read_event, read_network, replan_lines, time_lines)
+                     ignored_note, method_reads, read_event, read_network, replan_lines, time_lines)
 
 
 def register(sub) -> None:
@@ -62,7 +62,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     guard(t, [a.method], a)
     event = read_event(a, t)
     cfg = config(a)
-    note = ignored_note(a, method)
+    note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
+                        asides={} if a.out else {"--trace": "it applies with --out only"})
     if note:  # printed whether or not stderr is a terminal
         print(note, file=sys.stderr)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,

@@ -100,3 +100,28 @@ def test_trace_help_names_the_synthetic_defaults(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "default synthetic:jobs=160,seed=0" in out
     assert f"rate defaults to {DEFAULT_RATE:g} jobs an hour" in out  # the help's number follows the code's
+
+
+@pytest.mark.parametrize("extra, note", [
+    (["--scheduler", "gadget", "--seed", "3"], "note: gadget ignores --seed (read by fifo+random, sjf+random, las+random)"),
+    (["--scheduler", "fifo+random,gadget", "--seed", "0", "--checkpoint", "topdrl"],
+     "note: --seed applies to fifo+random only; none of the schedulers run reads --checkpoint (read by topdrl)"),
+    (["--scheduler", "sjf+random,las+random+critical-path", "--seed", "3"], None),
+])
+def test_cluster_names_the_given_options_its_schedulers_ignore(capsys, extra, note):
+    """The note schedule and compare print (one mechanism): --seed only reaches random placement, --checkpoint
+    only TopDRL; a default value given counts."""
+    assert main(ARGS[:-2] + ["--trace", "synthetic:jobs=4,seed=0", "--format", "csv"] + extra) == 0
+    assert (capsys.readouterr().err.strip() or None) == note
+
+
+@pytest.mark.parametrize("name", ["fifo+first-fit", "sjf+load-balance", "las+closest", "sjf+timed", "gadget", "ours",
+                                  "fifo+random"])
+def test_a_scheduler_reads_the_seed_exactly_when_it_says_so(name):
+    """`schedulers.options` is what the note trusts: a scheduler that does not list ``seed`` runs the same
+    under any seed; one that does gives another result for some seed."""
+    from core.cluster import load_trace, make_cluster, run_schedulers, summarize
+    from core.cluster.schedulers import options
+    cluster, trace = make_cluster("bcube:n=4,k=1", 4), load_trace("synthetic:jobs=12,seed=1,rate=30")
+    runs = [summarize(r)["avg_jct_h"] for s in range(4) for r in run_schedulers(cluster, trace, [name], seed=s)]
+    assert (len(set(runs)) > 1) == ("seed" in options(name))

@@ -621,3 +621,27 @@ def test_every_option_the_note_knows_sets_a_field_only_some_methods_read():
     assert all(m.options() <= OPTIONAL_FIELDS for m in iter_methods())
     with pytest.raises(ValueError, match="reads must name fields"):
         Method("x", "X", lambda dag, config, progress=None: [], reads=("chunks",))
+
+
+@pytest.mark.parametrize("argv,note", [
+    (["--methods", "ps,greedy,optimal", "--seed", "3", "--time-limit", "1", "--samples", "4"],
+     "note: --seed applies to optimal only (ps and greedy run seeds 0..4 of --seeds instead); --time-limit applies "
+     "to optimal only; none of the compared methods reads --samples (read by rl-sample)"),
+    (["--methods", "ps,greedy", "--seeds", "2", "--seed", "3", "--checkpoint", "universal"],
+     "note: none of the compared methods reads --seed (read by optimal, rl-sample; ps and greedy run seeds 0..1 "
+     "of --seeds instead) or --checkpoint (read by rl, rl-sample)"),
+    (["--methods", "ps", "--seed", "0", "--no-merge"],  # a default value given counts
+     "note: ps ignores --seed (read by optimal, rl-sample; ps runs seeds 0..4 of --seeds instead) and --no-merge "
+     "(read by greedy, critical-path, time-aware, optimal, rl, rl-sample)"),
+    (["--methods", "ring,critical-path", "--seeds", "3"], "note: none of the compared methods reads --seeds (read by ps, greedy)"),
+    (["--methods", "ring,critical-path", "--routing", "balanced", "--format", "csv"], None),
+    (["--methods", "greedy,optimal", "--seeds", "2", "--seed", "1", "--time-limit", "1"],
+     "note: --seed applies to optimal only (greedy runs seeds 0..1 of --seeds instead); --time-limit applies to "
+     "optimal only; --seeds applies to greedy only"),
+])
+def test_compare_names_the_given_options_its_methods_ignore(capsys, argv, note):
+    """compare notes, as schedule does, every given option some compared method does not read; a seeded
+    method runs seeds 0..N-1 of --seeds there, so --seed applies only to the other seed readers."""
+    code, out, err = run_cli(capsys, "compare", "bcube:n=2,k=1", *argv)
+    assert code == 0 and "bcube:n=2,k=1" in out
+    assert (err.strip() or None) == note
