@@ -47,8 +47,9 @@ def ignored_note(a: argparse.Namespace, chosen: dict[str, frozenset[str]], every
     """One note naming every option given on the command line that some of `chosen` (name -> the fields it
     reads, for `options`: option -> field) do not read, and which of `everyone` read it, or None.
 
-    One chosen: ``X ignores --a (read by ...) and --b (read by ...)``. Several: ``--a applies to X and Y
-    only; none of {group} reads --b (read by ...) or --c``. `asides` adds a remark to an option's clause;
+    One chosen: ``X ignores --a (read by ...) and --b (read by ...)``. Several: ``none of {group} reads --b
+    (read by ...) or --c``, and for an option read by some that has an aside, ``--a applies to X and Y only
+    (aside)``. `asides` adds a remark to an option's clause;
     who reads an option is left out where a chosen one reads it under other conditions (the aside says)."""
     given = getattr(a, "given_options", frozenset())
     asides = asides or {}
@@ -57,8 +58,9 @@ def ignored_note(a: argparse.Namespace, chosen: dict[str, frozenset[str]], every
         here = [n for n, fields in chosen.items() if field in fields]
         if opt not in given or len(here) == len(chosen):
             continue
-        if here:
-            partly.append(f"{opt} applies to {and_list(here)} only" + (f" ({asides[opt]})" if opt in asides else ""))
+        if here:  # read by some: said only where that may surprise (an aside), not for --time-limit and optimal
+            if opt in asides:
+                partly.append(f"{opt} applies to {and_list(here)} only ({asides[opt]})")
             continue
         readers = [n for n, fields in everyone.items() if field in fields]
         if set(readers) & set(chosen):  # it is read here under other conditions: the aside says which

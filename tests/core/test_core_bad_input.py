@@ -625,8 +625,8 @@ def test_every_option_the_note_knows_sets_a_field_only_some_methods_read():
 
 @pytest.mark.parametrize("argv,note", [
     (["--methods", "ps,greedy,optimal", "--seed", "3", "--time-limit", "1", "--samples", "4"],
-     "note: --seed applies to optimal only (ps and greedy run seeds 0..4 of --seeds instead); --time-limit applies "
-     "to optimal only; none of the compared methods reads --samples (read by rl-sample)"),
+     "note: --seed applies to optimal only (ps and greedy run seeds 0..4 of --seeds instead); none of the compared "
+     "methods reads --samples (read by rl-sample)"),  # --time-limit is read by optimal: no surprise, no note
     (["--methods", "ps,greedy", "--seeds", "2", "--seed", "3", "--checkpoint", "universal"],
      "note: none of the compared methods reads --seed (read by optimal, rl-sample; ps and greedy run seeds 0..1 "
      "of --seeds instead) or --checkpoint (read by rl, rl-sample)"),
@@ -636,8 +636,7 @@ def test_every_option_the_note_knows_sets_a_field_only_some_methods_read():
     (["--methods", "ring,critical-path", "--seeds", "3"], "note: none of the compared methods reads --seeds (read by ps, greedy)"),
     (["--methods", "ring,critical-path", "--routing", "balanced", "--format", "csv"], None),
     (["--methods", "greedy,optimal", "--seeds", "2", "--seed", "1", "--time-limit", "1"],
-     "note: --seed applies to optimal only (greedy runs seeds 0..1 of --seeds instead); --time-limit applies to "
-     "optimal only; --seeds applies to greedy only"),
+     "note: --seed applies to optimal only (greedy runs seeds 0..1 of --seeds instead)"),
 ])
 def test_compare_names_the_given_options_its_methods_ignore(capsys, argv, note):
     """compare notes, as schedule does, every given option some compared method does not read; a seeded
