@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 
@@ -12,8 +10,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_columns,
-                       replan_table, rows_to_table, time_columns, time_table)
+from ..compare import (compare, configurations, csv_table, csv_text, default_methods, learned_notes, replan_table,
+                       rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import make_topology, parse_spec
@@ -73,17 +71,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if a.format == "json":
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
         return 0
-    header, body = rows_to_table(rows, methods)
-    if a.format == "csv":  # the rounds table, then the text's learned notes and seconds table as columns
-        more, cells = learned_columns(rows, methods)
-        timed, times = time_columns(rows, methods, size)
-        event_head, events = replan_columns(rows, methods) if event is not None else ([], [[] for _ in rows])
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(header + more + timed + event_head)
-        w.writerows(row + extra + secs + ev for row, extra, secs, ev in zip(body, cells, times, events))
-        print(buf.getvalue(), end="")
+    if a.format == "csv":  # the rounds table, then the text's learned notes, seconds and event tables as columns
+        print(csv_text(*csv_table(rows, methods, size, event=event is not None)), end="")
         return 0
+    header, body = rows_to_table(rows, methods)
     print_table(header, body, 1)
     seeded = [m for m in methods if get_method(m).randomized]
     means = f"{' and '.join(seeded)} {'is a mean' if len(seeded) == 1 else 'are means'} over {a.seeds} seeds; " \
