@@ -49,8 +49,8 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
-                          summarize)
+    from ..cluster import (ALL, METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, metric_text,
+                          run_schedulers, summarize)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
@@ -95,10 +95,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} job{'' if trace.n == 1 else 's'})")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
-    body = [[r["scheduler"], f"{r['avg_jct_h']:.2f}", f"{r['p95_jct_h']:.2f}", f"{r['makespan_h']:.2f}",
-             f"{r['avg_queue_h']:.2f}", f"{100 * r['gpu_util']:.1f}%", f"{100 * r['comm_share']:.1f}%",
-             str(r["peak_link_users"]), f"{r['mean_link_users']:.2f}", str(r["preemptions"]), f"{r['wall_s']:.1f}"]
-            for r in rows]
+    body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]
     print_table(header, body, 1)
     print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "

@@ -22,6 +22,15 @@ METRICS = {
 }
 SHARES = ("gpu_util", "comm_share")
 """The metrics that are fractions (0..1); the CLI's table and the dashboard show them as percentages."""
+DECIMALS = {"avg_jct_h": 2, "p95_jct_h": 2, "makespan_h": 2, "avg_queue_h": 2, "gpu_util": 1, "comm_share": 1,
+            "peak_link_users": 0, "mean_link_users": 2, "preemptions": 0}
+"""Decimal places of each metric in the CLI's text table and the dashboard's (one per column; shares as
+percentages); JSON and CSV keep more (8 significant digits)."""
+
+
+def metric_text(key: str, value: float) -> str:
+    """A metric as the tables show it: `DECIMALS[key]` places, a share in percent (``52.8%``)."""
+    return f"{100 * value:.{DECIMALS[key]}f}%" if key in SHARES else f"{value:.{DECIMALS[key]}f}"
 
 
 def _spans(res: Result) -> np.ndarray:

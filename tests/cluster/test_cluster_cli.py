@@ -125,3 +125,9 @@ def test_a_scheduler_reads_the_seed_exactly_when_it_says_so(name):
     cluster, trace = make_cluster("bcube:n=4,k=1", 4), load_trace("synthetic:jobs=12,seed=1,rate=30")
     runs = [summarize(r)["avg_jct_h"] for s in range(4) for r in run_schedulers(cluster, trace, [name], seed=s)]
     assert (len(set(runs)) > 1) == ("seed" in options(name))
+
+
+def test_each_metric_has_its_places():
+    from core.cluster import DECIMALS, METRICS, metric_text
+    assert list(DECIMALS) == list(METRICS)
+    assert [metric_text(k, 0.52815) for k in ("avg_jct_h", "gpu_util", "peak_link_users")] == ["0.53", "52.8%", "1"]
