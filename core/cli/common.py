@@ -138,21 +138,25 @@ def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
     return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
 
 
-def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None) -> None:
+def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None, mid_run: bool = False) -> None:
     """Print a note when --fail-links names links `t` already marks failed, or --slow-links slows a failed link:
-    nothing changes for them (a note, not an error: the run is the one the user described)."""
+    nothing changes for them (a note, not an error: the run is the one the user described). With `mid_run`, the
+    same for --fail-at/--slow-at on `t`, the network before the run (the links that the event does change
+    still change at that moment)."""
     def note(option: str, links: list[int], state: str, then: str) -> None:
         if links:
             one = len(links) == 1
             print(f"note: {option}: link{'' if one else 's'} {link_names(t, links)} {'is' if one else 'are'} {state}; "
                   + then.format(it="it" if one else "them"), file=sys.stderr)
 
-    note("--fail-links", already_failed(t, fail_links) if fail_links else [], f"already failed in {t.spec}",
-         "nothing changes for {it}")
+    fail_opt, slow_opt = ("--fail-at", "--slow-at") if mid_run else ("--fail-links", "--slow-links")
+    note(fail_opt, already_failed(t, fail_links, fail_opt) if fail_links else [],
+         "already failed before the run" if mid_run else f"already failed in {t.spec}",
+         "nothing changes for {it}" + (" (the others fail as asked)" if mid_run else ""))
     if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
-        dead = failed_mask(t, fail_links) if fail_links else t.failed
-        note("--slow-links", [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]],
-             "failed", "slowing {it} changes nothing")
+        dead = t.failed if mid_run else failed_mask(t, fail_links) if fail_links else t.failed
+        note(slow_opt, [int(e) for e in (slowed_bandwidth(t, slow_links, slow_opt) != t.bandwidth).nonzero()[0]
+                        if dead[e]], "failed", "slowing {it} changes nothing")
 
 
 def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
@@ -171,7 +175,15 @@ def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
     """The mid-run event of --fail-at/--slow-at on topology `t`, or None."""
     texts = event_texts(a)
-    return None if texts is None else LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+    return None if texts is None else parse_event(t, texts)
+
+
+def parse_event(t: Topology, texts: tuple[str, str | None, str | None]) -> LinkEvent:
+    """The event of `event_texts` on `t`, the network before the run: refused when it changes nothing, else a note
+    naming the links it names that are failed already (the others change as asked)."""
+    event = LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+    note_failed_again(t, texts[1], texts[2], mid_run=True)
+    return event
 
 
 def event_texts(a: argparse.Namespace) -> tuple[str, str | None, str | None] | None:

@@ -14,9 +14,9 @@ from ..compare import (compare, configurations, csv_table, csv_text, default_met
                        rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
-from ..topology import make_topology, parse_spec
+from ..topology import degrade, make_topology, parse_spec
 from .common import (METHOD_OPTIONS, Given, add_network_options, and_list, add_schedule_options, add_size_option, config, event_texts, guard,
-                     ignored_note, method_reads, note_failed_again, print_table)
+                     ignored_note, method_reads, note_failed_again, parse_event, print_table)
 
 
 def register(sub) -> None:
@@ -48,12 +48,15 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if note:
         print(note, file=sys.stderr)
     configs = configurations(a.preset, a.specs)
+    event = event_texts(a)  # read on each configuration; its form is checked once here
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
         built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
         if built is not None:
             note_failed_again(built, a.fail_links, a.slow_links)
         guard(built if is_file else spec, ["critical-path", *methods], a)
+        if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
+            parse_event(degrade(built or make_topology(spec, force=a.force), fail=a.fail_links, slow=a.slow_links), event)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
@@ -62,9 +65,6 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
     cfg = config(a)
     size = cfg.size
-    event = None
-    if a.fail_at or a.slow_at:  # read on each configuration; check the form once here
-        event = event_texts(a)
     rows = compare(configs, methods, a.seeds, cfg, progress, size=size, fail=a.fail_links, slow=a.slow_links,
                    event=event)
     bar.close()
