@@ -35,6 +35,9 @@ def register(sub) -> None:
                         "checkpoints/topdrl or checkpoints (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", type=at.out_file, default=None,
                    help="write one CSV row per job and scheduler to this file (default: not written)")
+    p.add_argument("--events-out", type=at.out_file, default=None,
+                   help="write one CSV row per simulation event and scheduler to this file: time, GPUs in use, jobs "
+                        "running, jobs per link (the JSON's events count them; default: not written)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     p.set_defaults(func=cmd_cluster)
 
@@ -49,8 +52,8 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, metric_text,
-                          run_schedulers, summarize)
+    from ..cluster import (ALL, METRICS, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
+                          metric_text, run_schedulers, summarize)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
@@ -73,13 +76,10 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     rows = [summarize(r) for r in results]
-    if a.jobs_out:
-        with open(a.jobs_out, "w", newline="", encoding="utf-8") as fh:
-            table = [{"scheduler": r.scheduler, **{k: _cell(v) for k, v in row.items()}}
-                     for r in results for row in jobs_table(r)]
-            w = csv.DictWriter(fh, fieldnames=list(table[0]))
-            w.writeheader()
-            w.writerows(table)
+    for path, table, what in ((a.jobs_out, jobs_table, "job"), (a.events_out, events_table, "event")):
+        if path:
+            _write_rows(path, [{"scheduler": r.scheduler, **row} for r in results for row in table(r)])
+            print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "results": rows}, indent=2, default=float))
@@ -115,6 +115,14 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
           f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
     return 0
+
+
+def _write_rows(path: str, rows: list[dict]) -> None:
+    """Write `rows` (dicts with the same keys) as a CSV file, floats as `_cell` writes them."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
 
 
 def _cell(value: object) -> object:

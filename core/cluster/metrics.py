@@ -76,6 +76,21 @@ def link_contention(res: Result) -> dict[str, np.ndarray]:
             "mean_users": np.where(used > 0, lu.sum(axis=1) / np.maximum(used, 1), 0.0), "links_in_use": used}
 
 
+def events_table(res: Result) -> list[dict]:
+    """One row per simulation event (`Result.events` of them): its number and time (hours), and from it to the
+    next event the GPUs in use, the jobs running, and the jobs per directed link (most on one; mean and count
+    of the links in use)."""
+    starts = np.searchsorted(res.times, [s.start for s in res.segments])
+    ends = np.searchsorted(res.times, [s.end for s in res.segments])  # a segment runs from events start..end-1
+    running = np.cumsum(np.bincount(starts, minlength=len(res.times) + 1)
+                        - np.bincount(ends, minlength=len(res.times) + 1))[:len(res.times)]
+    c = link_contention(res)
+    return [{"event": i + 1, "time_h": float(c["time_h"][i]), "busy_gpus": int(res.busy_gpus[i]),
+             "running_jobs": int(running[i]), "max_link_jobs": int(c["max_users"][i]),
+             "mean_link_jobs": float(c["mean_users"][i]), "links_in_use": int(c["links_in_use"][i])}
+            for i in range(len(res.times))]
+
+
 def jobs_table(res: Result) -> list[dict]:
     """One row per job: id, GPUs, model, arrival, start, end, JCT (hours), servers, comm share."""
     tr = res.trace

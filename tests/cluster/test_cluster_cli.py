@@ -131,3 +131,27 @@ def test_each_metric_has_its_places():
     from core.cluster import DECIMALS, METRICS, metric_text
     assert list(DECIMALS) == list(METRICS)
     assert [metric_text(k, 0.52815) for k in ("avg_jct_h", "gpu_util", "peak_link_users")] == ["0.53", "52.8%", "1"]
+
+
+def test_the_events_are_a_table_too(capsys, tmp_path):
+    """--events-out writes one row per simulation event and scheduler (the JSON's `events` counts them), named on
+    stderr; the summary CSV keeps its columns. Running jobs at each event agree with the per-job CSV."""
+    ev, jobs = tmp_path / "events.csv", tmp_path / "jobs.csv"
+    assert main(ARGS + ["--format", "json", "--events-out", str(ev), "--jobs-out", str(jobs)]) == 0
+    out, err = capsys.readouterr()
+    counts = {r["scheduler"]: r["events"] for r in json.loads(out)["results"]}
+    assert err.splitlines() == [f"wrote {jobs}: one row per job and scheduler",
+                                f"wrote {ev}: one row per event and scheduler"]
+    rows = list(csv.DictReader(ev.open()))
+    assert list(rows[0]) == ["scheduler", "event", "time_h", "busy_gpus", "running_jobs", "max_link_jobs",
+                             "mean_link_jobs", "links_in_use"]
+    assert {s: sum(r["scheduler"] == s for r in rows) for s in counts} == counts
+    spans = [(r["scheduler"], float(r["start_h"]), float(r["end_h"]), int(r["gpus"])) for r in csv.DictReader(jobs.open())]
+    for r in rows:  # neither scheduler preempts: a job runs from its start to its end
+        t = float(r["time_h"])
+        here = [g for s, a, b, g in spans if s == r["scheduler"] and a <= t < b]
+        assert int(r["running_jobs"]) == len(here) and int(r["busy_gpus"]) == sum(here), r
+    assert main(ARGS + ["--format", "csv"]) == 0
+    assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == [
+        "scheduler", "avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
+        "mean_link_users", "preemptions", "wall_s", "cpu_s"]
