@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from collections.abc import Collection
 
 from .. import argtypes as at
@@ -242,8 +243,25 @@ def span(lo_hi: list[float], unit: str) -> str:
 
 def print_table(header: list[str], body: list[list[str]], left: int | Collection[int]) -> None:
     """Print aligned columns: flush left the first `left` columns (an int) or those at the indices in
-    `left`, the rest right; no trailing spaces."""
+    `left`, the rest right; widths as a terminal shows them (a CJK character takes two columns, a
+    combining accent none); no trailing spaces."""
     flush = range(left) if isinstance(left, int) else left
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    widths = [max([shown_width(h)] + [shown_width(r[i]) for r in body]) for i, h in enumerate(header)]
+
+    def pad(i: int, c: str, w: int) -> str:
+        fill = " " * (w - shown_width(c))
+        return c + fill if i in flush else fill + c
     for cells in [header] + body:
-        print("  ".join(c.ljust(w) if i in flush else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+        print("  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+
+
+def shown_width(text: str) -> int:
+    """Columns `text` takes on a terminal: 2 for a wide (East Asian) character, 0 for a combining one."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def same_decimals(values: list[float], most: int = 6) -> list[str]:
+    """Numbers written with one number of decimals, the fewest that shows every value as `:g` does (at most
+    `most`), so that a right-aligned column lines up on the decimal point: 100.0, 12.5, 0.25 -> 100.00 ..."""
+    places = max((len(f"{v:g}".partition(".")[2]) for v in values if "e" not in f"{v:g}"), default=0)
+    return [f"{v:.{min(places, most)}f}" for v in values]

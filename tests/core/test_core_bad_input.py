@@ -294,6 +294,28 @@ def test_cli_topology_links_table_is_aligned(capsys):
         assert cells[1].start() == table[0].index("u-v")
 
 
+def test_links_table_lines_up_decimals_and_wide_labels(capsys, tmp_path):
+    """Bandwidths 12.5 and 100 share their decimals (the points line up), and a label in wide (CJK) characters
+    pads by the columns a terminal gives it, so every column still ends under its header."""
+    from core.cli.common import shown_width
+    net = {"nodes": [{"id": "服务器1", "kind": "server"}, {"id": "b", "kind": "server"}, {"id": "c", "kind": "server"},
+                     {"id": "交换机", "kind": "switch"}],
+           "links": [{"u": "服务器1", "v": "交换机", "bandwidth": 12.5, "latency": "500ns"},
+                     {"u": "b", "v": "交换机", "bandwidth": 100}, {"u": "c", "v": "交换机", "bandwidth": "25Gbps"}]}
+    (tmp_path / "net.json").write_text(json.dumps(net))
+    code, out, _ = run_cli(capsys, "topology", f"file:{tmp_path / 'net.json'}", "--links")
+    assert code == 0
+    lines = out.splitlines()
+    table = lines[next(i for i, line in enumerate(lines) if line.split()[:2] == ["link", "u-v"]):]
+    assert [line.split()[4:6] for line in table[1:]] == [["12.5", "0.5"], ["100.0", "1.0"], ["25.0", "1.0"]]
+
+    def ends(line: str) -> list[int]:  # the terminal column where each cell ends
+        return [shown_width(line[:m.end()]) for m in re.finditer(r"\S+", line)]
+    for line in table[1:]:
+        assert ends(line)[2:] == ends(table[0])[2:], line
+        assert shown_width(line[:line.index(".")]) == shown_width(table[1][:table[1].index(".")])
+
+
 def test_jellyfish_negative_seed_names_the_parameter():
     with pytest.raises(TopologyError, match="seed"):
         make_topology("jellyfish:switches=10,ports=5,switch_ports=4,seed=-1")
