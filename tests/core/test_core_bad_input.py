@@ -202,8 +202,15 @@ def test_file_errors(tmp_path):
     (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["--seeds", "got '0'"]),
     (["validate", "/nonexistent/s.json"], ["no such file"]),
     # a value starting with "-" reaches the option's own rule, not argparse's "expected one argument"
-    (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size", "at least 1 byte", "'-5MB'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size must be at least 1 byte (a size cannot be negative), "
+                                                       "got '-5MB'"]),
+    (["compare", "bcube:n=2,k=1", "--size", "-5 MB"], ["--size", "cannot be negative", "'-5 MB'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-inf"], ["--size must be a number of bytes", "got '-inf'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-MB"], ["--size must be a number of bytes", "got '-MB'"]),
     (["schedule", "bcube:n=2,k=1", "--seed", "-1"], ["--seed", "got '-1'"]),
+    (["schedule", "bcube:n=2,k=1", "--fail-at", "-2ms:3"], ["--fail-at", "got '-2ms'"]),
+    # an option after an option that needs a value is not taken as its value
+    (["schedule", "bcube:n=2,k=1", "--size", "--format", "json"], ["--size: expected one argument"]),
 ])
 def test_cli_bad_input(capsys, argv, needles):
     code, out, err = run_cli(capsys, *argv)
