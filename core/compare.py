@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
@@ -17,6 +19,11 @@ from .seconds import time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
 from .workloads import build_dag
+
+
+GAP_COLUMNS = ["gap BW bound", "gap own bound"]
+"""The seconds table's gaps of a method's async time: to the bandwidth bound of any AllReduce, and to the best
+bound of the method's own DAG."""
 
 
 def default_methods() -> tuple[str, ...]:
@@ -220,15 +227,13 @@ def _mean_report(reports: list[dict]) -> dict:
 
 def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the seconds table: one line per configuration and method."""
-    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s",
-                                                                           "gap BW bound", "gap own bound"]
+    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
     body = []
     for r, m, res in _with(rows, methods, "time"):
         a = res.time["async"]
         body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
                     + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
-                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}",
-                       f"{100 * a['gap']['bandwidth']:.1f}%", f"{100 * a['gap']['best']:.1f}%"])
+                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}"] + _gaps(a))
     return header, body
 
 
@@ -249,8 +254,8 @@ def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[
     for r in rows:
         cells = [r.name, str(r.nodes), str(r.edges), str(r.workloads)]
         for m in methods:
-            res = r.results[m]
-            if res.rounds is None:
+            res = r.results.get(m)  # absent: it could not run there (the dashboard keeps only those that ran)
+            if res is None or res.rounds is None:
                 cells.append("n/a")
                 continue
             txt = f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"
@@ -272,7 +277,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
     for r in rows:
         parts = []
         for m in methods:
-            info = r.results[m].info
+            info = _part(r, m, "info")
             if "checkpoint" not in info:
                 continue
             txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
@@ -306,22 +311,50 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
 def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of the seconds table for the CSV: the message size in
     bytes, then per method its sync and async milliseconds and the async replay's algbw and busbw in GB/s
-    (1e9 B/s; means over seeds for a seeded method), 6 and 4 significant digits; empty where it did not run."""
+    (1e9 B/s; means over seeds for a seeded method), 6 and 4 significant digits, and the seconds table's gaps
+    of the async time to the bandwidth bound and to its own DAG's best bound (as there: 12.3%); empty where it
+    did not run."""
     header = ["M bytes"] + [f"{m} {what}" for m in methods
-                            for what in [f"{mode} ms" for mode in MODES] + ["algbw GB/s", "busbw GB/s"]]
+                            for what in [f"{mode} ms" for mode in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS]
     body = []
     for r in rows:
         cells = [str(int(size))]
         for m in methods:
             t = _part(r, m, "time")
             if not t:
-                cells += [""] * (len(MODES) + 2)
+                cells += [""] * (len(MODES) + 2 + len(GAP_COLUMNS))
                 continue
             a = t["async"]
             cells += [f"{t[mode]['time_s'] * 1e3:.6g}" for mode in MODES]
-            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"]
+            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"] + _gaps(a)
         body.append(cells)
     return header, body
+
+
+def _gaps(replay: dict) -> list[str]:
+    """The cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound."""
+    return [f"{100 * replay['gap']['bandwidth']:.1f}%", f"{100 * replay['gap']['best']:.1f}%"]
+
+
+def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
+    the rounds table (`rows_to_table`), what each learned method ran (`learned_columns`), the seconds table
+    (`time_columns`) and, with a mid-run `event`, its numbers (`replan_columns`)."""
+    header, body = rows_to_table(rows, methods)
+    parts = [learned_columns(rows, methods), time_columns(rows, methods, size)]
+    for head, cells in parts + ([replan_columns(rows, methods)] if event else []):
+        header = header + head
+        body = [row + more for row, more in zip(body, cells)]
+    return header, body
+
+
+def csv_text(header: list[str], body: list[list[str]]) -> str:
+    """A table as CSV text (cells already formatted: no float noise)."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(header)
+    w.writerows(body)
+    return buf.getvalue()
 
 
 def replan_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:

@@ -56,7 +56,8 @@ def parse_size(text: object, what: str = "size") -> int:
     value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
     size = value * factor
     if size < 1:
-        raise UnitError(f"{what} must be at least 1 byte, got {text!r}")
+        negative = " (a size cannot be negative)" if math.copysign(1.0, value) < 0 else ""
+        raise UnitError(f"{what} must be at least 1 byte{negative}, got {text!r}")
     return int(round(size))
 
 

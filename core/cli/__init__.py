@@ -5,7 +5,6 @@ One module per command family registers its subcommands (`register(sub)`) and th
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Sequence
 
@@ -27,6 +26,7 @@ def build_parser() -> OneLineParser:
     for module in COMMAND_MODULES:
         module.register(sub)
     ap.commands = list(sub.choices)  # for the one-line hint when no command is given
+    ap.subcommands = dict(sub.choices)  # for joining an option to a value that starts with "-"
     return ap
 
 
@@ -39,13 +39,20 @@ def _version() -> str:
         return "unknown"
 
 
-def _join_negative_values(argv: list[str]) -> list[str]:
-    """`--size -5MB` as `--size=-5MB`: argparse takes a value that starts with "-" and is not a
-    plain number for an option, and would answer "expected one argument" instead of the rule
-    the value breaks (no option name starts with a digit, so nothing else is joined)."""
+def _join_dashed_values(argv: list[str], parser: OneLineParser) -> list[str]:
+    """`--size -5MB` as `--size=-5MB`: argparse takes a value that starts with "-" and is not a plain number
+    for an option, and would answer "expected one argument" instead of the rule the value breaks. A token
+    after an option that takes a value is joined to it unless it is an option itself (`--size --format`
+    still reads "expected one argument")."""
+    takes, known = set(), set()
+    for p in [parser, *parser.subcommands.values()]:
+        for action in p._actions:  # argparse has no public list of a parser's options
+            known.update(action.option_strings)
+            if action.nargs is None and action.option_strings:
+                takes.update(action.option_strings)
     out: list[str] = []
     for tok in argv:
-        if out and out[-1].startswith("--") and "=" not in out[-1] and re.match(r"-\.?\d", tok):
+        if out and out[-1] in takes and tok.startswith("-") and tok not in known and tok.split("=")[0] not in known:
             out[-1] = f"{out[-1]}={tok}"
         else:
             out.append(tok)
@@ -60,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not given:
             raise UsageError("choose a command: " + ", ".join(parser.commands)
                              + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
-        args = parser.parse_args(_join_negative_values(given))
+        args = parser.parse_args(_join_dashed_values(given, parser))
         note = announce_compile()
         try:
             return args.func(args)

@@ -6,11 +6,12 @@ import argparse
 import csv
 import io
 import json
+import sys
 
 from tqdm import tqdm
 
 from .. import argtypes as at
-from .common import print_table
+from .common import Given, ignored_note, print_table
 
 
 def register(sub) -> None:
@@ -27,12 +28,16 @@ def register(sub) -> None:
                         "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
-    p.add_argument("--seed", type=at.seed, default=0, help=f"seed of random placement, 0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--checkpoint", default=None,
-                   help="TopDRL checkpoint: a path (either file of the pair, or the stem) or a name in "
+    p.add_argument("--seed", type=at.seed, default=0, action=Given,
+                   help=f"seed of random placement (read by ORDER+random only), 0..{at.SEED_MAX} (default 0)")
+    p.add_argument("--checkpoint", default=None, action=Given,
+                   help="TopDRL checkpoint (read by topdrl only): a path (either file of the pair, or the stem) or a name in "
                         "checkpoints/topdrl or checkpoints (default checkpoints/topdrl/topdrl)")
     p.add_argument("--jobs-out", type=at.out_file, default=None,
                    help="write one CSV row per job and scheduler to this file (default: not written)")
+    p.add_argument("--events-out", type=at.out_file, default=None,
+                   help="write one CSV row per simulation event and scheduler to this file: time, GPUs in use, jobs "
+                        "running, jobs per link (the JSON's events count them; default: not written)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     p.set_defaults(func=cmd_cluster)
 
@@ -47,9 +52,14 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (METRICS, check_fits, expand_names, jobs_table, load_trace, make_cluster, run_schedulers,
-                          summarize)
+    from ..cluster import (ALL, METRICS, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
+                          metric_text, run_schedulers, summarize)
+    from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
+    note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
+                        {"--seed": "seed", "--checkpoint": "checkpoint"}, "the schedulers run")
+    if note:
+        print(note, file=sys.stderr)
     cluster = make_cluster(a.topology, a.gpus_per_server)
     trace = load_trace(a.trace)
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
@@ -66,13 +76,10 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     rows = [summarize(r) for r in results]
-    if a.jobs_out:
-        with open(a.jobs_out, "w", newline="", encoding="utf-8") as fh:
-            table = [{"scheduler": r.scheduler, **{k: _cell(v) for k, v in row.items()}}
-                     for r in results for row in jobs_table(r)]
-            w = csv.DictWriter(fh, fieldnames=list(table[0]))
-            w.writeheader()
-            w.writerows(table)
+    for path, table, what in ((a.jobs_out, jobs_table, "job"), (a.events_out, events_table, "event")):
+        if path:
+            _write_rows(path, [{"scheduler": r.scheduler, **row} for r in results for row in table(r)])
+            print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "results": rows}, indent=2, default=float))
@@ -88,10 +95,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} job{'' if trace.n == 1 else 's'})")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
-    body = [[r["scheduler"], f"{r['avg_jct_h']:.2f}", f"{r['p95_jct_h']:.2f}", f"{r['makespan_h']:.2f}",
-             f"{r['avg_queue_h']:.2f}", f"{100 * r['gpu_util']:.1f}%", f"{100 * r['comm_share']:.1f}%",
-             str(r["peak_link_users"]), f"{r['mean_link_users']:.2f}", str(r["preemptions"]), f"{r['wall_s']:.1f}"]
-            for r in rows]
+    body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]
     print_table(header, body, 1)
     print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
@@ -111,6 +115,14 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
           f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
     return 0
+
+
+def _write_rows(path: str, rows: list[dict]) -> None:
+    """Write `rows` (dicts with the same keys) as a CSV file, floats as `_cell` writes them."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
 
 
 def _cell(value: object) -> object:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from collections.abc import Collection
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..methods import Method, get_method, iter_methods
+from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
@@ -33,23 +34,49 @@ METHOD_OPTIONS = {"--seed": "seed", "--no-merge": "merge", "--routing": "routing
 """Options that only some methods read, with the `ScheduleConfig` field each sets (`Method.options`)."""
 
 
-def ignored_note(a: argparse.Namespace, method: Method) -> str | None:
-    """One note naming every option given on the command line that `method` does not read (and which
-    methods do), or None."""
+def method_reads(methods: list[str] | None = None, out: bool = True) -> dict[str, frozenset[str]]:
+    """The `ScheduleConfig` fields each method reads (all registered methods when `methods` is None):
+    `Method.options`, less --trace when nothing is written (`out` False: no --out)."""
+    chosen = [get_method(m) for m in methods] if methods is not None else list(iter_methods())
+    drop = frozenset() if out else frozenset({"trace"})
+    return {m.name: m.options() - drop for m in chosen}
+
+
+def ignored_note(a: argparse.Namespace, chosen: dict[str, frozenset[str]], everyone: dict[str, frozenset[str]],
+                 options: dict[str, str] = METHOD_OPTIONS, group: str = "them",
+                 asides: dict[str, str] | None = None) -> str | None:
+    """One note naming every option given on the command line that some of `chosen` (name -> the fields it
+    reads, for `options`: option -> field) do not read, and which of `everyone` read it, or None.
+
+    One chosen: ``X ignores --a (read by ...) and --b (read by ...)``. Several: ``none of {group} reads --b
+    (read by ...) or --c``, and for an option read by some that has an aside, ``--a applies to X and Y only
+    (aside)``. `asides` adds a remark to an option's clause;
+    who reads an option is left out where a chosen one reads it under other conditions (the aside says)."""
     given = getattr(a, "given_options", frozenset())
-    parts = []
-    for opt, field in METHOD_OPTIONS.items():
-        if opt not in given:
+    asides = asides or {}
+    partly, unread = [], []
+    for opt, field in options.items():
+        here = [n for n, fields in chosen.items() if field in fields]
+        if opt not in given or len(here) == len(chosen):
             continue
-        if field in method.options():
-            if opt == "--trace" and not getattr(a, "out", None):
-                parts.append("--trace (it applies with --out only)")
+        if here:  # read by some: said only where that may surprise (an aside), not for --time-limit and optimal
+            if opt in asides:
+                partly.append(f"{opt} applies to {and_list(here)} only ({asides[opt]})")
             continue
-        readers = [m.name for m in iter_methods() if field in m.options()]
-        parts.append(f"{opt} (read by {', '.join(readers)})" if readers else opt)
-    if not parts:
-        return None
-    return f"note: {method.name} ignores " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+        readers = [n for n, fields in everyone.items() if field in fields]
+        if set(readers) & set(chosen):  # it is read here under other conditions: the aside says which
+            readers = []
+        why = "; ".join(x for x in (f"read by {', '.join(readers)}" if readers else "", asides.get(opt, "")) if x)
+        unread.append(f"{opt} ({why})" if why else opt)
+    if len(chosen) == 1:
+        return f"note: {next(iter(chosen))} ignores {and_list(unread)}" if unread else None
+    clauses = partly + ([f"none of {group} reads {and_list(unread, 'or')}"] if unread else [])
+    return "note: " + "; ".join(clauses) if clauses else None
+
+
+def and_list(items: list[str], word: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c`` (or another `word`)."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
 def add_schedule_options(p: argparse.ArgumentParser) -> None:
@@ -112,21 +139,25 @@ def read_network(a: argparse.Namespace, spec: str) -> tuple[Topology, Topology]:
     return base, degrade(base, fail=a.fail_links, slow=a.slow_links)
 
 
-def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None) -> None:
+def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | None = None, mid_run: bool = False) -> None:
     """Print a note when --fail-links names links `t` already marks failed, or --slow-links slows a failed link:
-    nothing changes for them (a note, not an error: the run is the one the user described)."""
+    nothing changes for them (a note, not an error: the run is the one the user described). With `mid_run`, the
+    same for --fail-at/--slow-at on `t`, the network before the run (the links that the event does change
+    still change at that moment)."""
     def note(option: str, links: list[int], state: str, then: str) -> None:
         if links:
             one = len(links) == 1
             print(f"note: {option}: link{'' if one else 's'} {link_names(t, links)} {'is' if one else 'are'} {state}; "
                   + then.format(it="it" if one else "them"), file=sys.stderr)
 
-    note("--fail-links", already_failed(t, fail_links) if fail_links else [], f"already failed in {t.spec}",
-         "nothing changes for {it}")
+    fail_opt, slow_opt = ("--fail-at", "--slow-at") if mid_run else ("--fail-links", "--slow-links")
+    note(fail_opt, already_failed(t, fail_links, fail_opt) if fail_links else [],
+         "already failed before the run" if mid_run else f"already failed in {t.spec}",
+         "nothing changes for {it}" + (" (the others fail as asked)" if mid_run else ""))
     if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
-        dead = failed_mask(t, fail_links) if fail_links else t.failed
-        note("--slow-links", [int(e) for e in (slowed_bandwidth(t, slow_links) != t.bandwidth).nonzero()[0] if dead[e]],
-             "failed", "slowing {it} changes nothing")
+        dead = t.failed if mid_run else failed_mask(t, fail_links) if fail_links else t.failed
+        note(slow_opt, [int(e) for e in (slowed_bandwidth(t, slow_links, slow_opt) != t.bandwidth).nonzero()[0]
+                        if dead[e]], "failed", "slowing {it} changes nothing")
 
 
 def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
@@ -145,7 +176,15 @@ def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
     """The mid-run event of --fail-at/--slow-at on topology `t`, or None."""
     texts = event_texts(a)
-    return None if texts is None else LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+    return None if texts is None else parse_event(t, texts)
+
+
+def parse_event(t: Topology, texts: tuple[str, str | None, str | None]) -> LinkEvent:
+    """The event of `event_texts` on `t`, the network before the run: refused when it changes nothing, else a note
+    naming the links it names that are failed already (the others change as asked)."""
+    event = LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+    note_failed_again(t, texts[1], texts[2], mid_run=True)
+    return event
 
 
 def event_texts(a: argparse.Namespace) -> tuple[str, str | None, str | None] | None:
@@ -204,8 +243,25 @@ def span(lo_hi: list[float], unit: str) -> str:
 
 def print_table(header: list[str], body: list[list[str]], left: int | Collection[int]) -> None:
     """Print aligned columns: flush left the first `left` columns (an int) or those at the indices in
-    `left`, the rest right; no trailing spaces."""
+    `left`, the rest right; widths as a terminal shows them (a CJK character takes two columns, a
+    combining accent none); no trailing spaces."""
     flush = range(left) if isinstance(left, int) else left
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    widths = [max([shown_width(h)] + [shown_width(r[i]) for r in body]) for i, h in enumerate(header)]
+
+    def pad(i: int, c: str, w: int) -> str:
+        fill = " " * (w - shown_width(c))
+        return c + fill if i in flush else fill + c
     for cells in [header] + body:
-        print("  ".join(c.ljust(w) if i in flush else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+        print("  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+
+
+def shown_width(text: str) -> int:
+    """Columns `text` takes on a terminal: 2 for a wide (East Asian) character, 0 for a combining one."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def same_decimals(values: list[float], most: int = 6) -> list[str]:
+    """Numbers written with one number of decimals, the fewest that shows every value as `:g` does (at most
+    `most`), so that a right-aligned column lines up on the decimal point: 100.0, 12.5, 0.25 -> 100.00 ..."""
+    places = max((len(f"{v:g}".partition(".")[2]) for v in values if "e" not in f"{v:g}"), default=0)
+    return [f"{v:.{min(places, most)}f}" for v in values]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 
@@ -12,13 +10,13 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (compare, configurations, default_methods, learned_columns, learned_notes, replan_columns,
-                       replan_table, rows_to_table, time_columns, time_table)
+from ..compare import (compare, configurations, csv_table, csv_text, default_methods, learned_notes, replan_table,
+                       rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
-from ..topology import make_topology, parse_spec
-from .common import (add_network_options, add_schedule_options, add_size_option, config, event_texts, guard,
-                     note_failed_again, print_table)
+from ..topology import degrade, make_topology, parse_spec
+from .common import (METHOD_OPTIONS, Given, add_network_options, and_list, add_schedule_options, add_size_option, config, event_texts, guard,
+                     ignored_note, method_reads, note_failed_again, parse_event, print_table)
 
 
 def register(sub) -> None:
@@ -29,7 +27,9 @@ def register(sub) -> None:
     p.add_argument("--methods", default=None,
                    help=f"comma-separated, from {', '.join(method_names())} "
                         f"(default {','.join(default_methods())})")
-    p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, help="seeds averaged for ps and greedy (default 5)")
+    p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, action=Given,
+                   help="seeds 0..N-1 averaged for the seeded methods, ps and greedy, which do not read --seed "
+                        "(default 5)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")
     add_size_option(p)
     add_schedule_options(p)
@@ -44,13 +44,19 @@ def cmd_compare(a: argparse.Namespace) -> int:
         raise UsageError("--methods names no method")
     for m in methods:
         get_method(m)
+    note = compare_note(a, methods)
+    if note:
+        print(note, file=sys.stderr)
     configs = configurations(a.preset, a.specs)
+    event = event_texts(a)  # read on each configuration; its form is checked once here
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
         built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
         if built is not None:
             note_failed_again(built, a.fail_links, a.slow_links)
         guard(built if is_file else spec, ["critical-path", *methods], a)
+        if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
+            parse_event(degrade(built or make_topology(spec, force=a.force), fail=a.fail_links, slow=a.slow_links), event)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
@@ -59,26 +65,16 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
     cfg = config(a)
     size = cfg.size
-    event = None
-    if a.fail_at or a.slow_at:  # read on each configuration; check the form once here
-        event = event_texts(a)
     rows = compare(configs, methods, a.seeds, cfg, progress, size=size, fail=a.fail_links, slow=a.slow_links,
                    event=event)
     bar.close()
     if a.format == "json":
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
         return 0
-    header, body = rows_to_table(rows, methods)
-    if a.format == "csv":  # the rounds table, then the text's learned notes and seconds table as columns
-        more, cells = learned_columns(rows, methods)
-        timed, times = time_columns(rows, methods, size)
-        event_head, events = replan_columns(rows, methods) if event is not None else ([], [[] for _ in rows])
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(header + more + timed + event_head)
-        w.writerows(row + extra + secs + ev for row, extra, secs, ev in zip(body, cells, times, events))
-        print(buf.getvalue(), end="")
+    if a.format == "csv":  # the rounds table, then the text's learned notes, seconds and event tables as columns
+        print(csv_text(*csv_table(rows, methods, size, event=event is not None)), end="")
         return 0
+    header, body = rows_to_table(rows, methods)
     print_table(header, body, 1)
     seeded = [m for m in methods if get_method(m).randomized]
     means = f"{' and '.join(seeded)} {'is a mean' if len(seeded) == 1 else 'are means'} over {a.seeds} seeds; " \
@@ -104,3 +100,16 @@ def cmd_compare(a: argparse.Namespace) -> int:
             if res.error:
                 print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
     return 0
+
+
+def compare_note(a: argparse.Namespace, methods: list[str]) -> str | None:
+    """The note naming the given options that compared methods do not read (`ignored_note`): a seeded method
+    runs seeds 0..N-1 of --seeds here instead of --seed."""
+    def reads(names: list[str] | None) -> dict[str, frozenset[str]]:
+        return {m: (f - {"seed"}) | {"seeds"} if get_method(m).randomized else f
+                for m, f in method_reads(names, out=False).items()}
+    seeded = [m for m in methods if get_method(m).randomized]
+    asides = {"--seed": f"{and_list(seeded)} run{'s' if len(seeded) == 1 else ''} seeds 0..{a.seeds - 1} of --seeds "
+                        f"instead"} if seeded else {}
+    return ignored_note(a, reads(methods), reads(None), {**METHOD_OPTIONS, "--seeds": "seeds"},
+                        "the compared methods", asides)

@@ -12,14 +12,15 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule_io import read_schedule_file, write_schedule
+from ..schedule_io import write_schedule
 from ..schedulers.learned import training_answer
 from ..seconds import time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
-                     ignored_note, read_event, read_network, replan_lines, time_lines)
+                     ignored_note, method_reads, read_event, read_network, replan_lines, time_lines)
+from .kinds import schedule_file
 
 
 def register(sub) -> None:
@@ -62,7 +63,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     guard(t, [a.method], a)
     event = read_event(a, t)
     cfg = config(a)
-    note = ignored_note(a, method)
+    note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
+                        asides={} if a.out else {"--trace": "it applies with --out only"})
     if note:  # printed whether or not stderr is a terminal
         print(note, file=sys.stderr)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
@@ -122,7 +124,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
 def cmd_validate(a: argparse.Namespace) -> int:
     """Validate a schedule file; exit 0 when correct, 2 when not. The report (violations, then the verdict)
     goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
-    data = read_schedule_file(a.file, force=a.force)
+    data = schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
     if rep.ok:
         print(f"{a.file}: OK — {rep.workloads} workloads in {rep.rounds} rounds; every server holds the sum "
@@ -146,7 +148,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
 
 def cmd_replay(a: argparse.Namespace) -> int:
     """Time a schedule file in seconds (it must validate first); exit 2 when it does not."""
-    data = read_schedule_file(a.file)
+    data = schedule_file(a.file)
     recorded = data.get("timing") if isinstance(data.get("timing"), dict) else {}
     size = parse_size(a.size if a.size is not None else recorded.get("size_bytes", DEFAULT_SIZE),
                       "--size" if a.size is not None else f"{a.file}: timing.size_bytes")

@@ -7,7 +7,7 @@ import json
 
 from ..guard import check, estimate_describe
 from ..topology import size_of
-from .common import FORCE_HELP, add_network_options, print_table, read_network
+from .common import FORCE_HELP, add_network_options, print_table, read_network, same_decimals
 
 
 def register(sub) -> None:
@@ -47,7 +47,8 @@ def cmd_topology(a: argparse.Namespace) -> int:
     if a.links:
         failed = any(x["failed"] for x in link_rows)
         header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + ([""] if failed else [])
-        body = [[str(x["id"]), f"{x['u']}-{x['v']}", str(x["level"]), str(x["capacity"]), f"{x['bandwidth_gbps']:g}",
-                 f"{x['latency_us']:g}"] + (["FAILED" if x["failed"] else ""] if failed else []) for x in link_rows]
+        bw, lat = (same_decimals([x[k] for x in link_rows]) for k in ("bandwidth_gbps", "latency_us"))
+        body = [[str(x["id"]), f"{x['u']}-{x['v']}", str(x["level"]), str(x["capacity"]), bw[i], lat[i]]
+                + (["FAILED" if x["failed"] else ""] if failed else []) for i, x in enumerate(link_rows)]
         print_table(header, body, (1, 6))  # names and the failure mark flush left, numbers right
     return 0

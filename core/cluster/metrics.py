@@ -22,6 +22,15 @@ METRICS = {
 }
 SHARES = ("gpu_util", "comm_share")
 """The metrics that are fractions (0..1); the CLI's table and the dashboard show them as percentages."""
+DECIMALS = {"avg_jct_h": 2, "p95_jct_h": 2, "makespan_h": 2, "avg_queue_h": 2, "gpu_util": 1, "comm_share": 1,
+            "peak_link_users": 0, "mean_link_users": 2, "preemptions": 0}
+"""Decimal places of each metric in the CLI's text table and the dashboard's (one per column; shares as
+percentages); JSON and CSV keep more (8 significant digits)."""
+
+
+def metric_text(key: str, value: float) -> str:
+    """A metric as the tables show it: `DECIMALS[key]` places, a share in percent (``52.8%``)."""
+    return f"{100 * value:.{DECIMALS[key]}f}%" if key in SHARES else f"{value:.{DECIMALS[key]}f}"
 
 
 def _spans(res: Result) -> np.ndarray:
@@ -65,6 +74,21 @@ def link_contention(res: Result) -> dict[str, np.ndarray]:
     used = (lu > 0).sum(axis=1)
     return {"time_h": res.times / 3600, "max_users": lu.max(axis=1) if lu.size else np.zeros(len(res.times)),
             "mean_users": np.where(used > 0, lu.sum(axis=1) / np.maximum(used, 1), 0.0), "links_in_use": used}
+
+
+def events_table(res: Result) -> list[dict]:
+    """One row per simulation event (`Result.events` of them): its number and time (hours), and from it to the
+    next event the GPUs in use, the jobs running, and the jobs per directed link (most on one; mean and count
+    of the links in use)."""
+    starts = np.searchsorted(res.times, [s.start for s in res.segments])
+    ends = np.searchsorted(res.times, [s.end for s in res.segments])  # a segment runs from events start..end-1
+    running = np.cumsum(np.bincount(starts, minlength=len(res.times) + 1)
+                        - np.bincount(ends, minlength=len(res.times) + 1))[:len(res.times)]
+    c = link_contention(res)
+    return [{"event": i + 1, "time_h": float(c["time_h"][i]), "busy_gpus": int(res.busy_gpus[i]),
+             "running_jobs": int(running[i]), "max_link_jobs": int(c["max_users"][i]),
+             "mean_link_jobs": float(c["mean_users"][i]), "links_in_use": int(c["links_in_use"][i])}
+            for i in range(len(res.times))]
 
 
 def jobs_table(res: Result) -> list[dict]:

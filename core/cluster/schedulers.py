@@ -39,6 +39,13 @@ def parse_name(name: str) -> tuple[str, ...]:
                      f"METHOD in {'/'.join(METHOD_CHOICES)}")
 
 
+def options(name: str) -> frozenset[str]:
+    """The `make_scheduler` arguments a scheduler reads: ``seed`` for random placement (the only random
+    draw of a scheduler; TopDRL picks its jobs greedily), ``checkpoint`` for TopDRL."""
+    kind = parse_name(name)
+    return frozenset({"checkpoint"} if kind == ("topdrl",) else {"seed"} if kind[1:2] == ("random",) else ())
+
+
 def make_scheduler(name: str, seed: int = 0, checkpoint: str | None = None) -> Scheduler:
     """A fresh scheduler for a name (ValueError naming the known ones)."""
     kind = parse_name(name)

@@ -120,9 +120,12 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     if "nodes" in data:
         if not isinstance(data["nodes"], list):
             raise TopologyError(f"'nodes' must be a list of objects with id and kind, got {data['nodes']!r:.60}")
-        for node in data["nodes"]:
-            if not isinstance(node, dict) or "id" not in node or not _hashable(node["id"]):
-                raise TopologyError(f"each node must be an object with an 'id', got {node!r:.60}")
+        for k, node in enumerate(data["nodes"]):
+            if not isinstance(node, dict) or "id" not in node:
+                raise TopologyError(f"node {k}: each node must be an object with an 'id' (an integer or a string) "
+                                    f"and a 'kind', got {_json(node, 60)}")
+            if not _hashable(node["id"]):
+                raise TopologyError(f"node {k}: 'id' {ID_RULE}, got {_json(node['id'])}")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
                 raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")
@@ -130,8 +133,11 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             kinds.append(kind == SERVER)
             labels.append(str(node.get("label", node["id"])))
     elif "servers" in data:
-        if not isinstance(data["servers"], list) or not all(_hashable(x) for x in data["servers"]):
-            raise TopologyError("'servers' must be a list of node ids")
+        if not isinstance(data["servers"], list):
+            raise TopologyError(f"'servers' must be a list of node ids, got {_json(data['servers'])}")
+        for x in data["servers"]:
+            if not _hashable(x):
+                raise TopologyError(f"'servers': a node id {ID_RULE}, got {_json(x)}")
         servers = set(data["servers"])
         for link in links:
             for x in (link["u"], link["v"]):
@@ -148,7 +154,9 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     for link in links:
         u, v = link["u"], link["v"]
         for x in (u, v):
-            if not _hashable(x) or x not in index:
+            if not _hashable(x):
+                raise TopologyError(f"link {_json([u, v])}: a node id {ID_RULE}, got {_json(x)}")
+            if x not in index:
                 raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
         props.append(_link_props(link, (u, v)))
@@ -164,8 +172,21 @@ def _is_index(i: Any, n: int) -> bool:
     return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
 
 
+ID_RULE = "must be an integer or a string (true and false are not ids)"
+
+
 def _hashable(x: Any) -> bool:
+    """A node id: an int or a str; a bool is not one (JSON true would be node 1)."""
     return isinstance(x, (int, str)) and not isinstance(x, bool)
+
+
+def _json(x: Any, limit: int = 40) -> str:
+    """`x` as JSON writes it (true, null, 1.5), cut to `limit` characters, for messages."""
+    try:
+        text = json.dumps(x)
+    except (TypeError, ValueError):
+        text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:

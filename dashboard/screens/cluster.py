@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cluster import ALL, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot, summarize
+from core.cluster import ALL, DECIMALS, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot, summarize
 from core.topology import TopologyError
 
 from .. import charts, cluster_figures, controls, data
@@ -25,12 +25,13 @@ COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "ma
 
 
 def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
-    """(the summary table with on-screen headers, its column config): numbers rounded to 2 places,
-    shares as percentages to 1 place ("52.8%", as the CLI prints them)."""
+    """(the summary table with on-screen headers, its column config): each column rounded to and shown with
+    its places in `core.cluster.DECIMALS`, as the CLI prints it (shares as percentages: "52.8%")."""
     table = pd.DataFrame(rows).set_index("scheduler")[list(COLUMNS)]
     table[list(SHARES)] = 100 * table[list(SHARES)]
-    table = table.round({k: 1 if k in SHARES else 2 for k in COLUMNS}).rename(columns=COLUMNS)
-    return table, {COLUMNS[k]: st.column_config.NumberColumn(format="%.1f%%") for k in SHARES}
+    table = table.round({k: DECIMALS[k] for k in COLUMNS}).rename(columns=COLUMNS)
+    return table, {COLUMNS[k]: st.column_config.NumberColumn(format=f"%.{DECIMALS[k]}f" + ("%%" if k in SHARES else ""))
+                   for k in COLUMNS}
 
 
 def render() -> None:

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import Row, learned_columns
+from core.compare import Row, csv_table, csv_text
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
+from core.timing import DEFAULT_SIZE_BYTES
 from core.topology import preset
 
 from .. import charts, controls, data, figures, labels
 from ..controls import method_title, methods_picker, persistent
 from ..sources import Source, file_stem
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 PRESET = "table2"
 SCOPES = ("Table 2 (nine configurations)", "The topology in the sidebar")
@@ -44,13 +40,13 @@ def render() -> None:
     rows = run(sources, methods, seeds, config)
     if not rows:
         return
-    frame = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
+    notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
     stem = "table2" if scope == SCOPES[0] else file_stem(source)
     st.subheader("Rounds per configuration")
     chart(rows, methods, stem)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
-    download(frame, stem)
+    download(export_csv(rows, methods, notes), stem)
 
 
 def options() -> tuple[str, list[str], int, ScheduleConfig]:
@@ -102,9 +98,9 @@ def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleC
     return rows
 
 
-def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> pd.DataFrame:
-    """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers);
-    returns it with the sizes and notes, for the CSV."""
+def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> list[str]:
+    """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers) and
+    its sizes and notes; returns the notes ("configuration, method: note"), for the CSV."""
     import pandas as pd  # loaded with this screen, not with the app
     records, notes = [], []
     for r in rows:
@@ -139,16 +135,21 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
         st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
     if any("NOT" in n for n in notes):
         st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))
-    return export_frame(frame, rows, methods, notes)
+    return notes
 
 
-def export_frame(frame: pd.DataFrame, rows: list[Row], methods: list[str], notes: list[str]) -> pd.DataFrame:
-    """The table for the CSV: what is shown, the sizes, the CLI's learned-method columns (checkpoint, trained on
-    topology and configuration, samples and temperature: `core.compare.learned_columns`) and each row's notes."""
-    head, cells = learned_columns(rows, methods)
-    return frame.assign(**{h: [c[i] for c in cells] for i, h in enumerate(head)},
-                        notes=[" | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))
-                               for r in rows])
+def export_csv(rows: list[Row], methods: list[str], notes: list[str]) -> str:
+    """The CSV download: compare's CSV with the CLI's headers and formats (`core.compare.csv_table`: rounds,
+    bounds, the paper's numbers, learned-method columns, seconds, algbw, busbw and gaps), then the page's own
+    columns: the paper's workload count and each row's notes."""
+    header, body = csv_table(rows, methods, DEFAULT_SIZE_BYTES)  # data.compare_cell times at compare's default M
+    extra = [[_count(r.paper.paper_workloads if r.paper else None),
+              " | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))] for r in rows]
+    return csv_text(header + ["paper workloads", "notes"], [cells + more for cells, more in zip(body, extra)])
+
+
+def _count(x: float | None) -> str:
+    return "" if x is None else f"{x:g}"
 
 
 def _header_help(column: str, titles: dict[str, str]) -> str:
@@ -188,12 +189,7 @@ def spread(rows: list[Row], methods: list[str], stem: str) -> None:
                + "Other methods are deterministic (one point).")
 
 
-def csv_text(frame: pd.DataFrame) -> str:
-    """A table as CSV with numbers rounded to 2 decimals (no float noise such as 2.4390243902439046)."""
-    return frame.round(2).to_csv(index=False)
-
-
-def download(frame: pd.DataFrame, stem: str) -> None:
+def download(text: str, stem: str) -> None:
     """The table with sizes and notes as CSV."""
-    st.download_button("Download table (CSV)", data=csv_text(frame),
+    st.download_button("Download table (CSV)", data=text,
                        file_name=f"compare-{stem}.csv", mime="text/csv", key="compare-csv", on_click="ignore")

@@ -100,3 +100,58 @@ def test_trace_help_names_the_synthetic_defaults(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "default synthetic:jobs=160,seed=0" in out
     assert f"rate defaults to {DEFAULT_RATE:g} jobs an hour" in out  # the help's number follows the code's
+
+
+@pytest.mark.parametrize("extra, note", [
+    (["--scheduler", "gadget", "--seed", "3"], "note: gadget ignores --seed (read by fifo+random, sjf+random, las+random)"),
+    (["--scheduler", "fifo+random,gadget", "--seed", "0", "--checkpoint", "topdrl"],
+     "note: none of the schedulers run reads --checkpoint (read by topdrl)"),  # fifo+random reads --seed
+    (["--scheduler", "sjf+random,las+random+critical-path", "--seed", "3"], None),
+])
+def test_cluster_names_the_given_options_its_schedulers_ignore(capsys, extra, note):
+    """The note schedule and compare print (one mechanism): --seed only reaches random placement, --checkpoint
+    only TopDRL; a default value given counts."""
+    assert main(ARGS[:-2] + ["--trace", "synthetic:jobs=4,seed=0", "--format", "csv"] + extra) == 0
+    assert (capsys.readouterr().err.strip() or None) == note
+
+
+@pytest.mark.parametrize("name", ["fifo+first-fit", "sjf+load-balance", "las+closest", "sjf+timed", "gadget", "ours",
+                                  "fifo+random"])
+def test_a_scheduler_reads_the_seed_exactly_when_it_says_so(name):
+    """`schedulers.options` is what the note trusts: a scheduler that does not list ``seed`` runs the same
+    under any seed; one that does gives another result for some seed."""
+    from core.cluster import load_trace, make_cluster, run_schedulers, summarize
+    from core.cluster.schedulers import options
+    cluster, trace = make_cluster("bcube:n=4,k=1", 4), load_trace("synthetic:jobs=12,seed=1,rate=30")
+    runs = [summarize(r)["avg_jct_h"] for s in range(4) for r in run_schedulers(cluster, trace, [name], seed=s)]
+    assert (len(set(runs)) > 1) == ("seed" in options(name))
+
+
+def test_each_metric_has_its_places():
+    from core.cluster import DECIMALS, METRICS, metric_text
+    assert list(DECIMALS) == list(METRICS)
+    assert [metric_text(k, 0.52815) for k in ("avg_jct_h", "gpu_util", "peak_link_users")] == ["0.53", "52.8%", "1"]
+
+
+def test_the_events_are_a_table_too(capsys, tmp_path):
+    """--events-out writes one row per simulation event and scheduler (the JSON's `events` counts them), named on
+    stderr; the summary CSV keeps its columns. Running jobs at each event agree with the per-job CSV."""
+    ev, jobs = tmp_path / "events.csv", tmp_path / "jobs.csv"
+    assert main(ARGS + ["--format", "json", "--events-out", str(ev), "--jobs-out", str(jobs)]) == 0
+    out, err = capsys.readouterr()
+    counts = {r["scheduler"]: r["events"] for r in json.loads(out)["results"]}
+    assert err.splitlines() == [f"wrote {jobs}: one row per job and scheduler",
+                                f"wrote {ev}: one row per event and scheduler"]
+    rows = list(csv.DictReader(ev.open()))
+    assert list(rows[0]) == ["scheduler", "event", "time_h", "busy_gpus", "running_jobs", "max_link_jobs",
+                             "mean_link_jobs", "links_in_use"]
+    assert {s: sum(r["scheduler"] == s for r in rows) for s in counts} == counts
+    spans = [(r["scheduler"], float(r["start_h"]), float(r["end_h"]), int(r["gpus"])) for r in csv.DictReader(jobs.open())]
+    for r in rows:  # neither scheduler preempts: a job runs from its start to its end
+        t = float(r["time_h"])
+        here = [g for s, a, b, g in spans if s == r["scheduler"] and a <= t < b]
+        assert int(r["running_jobs"]) == len(here) and int(r["busy_gpus"]) == sum(here), r
+    assert main(ARGS + ["--format", "csv"]) == 0
+    assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == [
+        "scheduler", "avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
+        "mean_link_users", "preemptions", "wall_s", "cpu_s"]

@@ -61,6 +61,29 @@ def test_shares_are_percentages_as_in_the_cli():
     assert (table["GPU util"] > 1).all()
 
 
+def test_every_column_has_one_precision_and_it_is_the_clis(capsys):
+    """Each column of the page's table is shown with one number of places (core.cluster.DECIMALS), so the page
+    reads as the CLI's text table, cell for cell (st.dataframe showed 18.2 beside 18.23 before)."""
+    import json
+
+    from core.cli import main
+    from core.cluster import DECIMALS
+    from dashboard.screens.cluster import COLUMNS
+    from dashboard.sources import DEFAULT_SOURCE
+    at = _open()
+    table = at.dataframe[0].value
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert main(["cluster", "--topology", DEFAULT_SOURCE.spec, "--trace", "synthetic:jobs=24,seed=1,rate=12",
+                 "--scheduler", ",".join(FAST)]) == 0
+    lines = capsys.readouterr().out.splitlines()[2:2 + len(FAST)]
+    for key, header in COLUMNS.items():
+        fmt = config[header]["type_config"]["format"]
+        assert fmt == f"%.{DECIMALS[key]}f" + ("%%" if key in ("gpu_util", "comm_share") else "")
+        shown = [(fmt.replace("%%", "") % v) + ("%" if "%%" in fmt else "") for v in table[header]]
+        cli = [line.split()[1 + list(COLUMNS).index(key)] for line in lines]
+        assert shown == cli, header
+
+
 def test_time_slider_changes_the_snapshot():
     at = _open()
     at.slider(key="cluster:time").set_value(0.0).run()

@@ -202,8 +202,15 @@ def test_file_errors(tmp_path):
     (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["--seeds", "got '0'"]),
     (["validate", "/nonexistent/s.json"], ["no such file"]),
     # a value starting with "-" reaches the option's own rule, not argparse's "expected one argument"
-    (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size", "at least 1 byte", "'-5MB'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size must be at least 1 byte (a size cannot be negative), "
+                                                       "got '-5MB'"]),
+    (["compare", "bcube:n=2,k=1", "--size", "-5 MB"], ["--size", "cannot be negative", "'-5 MB'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-inf"], ["--size must be a number of bytes", "got '-inf'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-MB"], ["--size must be a number of bytes", "got '-MB'"]),
     (["schedule", "bcube:n=2,k=1", "--seed", "-1"], ["--seed", "got '-1'"]),
+    (["schedule", "bcube:n=2,k=1", "--fail-at", "-2ms:3"], ["--fail-at", "got '-2ms'"]),
+    # an option after an option that needs a value is not taken as its value
+    (["schedule", "bcube:n=2,k=1", "--size", "--format", "json"], ["--size: expected one argument"]),
 ])
 def test_cli_bad_input(capsys, argv, needles):
     code, out, err = run_cli(capsys, *argv)
@@ -292,6 +299,28 @@ def test_cli_topology_links_table_is_aligned(capsys):
         cells = list(re.finditer(r"\S+", line))
         assert [m.end() for m in cells][2:] == ends[2:] and cells[0].end() == ends[0]
         assert cells[1].start() == table[0].index("u-v")
+
+
+def test_links_table_lines_up_decimals_and_wide_labels(capsys, tmp_path):
+    """Bandwidths 12.5 and 100 share their decimals (the points line up), and a label in wide (CJK) characters
+    pads by the columns a terminal gives it, so every column still ends under its header."""
+    from core.cli.common import shown_width
+    net = {"nodes": [{"id": "服务器1", "kind": "server"}, {"id": "b", "kind": "server"}, {"id": "c", "kind": "server"},
+                     {"id": "交换机", "kind": "switch"}],
+           "links": [{"u": "服务器1", "v": "交换机", "bandwidth": 12.5, "latency": "500ns"},
+                     {"u": "b", "v": "交换机", "bandwidth": 100}, {"u": "c", "v": "交换机", "bandwidth": "25Gbps"}]}
+    (tmp_path / "net.json").write_text(json.dumps(net))
+    code, out, _ = run_cli(capsys, "topology", f"file:{tmp_path / 'net.json'}", "--links")
+    assert code == 0
+    lines = out.splitlines()
+    table = lines[next(i for i, line in enumerate(lines) if line.split()[:2] == ["link", "u-v"]):]
+    assert [line.split()[4:6] for line in table[1:]] == [["12.5", "0.5"], ["100.0", "1.0"], ["25.0", "1.0"]]
+
+    def ends(line: str) -> list[int]:  # the terminal column where each cell ends
+        return [shown_width(line[:m.end()]) for m in re.finditer(r"\S+", line)]
+    for line in table[1:]:
+        assert ends(line)[2:] == ends(table[0])[2:], line
+        assert shown_width(line[:line.index(".")]) == shown_width(table[1][:table[1].index(".")])
 
 
 def test_jellyfish_negative_seed_names_the_parameter():
@@ -621,3 +650,45 @@ def test_every_option_the_note_knows_sets_a_field_only_some_methods_read():
     assert all(m.options() <= OPTIONAL_FIELDS for m in iter_methods())
     with pytest.raises(ValueError, match="reads must name fields"):
         Method("x", "X", lambda dag, config, progress=None: [], reads=("chunks",))
+
+
+@pytest.mark.parametrize("argv,note", [
+    (["--methods", "ps,greedy,optimal", "--seed", "3", "--time-limit", "1", "--samples", "4"],
+     "note: --seed applies to optimal only (ps and greedy run seeds 0..4 of --seeds instead); none of the compared "
+     "methods reads --samples (read by rl-sample)"),  # --time-limit is read by optimal: no surprise, no note
+    (["--methods", "ps,greedy", "--seeds", "2", "--seed", "3", "--checkpoint", "universal"],
+     "note: none of the compared methods reads --seed (read by optimal, rl-sample; ps and greedy run seeds 0..1 "
+     "of --seeds instead) or --checkpoint (read by rl, rl-sample)"),
+    (["--methods", "ps", "--seed", "0", "--no-merge"],  # a default value given counts
+     "note: ps ignores --seed (read by optimal, rl-sample; ps runs seeds 0..4 of --seeds instead) and --no-merge "
+     "(read by greedy, critical-path, time-aware, optimal, rl, rl-sample)"),
+    (["--methods", "ring,critical-path", "--seeds", "3"], "note: none of the compared methods reads --seeds (read by ps, greedy)"),
+    (["--methods", "ring,critical-path", "--routing", "balanced", "--format", "csv"], None),
+    (["--methods", "greedy,optimal", "--seeds", "2", "--seed", "1", "--time-limit", "1"],
+     "note: --seed applies to optimal only (greedy runs seeds 0..1 of --seeds instead)"),
+])
+def test_compare_names_the_given_options_its_methods_ignore(capsys, argv, note):
+    """compare notes, as schedule does, every given option some compared method does not read; a seeded
+    method runs seeds 0..N-1 of --seeds there, so --seed applies only to the other seed readers."""
+    code, out, err = run_cli(capsys, "compare", "bcube:n=2,k=1", *argv)
+    assert code == 0 and "bcube:n=2,k=1" in out
+    assert (err.strip() or None) == note
+
+
+@pytest.mark.parametrize("doc, says", [
+    ({"nodes": [{"id": True, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[True, 1]]},
+     "node 0: 'id' must be an integer or a string (true and false are not ids), got true"),
+    ({"nodes": [{"id": 0, "kind": "server"}, {"id": 1.5, "kind": "server"}], "links": [[0, 1.5]]},
+     "node 1: 'id' must be an integer or a string (true and false are not ids), got 1.5"),
+    ({"nodes": [{"kind": "server"}], "links": []},
+     "node 0: each node must be an object with an 'id' (an integer or a string) and a 'kind', got {\"kind\": \"server\"}"),
+    ({"servers": [0, False], "links": [[0, 1]]},
+     "'servers': a node id must be an integer or a string (true and false are not ids), got false"),
+    ({"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[0, None]]},
+     "link [0, null]: a node id must be an integer or a string (true and false are not ids), got null"),
+])
+def test_a_node_id_that_is_not_an_integer_or_a_string_is_named(capsys, tmp_path, doc, says):
+    """A bool id read "must be an object with an 'id'" although it had one: the rule and the value, as JSON."""
+    (tmp_path / "net.json").write_text(json.dumps(doc))
+    code, out, err = run_cli(capsys, "topology", f"file:{tmp_path / 'net.json'}")
+    assert (code, out, err) == (2, "", f"allreduce-lab: error: net.json: {says}\n")

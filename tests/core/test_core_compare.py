@@ -179,7 +179,8 @@ def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
     assert header[:11] == ["config", "nodes", "edges", "workloads", "critical-path", "ring", "LB(merged)", "best gap",
                            "paper PS", "paper Ring", "paper RL"]
     assert header[11:] == ["M bytes"] + [f"{m} {x}" for m in ("critical-path", "ring")
-                                         for x in ("sync ms", "async ms", "algbw GB/s", "busbw GB/s")]
+                                         for x in ("sync ms", "async ms", "algbw GB/s", "busbw GB/s", "gap BW bound",
+                                                   "gap own bound")]
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
     for spec, row in zip(("bcube:n=2,k=1", "fattree:k=2"), body):
         got = dict(zip(header, row))
@@ -190,8 +191,24 @@ def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
         assert float(got["ring async ms"]) == pytest.approx(rep["async"]["time_s"] * 1e3, rel=1e-5)
         assert float(got["ring algbw GB/s"]) == pytest.approx(rep["async"]["algbw_Bps"] / 1e9, rel=1e-3)
         assert float(got["ring busbw GB/s"]) == pytest.approx(rep["async"]["busbw_Bps"] / 1e9, rel=1e-3)
+        assert got["ring gap BW bound"] == f"{100 * rep['async']['gap']['bandwidth']:.1f}%"
+        assert got["ring gap own bound"] == f"{100 * rep['async']['gap']['best']:.1f}%"
     small = dict(zip(*tables["1MB"][:2]))
     assert small["M bytes"] == "1000000" and float(small["ring async ms"]) < float(body[0][header.index("ring async ms")])
+
+
+def test_cli_compare_csv_has_every_column_of_the_text_seconds_table(capsys):
+    """The text's seconds table (gap BW bound, gap own bound included) is in the CSV, cell for cell."""
+    argv = ["compare", "bcube:n=2,k=1", "--methods", "ps,critical-path", "--seeds", "2"]
+    assert cli.main(argv + ["--format", "csv"]) == 0
+    got = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out.splitlines()
+    head = text.index(next(line for line in text if line.startswith("config") and "gap own bound" in line))
+    for line in text[head + 1:head + 3]:
+        cells = line.split()
+        method, bw_gap, own_gap = cells[1], cells[-2], cells[-1]
+        assert (got[f"{method} gap BW bound"], got[f"{method} gap own bound"]) == (bw_gap, own_gap)
 
 
 def test_learned_columns_are_empty_where_the_method_could_not_run():
@@ -208,7 +225,7 @@ def test_learned_columns_are_empty_where_the_method_could_not_run():
     assert head == ["rl checkpoint", "rl trained on topology", "rl trained on configuration"]
     assert cells == [["bcube_n3_k1", "yes", "yes"], ["", "", ""]]
     head, cells = time_columns([row, without], ["critical-path", "rl"], 1e8)
-    assert len(head) == 9 and cells[1][5:] == ["", "", "", ""] and all(cells[0]) and all(cells[1][:5])
+    assert len(head) == 13 and cells[1][7:] == [""] * 6 and all(cells[0]) and all(cells[1][:7])
 
 
 def test_cli_compare_json_and_csv_carry_the_mid_run_event(capsys):

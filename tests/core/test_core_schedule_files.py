@@ -92,3 +92,67 @@ def test_header_checks(tmp_path):
         check_header({"format": FORMAT, "topology": {}, "workloads": [], "rounds": {}})
     with pytest.raises(ScheduleFileError, match="'topology' must be a JSON object"):
         check_header({"format": FORMAT, "topology": [], "workloads": [], "rounds": []})
+
+
+def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
+    """Files of the project's other kinds, each written by the command or in the form its docs give:
+    name -> (path, what `validate` must call it)."""
+    import networkx as nx
+    g = nx.Graph()
+    g.add_nodes_from([("a", {"kind": "server"}), ("b", {"kind": "server"}), ("s", {"kind": "switch"})])
+    g.add_edges_from([("a", "s"), ("b", "s")])
+    nx.write_graphml(g, tmp_path / "net.graphml")
+    (tmp_path / "net.json").write_text(json.dumps({"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"},
+                                                             {"id": 2, "kind": "switch"}], "links": [[0, 2], [1, 2]]}))
+    (tmp_path / "jobs.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,100\n")
+    (tmp_path / "cluster_log.csv").write_text("job_id,gpu_num,submit_time,start_time,end_time\n"
+                                              "1,1,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09\n")
+    (tmp_path / "cluster_job_log").write_text(json.dumps([{"jobid": "a", "submitted_time": "2017-10-03 02:00:00",
+                                                           "attempts": []}]))
+    for name, argv in {"compare.json": ["compare", "bcube:n=2,k=1", "--methods", "ring", "--format", "json"],
+                       "summary.json": ["schedule", "bcube:n=2,k=1", "--format", "json"],
+                       "topology.json": ["topology", "bcube:n=2,k=1", "--format", "json"],
+                       "cluster.json": ["cluster", "--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=2",
+                                        "--scheduler", "gadget", "--format", "json"]}.items():
+        assert cli.main(argv) == 0
+        (tmp_path / name).write_text(capsys.readouterr().out)
+    writes = "allreduce-lab schedule SPEC --out s.json writes one"
+    topo = "give it to topology, schedule or compare as file:{}"
+    return {"net.graphml": ("a GraphML topology file", topo), "net.json": ("a topology file", topo),
+            "jobs.csv": ("a CSV cluster trace", "give it to cluster --trace csv:{}"),
+            "cluster_log.csv": ("a Helios cluster trace", "give it to cluster --trace helios:{}"),
+            "cluster_job_log": ("a Philly cluster trace", "give it to cluster --trace philly:{}"),
+            "compare.json": ("compare's JSON results (compare --format json)", writes),
+            "summary.json": ("schedule's JSON summary (schedule --format json)", writes),
+            "topology.json": ("topology's JSON summary (topology --format json)", writes),
+            "cluster.json": ("cluster's JSON results (cluster --format json)", writes),
+            "checkpoints/universal.json": ("an RL checkpoint's sidecar", "give it to schedule --method rl --checkpoint {}"),
+            "checkpoints/topdrl/topdrl.json": ("a TopDRL checkpoint's sidecar",
+                                               "give it to cluster --scheduler topdrl --checkpoint {}")}
+
+
+def test_a_file_of_another_kind_is_named_with_the_command_that_takes_it(tmp_path, capsys):
+    """validate/replay/run given a topology file, a trace, a results file or a checkpoint say what it is and
+    which command takes it (one line, exit 2), instead of "format must be 'allreduce-schedule/1', got None"."""
+    from pathlib import Path
+    for name, (what, use) in _project_files(tmp_path, capsys).items():
+        path = name if name.startswith("checkpoints/") else str(tmp_path / name)
+        assert Path(path).is_file()
+        for command in ("validate", "replay", "run"):
+            assert cli.main([command, path]) == 2
+            out, err = capsys.readouterr()
+            assert (out, err) == ("", f"allreduce-lab: error: {path} is {what}, not an allreduce-schedule/1 file: "
+                                      f"{use.format(path)}\n"), (name, command)
+
+
+def test_an_unknown_json_file_keeps_the_format_rule(tmp_path, capsys):
+    (tmp_path / "x.json").write_text('{"hello": 1}')
+    assert cli.main(["validate", str(tmp_path / "x.json")]) == 2
+    assert capsys.readouterr().err.strip().endswith("format must be 'allreduce-schedule/1', got None")
+
+
+def test_the_checkpoint_formats_written_out_are_the_checkpoints_own():
+    from core.cli.kinds import RL_CHECKPOINT_FORMAT, TOPDRL_CHECKPOINT_FORMAT
+    from core.cluster.topdrl import FORMAT as TOPDRL
+    from core.rl.checkpoint import FORMAT as RL
+    assert (RL_CHECKPOINT_FORMAT, TOPDRL_CHECKPOINT_FORMAT) == (RL, TOPDRL)

@@ -318,3 +318,20 @@ def test_an_event_after_the_last_round_is_refused_like_one_past_it(capsys):
     assert code == 2 and err.strip().endswith(f"nothing is left to re-plan (round=R happens after round R; use R < {n})")
     code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "ring", "--fail-at", f"round={n - 1}:0")
     assert code == 0 and "re-planned the rest" in out
+
+
+@pytest.mark.parametrize("command", ["schedule", "compare"])
+def test_a_mid_run_failure_naming_failed_links_notes_them(capsys, tmp_path, command):
+    """--fail-at naming links failed before the run (in the file or by --fail-links) beside new ones: one note
+    naming them (the new ones still fail, and the re-planned run says so); naming only failed links is refused."""
+    _, run = on_net(capsys, tmp_path, command)
+    code, out, err = run("--fail-links", "L3-T", "--fail-at", "1us:0,L3-T,L2-T",
+                         *(["--method", "ring"] if command == "schedule" else []))
+    assert code == 0 and err.strip() == ("note: --fail-at: links 0 (L1-T), 4 (L3-T) are already failed before the run; "
+                                         "nothing changes for them (the others fail as asked)")
+    assert ("during the run, at 1 µs: failed 2 (L2-T)" if command == "schedule" else "mid-run link event") in out
+    code, out, err = run("--fail-at", "1us:0")
+    assert code == 2 and err.strip() == ("allreduce-lab: error: --fail-at: the event changes no link (already failed, "
+                                         "or the same bandwidth)")
+    code, out, err = run("--slow-at", "1us:0:x0.5,1:x0.5")
+    assert code == 0 and err.strip() == "note: --slow-at: link 0 (L1-T) is failed; slowing it changes nothing"

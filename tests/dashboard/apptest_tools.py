@@ -76,3 +76,19 @@ def texts(at: AppTest) -> str:
 def metric(at: AppTest, label: str) -> list[str]:
     """Values of every metric with this label, in page order."""
     return [m.value for m in at.metric if m.label == label]
+
+
+def capture_downloads(monkeypatch) -> dict[str, bytes]:
+    """File name -> bytes of every download button's data from now on (AppTest keeps them in a media store
+    that is dropped after each run; this records them as they are added)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    got: dict[str, bytes] = {}
+    add = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        if isinstance(path_or_data, bytes) and filename:
+            got[filename] = path_or_data
+        return add(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return got

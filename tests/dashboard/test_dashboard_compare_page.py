@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
-from apptest_tools import charts, open_app, traces
+from apptest_tools import capture_downloads, charts, open_app, traces
 
 from core.compare import compare, configurations
 from core.schedule import ScheduleConfig
 from core.topology import preset
-from dashboard.screens.compare import csv_text
 
 FAST = ["greedy", "critical-path"]
 
@@ -62,10 +60,25 @@ def test_the_table_leaves_the_sizes_to_an_expander_so_it_fits_the_page(at):
                                                    "paper ps", "paper ring", "paper rl"]
 
 
-def test_csv_download_is_offered_with_rounded_numbers(at):
+def test_the_csv_download_is_the_clis_csv_plus_the_pages_columns(missing_rl, monkeypatch, capsys):
+    """The page's CSV has the CLI's headers and cells (`compare --format csv`: one function writes both), the
+    seconds table's gaps included, then the page's own columns; numbers as the CLI rounds them."""
+    import csv
+    import io
+
+    from core.cli import main
+    got = capture_downloads(monkeypatch)
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(FAST).run()
+    at.number_input(key="w:compare.seeds").set_value(2).run()
     assert [b.label for b in at.get("download_button")] == ["Download table (CSV)"]
-    frame = pd.DataFrame({"configuration": ["BCube(3,1)"], "PS": [2.4390243902439046], "nodes": [15]})
-    assert csv_text(frame) == "configuration,PS,nodes\n\"BCube(3,1)\",2.44,15\n"
+    page = list(csv.reader(io.StringIO(got["compare-table2.csv"].decode())))
+    assert main(["compare", "--preset", "table2", "--methods", ",".join(FAST), "--seeds", "2", "--format", "csv"]) == 0
+    cli = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert page[0] == cli[0] + ["paper workloads", "notes"]
+    assert "greedy gap BW bound" in cli[0] and "critical-path gap own bound" in cli[0]
+    assert [row[:len(cli[0])] for row in page[1:]] == cli[1:]
+    assert page[1][-2:] == ["144", ""]  # BCube(3,1): the paper's 144 workloads, no notes
 
 
 def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypatch):
@@ -131,17 +144,18 @@ def test_compare_refuses_a_topology_too_big_to_schedule():
 def test_csv_carries_the_learned_columns_of_the_cli():
     """The page's CSV has the CLI's columns for each learned method (checkpoint, trained on topology and on
     configuration, samples and temperature) beside the table and the notes."""
+    import csv
+    import io
+
     from core.compare import compare_topology
     from core.topology import make_topology
-    from dashboard.screens.compare import export_frame
+    from dashboard.screens.compare import export_csv
 
     row = compare_topology(make_topology("bcube:n=3,k=1"), ["critical-path", "rl-sample"], seeds=1,
                            config=ScheduleConfig(samples=2, temperature=0.5, chunks=2), name="BCube(3,1)")
-    frame = pd.DataFrame({"configuration": ["BCube(3,1)"], "critical-path": [row.results["critical-path"].rounds]})
-    out = export_frame(frame, [row], ["critical-path", "rl-sample"], ["BCube(3,1), Hierarchical RL: a note"])
-    got = out.iloc[0].to_dict()
+    text = export_csv([row], ["critical-path", "rl-sample"], ["BCube(3,1), Hierarchical RL: a note"])
+    (got,) = csv.DictReader(io.StringIO(text))
     assert got["rl-sample checkpoint"] == "bcube_n3_k1" and got["rl-sample trained on topology"] == "yes"
     assert got["rl-sample trained on configuration"] == "no"  # trained with chunks 1, run with 2
     assert (got["rl-sample samples"], got["rl-sample temperature"], got["notes"]) == ("2", "0.5", "a note")
     assert "critical-path checkpoint" not in got
-    assert "rl-sample checkpoint" in csv_text(out).splitlines()[0]
