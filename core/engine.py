@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import ClassHeads, fill_mask
-from .jit import SMALL, kernel, prefetch
+from .jit import SMALL, both, kernel, prefetch
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -384,19 +384,40 @@ def rounds_valid(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -
     sent = np.full(n, -1, np.int32)  # round of each workload
     links = dag.links
     cap = dag.topology.link_capacity
-    load = np.zeros(len(cap), np.int64)
-    for r, ids in enumerate(rounds):
-        ids = np.asarray(ids)
-        if ids.dtype.kind not in "iu":
-            ids = ids.astype(np.int64)  # a list of ints, or an empty one
-        if not _mark_round(ids, r, sent, links.ptr, links.values, cap, load):
-            return False
+    rounds = [_id_array(ids) for ids in rounds]
+    if sum(len(ids) for ids in rounds) != n:
+        return False  # some workload is never sent, or one is sent twice
+    sizes = np.cumsum([len(ids) for ids in rounds])
+    half = int(np.searchsorted(sizes, n // 2))
+
+    def mark(r0: int, r1: int) -> bool:
+        load = np.zeros(len(cap), np.int64)  # each half its own
+        return all(_mark_round(rounds[r], r, sent, links.ptr, links.values, cap, load) for r in range(r0, r1))
+
+    # two halves of the rounds on two cores: each id is in one round (counted above), so the halves
+    # write different entries of `sent` unless an id is repeated, which either half then finds
+    # (seeing the other's mark or an unmarked id below)
+    if not all(both(lambda: mark(0, half), lambda: mark(half, len(rounds)), size=n)):
+        return False
     deps = dag.deps
-    ok = _sent_after_prefixes(sent, deps.ptr, deps.values, dag.n_groups)
-    return None if ok < 0 else bool(ok)
+    g = dag.n_groups
+    done = np.empty(g, np.int32)  # the round in which each group's last member was sent
+    ok = both(lambda: _groups_sent(sent, deps.ptr, deps.values, 0, g // 2, done),
+              lambda: _groups_sent(sent, deps.ptr, deps.values, g // 2, g, done), size=n)
+    if min(ok) < 1:
+        return None if min(ok) < 0 else False
+    ok = both(lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, 0, n // 2),
+              lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, n // 2, n), size=n)
+    return bool(min(ok))
 
 
-@kernel
+def _id_array(ids: np.ndarray | list[int]) -> np.ndarray:
+    """A round's ids as an integer array (a list of ints, or an empty one, as int64)."""
+    ids = np.asarray(ids)
+    return ids if ids.dtype.kind in "iu" else ids.astype(np.int64)
+
+
+@kernel(nogil=True)
 def _mark_round(ids, r, sent, lptr, lval, cap, load):  # pragma: no cover - compiled
     """Record round `r` in `sent`; False when an id does not exist or was already sent, or a link
     is over capacity (`load`, zero per link, is left zero)."""
@@ -429,13 +450,12 @@ def _mark_round(ids, r, sent, lptr, lval, cap, load):  # pragma: no cover - comp
     return ok
 
 
-@kernel
-def _sent_after_prefixes(sent, dptr, dval, n_groups):  # pragma: no cover - compiled
-    """1 when every workload was sent (`sent` >= 0) after every prefix entry of its row in the
-    prefix relation (for a group: after all its members), else 0; -1 when a group has a group member."""
+@kernel(nogil=True)
+def _groups_sent(sent, dptr, dval, g0, g1, done):  # pragma: no cover - compiled
+    """Write `done[g]`, the round of prefix group g's last member, for g0 <= g < g1; 1 when all were
+    sent, 0 when one was not, -1 when a group has a group member."""
     n = len(sent)
-    done = np.empty(n_groups, np.int32)  # the round in which each group's last member was sent
-    for g in range(n_groups):
+    for g in range(g0, g1):
         last = -1
         for e in range(dptr[n + g], dptr[n + g + 1]):
             if e + 16 < dptr[n + g + 1] and dval[e + 16] < n:
@@ -447,7 +467,15 @@ def _sent_after_prefixes(sent, dptr, dval, n_groups):  # pragma: no cover - comp
                 return 0
             last = max(last, sent[p])
         done[g] = last
-    for w in range(n):
+    return 1
+
+
+@kernel(nogil=True)
+def _sent_after_prefixes(sent, dptr, dval, done, w0, w1):  # pragma: no cover - compiled
+    """1 when every workload w0 <= w < w1 was sent (`sent` >= 0) after every prefix entry of its row
+    in the prefix relation (for a group: after its last member, `done`), else 0."""
+    n = len(sent)
+    for w in range(w0, w1):
         t = sent[w]
         if t < 0:
             return 0
@@ -547,15 +575,20 @@ class RoundBuilder:
         return self.conflicts()[1]
 
 
-def list_schedule(dag: WorkloadDAG, rank: np.ndarray) -> Rounds:
+def list_schedule(dag: WorkloadDAG, rank: np.ndarray | Callable[[], np.ndarray]) -> Rounds:
     """Rounds of the list scheduler: each round walks the ready workloads by ascending `rank`
     (ties by workload id) and keeps every one that still fits (`Engine.fill`'s greedy; only the
     best ready workload of each route class is walked, which gives the same rounds: see
-    `core.greedy`)."""
-    place = priority_places(rank)
-    del rank  # a list scheduler's largest arrays are its own: the caller's rank goes with the call
-    heads = ClassHeads(dag.links, dag.topology.link_capacity, place)
-    del place
+    `core.greedy`). `rank` may be a function that draws it: it then runs while the route classes
+    are found on a second core."""
+    if callable(rank):
+        draw = rank
+        heads = ClassHeads(dag.links, dag.topology.link_capacity, lambda: priority_places(draw()))
+    else:
+        place = priority_places(rank)
+        del rank  # a list scheduler's largest arrays are its own: the caller's rank goes with the call
+        heads = ClassHeads(dag.links, dag.topology.link_capacity, place)
+        del place
     engine = Engine(dag)
     first = np.flatnonzero(engine.ready_mask())
 
@@ -585,7 +618,7 @@ def _ascending(a):  # pragma: no cover - compiled
     return True
 
 
-@kernel(interpret_below=SMALL)
+@kernel(interpret_below=SMALL, nogil=True)
 def _is_permutation(rank):  # pragma: no cover - compiled
     """True when `rank` holds every value of 0..len(rank)-1 exactly once."""
     n = len(rank)

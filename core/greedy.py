@@ -20,10 +20,12 @@ round only for the classes that changed.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .csr import CSR
-from .jit import SMALL, kernel, prefetch
+from .jit import SMALL, both, kernel, prefetch
 
 
 @kernel
@@ -44,7 +46,7 @@ def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
     return keep
 
 
-@kernel
+@kernel(nogil=True)
 def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
     """Route class of every workload (workloads with the same link tuple share one), by hashing.
 
@@ -310,14 +312,17 @@ def _place_class(place, cls):  # pragma: no cover - compiled
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray):
-        """`place[w]`: workload w's position in the walk order (a permutation of 0..n-1)."""
+    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray | Callable[[], np.ndarray]):
+        """`place[w]`: workload w's position in the walk order (a permutation of 0..n-1); or a function
+        that computes it, called while the route classes are found on a second core (`jit.both`)."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
-        cls, clinks = _class_ids(links.ptr, links.values, width, n_links)  # padded with the sentinel
+        (cls, clinks), place = both(lambda: _class_ids(links.ptr, links.values, width, n_links),  # padded with the sentinel
+                                    place if callable(place) else lambda: place, size=n)
         n_cls = len(clinks)
         self.pc = _place_class(np.asarray(place), cls)  # place << 32 | class: one memory read per workload
+        del place
         size = np.bincount(cls, minlength=n_cls)
         del cls
         cap = np.asarray(capacity, dtype=np.int64)

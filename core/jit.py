@@ -58,9 +58,10 @@ class Kernel:
     CPU, which small inputs (the dashboard's first screen) never win back.
     """
 
-    def __init__(self, fn: Callable, interpret_below: int = 0) -> None:
+    def __init__(self, fn: Callable, interpret_below: int = 0, nogil: bool = False) -> None:
         self.py_func = fn
         self.interpret_below = interpret_below
+        self.nogil = nogil
         self._dispatcher: Callable | None = None
         functools.update_wrapper(self, fn)
 
@@ -70,7 +71,7 @@ class Kernel:
         global _loaded
         if self._dispatcher is None:
             from numba import njit
-            self._dispatcher = njit(cache=True)(self.py_func)
+            self._dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
             _loaded = True
         return self._dispatcher
 
@@ -95,11 +96,53 @@ SMALL = 50_000
 """Array elements up to which a single-pass kernel runs interpreted before numba is loaded (a few ms)."""
 
 
-def kernel(fn: Callable | None = None, *, interpret_below: int = 0) -> Any:
-    """``@kernel`` or ``@kernel(interpret_below=SMALL)``: returns the function as a lazily compiled `Kernel`."""
+def kernel(fn: Callable | None = None, *, interpret_below: int = 0, nogil: bool = False) -> Any:
+    """``@kernel`` or ``@kernel(interpret_below=SMALL, nogil=True)``: returns the function as a lazily
+    compiled `Kernel`; a `nogil` kernel releases the GIL while it runs, so that `both` can run it on a
+    second core."""
     if fn is None:
-        return lambda f: Kernel(f, interpret_below)
-    return Kernel(fn, interpret_below)
+        return lambda f: Kernel(f, interpret_below, nogil)
+    return Kernel(fn, interpret_below, nogil)
+
+
+def n_threads() -> int:
+    """Threads core's two-way work may use: ``NUMBA_NUM_THREADS`` when set, else the machine's cores
+    (1 gives the serial path: the same results, computed one after the other)."""
+    try:
+        return max(1, int(os.environ.get("NUMBA_NUM_THREADS") or os.cpu_count() or 1))
+    except ValueError:
+        return 1
+
+
+PARALLEL_MIN = 1 << 20
+"""Work items (workloads) from which `both` runs its two parts at once: below, a thread costs more than it saves."""
+
+
+def both(first: Callable[[], Any], second: Callable[[], Any], size: int) -> tuple[Any, Any]:
+    """(first(), second()): run at the same time, `first` on a worker thread, when there are two
+    threads and `size` >= `PARALLEL_MIN`; else one after the other. Each must write only its own memory
+    (the results are then the same either way) and spend its time without the GIL (`nogil` kernels,
+    numpy's shuffle) for the overlap to pay. An exception in either is raised here."""
+    if n_threads() < 2 or size < PARALLEL_MIN:
+        return first(), second()
+    box: list[Any] = []
+
+    def work() -> None:
+        try:
+            box.append((True, first()))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller below
+            box.append((False, e))
+
+    t = threading.Thread(target=work, name="allreduce-lab-both", daemon=True)
+    t.start()
+    try:
+        b = second()
+    finally:
+        t.join()
+    ok, a = box[0]
+    if not ok:
+        raise a
+    return a, b
 
 
 class _Prefetch:

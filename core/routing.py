@@ -58,16 +58,7 @@ class Routes:
     @cached_property
     def depth(self) -> np.ndarray:
         """Depth (tree edges to the root) of server j in tree i, int array (S, S)."""
-        s = self.parent.shape[0]
-        depth = np.zeros((s, s), dtype=np.int64)
-        cur = self.parent.copy()
-        rows = np.arange(s)[:, None]
-        alive = cur >= 0
-        while alive.any():
-            depth += alive
-            cur = np.where(alive, self.parent[rows, np.maximum(cur, 0)], -1)
-            alive = cur >= 0
-        return depth
+        return _depths(self.parent)
 
     def route(self, src: int, dst_server: int) -> list[int]:
         """Node path from node `src` to server `dst_server` along the routing of that root."""
@@ -282,6 +273,22 @@ def _segment_lengths(next_hop, roots, servers, is_server):  # pragma: no cover -
                 if is_server[v]:
                     break
             out[r, j] = k
+    return out
+
+
+@kernel(interpret_below=SMALL)
+def _depths(parent):  # pragma: no cover - compiled
+    """Tree edges from server j up to the root of tree i, (S, S): parent[i] followed to -1."""
+    s1, s2 = parent.shape
+    out = np.zeros((s1, s2), np.int64)
+    for i in range(s1):
+        for j in range(s2):
+            d = 0
+            x = parent[i, j]
+            while x >= 0:
+                d += 1
+                x = parent[i, x]
+            out[i, j] = d
     return out
 
 

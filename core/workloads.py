@@ -18,7 +18,7 @@ import numpy as np
 
 from . import csr
 from .csr import CSR
-from .jit import SMALL, kernel
+from .jit import SMALL, both, kernel
 from .routing import Routes, compute_routes, send_segments
 from .topology import Topology
 
@@ -578,14 +578,20 @@ def _plain_tree(routes: Routes) -> _Built:
     """
     s = routes.parent.shape[0]
     par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
-    n, n_links, n_entries = _plain_sizes(par, depth, seg_len)
+    starts = _plain_starts(par, depth, seg_len)
+    n, n_links, n_entries = int(starts[s, 0]), int(starts[s, 1]), int(starts[s, 2] + starts[s, 3])
     # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
     ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
-    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.zeros(n, bool)
+    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool)
     lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
     dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
     sptr, sval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
-    _plain_fill(par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
+    # the roots' blocks are disjoint: two halves (by workloads) are written at once on two cores
+    mid = int(np.searchsorted(starts[:, 0], n // 2))
+    arrays = (par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
+    both(lambda: _plain_fill(0, mid, starts, *arrays), lambda: _plain_fill(mid, s, starts, *arrays),
+         size=n)
+    _plain_groups(depth, starts, dptr, sptr, sval)
     deps = CSR(dptr, dval)
     prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
     groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
@@ -594,45 +600,51 @@ def _plain_tree(routes: Routes) -> _Built:
 
 
 @kernel(interpret_below=SMALL)
-def _plain_sizes(parent, depth, seg_len):  # pragma: no cover - compiled
-    """Workloads, links, and entries of `deps` (as many as of `successors`) of the plain PS DAG."""
+def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
+    """Where each root's block starts in the plain PS DAG's arrays: row i of the (S+1, 4) result
+    holds root i's first workload, link entry, `deps` (= `successors`) entry of the workloads' rows,
+    and group member; row S the totals."""
     s = parent.shape[0]
-    n = 0
-    n_links = 0
+    out = np.zeros((s + 1, 4), np.int64)
     for i in range(s):
+        hops = 0
+        n_links = 0
+        origins = 0
         for j in range(s):
             x = j
             for _ in range(depth[i, j]):
                 n_links += seg_len[i, x]
                 x = parent[i, x]
-            n += depth[i, j]
-    # every hop but an origin's first reduce hop has one entry, and each origin's last reduce hop
-    # is a group member: as many entries as workloads
-    return 2 * n, 2 * n_links, 2 * n
+            hops += depth[i, j]
+            origins += depth[i, j] > 0
+        # every hop but an origin's first reduce hop has one entry (of deps; of successors, every hop
+        # but an origin's last broadcast hop), and each origin's last reduce hop is a group member
+        out[i + 1, 0] = out[i, 0] + 2 * hops
+        out[i + 1, 1] = out[i, 1] + 2 * n_links
+        out[i + 1, 2] = out[i, 2] + 2 * hops - origins
+        out[i + 1, 3] = out[i, 3] + origins
+    return out
 
 
-@kernel(interpret_below=SMALL)
-def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
+@kernel(interpret_below=SMALL, nogil=True)
+def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
                 sval):  # pragma: no cover - compiled
-    """Write the plain PS DAG root by root (see `_plain_tree`): tree, phase, carries_own, links,
-    deps (the workloads' rows, then one row per prefix group: its members) and successors."""
+    """Write roots i0..i1-1 of the plain PS DAG (see `_plain_tree`) at their `starts`: tree, phase,
+    carries_own, links, the workloads' rows of deps (then one row per prefix group: its members) and
+    of successors (the groups' rows: `_plain_groups`)."""
     s = parent.shape[0]
     n = len(tree)
-    n_origins = 0
-    for i in range(s):
-        for j in range(s):
-            if depth[i, j] > 0:
-                n_origins += 1
     chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
-    w = 0
-    le = 0
-    de = 0
-    se = 0
-    ge = len(dval) - n_origins  # the group members follow the workloads' own entries
-    lptr[0] = 0
-    dptr[0] = 0
-    sptr[0] = 0
-    for i in range(s):
+    w = starts[i0, 0]
+    le = starts[i0, 1]
+    de = starts[i0, 2]
+    se = de  # as many entries in both, root by root
+    ge = starts[s, 2] + starts[i0, 3]  # the group members follow the workloads' own entries
+    if i0 == 0:
+        lptr[0] = 0
+        dptr[0] = 0
+        sptr[0] = 0
+    for i in range(i0, i1):
         for ph in range(2):
             for j in range(s):
                 d = depth[i, j]
@@ -645,8 +657,8 @@ def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval,
                 for k in range(d):
                     tree[w] = i
                     phase[w] = ph
+                    own[w] = ph == 0 and k == 0
                     if ph == 0:
-                        own[w] = k == 0
                         x = chain[k]
                         for e in range(seg_len[i, x]):
                             lval[le] = seg_links[i, x, e]
@@ -676,8 +688,16 @@ def _plain_fill(parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval,
                     lptr[w] = le
                     dptr[w] = de
                     sptr[w] = se
-    # group rows: group i's members (written above), and its waiters: the first broadcast hops of tree i
-    g = de
+
+
+@kernel(interpret_below=SMALL)
+def _plain_groups(depth, starts, dptr, sptr, sval):  # pragma: no cover - compiled
+    """The prefix groups' rows of the plain PS DAG: group i's members (written by `_plain_fill`) in
+    deps, and its waiters in successors: the first broadcast hops of tree i."""
+    s = depth.shape[0]
+    n = starts[s, 0]
+    g = starts[s, 2]
+    se = g
     w = 0
     for i in range(s):
         reduce_hops = 0

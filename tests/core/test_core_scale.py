@@ -5,15 +5,20 @@ the columnar (.npz) schedule form round-trips and validates like JSON, and the c
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core import jit
 from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
+from core.routing import compute_routes
 from core.priorities import critical_path_rank, random_rank
 from core.schedule import ScheduleConfig
 from core.schedule_io import read_schedule_file, schedule_to_dict, write_schedule
@@ -97,20 +102,91 @@ def mutate(rounds: list[list[int]], how: str, rng: np.random.Generator, n: int) 
     return rounds
 
 
+@contextlib.contextmanager
+def threads(k: int):
+    """Core's two-way work (`jit.both`) on k threads, down to the smallest inputs (k = 2: every
+    `both` runs its halves at once; k = 1: the serial path)."""
+    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS")
+    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"] = 0, str(k)
+    try:
+        yield
+    finally:
+        jit.PARALLEL_MIN = old[0]
+        if old[1] is None:
+            del os.environ["NUMBA_NUM_THREADS"]
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = old[1]
+
+
 @settings(max_examples=80, deadline=None)
 @given(spec=st.sampled_from(SPECS), kind=st.sampled_from(["merged", "plain", "ring"]),
-       how=st.sampled_from(MUTATIONS), seed=st.integers(0, 10_000), caps=st.booleans())
-def test_in_order_check_agrees_with_the_replay(spec, kind, how, seed, caps):
-    """`rounds_valid` (the registry's check) says valid exactly when the replay finds no violation."""
+       how=st.sampled_from(MUTATIONS), seed=st.integers(0, 10_000), caps=st.booleans(), k=st.sampled_from([1, 2]))
+def test_in_order_check_agrees_with_the_replay(spec, kind, how, seed, caps, k):
+    """`rounds_valid` (the registry's check) says valid exactly when the replay finds no violation,
+    in halves on two threads as on one."""
     t = topo(spec)
     if caps:
         t = with_caps(t, seed)
     dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
     rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, seed))], how,
                     np.random.default_rng(seed), dag.n)
-    assert rounds_valid(dag, rounds) == (not replay(dag, rounds)[1])
+    with threads(k):
+        assert rounds_valid(dag, rounds) == (not replay(dag, rounds)[1])
     if how in ("none", "empty"):
         assert rounds_valid(dag, rounds)
+
+
+DAG_ARRAYS = ["tree", "phase", "carries_own", "links", "deps", "successors", "prefix", "groups"]
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4", "bcube:n=4,k=2"])
+def test_two_threads_give_the_serial_results(spec):
+    """The plain PS DAG written in two halves, the seeded draw beside the route classes, and the
+    check in halves: the same arrays, rounds and verdicts on two threads as on one."""
+    t = topo(spec)
+    out = {}
+    for k in (1, 2):
+        with threads(k):
+            dag = tree_dag(t, merge=False)
+            arrays = [getattr(dag, a) for a in DAG_ARRAYS]
+            rounds = [r.tolist() for r in list_schedule(dag, lambda: random_rank(dag, 1))]
+            broken = [rounds[1:], rounds + [[rounds[0][0]]], [rounds[0] + rounds[1]] + rounds[2:]]
+            out[k] = arrays, rounds, [rounds_valid(dag, b) for b in [rounds] + broken]
+    for a, b in zip(out[1][0], out[2][0], strict=True):
+        pa, pb = (a.ptr, b.ptr) if hasattr(a, "ptr") else (a, a)
+        assert np.array_equal(pa, pb) and np.array_equal(getattr(a, "values", a), getattr(b, "values", b))
+    assert out[1][1] == out[2][1] == [r.tolist() for r in list_schedule(dag, random_rank(dag, 1))]
+    assert out[1][2] == out[2][2] == [True, False, False, False]
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"])
+def test_depths_and_hops_by_hand(spec):
+    """Node-tree depths (parents followed to the root) and hop counts (a plain BFS), on two threads as on one."""
+    t = topo(spec)
+    for k in (1, 2):
+        with threads(k):
+            routes = compute_routes(t)
+            hops = t.hops(t.servers)
+        parent = routes.parent
+        for i in range(len(parent)):
+            for j in range(len(parent)):
+                d, x = 0, parent[i, j]
+                while x >= 0:
+                    d, x = d + 1, parent[i, x]
+                assert routes.depth[i, j] == d
+        g = t.to_networkx()
+        for r, src in enumerate(t.servers.tolist()):
+            dist = nx.single_source_shortest_path_length(g, src)
+            assert hops[r].tolist() == [dist.get(v, t.n_nodes + 1) for v in range(t.n_nodes)]
+
+
+def test_both_runs_two_parts_and_raises_their_error():
+    with threads(2):
+        assert jit.both(lambda: 1, lambda: 2, size=1) == (1, 2)
+        with pytest.raises(ZeroDivisionError):
+            jit.both(lambda: 1 // 0, lambda: 2, size=1)
+    with threads(1):
+        assert jit.both(lambda: 1, lambda: 2, size=1) == (1, 2)
 
 
 def test_in_order_check_sees_each_broken_rule():
