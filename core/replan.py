@@ -86,7 +86,9 @@ class LinkEvent:
         slowed = []
         if slow:
             bw = slowed_bandwidth(topology, slow, what)
-            slowed = [(int(e), float(bw[e])) for e in np.flatnonzero(bw != topology.bandwidth).tolist()]
+            dead = topology.failed.copy()
+            dead[np.asarray(failed, dtype=np.int64)] = True  # slowing a failed link (or one failing now) changes nothing
+            slowed = [(int(e), float(bw[e])) for e in np.flatnonzero((bw != topology.bandwidth) & ~dead).tolist()]
         if not len(failed) and not slowed:
             raise TopologyError(f"{what}: the event changes no link (already failed, or the same bandwidth)")
         return cls(tuple(int(e) for e in failed), tuple(slowed), at_s, at_round)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from core.methods import run_method
 from core.routing import DisconnectedError, compute_routes
 from core.schedule import ScheduleConfig
+from core.replan import LinkEvent
 from core.schedule_io import schedule_to_dict
 from core.timing import replay_modes
 from core.topology import TopologyError, changes, degrade, make_topology
@@ -335,3 +336,16 @@ def test_a_mid_run_failure_naming_failed_links_notes_them(capsys, tmp_path, comm
                                          "or the same bandwidth)")
     code, out, err = run("--slow-at", "1us:0:x0.5,1:x0.5")
     assert code == 0 and err.strip() == "note: --slow-at: link 0 (L1-T) is failed; slowing it changes nothing"
+    if command == "schedule":  # the run reports only the live link as slowed (link 0 was reported slowed too)
+        line = next(x for x in out.splitlines() if "during the run" in x)
+        assert "slowed 1 (" in line and "slowed 0 (" not in line and ", 0 (" not in line
+    code, out, err = run("--slow-at", "1us:0:x0.5")
+    assert code == 2 and err.strip() == ("allreduce-lab: error: --slow-at: the event changes no link (already failed, "
+                                         "or the same bandwidth)")
+
+
+def test_an_event_never_slows_a_failed_link():
+    """LinkEvent.parse leaves out of `slowed` a link failed before the run or failing in the same event."""
+    t = degrade(make_topology("bcube:n=3,k=1"), fail="0")
+    ev = LinkEvent.parse(t, "round=2", fail="3", slow="0:x0.5,3:x0.5,5:x0.5", what="--slow-at")
+    assert ev.failed == (3,) and [e for e, _ in ev.slowed] == [5]
