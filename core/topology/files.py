@@ -125,7 +125,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
                 raise TopologyError(f"node {k}: each node must be an object with an 'id' (an integer or a string) "
                                     f"and a 'kind', got {_json(node, 60)}")
             if not _hashable(node["id"]):
-                raise TopologyError(f"node {k}: 'id' {ID_RULE}, got {_json(node['id'])}")
+                raise TopologyError(f"node {k}: 'id' {_id_rule(node['id'])}, got {_json(node['id'])}")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
                 raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")
@@ -137,7 +137,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             raise TopologyError(f"'servers' must be a list of node ids, got {_json(data['servers'])}")
         for x in data["servers"]:
             if not _hashable(x):
-                raise TopologyError(f"'servers': a node id {ID_RULE}, got {_json(x)}")
+                raise TopologyError(f"'servers': a node id {_id_rule(x)}, got {_json(x)}")
         servers = set(data["servers"])
         for link in links:
             for x in (link["u"], link["v"]):
@@ -155,7 +155,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
         u, v = link["u"], link["v"]
         for x in (u, v):
             if not _hashable(x):
-                raise TopologyError(f"link {_json([u, v])}: a node id {ID_RULE}, got {_json(x)}")
+                raise TopologyError(f"link {_json([u, v])}: a node id {_id_rule(x)}, got {_json(x)}")
             if x not in index:
                 raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
@@ -172,7 +172,12 @@ def _is_index(i: Any, n: int) -> bool:
     return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
 
 
-ID_RULE = "must be an integer or a string (true and false are not ids)"
+ID_RULE = "must be an integer or a string"
+
+
+def _id_rule(x: object) -> str:
+    """The id rule as said for value `x`: a bool is told why it is not an integer."""
+    return ID_RULE + (" (true and false are not ids)" if isinstance(x, bool) else "")
 
 
 def _hashable(x: Any) -> bool:
