@@ -107,6 +107,8 @@ def check_header(data: Any, name: str = "schedule") -> dict[str, Any]:
     """Raise ScheduleFileError unless `data` looks like an allreduce-schedule/1 document."""
     if not isinstance(data, dict):
         raise ScheduleFileError(f"{name}: the document must be a JSON object")
+    if "format" not in data:
+        raise ScheduleFileError(f"{name}: not an {FORMAT} file (it has no 'format' key)")
     if data.get("format") != FORMAT:
         raise ScheduleFileError(f"{name}: format must be {FORMAT!r}, got {repr(data.get('format'))[:60]}")
     for key, kind in (("topology", dict), ("workloads", list), ("rounds", list)):

@@ -148,7 +148,7 @@ def test_a_file_of_another_kind_is_named_with_the_command_that_takes_it(tmp_path
 def test_an_unknown_json_file_keeps_the_format_rule(tmp_path, capsys):
     (tmp_path / "x.json").write_text('{"hello": 1}')
     assert cli.main(["validate", str(tmp_path / "x.json")]) == 2
-    assert capsys.readouterr().err.strip().endswith("format must be 'allreduce-schedule/1', got None")
+    assert capsys.readouterr().err.strip().endswith("not an allreduce-schedule/1 file (it has no 'format' key)")
 
 
 def test_the_checkpoint_formats_written_out_are_the_checkpoints_own():
