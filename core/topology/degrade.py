@@ -45,11 +45,11 @@ def check_connected(topology: Topology) -> None:
         return
     t = topology
     lab = t.labels
-    inside = np.zeros(t.n_nodes, dtype=bool)
-    inside[cut] = True
-    # the failed links at the cut-off servers or on the border of their part of the graph
+    # the failed links on the border of the cut-off servers' live parts of the graph: together they cut them off
+    comp = t.components(t.failed)
+    inside = np.isin(comp, comp[cut])
     u, v = t.edges[:, 0], t.edges[:, 1]
-    near = np.flatnonzero(t.failed & (inside[u] | inside[v]))
+    near = np.flatnonzero(t.failed & (inside[u] != inside[v]))
     near = near if len(near) else np.flatnonzero(t.failed)
     names = [f"{int(e)} ({lab[u[e]]}-{lab[v[e]]})" for e in near[:4]]
     more = f" and {len(near) - 4} more" if len(near) > 4 else ""
@@ -60,7 +60,7 @@ def check_connected(topology: Topology) -> None:
         raise DisconnectedError(f"every link of server {lab[x]} is failed ({', '.join(names)}{more}): it is cut off "
                                 f"from the other servers" + (f", and so are {len(cut) - 1} more" if len(cut) > 1 else ""))
     raise DisconnectedError(f"failed links cut off {len(cut)} of {t.n_servers} servers ({shown}) from the others: "
-                            f"no route avoids failed link {', '.join(names)}{more}")
+                            f"no route avoids failed link{'s' if len(near) > 1 else ''} {', '.join(names)}{more}")
 
 
 def link_ids(topology: Topology, text: str, what: str = "links") -> np.ndarray:
