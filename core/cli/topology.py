@@ -46,7 +46,7 @@ def cmd_topology(a: argparse.Namespace) -> int:
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
         failed = any(x["failed"] for x in link_rows)
-        header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + ([""] if failed else [])
+        header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + (["state"] if failed else [])
         bw, lat = (same_decimals([x[k] for x in link_rows]) for k in ("bandwidth_gbps", "latency_us"))
         body = [[str(x["id"]), f"{x['u']}-{x['v']}", str(x["level"]), str(x["capacity"]), bw[i], lat[i]]
                 + (["FAILED" if x["failed"] else ""] if failed else []) for i, x in enumerate(link_rows)]

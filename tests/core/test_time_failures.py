@@ -239,6 +239,7 @@ def test_topology_command_lists_links_and_failures(capsys):
     rows = [line.split() for line in out.splitlines()]
     assert ["0", "s00-sw0.0", "0", "1", "100", "1", "FAILED"] in rows
     assert ["1", "s01-sw0.0", "0", "1", "100", "1"] in rows
+    assert ["link", "u-v", "level", "capacity", "Gbit/s", "µs", "state"] in rows  # the mark's column has a header
 
 
 @pytest.mark.parametrize("argv,needles", [
