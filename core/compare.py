@@ -72,6 +72,7 @@ class Row:
     bounds: dict
     results: dict[str, MethodResult]
     paper: Preset | None
+    merge: bool = True  # the tree DAG the bound is for: merged (the default) or not (--no-merge)
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for)."""
@@ -90,7 +91,7 @@ class Row:
         best = self.best_merged()
         return {
             "name": self.name, "spec": self.spec, "nodes": self.nodes, "edges": self.edges,
-            "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound,
+            "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound, "merge": self.merge,
             "bounds": self.bounds,
             "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
@@ -178,7 +179,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
         results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
                                   _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
     return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
-               paper)
+               paper, base.merge)
 
 
 def _replan_numbers(r: Replan) -> dict:
@@ -246,9 +247,14 @@ def _small_info(info: dict) -> dict:
                                                    "critical_path_rounds")}
 
 
+def bound_label(rows: list[Row]) -> str:
+    """The bound column's name: ``LB(merged)``, or ``LB(unmerged)`` when the rows' tree DAG is not merged."""
+    return "LB(merged)" if all(r.merge for r in rows) else "LB(unmerged)"
+
+
 def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the text/CSV table."""
-    header = ["config", "nodes", "edges", "workloads"] + methods + ["LB(merged)", "best gap",
+    header = ["config", "nodes", "edges", "workloads"] + methods + [bound_label(rows), "best gap",
                                                                     "paper PS", "paper Ring", "paper RL"]
     body = []
     for r in rows:

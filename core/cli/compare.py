@@ -10,8 +10,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (compare, configurations, csv_table, csv_text, default_methods, learned_notes, replan_table,
-                       rows_to_table, time_table)
+from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, learned_notes,
+                       replan_table, rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -79,8 +79,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
     seeded = [m for m in methods if get_method(m).randomized]
     means = f"{' and '.join(seeded)} {'is a mean' if len(seeded) == 1 else 'are means'} over {a.seeds} seeds; " \
         if seeded else ""
-    print(f"rounds; {means}LB(merged) is the lower bound of the merged "
-          f"workload DAG; best gap = best merged method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+    label = bound_label(rows)
+    merged = label == "LB(merged)"
+    print(f"rounds; {means}{label} is the lower bound of the {'merged' if merged else 'unmerged (--no-merge)'} "
+          f"workload DAG; best gap = best {'merged' if merged else 'tree-DAG'} method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
     for line in learned_notes(rows, methods):
         print(line)
     print()

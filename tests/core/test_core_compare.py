@@ -245,3 +245,21 @@ def test_cli_compare_json_and_csv_carry_the_mid_run_event(capsys):
     assert not any("lost" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
     assert cli.main(args[:-2] + ["--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["methods"]["ring"]["replan"] is None
+
+
+def test_cli_compare_names_the_unmerged_bound_with_no_merge(capsys):
+    """With --no-merge the bound is the unmerged tree DAG's (32 workloads on BCube(2,1), not 24): the column,
+    the footnote, the CSV header and the JSON say so (the column read LB(merged))."""
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--no-merge"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert "LB(unmerged)" in header and "LB(merged)" not in header
+    assert "LB(unmerged) is the lower bound of the unmerged (--no-merge) workload DAG" in out
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--no-merge", "--format", "csv"]) == 0
+    assert "LB(unmerged)" in next(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--no-merge", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["merge"] is False and row["workloads"] == 32
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["merge"] is True and row["workloads"] == 24
