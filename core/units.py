@@ -41,6 +41,8 @@ def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, floa
     else:
         m = _NUMBER.match(text) if isinstance(text, str) else None
         if m is None:
+            if isinstance(text, str) and _not_finite(text):  # inf, -inf, nan: the same rule as 1e400's
+                raise UnitError(f"{what} must be a finite number, got {text!r}")
             raise UnitError(f"{what} must be a number{hint}, got {text!r}")
         unit = (m.group(2) or "").lower()
         if unit not in units:
@@ -51,12 +53,20 @@ def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, floa
     return value, factor
 
 
+def _not_finite(text: str) -> bool:
+    """Whether `text` is a float that is not finite (``inf``, ``-Infinity``, ``nan``)."""
+    try:
+        return not math.isfinite(float(text.strip()))
+    except ValueError:
+        return False
+
+
 def parse_size(text: object, what: str = "size") -> int:
     """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0."""
     value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
     size = value * factor
     if size < 1:
-        negative = " (a size cannot be negative)" if math.copysign(1.0, value) < 0 else ""
+        negative = " (a size cannot be negative)" if value < 0 else ""
         raise UnitError(f"{what} must be at least 1 byte{negative}, got {text!r}")
     return int(round(size))
 

@@ -205,7 +205,10 @@ def test_file_errors(tmp_path):
     (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size must be at least 1 byte (a size cannot be negative), "
                                                        "got '-5MB'"]),
     (["compare", "bcube:n=2,k=1", "--size", "-5 MB"], ["--size", "cannot be negative", "'-5 MB'"]),
-    (["schedule", "bcube:n=2,k=1", "--size", "-inf"], ["--size must be a number of bytes", "got '-inf'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-inf"], ["--size must be a finite number, got '-inf'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "inf"], ["--size must be a finite number, got 'inf'"]),  # as 1e400
+    (["schedule", "bcube:n=2,k=1", "--size", "nan"], ["--size must be a finite number, got 'nan'"]),
+    (["schedule", "bcube:n=2,k=1", "--size", "-0"], ["--size must be at least 1 byte, got '-0'"]),  # zero, not negative
     (["schedule", "bcube:n=2,k=1", "--size", "-MB"], ["--size must be a number of bytes", "got '-MB'"]),
     (["schedule", "bcube:n=2,k=1", "--seed", "-1"], ["--seed", "got '-1'"]),
     (["schedule", "bcube:n=2,k=1", "--fail-at", "-2ms:3"], ["--fail-at", "got '-2ms'"]),

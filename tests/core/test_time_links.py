@@ -117,7 +117,7 @@ def test_parse_spec_and_predicted_size_accept_link_options():
 @pytest.mark.parametrize("spec,needles", [
     ("bcube:n=3,k=1,bw=0", ["bw must be > 0", "'0'"]),
     ("bcube:n=3,k=1,bw=-10", ["bw must be > 0", "'-10'"]),
-    ("bcube:n=3,k=1,bw=nan", ["bw must be a number", "'nan'"]),
+    ("bcube:n=3,k=1,bw=nan", ["bw must be a finite number", "'nan'"]),
     ("bcube:n=3,k=1,bw=10Xbps", ["unknown unit", "10Xbps"]),
     ("bcube:n=3,k=1,lat=-1", ["lat must be >= 0", "'-1'"]),
     ("bcube:n=3,k=1,bw=", ["bw must be a number"]),

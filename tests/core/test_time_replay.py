@@ -337,7 +337,7 @@ def test_replay_of_an_edited_file_uses_its_link_properties(tmp_path, capsys):
     (["compare", "bcube:n=3,k=1", "--size=-1GB"], ["at least 1 byte"]),
     (["schedule", "bcube:n=3,k=1,bw=0"], ["bw must be > 0"]),
     (["schedule", "bcube:n=3,k=1,bw=-25"], ["bw must be > 0", "-25"]),
-    (["schedule", "bcube:n=3,k=1,bw=nan"], ["bw must be a number", "nan"]),
+    (["schedule", "bcube:n=3,k=1,bw=nan"], ["bw must be a finite number", "nan"]),
     (["schedule", "bcube:n=3,k=1,lat=5parsec"], ["unknown unit 'parsec'"]),
     (["compare", "bcube:n=3,k=1,bw=1/2/3"], ["3 levels"]),
 ])
