@@ -38,6 +38,9 @@ def schedule_file(path: str, *, force: bool = False) -> dict[str, Any]:
 def file_kind(path: str | Path) -> tuple[str, str] | None:
     """(what the project file at `path` is, which command takes it), or None when it is none of them."""
     p = Path(path)
+    if p.suffix == ".safetensors":
+        return ("a checkpoint's weights", f"give the checkpoint, {p.with_suffix('')}, to schedule --method rl "
+                "--checkpoint or cluster --scheduler topdrl --checkpoint")
     try:
         with p.open("rb") as fh:
             head = fh.read(_HEAD).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
@@ -55,7 +58,20 @@ def file_kind(path: str | Path) -> tuple[str, str] | None:
         return "a CSV cluster trace", f"give it to cluster --trace csv:{path}"
     if {"job_id", "gpu_num", "submit_time"} <= columns:
         return "a Helios cluster trace", f"give it to cluster --trace helios:{path}"
+    for cols, what in _OUTPUT_CSVS:
+        if cols <= columns:
+            return what, _WRITES
     return None
+
+
+_OUTPUT_CSVS = (
+    ({"scheduler", "job_id", "jct_h"}, "cluster's per-job CSV (cluster --jobs-out)"),
+    ({"scheduler", "event", "time_h"}, "cluster's events CSV (cluster --events-out)"),
+    ({"scheduler", "avg_jct_h", "makespan_h"}, "cluster's CSV results (cluster --format csv)"),
+    ({"update", "iteration", "agent", "instance"}, "a training log (a checkpoint's .log.csv)"),
+    ({"config", "workloads", "best gap"}, "compare's CSV results (compare --format csv)"),
+)
+"""Header columns of the project's CSV outputs, each with what it is (checked after the traces)."""
 
 
 def json_kind(data: Any, path: str) -> tuple[str, str] | None:

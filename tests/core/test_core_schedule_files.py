@@ -113,7 +113,11 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
                        "summary.json": ["schedule", "bcube:n=2,k=1", "--format", "json"],
                        "topology.json": ["topology", "bcube:n=2,k=1", "--format", "json"],
                        "cluster.json": ["cluster", "--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=2",
-                                        "--scheduler", "gadget", "--format", "json"]}.items():
+                                        "--scheduler", "gadget", "--format", "json"],
+                       "cluster.csv": ["cluster", "--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=2",
+                                       "--scheduler", "gadget", "--format", "csv", "--jobs-out",
+                                       str(tmp_path / "per_job.csv"), "--events-out", str(tmp_path / "events.csv")],
+                       "compare.csv": ["compare", "bcube:n=2,k=1", "--methods", "ring", "--format", "csv"]}.items():
         assert cli.main(argv) == 0
         (tmp_path / name).write_text(capsys.readouterr().out)
     writes = "allreduce-lab schedule SPEC --out s.json writes one"
@@ -126,6 +130,14 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
             "summary.json": ("schedule's JSON summary (schedule --format json)", writes),
             "topology.json": ("topology's JSON summary (topology --format json)", writes),
             "cluster.json": ("cluster's JSON results (cluster --format json)", writes),
+            "cluster.csv": ("cluster's CSV results (cluster --format csv)", writes),
+            "per_job.csv": ("cluster's per-job CSV (cluster --jobs-out)", writes),
+            "events.csv": ("cluster's events CSV (cluster --events-out)", writes),
+            "compare.csv": ("compare's CSV results (compare --format csv)", writes),
+            "checkpoints/universal.log.csv": ("a training log (a checkpoint's .log.csv)", writes),
+            "checkpoints/universal.safetensors": ("a checkpoint's weights", "give the checkpoint, checkpoints/universal, "
+                                                  "to schedule --method rl --checkpoint or cluster --scheduler topdrl "
+                                                  "--checkpoint"),
             "checkpoints/universal.json": ("an RL checkpoint's sidecar", "give it to schedule --method rl --checkpoint {}"),
             "checkpoints/topdrl/topdrl.json": ("a TopDRL checkpoint's sidecar",
                                                "give it to cluster --scheduler topdrl --checkpoint {}")}
