@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..guard import check, estimate_describe
-from ..topology import size_of
+from ..topology import changes, size_of
 from .common import FORCE_HELP, add_network_options, print_table, read_network, same_decimals
 
 
@@ -23,11 +23,13 @@ def register(sub) -> None:
 
 def cmd_topology(a: argparse.Namespace) -> int:
     """Print the size and degree summary of a topology (and its links with --links)."""
-    _, t = read_network(a, a.spec)
+    base, t = read_network(a, a.spec)
     check(estimate_describe(size_of(t)), force=a.force)
     s = t.summary()
+    was = {e: old for e, old, _ in changes(base, t)["slowed"]}  # links --slow-links slowed: Gbit/s before
     link_rows = [{"id": e, "u": t.labels[u], "v": t.labels[v], "level": int(lev), "capacity": int(c),
               "bandwidth_gbps": float(bw), "latency_us": float(lat), "failed": bool(f)}
+             | ({"slowed_from_gbps": was[e]} if e in was else {})
              for e, ((u, v), lev, c, bw, lat, f) in enumerate(zip(t.edges.tolist(), t.edge_level, t.capacity,
                                                                   t.bandwidth, t.latency, t.failed))]
     if a.format == "json":
@@ -45,10 +47,17 @@ def cmd_topology(a: argparse.Namespace) -> int:
     print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
-        failed = any(x["failed"] for x in link_rows)
-        header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + (["state"] if failed else [])
+        marked = any(x["failed"] for x in link_rows) or bool(was)
+        header = ["  link", "u-v", "level", "capacity", "Gbit/s", "µs"] + (["state"] if marked else [])
         bw, lat = (same_decimals([x[k] for x in link_rows]) for k in ("bandwidth_gbps", "latency_us"))
         body = [[str(x["id"]), f"{x['u']}-{x['v']}", str(x["level"]), str(x["capacity"]), bw[i], lat[i]]
-                + (["FAILED" if x["failed"] else ""] if failed else []) for i, x in enumerate(link_rows)]
+                + ([_state(x)] if marked else []) for i, x in enumerate(link_rows)]
         print_table(header, body, (1, 6))  # names and the failure mark flush left, numbers right
     return 0
+
+
+def _state(link: dict) -> str:
+    """The state column of one link row: FAILED, slowed (from its Gbit/s before --slow-links), or empty."""
+    if link["failed"]:
+        return "FAILED"
+    return f"slowed from {link['slowed_from_gbps']:g}" if "slowed_from_gbps" in link else ""

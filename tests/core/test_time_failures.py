@@ -240,6 +240,14 @@ def test_topology_command_lists_links_and_failures(capsys):
     assert ["0", "s00-sw0.0", "0", "1", "100", "1", "FAILED"] in rows
     assert ["1", "s01-sw0.0", "0", "1", "100", "1"] in rows
     assert ["link", "u-v", "level", "capacity", "Gbit/s", "µs", "state"] in rows  # the mark's column has a header
+    # a link --slow-links slowed is marked with its bandwidth before (it had no mark); JSON says it too
+    code, out, _ = run_cli(capsys, "topology", "bcube:n=3,k=1", "--links", "--slow-links", "1:25")
+    rows = [line.split() for line in out.splitlines()]
+    assert code == 0 and ["1", "s01-sw0.0", "0", "1", "25", "1", "slowed", "from", "100"] in rows
+    assert ["2", "s02-sw0.0", "0", "1", "100", "1"] in rows
+    code, out, _ = run_cli(capsys, "topology", "bcube:n=3,k=1", "--links", "--slow-links", "1:25", "--format", "json")
+    links = json.loads(out)["links"]
+    assert links[1]["slowed_from_gbps"] == 100.0 and "slowed_from_gbps" not in links[2]
 
 
 @pytest.mark.parametrize("argv,needles", [
