@@ -82,12 +82,11 @@ class LinkEvent:
                                 f"got {when!r}")
         at_round = int(m.group(1)) if m.group(1) is not None else None
         at_s = None if at_round is not None else float(m.group(2)) * _SECONDS[m.group(3)]
-        failed = np.flatnonzero(failed_mask(topology, fail, what) & ~topology.failed) if fail else []
+        dead = failed_mask(topology, fail, what) if fail else topology.failed  # failed before or at the event
+        failed = np.flatnonzero(dead & ~topology.failed)
         slowed = []
-        if slow:
+        if slow:  # slowing a dead link changes nothing
             bw = slowed_bandwidth(topology, slow, what)
-            dead = topology.failed.copy()
-            dead[np.asarray(failed, dtype=np.int64)] = True  # slowing a failed link (or one failing now) changes nothing
             slowed = [(int(e), float(bw[e])) for e in np.flatnonzero((bw != topology.bandwidth) & ~dead).tolist()]
         if not len(failed) and not slowed:
             raise TopologyError(f"{what}: the event changes no link (already failed, or the same bandwidth)")

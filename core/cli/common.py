@@ -155,7 +155,7 @@ def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | Non
          "already failed before the run" if mid_run else f"already failed in {t.spec}",
          "nothing changes for {it}" + (" (the others fail as asked)" if mid_run else ""))
     if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
-        dead = t.failed if mid_run else failed_mask(t, fail_links) if fail_links else t.failed
+        dead = failed_mask(t, fail_links, fail_opt) if fail_links else t.failed  # as LinkEvent.parse has it
         note(slow_opt, [int(e) for e in (slowed_bandwidth(t, slow_links, slow_opt) != t.bandwidth).nonzero()[0]
                         if dead[e]], "failed", "slowing {it} changes nothing")
 

@@ -358,6 +358,10 @@ def test_a_mid_run_failure_naming_failed_links_notes_them(capsys, tmp_path, comm
     code, out, err = run("--slow-at", "1us:0:x0.5")
     assert code == 2 and err.strip() == ("allreduce-lab: error: --slow-at: the event changes no link (already failed, "
                                          "or the same bandwidth)")
+    # a link the same event fails is dead too: left out of the slowed links, with the same note
+    code, out, err = run("--fail-at", "1us:2", "--slow-at", "1us:2:x0.5,1:x0.5",
+                         *(["--method", "ring"] if command == "schedule" else []))
+    assert code == 0 and err.strip() == "note: --slow-at: link 2 (L2-T) is failed; slowing it changes nothing"
 
 
 def test_an_event_never_slows_a_failed_link():
