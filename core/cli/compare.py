@@ -15,8 +15,8 @@ from ..compare import (bound_label, compare, configurations, csv_table, csv_text
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
-from .common import (METHOD_OPTIONS, Given, add_network_options, and_list, add_schedule_options, add_size_option, config, event_texts, guard,
-                     ignored_note, method_reads, note_failed_again, parse_event, print_table)
+from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, and_list, config,
+                     event_texts, guard, ignored_note, method_reads, note_failed_again, parse_event, print_table)
 
 
 def register(sub) -> None:
@@ -82,7 +82,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
     label = bound_label(rows)
     merged = label == "LB(merged)"
     print(f"rounds; {means}{label} is the lower bound of the {'merged' if merged else 'unmerged (--no-merge)'} "
-          f"workload DAG; best gap = best {'merged' if merged else 'tree-DAG'} method vs LB" + ("; * = not proven optimal" if "optimal" in methods else ""))
+          f"workload DAG; best gap = best {'merged' if merged else 'tree-DAG'} method vs LB"
+          + ("; * = not proven optimal" if "optimal" in methods else ""))
     for line in learned_notes(rows, methods):
         print(line)
     print()

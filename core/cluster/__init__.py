@@ -9,15 +9,15 @@ per-link shares) and `summarize` (metrics). See docs/cluster.md.
 from .cluster import Cluster, make_cluster
 from .comm import CommModel
 from .jobs import Trace, TraceError, check_fits
-from .metrics import (DECIMALS, METRICS, SHARES, events_table, gantt_rows, jobs_table, link_contention, metric_text, running_at,
-                      snapshot, summarize)
+from .metrics import (DECIMALS, METRICS, SHARES, events_table, gantt_rows, jobs_table, link_contention, metric_text,
+                      running_at, snapshot, summarize)
 from .models import MODELS, get_model
 from .schedulers import ALL, HEURISTICS, OURS_BASELINE, expand_names, make_scheduler, parse_name
 from .sim import Result, Segment, simulate
 from .traces import load_trace, synthetic, write_csv_trace
 
-__all__ = ["Cluster", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS", "metric_text", "events_table",
-           "gantt_rows", "jobs_table", "snapshot",
+__all__ = ["Cluster", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS",
+           "metric_text", "events_table", "gantt_rows", "jobs_table", "snapshot",
            "link_contention", "running_at", "summarize", "MODELS", "get_model", "ALL", "HEURISTICS", "OURS_BASELINE",
            "expand_names", "make_scheduler", "parse_name", "Result", "Segment", "simulate", "load_trace", "synthetic",
            "write_csv_trace", "run_schedulers"]
