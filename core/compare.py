@@ -15,7 +15,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
-from .seconds import time_report
+from .seconds import latency_dominated, latency_note, time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
 from .workloads import build_dag
@@ -236,6 +236,17 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
                     + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
                     + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}"] + _gaps(a))
     return header, body
+
+
+def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
+    """One line per configuration where some method's async time is latency-dominated (`core.seconds.latency_note`):
+    those methods and the bounds."""
+    lines = []
+    for r in rows:
+        hit = [(m, res.time) for _, m, res in _with([r], methods, "time") if latency_dominated(res.time)]
+        if hit:
+            lines.append(f"{r.name} {', '.join(m for m, _ in hit)}: {latency_note([t for _, t in hit])}")
+    return lines
 
 
 def _small_info(info: dict) -> dict:

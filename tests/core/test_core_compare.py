@@ -294,3 +294,23 @@ def test_cli_compare_names_the_unmerged_bound_with_no_merge(capsys):
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["merge"] is True and row["workloads"] == 24
+
+
+def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
+    """At 1 KB a gap of ~50,000% to the bandwidth bound had no hint: the DAG's latency bound (8 µs on BCube(3,1),
+    every path 2 hops of 1 µs along the longest chain) exceeds the bandwidth bound (2(n-1)/n · M / B = 0.0711 µs),
+    and compare's and schedule's text say the time is latency-dominated, naming both; at 100 MB they do not."""
+    from core.seconds import latency_dominated
+
+    argv = ["compare", "bcube:n=3,k=1", "--methods", "ps,critical-path", "--seeds", "1"]
+    assert cli.main(argv + ["--size", "1KB"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if "latency-dominated" in x]
+    assert line.startswith("bcube:n=3,k=1 ps, critical-path: latency-dominated: latency bound 8 µs > bandwidth "
+                           "bound 0.0711 µs")
+    assert cli.main(argv) == 0
+    assert "latency-dominated" not in capsys.readouterr().out
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--size", "1KB"]) == 0
+    assert "    latency-dominated: latency bound 8 µs > bandwidth bound 0.0711 µs" in capsys.readouterr().out
+    s = schedule("bcube:n=3,k=1", "critical-path")
+    assert latency_dominated(time_report(s.dag, s.rounds, 1e3)) and not latency_dominated(time_report(s.dag, s.rounds, 1e8))
