@@ -1,6 +1,6 @@
-"""Why `rl-sample` misses critical-path on one topology: ties, sampling reach, critical-path's own luck, link starvation.
+"""Why the learned scheduler misses critical-path on a topology: ties, sampling, luck, link starvation.
 
-Written for the generalization set's one miss (DCell(2,2), docs/rl.md "The DCell(2,2) miss"),
+Written for the generalization set's one miss (DCell(2,2), docs/rl.md §3 "The confirmation set and the DCell(2,2) miss"),
 usable on any topology spec. It prints, for the universal checkpoint (or --checkpoint):
 - round sizes of critical-path and `rl`, and how many lower-agent steps of `rl` had a tie;
 - the best of --draws sampled rollouts at each temperature of --temperatures (rl-sample's seeding);
@@ -56,9 +56,11 @@ def main() -> None:
     ap.add_argument("spec", nargs="?", default="dcell:n=2,k=2")
     ap.add_argument("--chunks", type=int, default=1)
     ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
-    ap.add_argument("--draws", type=int, default=24, help="sampled rollouts per temperature, random orders for critical-path")
+    ap.add_argument("--draws", type=int, default=24,
+                    help="sampled rollouts per temperature; random tie orders for critical-path")
     ap.add_argument("--temperatures", default="0.05,0.2,0.5,1,2,4")
-    ap.add_argument("--heavy", type=float, default=0.9, help="heavy links: load / capacity >= this share of the largest")
+    ap.add_argument("--heavy", type=float, default=0.9,
+                    help="heavy links: load / capacity >= this share of the largest")
     a = ap.parse_args()
     t0, c0 = time.perf_counter(), time.process_time()
     topo = make_topology(a.spec)
@@ -70,7 +72,8 @@ def main() -> None:
     print(f"critical-path round sizes: {[len(r) for r in cp.rounds]}")
     print(f"rl round sizes:            {[len(r) for r in rl.rounds]}")
     s = rl.trace["summary"]
-    print(f"rl steps with a tie for the top score: {s['steps_with_ties']} of {s['steps']} (largest tie {s['largest_tie']})")
+    print(f"rl steps with a tie for the top score: {s['steps_with_ties']} of {s['steps']} "
+          f"(largest tie {s['largest_tie']})")
     policy, _ = load_checkpoint(a.checkpoint)
     obs = Observer(dag)
     for t in [float(x) for x in a.temperatures.split(",")]:
