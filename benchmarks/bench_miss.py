@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from core.bounds import lower_bounds
 from core.engine import Engine, list_schedule
 from core.methods import run_method
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
@@ -68,7 +69,8 @@ def main() -> None:
     cp = run_method("critical-path", topo, cfg)
     rl = run_method("rl", topo, cfg)
     dag = rl.dag
-    print(f"{a.spec} chunks={a.chunks}: {dag.n} workloads; critical-path {cp.n_rounds}, rl {rl.n_rounds}")
+    print(f"{a.spec} chunks={a.chunks}: {dag.n} workloads; critical-path {cp.n_rounds}, rl {rl.n_rounds}; "
+          f"lower bounds {lower_bounds(dag).as_dict()}")
     print(f"critical-path round sizes: {[len(r) for r in cp.rounds]}")
     print(f"rl round sizes:            {[len(r) for r in rl.rounds]}")
     s = rl.trace["summary"]
