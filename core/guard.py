@@ -55,7 +55,8 @@ S_HEAD = 8e-8
 # 4.0-4.8 ns CPU per class and estimated round on leaf-spine (24..40 leaves of 16) and fat-tree k=10..14
 # (fat-tree k=14: 141.7 s CPU, 23.1 s estimated by the per-link term alone); 7 ns keeps the estimate above
 # the measured CPU by 1.2-1.8x. Merged trees (critical-path, greedy) on the same families were 0.75-0.95x
-# without it, 1.3-1.6x with it. BCube and DCell have few classes per link (S fanin): the per-link term rules.
+# without it, 1.3-1.9x with it; Jellyfish PS 5-7x optimistic without, 1.3-2.4x with (its rounds are
+# overestimated). BCube and DCell have few classes per link (S fanin): the per-link term rules.
 S_CLASS = {"tree": 7e-9, "plain": 7e-9, "ring": 0.0}
 B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
 S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)

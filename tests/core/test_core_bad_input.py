@@ -432,16 +432,20 @@ def test_guard_refuses_the_issue_sizes_and_names_estimate_and_limit(monkeypatch)
 # the switch-centric families"); the rounds walk every route class (S (S-1) server pairs) on these families
 PS_SWITCH_CENTRIC_CPU = {"leafspine:leaves=24,spines=4,servers=16": 7.0, "leafspine:leaves=32,spines=4,servers=16": 18.1,
                          "leafspine:leaves=40,spines=4,servers=16": 38.3, "leafspine:leaves=8,spines=8,servers=32": 4.5,
-                         "fattree:k=10": 4.5, "fattree:k=12": 24.1, "fattree:k=14": 141.7}
+                         "fattree:k=10": 4.5, "fattree:k=12": 24.1, "fattree:k=14": 141.7,
+                         "jellyfish:switches=100,ports=8,switch_ports=4": 8.8,
+                         "jellyfish:switches=150,ports=8,switch_ports=4": 15.5}
 
 
 @pytest.mark.parametrize("spec", sorted(PS_SWITCH_CENTRIC_CPU))
-def test_guard_plain_ps_time_on_fat_tree_and_leaf_spine_is_a_fence(spec):
+def test_guard_plain_ps_time_on_switch_centric_families_is_a_fence(spec):
     from core.guard import estimate_schedule
     from core.topology import spec_size
     cpu = PS_SWITCH_CENTRIC_CPU[spec]
-    # above the measured CPU (it was 3.3 s for 38.3 s, 23.1 s for 141.7 s) and within 2x of it
-    assert cpu < estimate_schedule(spec_size(spec), "plain").seconds < 2.0 * cpu, spec
+    # above the measured CPU (it was 3.3 s for 38.3 s, 23.1 s for 141.7 s) and within 2x of it; Jellyfish's
+    # rounds are overestimated ~1.5x, so its estimate runs up to 2.4x
+    top = 2.5 if spec.startswith("jellyfish") else 2.0
+    assert cpu < estimate_schedule(spec_size(spec), "plain").seconds < top * cpu, spec
 
 
 def test_guard_refuses_plain_ps_on_large_fat_trees_and_leaf_spines(capsys, monkeypatch):
