@@ -15,7 +15,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
-from .seconds import time_report
+from .seconds import latency_dominated, latency_note, time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
 from .workloads import build_dag
@@ -23,7 +23,7 @@ from .workloads import build_dag
 
 GAP_COLUMNS = ["gap BW bound", "gap own bound"]
 """The seconds table's gaps of a method's async time: to the bandwidth bound of any AllReduce, and to the best
-bound of the method's own DAG."""
+bound of the method's own DAG (the CSV's headers add the unit: ``gap BW bound (%)``)."""
 
 
 def default_methods() -> tuple[str, ...]:
@@ -238,6 +238,17 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
     return header, body
 
 
+def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
+    """One line per configuration where some method's async time is latency-dominated (`core.seconds.latency_note`):
+    those methods and the bounds."""
+    lines = []
+    for r in rows:
+        hit = [(m, res.time) for _, m, res in _with([r], methods, "time") if latency_dominated(res.time)]
+        if hit:
+            lines.append(f"{r.name} {', '.join(m for m, _ in hit)}: {latency_note([t for _, t in hit])}")
+    return lines
+
+
 def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
@@ -252,28 +263,37 @@ def bound_label(rows: list[Row]) -> str:
     return "LB(merged)" if all(r.merge for r in rows) else "LB(unmerged)"
 
 
-def rows_to_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the text/CSV table."""
-    header = ["config", "nodes", "edges", "workloads"] + methods + [bound_label(rows), "best gap",
+def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the rounds table: as the text prints it (``12.5%``, ``-`` and ``n/a`` where missing, ``*``
+    after an optimum not proven), or with `numeric` as the CSV writes it: numbers only (``best gap (%)``), empty
+    cells where missing (whether an optimum is proven is in `optimal_columns`)."""
+    header = ["config", "nodes", "edges", "workloads"] + methods + [bound_label(rows),
+                                                                    "best gap (%)" if numeric else "best gap",
                                                                     "paper PS", "paper Ring", "paper RL"]
+    missing = "" if numeric else "n/a"
     body = []
     for r in rows:
         cells = [r.name, str(r.nodes), str(r.edges), str(r.workloads)]
         for m in methods:
             res = r.results.get(m)  # absent: it could not run there (the dashboard keeps only those that ran)
             if res is None or res.rounds is None:
-                cells.append("n/a")
+                cells.append(missing)
                 continue
             txt = f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"
-            if "proven_optimal" in res.info and not res.info["proven_optimal"]:
+            if not numeric and "proven_optimal" in res.info and not res.info["proven_optimal"]:
                 txt += "*"
             cells.append(txt)
         best = r.best_merged()
-        cells += [str(r.lower_bound), f"{100 * gap(best.rounds, r.lower_bound):.1f}%" if best else "-"]
+        cells += [str(r.lower_bound), _percent(gap(best.rounds, r.lower_bound), numeric) if best else _num(None, numeric)]
         p = r.paper
-        cells += [_num(p.paper_ps if p else None), _num(p.paper_ring if p else None), _num(p.paper_rl if p else None)]
+        cells += [_num(getattr(p, f) if p else None, numeric) for f in ("paper_ps", "paper_ring", "paper_rl")]
         body.append(cells)
     return header, body
+
+
+def _percent(fraction: float, numeric: bool) -> str:
+    """A fraction as the text prints it (``12.5%``) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
+    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:.1f}%"
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
@@ -293,6 +313,14 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
         if parts:
             lines.append(f"{r.name}: " + "; ".join(parts))
     return lines
+
+
+def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of whether each exact method (CP-SAT) proved its rounds
+    optimal, for the CSV (the text's ``*``): ``<method> proven optimal`` yes/no, empty where it did not run."""
+    exact = [m for m in methods if get_method(m).solver == "cp-sat"]
+    body = [[_yes(_part(r, m, "info").get("proven_optimal")) for m in exact] for r in rows]
+    return [f"{m} proven optimal" for m in exact], body
 
 
 def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -318,10 +346,10 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
     """Header and cells (one line per configuration) of the seconds table for the CSV: the message size in
     bytes, then per method its sync and async milliseconds and the async replay's algbw and busbw in GB/s
     (1e9 B/s; means over seeds for a seeded method), 6 and 4 significant digits, and the seconds table's gaps
-    of the async time to the bandwidth bound and to its own DAG's best bound (as there: 12.3%); empty where it
-    did not run."""
-    header = ["M bytes"] + [f"{m} {what}" for m in methods
-                            for what in [f"{mode} ms" for mode in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS]
+    of the async time to the bandwidth bound and to its own DAG's best bound (percent numbers, 6 significant
+    digits: 12.3 under ``gap BW bound (%)``); empty where it did not run."""
+    header = ["M bytes"] + [f"{m} {what}" for m in methods for what in [f"{mode} ms" for mode in MODES]
+                            + ["algbw GB/s", "busbw GB/s"] + [f"{g} (%)" for g in GAP_COLUMNS]]
     body = []
     for r in rows:
         cells = [str(int(size))]
@@ -332,22 +360,25 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
                 continue
             a = t["async"]
             cells += [f"{t[mode]['time_s'] * 1e3:.6g}" for mode in MODES]
-            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"] + _gaps(a)
+            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"] + _gaps(a, numeric=True)
         body.append(cells)
     return header, body
 
 
-def _gaps(replay: dict) -> list[str]:
-    """The cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound."""
-    return [f"{100 * replay['gap']['bandwidth']:.1f}%", f"{100 * replay['gap']['best']:.1f}%"]
+def _gaps(replay: dict, numeric: bool = False) -> list[str]:
+    """The cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound, as the
+    text prints them or, with `numeric`, as the CSV writes them (`_percent`)."""
+    return [_percent(replay["gap"][k], numeric) for k in ("bandwidth", "best")]
 
 
 def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
-    the rounds table (`rows_to_table`), what each learned method ran (`learned_columns`), the seconds table
-    (`time_columns`) and, with a mid-run `event`, its numbers (`replan_columns`)."""
-    header, body = rows_to_table(rows, methods)
-    parts = [learned_columns(rows, methods), time_columns(rows, methods, size)]
+    the rounds table in numbers (`rows_to_table`), what each learned method ran (`learned_columns`), whether
+    each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`)
+    and, with a mid-run `event`, its numbers (`replan_columns`). Every number is a plain number (percent in
+    a header's ``(%)``), every missing value an empty cell."""
+    header, body = rows_to_table(rows, methods, numeric=True)
+    parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size)]
     for head, cells in parts + ([replan_columns(rows, methods)] if event else []):
         header = header + head
         body = [row + more for row, more in zip(body, cells)]
@@ -387,5 +418,6 @@ def _yes(flag: bool | None) -> str:
     return "" if flag is None else ("yes" if flag else "no")
 
 
-def _num(x: float | None) -> str:
-    return "-" if x is None else f"{x:.1f}"
+def _num(x: float | None, numeric: bool = False) -> str:
+    """A paper's number as printed (one decimal); missing: ``-`` in the text, empty in the CSV."""
+    return ("" if numeric else "-") if x is None else f"{x:.1f}"

@@ -37,13 +37,16 @@ S_ROUTE = 3e-8            # seconds per route element above
 B_DAG = {"tree": 40, "plain": 20, "ring": 40}  # bytes per workload path node and per prefix entry (DAG +
 #   schedule; int32 ids since issue 13; the plain PS DAG keeps links and relations only, int32 row pointers:
 #   BCube(12,2) 1254 MiB / 62.7 M units, BCube(14,2) 2871 MiB / 160 M units, whole process, docs/scale.md)
-S_DAG = 2.5e-7            # seconds per workload path node and per prefix entry (building the DAG)
+S_DAG = {"tree": 2.5e-7, "plain": 4e-8, "ring": 2.5e-7}  # seconds per workload path node and per prefix entry
+#   (building the DAG; the plain DAG is built in one compiled pass: BCube(16,2) 9.8-12.7 s with routes, docs/scale.md)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
 # list scheduling (docs/scale.md): per workload (queues, commit, the registry's check), and per
 # (directed link, round) for the walk over route-class heads (measured ~2.6 heads per link);
-# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG; plain PS on BCube(16,2): 94.4 M
-# workloads, 11690 rounds, 192.5 s CPU in all (estimated 254 s), BCube(14,2) 102.6 s (estimated 112 s)
-S_SCHED = {"tree": 1.5e-6, "plain": 1.2e-6, "ring": 1.5e-6}
+# BCube(16,2): 33.5 M workloads, 7680 rounds, 43-55 s CPU with the DAG. Plain PS, fitted to
+# `python benchmarks/bench_guard.py measure bcube:n=12,k=2:ps bcube:n=14,k=2:ps bcube:n=16,k=2:ps` (CPU s of the
+# whole run, since the prefetch step of docs/scale.md): 13.2, 38.6 and 96.6 s for 16.4 M, 41.9 M and 94.4 M
+# workloads, estimated 20.2, 51.5 and 115.9 s (1.2-1.5x; before this fit 44, 113 and 254 s, 2.6-3.4x)
+S_SCHED = {"tree": 1.5e-6, "plain": 5.4e-7, "ring": 1.5e-6}
 S_HEAD = 8e-8
 B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
 S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)
@@ -164,7 +167,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     w, q = dag_counts(size, kind, chunks)
     rounds = rounds_estimate(size, kind, w, chunks)
     dag = Estimate("dag", B_DAG[kind] * (w * seg + q),
-                   S_DAG * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
+                   S_DAG[kind] * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
                    + S_HEAD * 2 * e * rounds, w)
     total = estimate_topology(size) + route + dag
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .bounds import gap, time_bounds
 from .timing import MODES, replay_modes
+from .units import format_seconds
 from .workloads import WorkloadDAG
 
 
@@ -39,3 +40,20 @@ def link_summary(dag: WorkloadDAG) -> dict[str, Any]:
     return {"bandwidth_gbps": [float(t.bandwidth.min()), float(t.bandwidth.max())],
             "latency_us": [float(t.latency.min()), float(t.latency.max())],
             "failed": int(t.failed.sum())}
+
+
+def latency_dominated(report: dict[str, Any]) -> bool:
+    """True when a time report's latency bound (path latencies along the DAG's longest chain) exceeds its bandwidth
+    bound (the bytes over the servers' bandwidth): latency alone outweighs the bytes, as for small messages."""
+    b = report["bounds"]
+    return b["latency"] > b["bandwidth"]
+
+
+def latency_note(reports: Sequence[dict[str, Any]]) -> str:
+    """The note for latency-dominated time reports (`latency_dominated`; e.g. several methods on one topology and
+    size): their latency and bandwidth bounds, and why the gap to the bandwidth bound is large."""
+    def span(key: str) -> str:
+        lo, hi = (format_seconds(f(r["bounds"][key] for r in reports)) for f in (min, max))
+        return lo if lo == hi else f"{lo}-{hi}"
+    return (f"latency-dominated: latency bound {span('latency')} > bandwidth bound {span('bandwidth')}, so the time is "
+            "mostly per-hop latency and its gap to the bandwidth bound (which leaves latency out) is large")

@@ -102,6 +102,10 @@ def topology_picker() -> Source:
                                    "\"links\": [[u, v], ...]}.")
         if up is not None:
             candidate = Source(f"upload:{up.name}", up.name, up.getvalue())
+        elif good_source().family == "upload":  # the file box empties on a page switch; the file stays in use
+            sb.caption(f"In use: **{good_source().name}**, uploaded earlier. Upload a file to replace it.")
+            sb.button("Clear upload", key="upload.clear", on_click=_clear_upload,
+                      help=f"stop using the uploaded file; show {DEFAULT_SOURCE.name} instead")
         else:
             sb.caption("Upload a file to replace the topology shown.")
     good = good_source()
@@ -122,6 +126,10 @@ def topology_picker() -> Source:
             st.session_state["good_source"] = good
     sb.caption(f"Showing **{good.name}** (topologies up to {MAX_NODES} nodes).")
     return good
+
+
+def _clear_upload() -> None:
+    st.session_state["good_source"] = DEFAULT_SOURCE
 
 
 def _with_link_options(sb: Any, source: Source) -> Source | str:

@@ -18,6 +18,7 @@ import streamlit as st
 
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
+from core.seconds import latency_dominated, latency_note
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -137,6 +138,8 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "
              f"algbw {m['algbw_Bps'] / 1e9:.2f} GB/s")
     notes = [f"vs bound {labels.seconds(bounds['best'])} ({best.replace('_', ' ')})", f"{pb.stats['rounds']} rounds"]
+    if latency_dominated(rep):  # a small message: a huge gap to the bandwidth bound says so (core.seconds)
+        notes.append(latency_note([rep]))
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 

@@ -13,6 +13,7 @@ from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
+from ..seconds import latency_dominated, latency_note
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
 from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
@@ -232,6 +233,8 @@ def time_lines(rep: dict) -> list[str]:
                          f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
     lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    if latency_dominated(rep):
+        lines.append(f"    {latency_note([rep])}")
     return lines
 
 

@@ -10,8 +10,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, learned_notes,
-                       replan_table, rows_to_table, time_table)
+from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, latency_notes,
+                       learned_notes, replan_table, rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -92,6 +92,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
     print(f"seconds for M = {format_size(size)}{over}; algbw and busbw of the async "
           f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
           f"AllReduce) and to the best bound of the method's own DAG")
+    for line in latency_notes(rows, methods):
+        print(line)
     if event is not None:
         print()
         print_table(*replan_table(rows, methods), 2)

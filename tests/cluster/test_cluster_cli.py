@@ -116,7 +116,7 @@ def test_cluster_names_the_given_options_its_schedulers_ignore(capsys, extra, no
 
 
 @pytest.mark.parametrize("name", ["fifo+first-fit", "sjf+load-balance", "las+closest", "sjf+timed", "gadget", "ours",
-                                  "fifo+random"])
+                                  "fifo+random", "topdrl"])
 def test_a_scheduler_reads_the_seed_exactly_when_it_says_so(name):
     """`schedulers.options` is what the note trusts: a scheduler that does not list ``seed`` runs the same
     under any seed; one that does gives another result for some seed."""

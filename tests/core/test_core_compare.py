@@ -176,11 +176,11 @@ def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
         assert cli.main(argv + ["--size", size]) == 0
         tables[size] = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     header, *body = tables["1GB"]
-    assert header[:11] == ["config", "nodes", "edges", "workloads", "critical-path", "ring", "LB(merged)", "best gap",
-                           "paper PS", "paper Ring", "paper RL"]
+    assert header[:11] == ["config", "nodes", "edges", "workloads", "critical-path", "ring", "LB(merged)",
+                           "best gap (%)", "paper PS", "paper Ring", "paper RL"]
     assert header[11:] == ["M bytes"] + [f"{m} {x}" for m in ("critical-path", "ring")
-                                         for x in ("sync ms", "async ms", "algbw GB/s", "busbw GB/s", "gap BW bound",
-                                                   "gap own bound")]
+                                         for x in ("sync ms", "async ms", "algbw GB/s", "busbw GB/s", "gap BW bound (%)",
+                                                   "gap own bound (%)")]
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
     for spec, row in zip(("bcube:n=2,k=1", "fattree:k=2"), body):
         got = dict(zip(header, row))
@@ -191,8 +191,8 @@ def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
         assert float(got["ring async ms"]) == pytest.approx(rep["async"]["time_s"] * 1e3, rel=1e-5)
         assert float(got["ring algbw GB/s"]) == pytest.approx(rep["async"]["algbw_Bps"] / 1e9, rel=1e-3)
         assert float(got["ring busbw GB/s"]) == pytest.approx(rep["async"]["busbw_Bps"] / 1e9, rel=1e-3)
-        assert got["ring gap BW bound"] == f"{100 * rep['async']['gap']['bandwidth']:.1f}%"
-        assert got["ring gap own bound"] == f"{100 * rep['async']['gap']['best']:.1f}%"
+        assert float(got["ring gap BW bound (%)"]) == pytest.approx(100 * rep["async"]["gap"]["bandwidth"], rel=1e-5)
+        assert float(got["ring gap own bound (%)"]) == pytest.approx(100 * rep["async"]["gap"]["best"], abs=1e-4)
     small = dict(zip(*tables["1MB"][:2]))
     assert small["M bytes"] == "1000000" and float(small["ring async ms"]) < float(body[0][header.index("ring async ms")])
 
@@ -208,7 +208,38 @@ def test_cli_compare_csv_has_every_column_of_the_text_seconds_table(capsys):
     for line in text[head + 1:head + 3]:
         cells = line.split()
         method, bw_gap, own_gap = cells[1], cells[-2], cells[-1]
-        assert (got[f"{method} gap BW bound"], got[f"{method} gap own bound"]) == (bw_gap, own_gap)
+        assert bw_gap.endswith("%") and own_gap.endswith("%")  # the text keeps its 12.5%
+        assert float(got[f"{method} gap BW bound (%)"]) == pytest.approx(float(bw_gap[:-1]), abs=0.05)
+        assert float(got[f"{method} gap own bound (%)"]) == pytest.approx(float(own_gap[:-1]), abs=0.05)
+
+
+def test_the_csv_is_numbers_that_pandas_reads_as_numbers_with_missing_cells_empty():
+    """Gaps are percent numbers under a header naming the unit (they were text like 12.5%), a missing value is an
+    empty cell (it was - or n/a), and an optimum not proven is a yes/no column (the text's * made the rounds
+    text): pandas reads every gap, rounds and paper column as floats, missing as NaN."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from core.compare import compare_topology, csv_table, csv_text
+    from core.topology import make_topology
+
+    methods = ["ps", "critical-path", "optimal"]
+    row = compare_topology(make_topology("bcube:n=2,k=1"), methods, seeds=1, size=1000)
+    only_ps = replace(row, name="only ps", results={"ps": row.results["ps"]})
+    frame = pd.read_csv(io.StringIO(csv_text(*csv_table([row, only_ps], methods, 1000))))
+    numeric = ["critical-path", "optimal", "best gap (%)", "paper PS", "paper RL"] + [
+        f"{m} {g} (%)" for m in methods for g in ("gap BW bound", "gap own bound")]
+    for col in numeric:
+        assert pd.api.types.is_numeric_dtype(frame[col]), (col, frame[col].tolist())
+    assert frame["paper PS"].isna().all() and pd.isna(frame.loc[1, "best gap (%)"])
+    assert pd.isna(frame.loc[1, "critical-path"]) and pd.isna(frame.loc[1, "critical-path gap BW bound (%)"])
+    assert frame.loc[0, "best gap (%)"] == pytest.approx(100 * (4 / row.lower_bound - 1))
+    t = row.results["ps"].time["async"]
+    assert frame.loc[0, "ps gap BW bound (%)"] == pytest.approx(100 * t["gap"]["bandwidth"], rel=1e-5)
+    assert frame.loc[0, "ps gap own bound (%)"] == pytest.approx(100 * t["gap"]["best"], rel=1e-5)
+    assert list(frame["optimal proven optimal"].fillna("")) == ["yes", ""]
+    assert "best gap" not in frame.columns and "ps gap BW bound" not in frame.columns
 
 
 def test_learned_columns_are_empty_where_the_method_could_not_run():
@@ -263,3 +294,23 @@ def test_cli_compare_names_the_unmerged_bound_with_no_merge(capsys):
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["merge"] is True and row["workloads"] == 24
+
+
+def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
+    """At 1 KB a gap of ~50,000% to the bandwidth bound had no hint: the DAG's latency bound (8 µs on BCube(3,1),
+    every path 2 hops of 1 µs along the longest chain) exceeds the bandwidth bound (2(n-1)/n · M / B = 0.0711 µs),
+    and compare's and schedule's text say the time is latency-dominated, naming both; at 100 MB they do not."""
+    from core.seconds import latency_dominated
+
+    argv = ["compare", "bcube:n=3,k=1", "--methods", "ps,critical-path", "--seeds", "1"]
+    assert cli.main(argv + ["--size", "1KB"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if "latency-dominated" in x]
+    assert line.startswith("bcube:n=3,k=1 ps, critical-path: latency-dominated: latency bound 8 µs > bandwidth "
+                           "bound 0.0711 µs")
+    assert cli.main(argv) == 0
+    assert "latency-dominated" not in capsys.readouterr().out
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--size", "1KB"]) == 0
+    assert "    latency-dominated: latency bound 8 µs > bandwidth bound 0.0711 µs" in capsys.readouterr().out
+    s = schedule("bcube:n=3,k=1", "critical-path")
+    assert latency_dominated(time_report(s.dag, s.rounds, 1e3)) and not latency_dominated(time_report(s.dag, s.rounds, 1e8))

@@ -76,7 +76,9 @@ def test_the_csv_download_is_the_clis_csv_plus_the_pages_columns(missing_rl, mon
     assert main(["compare", "--preset", "table2", "--methods", ",".join(FAST), "--seeds", "2", "--format", "csv"]) == 0
     cli = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert page[0] == cli[0] + ["paper workloads", "notes"]
-    assert "greedy gap BW bound" in cli[0] and "critical-path gap own bound" in cli[0]
+    assert "greedy gap BW bound (%)" in cli[0] and "critical-path gap own bound (%)" in cli[0]
+    numbers = [i for i, h in enumerate(page[0]) if h.endswith("(%)")]  # percent numbers, not text like 12.5%
+    assert len(numbers) == 5 and all(float(row[i]) >= 0 for row in page[1:] for i in numbers)
     assert [row[:len(cli[0])] for row in page[1:]] == cli[1:]
     assert page[1][-2:] == ["144", ""]  # BCube(3,1): the paper's 144 workloads, no notes
 

@@ -193,6 +193,21 @@ def test_a_graphml_upload_replaces_the_topology():
     assert "Showing **dcell.graphml**" in "\n".join(c.value for c in at.sidebar.caption)
 
 
+def test_an_upload_in_use_is_named_after_a_page_switch_and_can_be_cleared():
+    """Streamlit empties the file box when the page changes, but the uploaded topology stays in use: the sidebar
+    names it under the empty box, with a button that stops using it (there was only 'Upload a file')."""
+    doc = {"nodes": [{"id": i, "kind": "server"} for i in range(3)], "links": [[0, 1], [1, 2]]}
+    at = upload(page(), "line.json", json.dumps(doc).encode())
+    goto(at, "player")
+    goto(at, "topology")
+    sidebar = lambda: "\n".join(c.value for c in at.sidebar.caption)  # noqa: E731
+    assert at.file_uploader(key="upload").value is None and metric(at, "Nodes") == ["3"]
+    assert "In use: **line.json**, uploaded earlier" in sidebar() and "Showing **line.json**" in sidebar()
+    at.button(key="upload.clear").click().run()
+    assert metric(at, "Nodes") == ["15"] and "Showing **BCube(3,1)**" in sidebar()
+    assert "In use:" not in sidebar() and all(b.key != "upload.clear" for b in at.button)
+
+
 def test_an_upload_that_is_not_a_graph_is_an_error_and_the_last_topology_stays():
     at = upload(page(), "notes.json", b"this is not json")
     assert len(at.error) == 1 and "notes.json" in at.error[0].value
