@@ -8,10 +8,13 @@ enabled (target <= 3 s), timed two ways on a freshly started server each time:
 (b) from the browser's navigation to the page of a server that has started and idled `--settle` seconds
     (as a user opens the page of a running server): the script's first run, its imports included, is
     counted; only the server's own start is not.
-Each start of app.py alternates with one of each floor page, so all are measured at the same load:
-benchmarks/floor_app.py (Streamlit and plotly, nothing of ours: the two pictures as plotly charts) and
-benchmarks/floor_static_app.py (Streamlit alone: the two pictures as inline SVG). The README judges the target by
-(a), the stricter.
+Each start of app.py alternates with one of each floor page, benchmarks/floor_app.py (Streamlit and plotly, nothing
+of ours: the two pictures as plotly charts) and benchmarks/floor_static_app.py (Streamlit alone: the two pictures as
+inline SVG), and with `--baseline`'s app.py (another checkout, e.g. main, for an A/B comparison in the same run), so
+all are measured at the same load. The order rotates from one round of starts to the next and one untimed start
+(`--warmup`) comes first, so that no page always pays for going first (the first start in a fresh browser has been an
+outlier: 8.4 s against 4.0-5.5 s for the next three starts of the same page, though not in every try). The README
+judges the target by (a), the stricter.
 (c) Stepping one round on DCell(6,1) with the player's three default methods (PS, Ring and
     Hierarchical RL, or critical-path without an RL checkpoint): from the click on Next (in the
     page's clock) until plotly has drawn the figure whose heatmap markers sit on the new round
@@ -20,7 +23,8 @@ benchmarks/floor_static_app.py (Streamlit alone: the two pictures as inline SVG)
 Prints the figures with the CPU time, the load and a speed probe (CPU seconds of a fixed Python loop, at start and
 end: the shared machine's speed varies at equal load); it is a benchmark, not a test. Usage:
     python benchmarks/bench_dashboard.py [--starts 3] [--steps 12] [--widths 1280,1920] [--script app.py]
-        [--floor benchmarks/floor_app.py,benchmarks/floor_static_app.py] [--settle 2] [--no-bytecode-cache]
+        [--floor benchmarks/floor_app.py,benchmarks/floor_static_app.py] [--baseline DIR] [--warmup 1] [--settle 2]
+        [--no-bytecode-cache]
 --steps 0 skips (c), --starts 0 the first screen; --floor "" skips the floor pages. The servers run with Python's
 bytecode cache on (PYTHONDONTWRITEBYTECODE dropped, the project compiled once first), as `streamlit run` on a user's
 machine after its first start; --no-bytecode-cache keeps the variable if it is set.
@@ -122,10 +126,16 @@ SERVER_ENV = dict(os.environ)
 
 
 def start_server(port: int, script: str = "app.py") -> subprocess.Popen:
-    """`streamlit run <script> --server.headless true` on `port`."""
-    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
+    """`streamlit run <script> --server.headless true` on `port`: a path relative to this project is run from its root;
+    an absolute one (a script of another checkout, `--baseline`) from its own folder, whose modules and
+    .streamlit/config.toml it then uses."""
+    cwd, env = ROOT, SERVER_ENV
+    if Path(script).is_absolute():
+        cwd = Path(script).parent
+        env = dict(SERVER_ENV, PYTHONPATH=os.pathsep.join([str(cwd)] + [p for p in [SERVER_ENV.get("PYTHONPATH")] if p]))
+    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
                              "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, env=SERVER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def wait_healthy(port: int, timeout: float = 60) -> None:
@@ -254,6 +264,10 @@ def main() -> None:
     ap.add_argument("--script", default="app.py", help="the page `streamlit run` serves (default app.py)")
     ap.add_argument("--floor", default="benchmarks/floor_app.py,benchmarks/floor_static_app.py",
                     help='floor pages timed alternately with --script, comma-separated ("" for none)')
+    ap.add_argument("--baseline", default="",
+                    help="another checkout of this project (e.g. main): its app.py is timed alternately as well (A/B)")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="untimed starts before the first timed one, so that no page pays for the browser's first page")
     ap.add_argument("--settle", type=float, default=2.0,
                     help="seconds the server idles after its start before (b) navigates (default 2)")
     ap.add_argument("--no-bytecode-cache", action="store_true",
@@ -261,11 +275,13 @@ def main() -> None:
     a = ap.parse_args()
     if not a.no_bytecode_cache and SERVER_ENV.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
         # As on a user's machine after the first `streamlit run`: the project's modules compiled once, not per start.
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "core", "dashboard"], cwd=ROOT,
-                       env=SERVER_ENV, check=True)
+        for where in [ROOT] + ([Path(a.baseline).resolve()] if a.baseline else []):
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "core", "dashboard"], cwd=where,
+                           env=SERVER_ENV, check=True)
     from playwright.sync_api import sync_playwright
 
-    scripts = [a.script] + [f for f in a.floor.split(",") if f]
+    scripts = [a.script] + ([str(Path(a.baseline).resolve() / "app.py")] if a.baseline else []) + \
+        [f for f in a.floor.split(",") if f]
     speed = speed_probe()
     wall, cpu = time.perf_counter(), time.process_time()
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start, speed probe {speed:.2f} s; "
@@ -273,15 +289,18 @@ def main() -> None:
           f"{'off' if SERVER_ENV.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(a.warmup if a.starts > 0 else 0):
+            first_screen(browser, int(a.widths.split(",")[0]), scripts[-1])
         for width in (int(w) for w in a.widths.split(",")):
             cold: dict[str, list[tuple]] = {s: [] for s in scripts}
             warm: dict[str, list[tuple]] = {s: [] for s in scripts}
-            for _ in range(a.starts):
-                for script in scripts:
+            for i in range(a.starts):
+                order = scripts[i % len(scripts):] + scripts[:i % len(scripts)]  # none always first
+                for script in order:
                     cold[script].append(first_screen(browser, width, script))
-                for script in scripts:
+                for script in order:
                     warm[script].append(first_screen(browser, width, script, settle=a.settle,
-                                                     toggle=script == a.script and a.script == "app.py"))
+                                                     toggle=Path(script).name == "app.py"))
             if a.starts > 0:
                 report(width, "(a) streamlit run -> first screen interactive", cold)
                 report(width, f"(b) navigation to a started server ({a.settle:g} s idle) -> first screen interactive",

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.guard import check_schedulable, estimate_schedule, memory_limit, time_limit, SizeError  # noqa: E402
+from core.guard import (SizeError, check_schedulable, dag_counts, estimate_schedule, memory_limit,  # noqa: E402
+                        rounds_estimate, time_limit)
 from core.methods import get_method  # noqa: E402
 from core.topology import spec_size  # noqa: E402
 
@@ -71,11 +72,13 @@ def _parse(item: str) -> tuple[str, str, int]:
 def measure(items: list[str], limit_gib: float) -> None:
     """Estimate and measure each item; print a table (memory over the interpreter's baseline)."""
     print(f"{'spec':44} {'method':13} {'chunks':>6} {'workloads':>9} {'est MiB':>8} {'MiB':>7} {'ratio':>5} "
-          f"{'est s':>7} {'CPU s':>7} {'ratio':>5} {'wall s':>7} {'load':>4}")
+          f"{'est s':>7} {'CPU s':>7} {'ratio':>5} {'wall s':>7} {'load':>4} {'est rounds':>10} {'rounds':>7}")
     for item in items:
         spec, method, chunks = _parse(item)
         kind, solver, rollouts = _kind(method)
-        est = estimate_schedule(spec_size(spec), kind, chunks, solver=solver, time_limit=10.0, rollouts=rollouts)
+        size = spec_size(spec)
+        est = estimate_schedule(size, kind, chunks, solver=solver, time_limit=10.0, rollouts=rollouts)
+        est_rounds = rounds_estimate(size, kind, dag_counts(size, kind, chunks)[0], chunks)
         limit = int(limit_gib * 2 ** 30)
         try:
             out = subprocess.run([sys.executable, "-c", CHILD, spec, method, str(chunks)], capture_output=True,
@@ -90,7 +93,8 @@ def measure(items: list[str], limit_gib: float) -> None:
         mib = r["peak_mib"] - r["base_mib"]
         print(f"{spec:44} {method:13} {chunks:6d} {r['workloads']:9d} {est.bytes / 2 ** 20:8.0f} {mib:7.0f} "
               f"{est.bytes / 2 ** 20 / max(mib, 1):5.1f} {est.seconds:7.1f} {r['cpu']:7.1f} "
-              f"{est.seconds / max(r['cpu'], 0.01):5.1f} {r['wall']:7.1f} {r['load']:4.1f}", flush=True)
+              f"{est.seconds / max(r['cpu'], 0.01):5.1f} {r['wall']:7.1f} {r['load']:4.1f} {est_rounds:10d} {r['rounds']:7d}",
+              flush=True)
 
 
 FAMILIES = {  # spec template and the parameter scanned

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .greedy import ClassHeads, fill_mask
+from .greedy import CLASS, ClassHeads, fill_mask
 from .jit import SMALL, both, kernel, prefetch
 from .workloads import WorkloadDAG
 
@@ -57,13 +57,20 @@ def round_limit(dag: WorkloadDAG) -> int:
 class Engine:
     """Mutable simulation state of one AllReduce; read it through the properties."""
 
-    def __init__(self, dag: WorkloadDAG):
+    def __init__(self, dag: WorkloadDAG, columns: int = 2):
+        """`columns` > 2 adds int32 columns to every workload's state row for a list scheduler's own use
+        (`ClassHeads`: place and class)."""
         self._dag = dag
         self._cap = dag.topology.link_capacity
-        self._sent_round = np.full(dag.n, -1, dtype=np.int32)
-        # prefixes not yet sent, for every workload and then every prefix group (docs/scale.md)
+        # one int32 row per workload and then per prefix group (docs/scale.md): prefixes not yet sent, the
+        # round it was sent in (-1: not yet; unused for a group), then the caller's columns. A workload's
+        # state shares one cache line: the release reads a successor's wait and round together.
         ptr = dag.deps.ptr
-        self._waiting = np.subtract(ptr[1:], ptr[:-1], out=np.empty(len(ptr) - 1, np.int32), casting="unsafe")
+        self._state = np.empty((len(ptr) - 1, max(2, columns)), np.int32)
+        self._waiting = self._state[:, 0]
+        np.subtract(ptr[1:], ptr[:-1], out=self._waiting, casting="unsafe")
+        self._sent_round = self._state[: dag.n, 1]
+        self._sent_round[:] = -1
         self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
@@ -213,9 +220,7 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
         if i + 16 < m:
             prefetch(sval, sptr[ids[i + 16]])
         if i + 8 < m and sptr[ids[i + 8]] < len(sval):
-            x = sval[sptr[ids[i + 8]]]
-            prefetch(waiting, x)
-            prefetch(sent_round, min(x, n - 1))
+            prefetch(waiting, sval[sptr[ids[i + 8]]])  # its round is in the same state row
         for e in range(sptr[w], sptr[w + 1]):
             x = sval[e]
             waiting[x] -= 1
@@ -581,15 +586,15 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray | Callable[[], np.ndarray])
     best ready workload of each route class is walked, which gives the same rounds: see
     `core.greedy`). `rank` may be a function that draws it: it then runs while the route classes
     are found on a second core."""
+    engine = Engine(dag, columns=CLASS + 1)
     if callable(rank):
         draw = rank
-        heads = ClassHeads(dag.links, dag.topology.link_capacity, lambda: priority_places(draw()))
+        heads = ClassHeads(dag.links, dag.topology.link_capacity, lambda: priority_places(draw()), engine._state)
     else:
         place = priority_places(rank)
         del rank  # a list scheduler's largest arrays are its own: the caller's rank goes with the call
-        heads = ClassHeads(dag.links, dag.topology.link_capacity, place)
+        heads = ClassHeads(dag.links, dag.topology.link_capacity, place, engine._state)
         del place
-    engine = Engine(dag)
     first = np.flatnonzero(engine.ready_mask())
 
     def select(eng: Engine) -> np.ndarray:

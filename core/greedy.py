@@ -119,18 +119,18 @@ def _push(queue, crow, c, key, lo_col):  # pragma: no cover - compiled
 
 
 @kernel
-def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
-    """`keys` (``place << 32 | anything``, places unique) sorted ascending: an LSD radix sort on
-    the place bits, 11 at a time (a round's few thousand fresh heads sort several times faster
-    than by comparison)."""
+def _sort_bits(keys, shift0, n_bits):  # pragma: no cover - compiled
+    """A sorted copy of `keys` (non-negative, unique in bits shift0 .. shift0 + n_bits - 1, none above):
+    an LSD radix sort on those bits, 11 at a time (a round's few thousand fresh heads, or kept ids, sort
+    several times faster than by comparison)."""
     n = len(keys)
     if n < 256:
         return np.sort(keys)
     src = keys.copy()
     dst = np.empty(n, np.int64)
     count = np.empty(2049, np.int64)
-    shift = 32
-    while shift < 32 + n_place_bits:
+    shift = shift0
+    while shift < shift0 + n_bits:
         count[:] = 0
         for k in range(n):
             count[((src[k] >> shift) & 2047) + 1] += 1
@@ -146,21 +146,23 @@ def _sort_places(keys, n_place_bits):  # pragma: no cover - compiled
 
 
 @kernel
-def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
+def _round(state, crow, width, cap, queue, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
-    ``pc[w] = place << 32 | class``. In a class's queue a workload is ``place << 32 | w``
+    ``state[w, PLACE]``, ``state[w, CLASS]``: workload w's place and class, in the engine's row for w (the
+    engine's release has just read that row's wait count, so it is in cache). In a class's queue a workload
+    is ``place << 32 | w``
     (ascending = priority order; the id comes back without a look-up). A head and an entry of
     the `extra` heap is ``place << 32 | class``: places are unique, so the order is the same,
     the heads need no second array, and the fresh ones are sorted by value (no argsort).
-    Returns (kept workload ids, new number of heads). `heads[:n_heads]` holds the ascending heads
+    Returns (kept workload ids, ascending, new number of heads). `heads[:n_heads]` holds the ascending heads
     of every non-empty class; the new ones are written to `new_heads`.
 
     `crow` holds one row per class, so that a head's visit reads one cache line: its links
     (`width` of them, padded with the sentinel link, whose capacity is unlimited), then its
     capacity (the least of its links'), its front (best ready workload, valid while it has a head),
-    and the bounds lo, hi of its window in `queue`. pc, the queues and the rows are far larger
+    and the bounds lo, hi of its window in `queue`. The state, the queues and the rows are far larger
     than the caches at scale, so each loop asks for them (`prefetch`) a few steps ahead.
     """
     n_cls = len(crow)
@@ -173,16 +175,15 @@ def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
     n_freed = len(freed)
     for k in range(n_freed):
         if k + 24 < n_freed:
-            prefetch(pc, freed[k + 24])
+            prefetch(state[freed[k + 24]], PLACE)
         if k + 12 < n_freed:
-            prefetch(crow[pc[freed[k + 12]] & low], HI)
+            prefetch(crow[state[freed[k + 12], CLASS]], HI)
         if k + 4 < n_freed:
-            c2 = pc[freed[k + 4]] & low
+            c2 = state[freed[k + 4], CLASS]
             prefetch(queue, max(crow[c2, HI] - 1, 0))
         w = freed[k]
-        x = pc[w]
-        c = x & low
-        _push(queue, crow, c, (x & high) | w, LO)
+        c = np.int64(state[w, CLASS])
+        _push(queue, crow, c, (np.int64(state[w, PLACE]) << 32) | w, LO)
         bit = np.uint64(1) << np.uint64(c & 63)
         if not changed[c] and not (touched[c >> 6] & bit):
             touched[c >> 6] |= bit
@@ -211,7 +212,7 @@ def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
             fresh[n_fresh] = (x & high) | c
             crow[c, FR] = x & low  # the walk reads the kept workload here, not in the (cold) queue
             n_fresh += 1
-    fresh = _sort_places(fresh[:n_fresh], n_place_bits)
+    fresh = _sort_bits(fresh[:n_fresh], 32, n_place_bits)
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
     # result in priority order; `extra` is a small heap of next-in-class candidates (c > 1)
@@ -297,31 +298,41 @@ def _round(pc, crow, width, cap, queue, heads, n_heads, new_heads,
         room[lused[t]] = cap[lused[t]]
     if n_pend < len(pending):
         pending[n_pend] = -1
-    return kept[:n_kept].copy(), out
+    return _sort_bits(kept[:n_kept], 0, n_place_bits), out  # ids and places are both below n
+
+
+PLACE, CLASS = 2, 3
+"""Columns of the engine's state rows (`Engine(dag, columns=4)`) where `ClassHeads` keeps each workload's
+place and route class, beside its wait count and round (columns 0 and 1)."""
 
 
 @kernel(interpret_below=SMALL)
-def _place_class(place, cls):  # pragma: no cover - compiled
-    """``place << 32 | class`` of every workload, in one pass."""
-    out = np.empty(len(place), np.int64)
+def _place_class(place, cls, state):  # pragma: no cover - compiled
+    """Write each workload's place and class into its state row, in one pass."""
     for w in range(len(place)):
-        out[w] = (np.int64(place[w]) << 32) | cls[w]
-    return out
+        state[w, PLACE] = place[w]
+        state[w, CLASS] = cls[w]
 
 
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray | Callable[[], np.ndarray]):
+    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray | Callable[[], np.ndarray],
+                 state: np.ndarray):
         """`place[w]`: workload w's position in the walk order (a permutation of 0..n-1); or a function
-        that computes it, called while the route classes are found on a second core (`jit.both`)."""
+        that computes it, called while the route classes are found on a second core (`jit.both`).
+        `state`: the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose
+        PLACE and CLASS columns this fills."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
         (cls, clinks), place = both(lambda: _class_ids(links.ptr, links.values, width, n_links),  # padded with the sentinel
                                     place if callable(place) else lambda: place, size=n)
         n_cls = len(clinks)
-        self.pc = _place_class(np.asarray(place), cls)  # place << 32 | class: one memory read per workload
+        # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
+        # cache line the release has just read (docs/scale.md)
+        self.state = state
+        _place_class(np.asarray(place), cls, state)
         del place
         size = np.bincount(cls, minlength=n_cls)
         del cls
@@ -352,10 +363,12 @@ class ClassHeads:
         self.lused = np.empty(n_links + 2, np.int64)
 
     def next_round(self, freed: np.ndarray) -> np.ndarray:
-        """Add the newly ready workloads `freed`, then return the round the greedy keeps (ids)."""
-        kept, self.n_heads = _round(self.pc, self.crow, self.width, self.cap, self.queue, self.heads,
+        """Add the newly ready workloads `freed`, then return the round the greedy keeps (ascending ids,
+        read-only: the engine records it as it is)."""
+        kept, self.n_heads = _round(self.state, self.crow, self.width, self.cap, self.queue, self.heads,
                                     self.n_heads, self.new_heads, self.changed,
                                     np.asarray(freed, dtype=np.int64), self.room, self.pending, self.kept,
                                     self.extra, self.lused, self.place_bits)
         self.heads, self.new_heads = self.new_heads, self.heads
+        kept.setflags(write=False)
         return kept

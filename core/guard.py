@@ -48,6 +48,16 @@ S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload 
 # workloads, estimated 20.2, 51.5 and 115.9 s (1.2-1.5x; before this fit 44, 113 and 254 s, 2.6-3.4x)
 S_SCHED = {"tree": 1.5e-6, "plain": 5.4e-7, "ring": 1.5e-6}
 S_HEAD = 8e-8
+# ... or per (route class, round), whichever is more: the walk visits every non-empty class's head each
+# round. Where servers hang off single switches (fat-tree, leaf-spine, Jellyfish) every server pair is a
+# class, S (S-1) of them holding ~2 workloads each, and they wait on the few shared core or spine links for
+# most of the run. Fitted to `python benchmarks/bench_guard.py measure` (docs/limits.md): plain PS takes
+# 4.0-4.8 ns CPU per class and estimated round on leaf-spine (24..40 leaves of 16) and fat-tree k=10..14
+# (fat-tree k=14: 141.7 s CPU, 23.1 s estimated by the per-link term alone); 7 ns keeps the estimate above
+# the measured CPU by 1.2-1.8x. Merged trees (critical-path, greedy) on the same families were 0.75-0.95x
+# without it, 1.3-1.9x with it; Jellyfish PS 5-7x optimistic without, 1.3-2.4x with (its rounds are
+# overestimated). BCube and DCell have few classes per link (S fanin): the per-link term rules.
+S_CLASS = {"tree": 7e-9, "plain": 7e-9, "ring": 0.0}
 B_VALIDATE = 22           # bytes per validation unit below (measured: 33.5 M workloads, .npz, 8.3 GiB)
 S_VALIDATE = 1e-7         # seconds per validation unit (measured: 41 s CPU for the same file)
 B_CPSAT_BASE = 480 * 2 ** 20  # OR-Tools and CP-SAT's workers before the first constraint
@@ -147,6 +157,12 @@ def dag_counts(size: Size, kind: str, chunks: int) -> tuple[int, int]:
     return w * chunks, q * chunks
 
 
+def route_classes(size: Size) -> int:
+    """Route classes (distinct tuples of links) of one hop of a plain PS piece: each server to each server it
+    reaches over switches only, S · min(fanin, S-1) (BCube: S (k+1)(n-1); fat-tree, leaf-spine: S (S-1))."""
+    return size.servers * max(1, min(size.fanin, size.servers - 1))
+
+
 def rounds_estimate(size: Size, kind: str, workloads: int, chunks: int) -> int:
     """A rough number of rounds: the mean link load times the imbalance (a ring: its chain length)."""
     links = max(1, 2 * size.edges)
@@ -168,7 +184,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     rounds = rounds_estimate(size, kind, w, chunks)
     dag = Estimate("dag", B_DAG[kind] * (w * seg + q),
                    S_DAG[kind] * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
-                   + S_HEAD * 2 * e * rounds, w)
+                   + max(S_HEAD * 2 * e, S_CLASS[kind] * route_classes(size)) * rounds, w)
     total = estimate_topology(size) + route + dag
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
     if solver == "cp-sat":

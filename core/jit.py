@@ -177,7 +177,8 @@ def _prefetch_type():  # noqa: ANN202 - a numba type
         def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
             aty = signature.args[0]
             ary = context.make_array(aty)(context, builder, args[0])
-            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [args[1]], wraparound=False)
+            idx = context.cast(builder, args[1], signature.args[1], types.intp)  # a strided array needs an intp
+            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [idx], wraparound=False)
             i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
             fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                                 "llvm.prefetch.p0")

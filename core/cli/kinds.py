@@ -69,7 +69,7 @@ _OUTPUT_CSVS = (
     ({"scheduler", "event", "time_h"}, "cluster's events CSV (cluster --events-out)"),
     ({"scheduler", "avg_jct_h", "makespan_h"}, "cluster's CSV results (cluster --format csv)"),
     ({"update", "iteration", "agent", "instance"}, "a training log (a checkpoint's .log.csv)"),
-    ({"config", "workloads", "best gap"}, "compare's CSV results (compare --format csv)"),
+    ({"config", "workloads", "best gap (%)"}, "compare's CSV results (compare --format csv)"),
 )
 """Header columns of the project's CSV outputs, each with what it is (checked after the traces)."""
 

@@ -428,6 +428,47 @@ def test_guard_refuses_the_issue_sizes_and_names_estimate_and_limit(monkeypatch)
         assert cpu < estimate_schedule(spec_size(spec), "plain").seconds < 1.6 * cpu, spec
 
 
+# CPU s of plain PS measured by `python benchmarks/bench_guard.py measure SPEC:ps` (docs/limits.md, "Plain PS on
+# the switch-centric families"); the rounds walk every route class (S (S-1) server pairs) on these families
+PS_SWITCH_CENTRIC_CPU = {"leafspine:leaves=24,spines=4,servers=16": 7.0, "leafspine:leaves=32,spines=4,servers=16": 18.1,
+                         "leafspine:leaves=40,spines=4,servers=16": 38.3, "leafspine:leaves=8,spines=8,servers=32": 4.5,
+                         "fattree:k=10": 4.5, "fattree:k=12": 24.1, "fattree:k=14": 141.7,
+                         "jellyfish:switches=100,ports=8,switch_ports=4": 8.8,
+                         "jellyfish:switches=150,ports=8,switch_ports=4": 15.5}
+
+
+@pytest.mark.parametrize("spec", sorted(PS_SWITCH_CENTRIC_CPU))
+def test_guard_plain_ps_time_on_switch_centric_families_is_a_fence(spec):
+    from core.guard import estimate_schedule
+    from core.topology import spec_size
+    cpu = PS_SWITCH_CENTRIC_CPU[spec]
+    # above the measured CPU (it was 3.3 s for 38.3 s, 23.1 s for 141.7 s) and within 2x of it; Jellyfish's
+    # rounds are overestimated ~1.5x, so its estimate runs up to 2.4x
+    top = 2.5 if spec.startswith("jellyfish") else 2.0
+    assert cpu < estimate_schedule(spec_size(spec), "plain").seconds < top * cpu, spec
+
+
+def test_guard_refuses_plain_ps_on_large_fat_trees_and_leaf_spines(capsys, monkeypatch):
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_SECONDS", raising=False)
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
+    for spec in ("fattree:k=16", "fattree:k=18", "leafspine:leaves=100,spines=4,servers=16"):
+        code, out, err = run_cli(capsys, "schedule", spec, "--method", "ps")
+        assert_one_line_error(code, err, "estimated", "over the time limit", "ALLREDUCE_LAB_MAX_SECONDS", "--force")
+
+
+@pytest.mark.parametrize("template,xs", [
+    ("fattree:k={}", range(4, 40, 2)), ("leafspine:leaves={},spines=4,servers=16", range(2, 200, 3)),
+    ("leafspine:leaves=16,spines=4,servers={}", range(1, 120, 3)), ("bcube:n={},k=2", range(2, 30)),
+    ("dcell:n={},k=1", range(2, 60)), ("jellyfish:switches={},ports=8,switch_ports=4", range(10, 800, 20))])
+def test_guard_estimates_grow_with_the_size(template, xs):
+    from core.guard import estimate_schedule
+    from core.topology import spec_size
+    for kind in ("plain", "tree", "ring"):
+        est = [estimate_schedule(spec_size(template.format(x)), kind) for x in xs]
+        for a, b, x in zip(est, est[1:], xs):
+            assert a.seconds <= b.seconds and a.bytes <= b.bytes, (template.format(x), kind, a, b)
+
+
 def test_guard_limits_come_from_the_environment(monkeypatch):
     from core.guard import SizeError, check_schedulable, memory_limit, parse_bytes, time_limit
     t = make_topology("bcube:n=4,k=1")

@@ -204,6 +204,48 @@ def test_in_order_check_sees_each_broken_rule():
         assert rounds_valid(dag, broken) is False and replay(dag, broken)[1]
 
 
+@pytest.mark.parametrize("m", [0, 7, 255, 256, 3000])
+def test_radix_sort_of_round_keys_equals_a_sort(m):
+    # the list scheduler sorts fresh heads by their place bits (32 and up) and each round's kept ids (bits 0 and
+    # up) with one radix sort; from 256 keys on it is the radix path
+    from core.greedy import _sort_bits
+    rng = np.random.default_rng(m)
+    n = 1 << 21  # 21 bits: two passes of 11
+    ids = rng.choice(n, size=m, replace=False).astype(np.int64)
+    assert _sort_bits(ids, 0, 21).tolist() == np.sort(ids).tolist()
+    keys = (ids << 32) | rng.integers(0, 1 << 20, size=m)  # places unique, anything below them
+    assert _sort_bits(keys, 32, 21).tolist() == np.sort(keys).tolist()
+
+
+def test_rounds_of_hundreds_are_ascending_and_read_only():
+    # wide links make rounds of more than 256 workloads, where the kept ids take the radix sort
+    t = topo("bcube:n=5,k=1")
+    t = Topology(spec=t.spec, is_server=t.is_server, edges=t.edges, capacity=np.full(t.n_edges, 60), labels=t.labels)
+    dag = tree_dag(t, merge=False)
+    rank = random_rank(dag, 1)
+    rounds = list_schedule(dag, rank)
+    assert max(len(r) for r in rounds) >= 256
+    for r in rounds:
+        assert r.dtype == np.int64 and not r.flags.writeable and np.all(np.diff(r) > 0)
+    assert [r.tolist() for r in rounds] == reference_list_schedule(dag, rank)
+
+
+def test_state_rows_keep_the_callers_columns():
+    # the list scheduler keeps place and class beside each workload's wait and round (Engine(columns=4)): the
+    # engine must give the same waits, rounds and released workloads as with two columns, and leave the others
+    dag = tree_dag(topo("dcell:n=3,k=1"), merge=False)
+    rounds = list_schedule(dag, random_rank(dag, 2))
+    two, four = Engine(dag), Engine(dag, columns=4)
+    four._state[:, 2:] = -7  # noqa: SLF001 - the columns a list scheduler owns
+    for r in rounds:
+        two.apply(r)
+        four.apply(r)
+        assert two.last_freed.tolist() == four.last_freed.tolist()
+        assert two.sent_round.tolist() == four.sent_round.tolist()
+        assert two.ready_mask().tolist() == four.ready_mask().tolist()
+    assert four.done and np.all(four._state[:, 2:] == -7)  # noqa: SLF001
+
+
 def test_priority_order_is_a_stable_sort():
     rng = np.random.default_rng(3)
     for rank in (rng.permutation(50), rng.integers(0, 5, 50), -rng.integers(0, 5, 50)):
