@@ -14,6 +14,7 @@ The gap is taken against the best proven lower bound: the larger of the merged D
 
     python benchmarks/bench_generalization.py              # K = 16, CP-SAT 30 s on small DAGs
     python benchmarks/bench_generalization.py --samples 4 --cp-sat 0 --json gen.json
+    python benchmarks/bench_generalization.py --set confirmation   # the fresh held-out set (instances.CONFIRMATION)
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
 from core.rl.features import Observer
-from core.rl.instances import GENERALIZATION
+from core.rl.instances import CONFIRMATION, GENERALIZATION
 from core.rl.rollout import play
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
@@ -56,6 +57,9 @@ def main() -> None:
     ap.add_argument("--cp-sat", type=float, default=30.0,
                     help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)")
     ap.add_argument("--cp-sat-max-workloads", type=int, default=800, help="run CP-SAT only on DAGs this small")
+    ap.add_argument("--set", choices=("generalization", "confirmation"), default="generalization",
+                    help="the rows: instances.GENERALIZATION, or CONFIRMATION (the fresh set added after the "
+                         "DCell(2,2) miss was known, docs/rl.md)")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
     policy, _ = load_checkpoint(a.checkpoint)
@@ -63,7 +67,7 @@ def main() -> None:
     print(f"{'instance':58} {'CP':>5} {'LB':>5} {'CP-SAT':>6} {'rl':>5} {'rl-s':>5} {'gap':>6} {'all':>5} {'all-s':>5} "
           f"{'s':>6}")
     rows = []
-    for inst in GENERALIZATION:
+    for inst in (GENERALIZATION if a.set == "generalization" else CONFIRMATION):
         topo, t1 = inst.topology(), time.perf_counter()
         cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False,
                              temperature=a.temperature)

@@ -4,7 +4,8 @@ An `Instance` is a topology with a chunk count; its workload DAG is the merged o
 helpers make the variety the issue asks for: `with_capacities` (unequal link capacities,
 seeded) and `random_fabric` (a random switch graph with servers hanging off one or two
 switches). Their specs are descriptive (``bcube:n=3,k=1|capacity=1..2,seed=3``), not for
-`make_topology`. The two sets share no topology (`test_rl_universal` checks it).
+`make_topology`. The three sets (training, generalization, confirmation) share no topology
+(`test_rl_universal` checks it).
 """
 
 from __future__ import annotations
@@ -123,3 +124,18 @@ GENERALIZATION = (
     Instance("example:fig3"),
 )
 """Topologies and seeds never used in training (the generalization benchmark's rows)."""
+
+CONFIRMATION = (
+    Instance("bcube:n=7,k=1"), Instance("bcube:n=2,k=4"),
+    Instance("dcell:n=8,k=1"), Instance("dcell:n=6,k=1", capacity_seed=33),
+    Instance("jellyfish:switches=20,ports=6,switch_ports=4,seed=31"),
+    Instance("jellyfish:switches=16,ports=4,switch_ports=3,seed=32", capacity_seed=34),
+    Instance("jellyfish:switches=12,ports=5,switch_ports=4,seed=33", chunks=2),
+    Instance("leafspine:leaves=7,spines=3,servers=3"),
+    Instance("leafspine:leaves=4,spines=3,servers=4", capacity_seed=36),
+    Instance("random", random=(16, 22, 201)), Instance("random", random=(10, 12, 202), chunks=2),
+    Instance("random", random=(14, 18, 203), capacity_seed=37),
+)
+"""A second held-out set, added after the generalization set's one miss (DCell(2,2)) was known: any change
+made after seeing that miss is reported on these too, before and after. No topology (nor base topology)
+of it is in training or generalization; fat-tree has none (k = 2, 4 train, 6 generalizes, 8 is too large)."""

@@ -11,7 +11,7 @@ import torch
 from core.methods import run_method
 from core.rl import rollout
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint, save_checkpoint
-from core.rl.instances import GENERALIZATION, UNIVERSAL_TRAINING, Instance, random_fabric, with_capacities
+from core.rl.instances import CONFIRMATION, GENERALIZATION, UNIVERSAL_TRAINING, Instance, random_fabric, with_capacities
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
 from core.rl.train import TrainConfig, segment_log_softmax, train
@@ -27,6 +27,18 @@ def test_generalization_set_shares_no_topology_with_training():
     assert families == {"bcube", "dcell", "jellyfish", "fattree", "leafspine", "random"}
     assert {x.chunks for x in UNIVERSAL_TRAINING} == {1, 2}
     assert any(x.capacity_seed is not None for x in UNIVERSAL_TRAINING)
+
+
+def test_confirmation_set_shares_no_topology_with_training_or_generalization():
+    # the confirmation set was added after the generalization miss was known: it must be fresh,
+    # so not even a base topology (before a capacity or failure suffix) may be shared
+    def bases(xs):
+        return {x.topology_spec.split("|")[0] for x in xs}
+    conf = bases(CONFIRMATION)
+    assert len(CONFIRMATION) >= 10
+    assert not conf & bases(UNIVERSAL_TRAINING)
+    assert not conf & bases(GENERALIZATION)
+    assert not {x.topology_spec for x in CONFIRMATION} & {x.topology_spec for x in UNIVERSAL_TRAINING + GENERALIZATION}
 
 
 def test_shipped_universal_checkpoint_was_trained_on_the_training_set():
