@@ -60,13 +60,15 @@ def instance(text: str) -> Instance:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("specs", nargs="*", help="instances (spec, spec|chunks=K or spec|capacity=SEED)")
-    ap.add_argument("--study", choices=list(STUDIES), default="skip-path")
-    ap.add_argument("--budget", type=float, default=3600.0, help="wall-clock seconds of training per run (a cap)")
+    ap.add_argument("--study", choices=list(STUDIES), default="skip-path",
+                    help="which ablation: its instances and variants (STUDIES) (default %(default)s)")
+    ap.add_argument("--budget", type=float, default=3600.0,
+                    help="wall-clock seconds of training per run (a cap) (default %(default)s)")
     ap.add_argument("--iterations", type=int, default=6,
                     help="outer iterations per run (default 6 = 36 updates): equal work per variant, whatever the load")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="training seed of every run (default %(default)s)")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
     specs, variants = STUDIES[a.study]

@@ -193,7 +193,7 @@ PARTS = {"speed": speed, "jct": jct, "gadget": gadget, "ours": ours, "training":
          "ours-dev": lambda: ours_vs_ring(DEV_SEEDS)}
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", choices=list(PARTS), help="run one part")
     ap.add_argument("--checkpoint", default=None, help="TopDRL checkpoint of the dev part (default: the shipped one)")
     a = ap.parse_args()

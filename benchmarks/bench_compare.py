@@ -19,9 +19,10 @@ import time
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--methods", default=None)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of the command (default %(default)s)")
+    ap.add_argument("--methods", default=None,
+                    help="comma-separated methods passed to compare (default: compare's own, without optimal)")
     a = ap.parse_args()
     cmd = [sys.executable, "-m", "core.cli", "compare", "--preset", "table2"]
     if a.methods:

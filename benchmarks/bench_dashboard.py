@@ -257,17 +257,19 @@ def stepping(browser, steps: int, width: int, script: str = "app.py", timeout_ms
 
 def main() -> None:
     """Run the measurements at every width and print them beside their targets."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--starts", type=int, default=3, help="server starts per script and measure (default 3)")
     ap.add_argument("--steps", type=int, default=12, help="steps to time for (c) (default 12)")
     ap.add_argument("--widths", default="1280,1920", help="browser widths in px (default 1280,1920)")
     ap.add_argument("--script", default="app.py", help="the page `streamlit run` serves (default app.py)")
     ap.add_argument("--floor", default="benchmarks/floor_app.py,benchmarks/floor_static_app.py",
-                    help='floor pages timed alternately with --script, comma-separated ("" for none)')
+                    help='floor pages timed alternately with --script, comma-separated ("" for none)'
+                         ' (default %(default)s)')
     ap.add_argument("--baseline", default="",
                     help="another checkout of this project (e.g. main): its app.py is timed alternately as well (A/B)")
     ap.add_argument("--warmup", type=int, default=1,
-                    help="untimed starts before the first timed one, so that no page pays for the browser's first page")
+                    help="untimed starts before the first timed one, so that no page pays for the browser's first page"
+                         " (default %(default)s)")
     ap.add_argument("--settle", type=float, default=2.0,
                     help="seconds the server idles after its start before (b) navigates (default 2)")
     ap.add_argument("--no-bytecode-cache", action="store_true",

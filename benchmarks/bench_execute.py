@@ -143,15 +143,20 @@ def part_ddp(args) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parts", default="matrix,overhead,ddp")
-    ap.add_argument("--numel", type=int, default=10_007, help="int64 elements in the matrix part")
-    ap.add_argument("--size", default="64MB", help="bytes in the overhead part")
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--segment", default="0", help="executor segment size in the overhead part (0: whole pieces)")
-    ap.add_argument("--steps", type=int, default=5, help="SGD steps in the DDP part")
-    ap.add_argument("--time-limit", type=float, default=20.0, help="seconds for the optimal method")
-    ap.add_argument("--timeout", type=float, default=300.0)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--parts", default="matrix,overhead,ddp",
+                    help="comma-separated parts to run: matrix, overhead, ddp (default %(default)s)")
+    ap.add_argument("--numel", type=int, default=10_007, help="int64 elements in the matrix part (default %(default)s)")
+    ap.add_argument("--size", default="64MB", help="bytes in the overhead part (default %(default)s)")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="timed repetitions in the overhead part (default %(default)s)")
+    ap.add_argument("--segment", default="0",
+                    help="executor segment size in the overhead part (0: whole pieces) (default %(default)s)")
+    ap.add_argument("--steps", type=int, default=5, help="SGD steps in the DDP part (default %(default)s)")
+    ap.add_argument("--time-limit", type=float, default=20.0,
+                    help="seconds for the optimal method (default %(default)s)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds before the local processes of a part are given up (default %(default)s)")
     args = ap.parse_args(argv)
     t0, c0 = time.perf_counter(), time.process_time()
     parts = {"matrix": part_matrix, "overhead": part_overhead, "ddp": part_ddp}

@@ -126,11 +126,13 @@ def time_lost(size: float, methods: list[str]) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", default="100MB")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each re-planning event (part 2)")
-    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,time-aware,rl")
-    ap.add_argument("--only", choices=["time-aware", "replan", "lost"])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="100MB", help="message size of the time-lost part (default %(default)s)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each re-planning event (part 2) (default %(default)s)")
+    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,time-aware,rl",
+                    help="comma-separated methods of the time-lost part (default %(default)s)")
+    ap.add_argument("--only", choices=["time-aware", "replan", "lost"], help="run one part (default: all)")
     a = ap.parse_args()
     size = parse_size(a.size, "--size")
     if a.only in (None, "time-aware"):

@@ -49,17 +49,20 @@ def select_all(dag, policy, samples: int, seed: int = 0,
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=16)
-    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples per instance (default %(default)s)")
+    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL),
+                    help="policy checkpoint (path without suffix) (default %(default)s)")
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,
-                    help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)")
-    ap.add_argument("--cp-sat-max-workloads", type=int, default=800, help="run CP-SAT only on DAGs this small")
+                    help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)"
+                         " (default %(default)s)")
+    ap.add_argument("--cp-sat-max-workloads", type=int, default=800,
+                    help="run CP-SAT only on DAGs this small (default %(default)s)")
     ap.add_argument("--set", choices=("generalization", "confirmation"), default="generalization",
                     help="the rows: instances.GENERALIZATION, or CONFIRMATION (the fresh set added after the "
-                         "DCell(2,2) miss was known, docs/rl.md)")
+                         "DCell(2,2) miss was known, docs/rl.md) (default %(default)s)")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
     policy, _ = load_checkpoint(a.checkpoint)

@@ -136,13 +136,16 @@ def largest(methods: list[str]) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["measure", "largest"])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=["measure", "largest"],
+                    help="measure: estimates vs measured runs; largest: the largest accepted sizes")
     ap.add_argument("items", nargs="*", help="spec:method[:chunks] to measure (default: the calibration set)")
-    ap.add_argument("--limit-gib", type=float, default=6.0, help="address-space limit of each measured run")
+    ap.add_argument("--limit-gib", type=float, default=6.0,
+                    help="address-space limit of each measured run (default %(default)s)")
     ap.add_argument("--memory", help="ALLREDUCE_LAB_MAX_MEMORY for `largest` (default: this machine's)")
     ap.add_argument("--seconds", help="ALLREDUCE_LAB_MAX_SECONDS for `largest` (default 300)")
-    ap.add_argument("--methods", default="critical-path,ps,ring")
+    ap.add_argument("--methods", default="critical-path,ps,ring",
+                    help="comma-separated methods for `largest` (default %(default)s)")
     a = ap.parse_args()
     if a.memory:
         os.environ["ALLREDUCE_LAB_MAX_MEMORY"] = a.memory

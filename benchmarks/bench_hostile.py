@@ -198,10 +198,12 @@ def run_case(argv: list[str], limit_gib: float, timeout: float) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="comma-separated words; run cases whose name contains one")
-    ap.add_argument("--limit-gib", type=float, default=3.0)
-    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--limit-gib", type=float, default=3.0,
+                    help="address-space limit of each CLI run, GiB (default %(default)s)")
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds before a CLI run counts as a hang (default %(default)s)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     a = ap.parse_args()
     words = [w for w in a.only.split(",") if w]

@@ -30,12 +30,17 @@ from core.workloads import build_dag
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("set", choices=("generalization", "confirmation", "table2"))
-    ap.add_argument("--samples", type=int, default=16)
-    ap.add_argument("--low", type=float, default=0.1)
-    ap.add_argument("--high", type=float, default=2.0)
-    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("set", choices=("generalization", "confirmation", "table2"),
+                    help="the instances: the generalization set, the confirmation set or Table 2")
+    ap.add_argument("--samples", type=int, default=16,
+                    help="samples K, one per ladder temperature (default %(default)s)")
+    ap.add_argument("--low", type=float, default=0.1,
+                    help="lowest temperature of the geometric ladder (default %(default)s)")
+    ap.add_argument("--high", type=float, default=2.0,
+                    help="highest temperature of the geometric ladder (default %(default)s)")
+    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL),
+                    help="policy checkpoint (path without suffix) (default %(default)s)")
     a = ap.parse_args()
     policy, _ = load_checkpoint(a.checkpoint)
     temps = [a.low * (a.high / a.low) ** (k / max(1, a.samples - 1)) for k in range(a.samples)]

@@ -53,15 +53,17 @@ def starvation(dag, rounds: list[np.ndarray], heavy: np.ndarray) -> tuple[int, i
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("spec", nargs="?", default="dcell:n=2,k=2")
-    ap.add_argument("--chunks", type=int, default=1)
-    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("spec", nargs="?", default="dcell:n=2,k=2", help="topology spec to diagnose (default %(default)s)")
+    ap.add_argument("--chunks", type=int, default=1, help="chunks per workload (default %(default)s)")
+    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL),
+                    help="policy checkpoint (path without suffix) (default %(default)s)")
     ap.add_argument("--draws", type=int, default=24,
-                    help="sampled rollouts per temperature; random tie orders for critical-path")
-    ap.add_argument("--temperatures", default="0.05,0.2,0.5,1,2,4")
+                    help="sampled rollouts per temperature; random tie orders for critical-path (default %(default)s)")
+    ap.add_argument("--temperatures", default="0.05,0.2,0.5,1,2,4",
+                    help="comma-separated sampling temperatures (default %(default)s)")
     ap.add_argument("--heavy", type=float, default=0.9,
-                    help="heavy links: load / capacity >= this share of the largest")
+                    help="heavy links: load / capacity >= this share of the largest (default %(default)s)")
     a = ap.parse_args()
     t0, c0 = time.perf_counter(), time.process_time()
     topo = make_topology(a.spec)

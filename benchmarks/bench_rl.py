@@ -37,9 +37,11 @@ README_RL = {"BCube(3,1)": 12, "BCube(4,1)": 24, "BCube(5,1)": 40, "DCell(4,1)":
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=64)
-    ap.add_argument("--universal-samples", type=int, default=16)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", type=int, default=64,
+                    help="rl-sample's samples with the per-topology checkpoints (default %(default)s)")
+    ap.add_argument("--universal-samples", type=int, default=16,
+                    help="rl-sample's samples with the universal checkpoint (default %(default)s)")
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=0.0, help="seconds of CP-SAT per config for a proven bound")

@@ -37,9 +37,9 @@ def timed(spec: str, trace: bool, repeat: int):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--skip-large", action="store_true")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of DCell(6,1); the best is kept")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--skip-large", action="store_true", help="skip BCube(8,2): time DCell(6,1) only")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of DCell(6,1); the best is kept (default %(default)s)")
     a = ap.parse_args()
     run_method("rl", make_topology("bcube:n=3,k=1"), ScheduleConfig(trace=False))  # imports, warm-up
     print(f"{'topology':16} {'workloads':>9} {'rounds':>6} {'scaled':>6} {'wall s':>7} {'cpu s':>7} {'target':>7} "

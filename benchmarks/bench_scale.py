@@ -149,6 +149,12 @@ TARGETS = {("method", "bcube:n=16,k=2", "critical-path"): ("BCube(16,2) DAG + cr
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
+    if argv and (argv[0] not in ("all", "quick", "method", "validate", "replay", "file")
+                 or (argv[0] not in ("all", "quick") and len(argv) < 2)):
+        sys.exit(f"bench_scale.py: error: unknown or incomplete command {' '.join(argv)!r} (see --help)")
     if not argv or argv[0] in ("all", "quick"):
         cases = QUICK if argv[:1] == ["quick"] else FULL
     elif argv[0] == "method":

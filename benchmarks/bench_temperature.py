@@ -26,10 +26,12 @@ from core.schedule import ScheduleConfig
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=16)
-    ap.add_argument("--temperatures", default="0.1,0.2,0.3,0.5,0.7,1.0")
-    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples K per instance (default %(default)s)")
+    ap.add_argument("--temperatures", default="0.1,0.2,0.3,0.5,0.7,1.0",
+                    help="comma-separated temperatures to try (default %(default)s)")
+    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL),
+                    help="policy checkpoint (path without suffix) (default %(default)s)")
     a = ap.parse_args()
     temps = [float(t) for t in a.temperatures.split(",")]
     t0, c0 = time.perf_counter(), time.process_time()

@@ -170,12 +170,14 @@ def simpy_reference(size: float, spec: str = "bcube:n=6,k=2") -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="100MB", help="message size for parts 2 and 3 (default 100MB)")
     ap.add_argument("--ring-size", default="1GB", help="message size of the Ring check (default 1GB: 'a large M')")
-    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,rl,time-aware")
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--only", choices=["ring", "methods", "scale", "simpy"])
+    ap.add_argument("--methods", default="ps,ring,greedy,critical-path,rl,time-aware",
+                    help="comma-separated methods of part 2 (default %(default)s)")
+    ap.add_argument("--seeds", type=int, default=3,
+                    help="seeds of the randomized methods (ps, greedy) in part 2 (default %(default)s)")
+    ap.add_argument("--only", choices=["ring", "methods", "scale", "simpy"], help="run one part (default: all)")
     a = ap.parse_args()
     size = parse_size(a.size, "--size")
     if a.only in (None, "ring"):

@@ -245,7 +245,8 @@ def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
     for r in rows:
         hit = [(m, res.time) for _, m, res in _with([r], methods, "time") if latency_dominated(res.time)]
         if hit:
-            lines.append(f"{r.name} {', '.join(m for m, _ in hit)}: {latency_note([t for _, t in hit])}")
+            note = latency_note([t for _, t in hit], [m for m, _ in hit], bandwidth_gap=True)
+            lines.append(f"{r.name} {', '.join(m for m, _ in hit)}: {note}")
     return lines
 
 

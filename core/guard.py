@@ -329,9 +329,9 @@ def check(estimate: Estimate, *, force: bool = False) -> Estimate:
     sec, sec_src = time_limit()
     over = []
     if estimate.bytes > mem:
-        over.append(f"{fmt_bytes(estimate.bytes)} over the memory limit {fmt_bytes(mem)} ({mem_src})")
+        over.append(f"{fmt_bytes(estimate.bytes)} memory, over the memory limit of {fmt_bytes(mem)} ({mem_src})")
     if estimate.seconds > sec:
-        over.append(f"{fmt_seconds(estimate.seconds)} over the time limit {fmt_seconds(sec)} ({sec_src})")
+        over.append(f"{fmt_seconds(estimate.seconds)} CPU, over the time limit of {fmt_seconds(sec)} ({sec_src})")
     if over:
         count = f" for {estimate.workloads:,} workloads" if estimate.workloads else ""
         raise SizeError(f"{estimate.what}: estimated {' and '.join(over)}{count}; refused before building "

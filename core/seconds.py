@@ -49,11 +49,24 @@ def latency_dominated(report: dict[str, Any]) -> bool:
     return b["latency"] > b["bandwidth"]
 
 
-def latency_note(reports: Sequence[dict[str, Any]]) -> str:
-    """The note for latency-dominated time reports (`latency_dominated`; e.g. several methods on one topology and
-    size): their latency and bandwidth bounds, and why the gap to the bandwidth bound is large."""
-    def span(key: str) -> str:
-        lo, hi = (format_seconds(f(r["bounds"][key] for r in reports)) for f in (min, max))
-        return lo if lo == hi else f"{lo}-{hi}"
-    return (f"latency-dominated: latency bound {span('latency')} > bandwidth bound {span('bandwidth')}, so the time is "
-            "mostly per-hop latency and its gap to the bandwidth bound (which leaves latency out) is large")
+def latency_note(reports: Sequence[dict[str, Any]], names: Sequence[str] | None = None,
+                 bandwidth_gap: bool = False) -> str:
+    """The note for latency-dominated time reports (`latency_dominated`): their latency and bandwidth bounds, each
+    distinct value with its owners (`names`, one per report) when they differ, and that latency sets the time.
+    `bandwidth_gap`: the caller prints gaps to the bandwidth bound, so add why those are large (gaps to the best
+    bound include latency and are not explained by this note)."""
+    note = (f"latency-dominated: latency bound {_owned(reports, names, 'latency')} > bandwidth bound "
+            f"{_owned(reports, names, 'bandwidth')}: at this size per-hop latency, not bytes, sets the time")
+    return note + (" (the bandwidth bound leaves latency out, so the gap to it is large)" if bandwidth_gap else "")
+
+
+def _owned(reports: Sequence[dict[str, Any]], names: Sequence[str] | None, key: str) -> str:
+    """One bound over reports as text: ``8 µs`` when all agree, else each distinct value (ascending) with the names
+    that have it: ``8 µs (greedy, optimal) to 32 µs (ring)``."""
+    owners: dict[str, list[str]] = {}  # keyed by the printed value, so values that print alike are one
+    for i, r in sorted(enumerate(reports), key=lambda ir: ir[1]["bounds"][key]):
+        owners.setdefault(format_seconds(r["bounds"][key]), []).append(names[i] if names else "")
+    if len(owners) == 1:
+        return next(iter(owners))
+    parts = [f"{v} ({', '.join(ns)})" if names else v for v, ns in owners.items()]
+    return ", ".join(parts[:-1]) + " to " + parts[-1]

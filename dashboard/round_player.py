@@ -99,6 +99,8 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
             timeline: Timeline = ROUNDS) -> None:
     """Per method: rounds, gap to its own DAG's bound (said which) and link use; in seconds, the time, its gap to
     the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run."""
+    if timeline.seconds and timeline.event is None:
+        _latency_caption(plays, source, config)
     for col, pb in zip(st.columns(len(plays)), plays):
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
@@ -126,6 +128,15 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None
     st.caption(" · ".join(notes))
 
 
+def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConfig) -> None:
+    """Once above the methods (not under each): the note of those whose time is latency-dominated (core.seconds)."""
+    reps = [(pb.method, data.seconds_report(source, pb.method, config)) for pb in plays]
+    hit = [(m, rep) for m, rep in reps if latency_dominated(rep)]
+    if hit:
+        st.caption(f"{', '.join(method_title(m) for m, _ in hit)}: "
+                   f"{latency_note([r for _, r in hit], [method_title(m) for m, _ in hit])}")
+
+
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str) -> None:
     rep = data.seconds_report(source, pb.method, config)
     m, bounds = rep[mode], rep["bounds"]
@@ -138,8 +149,6 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "
              f"algbw {m['algbw_Bps'] / 1e9:.2f} GB/s")
     notes = [f"vs bound {labels.seconds(bounds['best'])} ({best.replace('_', ' ')})", f"{pb.stats['rounds']} rounds"]
-    if latency_dominated(rep):  # a small message: a huge gap to the bandwidth bound says so (core.seconds)
-        notes.append(latency_note([rep]))
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 

@@ -453,7 +453,8 @@ def test_guard_refuses_plain_ps_on_large_fat_trees_and_leaf_spines(capsys, monke
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
     for spec in ("fattree:k=16", "fattree:k=18", "leafspine:leaves=100,spines=4,servers=16"):
         code, out, err = run_cli(capsys, "schedule", spec, "--method", "ps")
-        assert_one_line_error(code, err, "estimated", "over the time limit", "ALLREDUCE_LAB_MAX_SECONDS", "--force")
+        assert_one_line_error(code, err, "estimated", "min CPU, over the time limit of 5.0 min",
+                              "ALLREDUCE_LAB_MAX_SECONDS", "--force")
 
 
 @pytest.mark.parametrize("template,xs", [
@@ -474,12 +475,12 @@ def test_guard_limits_come_from_the_environment(monkeypatch):
     t = make_topology("bcube:n=4,k=1")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1KiB")
     assert memory_limit() == (1024, "ALLREDUCE_LAB_MAX_MEMORY")
-    with pytest.raises(SizeError, match="over the memory limit 1.0 KiB"):
+    with pytest.raises(SizeError, match=r"estimated [\d.]+ KiB memory, over the memory limit of 1.0 KiB \(ALLREDUCE_LAB_MAX_MEMORY\)"):
         check_schedulable(size_of(t), "tree")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "0.000001")
     assert time_limit()[0] == 1e-6
-    with pytest.raises(SizeError, match="over the time limit"):
+    with pytest.raises(SizeError, match=r"estimated [\d.]+ s CPU, over the time limit of 0.00 s \(ALLREDUCE_LAB_MAX_SECONDS\)"):
         check_schedulable(size_of(t), "ring")
     monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "nan")
     with pytest.raises(SizeError, match="ALLREDUCE_LAB_MAX_SECONDS must be"):

@@ -306,11 +306,31 @@ def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
     assert cli.main(argv + ["--size", "1KB"]) == 0
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if "latency-dominated" in x]
-    assert line.startswith("bcube:n=3,k=1 ps, critical-path: latency-dominated: latency bound 8 µs > bandwidth "
-                           "bound 0.0711 µs")
+    assert line.startswith("bcube:n=3,k=1 ps, critical-path: latency-dominated: latency bound ")
+    assert line.endswith("> bandwidth bound 0.0711 µs: at this size per-hop latency, not bytes, sets the time (the "
+                         "bandwidth bound leaves latency out, so the gap to it is large)")  # compare prints that gap
     assert cli.main(argv) == 0
     assert "latency-dominated" not in capsys.readouterr().out
     assert cli.main(["schedule", "bcube:n=3,k=1", "--size", "1KB"]) == 0
-    assert "    latency-dominated: latency bound 8 µs > bandwidth bound 0.0711 µs" in capsys.readouterr().out
+    (note,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
+    # schedule prints only gaps to the best bound (which includes latency): the note must not claim to explain a gap
+    assert note == "    latency-dominated: latency bound 8 µs > bandwidth bound 0.0711 µs: at this size per-hop " \
+                   "latency, not bytes, sets the time"
     s = schedule("bcube:n=3,k=1", "critical-path")
     assert latency_dominated(time_report(s.dag, s.rounds, 1e3)) and not latency_dominated(time_report(s.dag, s.rounds, 1e8))
+
+
+def test_compare_latency_note_says_whose_bound_is_which(capsys):
+    """Ring's DAG has a longer chain than critical-path's merged trees (32 µs vs 8 µs latency bound at 1 KB on
+    BCube(3,1)): the note names each value's methods instead of an ownerless range ``8 µs-32 µs``."""
+    from core.seconds import latency_note
+
+    argv = ["compare", "bcube:n=3,k=1", "--methods", "ring,critical-path", "--seeds", "1", "--size", "1KB"]
+    assert cli.main(argv) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
+    assert "latency bound 8 µs (critical-path) to 32 µs (ring) > bandwidth bound 0.0711 µs:" in line
+    rep = lambda lat: {"bounds": {"latency": lat, "bandwidth": 1e-7}}  # noqa: E731
+    assert latency_note([rep(8e-6), rep(3.2e-5), rep(8e-6), rep(2.4e-5)], ["greedy", "ring", "optimal", "ps"]) \
+        .startswith("latency-dominated: latency bound 8 µs (greedy, optimal), 24 µs (ps) to 32 µs (ring) > bandwidth "
+                    "bound 0.1 µs:")
+    assert latency_note([rep(8e-6), rep(8e-6)], ["a", "b"]).startswith("latency-dominated: latency bound 8 µs > ")
