@@ -26,6 +26,7 @@ import numpy as np
 from core.bounds import lower_bounds
 from core.engine import Engine, list_schedule
 from core.methods import run_method
+from core.priorities import critical_path_key
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
 from core.rl.features import Observer
 from core.rl.rollout import play
@@ -84,10 +85,10 @@ def main() -> None:
         got = [play(dag, policy, sample=True, observer=obs, temperature=t,
                     rng=np.random.default_rng(np.random.SeedSequence([0, k]))).n_rounds for k in range(a.draws)]
         print(f"sampled at T={t:g}: rounds (count) {sorted(collections.Counter(got).items())}", flush=True)
-    succ, tail = dag.successor_count, dag.tail.astype(np.int64)
+    key = critical_path_key(dag)
     got = []
     for seed in range(a.draws):
-        order = np.lexsort((np.random.default_rng(seed).permutation(dag.n), -succ, -tail))
+        order = np.lexsort((np.random.default_rng(seed).permutation(dag.n), key))
         rank = np.empty(dag.n, np.int64)
         rank[order] = np.arange(dag.n)
         got.append(len(list_schedule(dag, rank)))

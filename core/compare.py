@@ -21,6 +21,8 @@ from .topology import Preset, Topology, TopologyError, degrade, make_topology, p
 from .workloads import build_dag
 
 
+BEST_GAP_CSV = "best gap (%)"
+"""The CSV's header of the best merged method's gap to the bound (`validate` recognises compare's CSV by it)."""
 GAP_COLUMNS = ["gap BW bound", "gap own bound"]
 """The seconds table's gaps of a method's async time: to the bandwidth bound of any AllReduce, and to the best
 bound of the method's own DAG (the CSV's headers add the unit: ``gap BW bound (%)``)."""
@@ -269,7 +271,7 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
     after an optimum not proven), or with `numeric` as the CSV writes it: numbers only (``best gap (%)``), empty
     cells where missing (whether an optimum is proven is in `optimal_columns`)."""
     header = ["config", "nodes", "edges", "workloads"] + methods + [bound_label(rows),
-                                                                    "best gap (%)" if numeric else "best gap",
+                                                                    BEST_GAP_CSV if numeric else "best gap",
                                                                     "paper PS", "paper Ring", "paper RL"]
     missing = "" if numeric else "n/a"
     body = []

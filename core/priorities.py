@@ -15,11 +15,17 @@ from .workloads import WorkloadDAG
 
 def critical_path_rank(dag: WorkloadDAG) -> np.ndarray:
     """Longest remaining chain first; then more successors; then lower id."""
+    return _rank_of(order_by_key(critical_path_key(dag)))
+
+
+def critical_path_key(dag: WorkloadDAG) -> np.ndarray:
+    """Critical-path's sort key, before its ties are broken: non-negative, lower for a longer remaining chain
+    and then for more successors."""
     succ = dag.successor_count
     tail = dag.tail.astype(np.int64)
     smax = int(succ.max()) if dag.n else 0
     tmax = int(tail.max()) if dag.n else 0
-    return _rank_of(order_by_key((tmax - tail) * (smax + 1) + (smax - succ)))
+    return (tmax - tail) * (smax + 1) + (smax - succ)
 
 
 def random_rank(dag: WorkloadDAG, seed: int) -> np.ndarray:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..argtypes import UsageError
+from ..compare import BEST_GAP_CSV
 from ..schedule_io import ScheduleFileError, read_schedule_file
 
 RL_CHECKPOINT_FORMAT = "allreduce-lab-rl/1"
@@ -69,7 +70,7 @@ _OUTPUT_CSVS = (
     ({"scheduler", "event", "time_h"}, "cluster's events CSV (cluster --events-out)"),
     ({"scheduler", "avg_jct_h", "makespan_h"}, "cluster's CSV results (cluster --format csv)"),
     ({"update", "iteration", "agent", "instance"}, "a training log (a checkpoint's .log.csv)"),
-    ({"config", "workloads", "best gap (%)"}, "compare's CSV results (compare --format csv)"),
+    ({"config", "workloads", BEST_GAP_CSV}, "compare's CSV results (compare --format csv)"),
 )
 """Header columns of the project's CSV outputs, each with what it is (checked after the traces)."""
 

@@ -188,10 +188,9 @@ def _hashable(x: Any) -> bool:
 def _json(x: Any, limit: int = 40) -> str:
     """`x` as JSON writes it (true, null, 1.5), cut to `limit` characters, for messages."""
     try:
-        text = json.dumps(x)
+        return _cut(json.dumps(x), limit)
     except (TypeError, ValueError):
-        text = repr(x)
-    return text if len(text) <= limit else text[:limit] + "..."
+        return _show(x, limit)
 
 
 def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:
@@ -248,7 +247,11 @@ def _capacity(value: Any, edge: tuple) -> int:
 
 def _show(x: Any, limit: int = 40) -> str:
     """repr(x) cut to `limit` characters, for messages."""
-    text = repr(x)
+    return _cut(repr(x), limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and "..." when it is longer."""
     return text if len(text) <= limit else text[:limit] + "..."
 
 
