@@ -85,6 +85,9 @@ def measure(what: str, spec: str, arg: str = "") -> dict:
     """Run one case in a fresh interpreter under the memory limit; its figures, or why it failed."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, BENCH_TMP=tmp)
+        # the case's own address-space limit is the fence here; without this the size guard would plan
+        # within half of what that limit leaves beside the interpreter's reserved address space (VmSize)
+        env.setdefault("ALLREDUCE_LAB_MAX_MEMORY", f"{LIMIT_GIB}GiB")
         run = subprocess.run([sys.executable, "-c", CHILD, str(LIMIT_GIB), what, spec, arg], capture_output=True,
                              text=True, env=env)
     if run.returncode != 0:
