@@ -105,7 +105,8 @@ def test_networkx_node_without_kind():
     ("bcube:n=x,k=1", ["must be an integer", "'x'"]),
     ("bcube:n=3.5,k=1", ["must be an integer", "'3.5'"]),
     ("bcube:n=3", ["missing", "k"]),
-    ("bcube:n3,k=1", ["key=value", "n3"]),
+    ("bcube:n3,k=1", ["key=value", "n3", "not mixed"]),
+    ("bcube:3,1,2", ["at most 2 values", "bcube:n,k"]),
     ("example:fig9", ["unknown example", "fig9"]),
     ("file:", ["needs a path"]),
 ])
