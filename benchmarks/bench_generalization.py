@@ -28,7 +28,7 @@ import numpy as np
 
 from core.bounds import lower_bounds
 from core.methods import run_method
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint
+from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, shown_path
 from core.rl.features import Observer
 from core.rl.instances import CONFIRMATION, GENERALIZATION
 from core.rl.rollout import play
@@ -51,8 +51,9 @@ def select_all(dag, policy, samples: int, seed: int = 0,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples per instance (default %(default)s)")
-    ap.add_argument("--checkpoint", default=str(checkpoint_dir() / UNIVERSAL),
-                    help="policy checkpoint (path without suffix) (default %(default)s)")
+    shipped = checkpoint_dir() / UNIVERSAL  # absolute, so it works from any directory; --help shows it relative
+    ap.add_argument("--checkpoint", default=str(shipped),
+                    help=f"policy checkpoint (path without suffix) (default {shown_path(shipped)})")
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,

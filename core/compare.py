@@ -88,6 +88,16 @@ class Row:
             return None
         return gap(r.rounds, self.lower_bound)
 
+    def latency_note(self, methods: Iterable[str] | None = None) -> str | None:
+        """``"<methods>: <note>"`` when some method's async time here is latency-dominated (`core.seconds.latency_note`,
+        with the reason its gap to the bandwidth bound is large), else None; `methods` default to every result."""
+        hit = [(m, t) for m in (self.results if methods is None else methods)
+               if (t := _part(self, m, "time")) and latency_dominated(t)]
+        if not hit:
+            return None
+        return f"{', '.join(m for m, _ in hit)}: " \
+               f"{latency_note([t for _, t in hit], [m for m, _ in hit], bandwidth_gap=True)}"
+
     def as_dict(self) -> dict:
         """Plain JSON-ready form."""
         best = self.best_merged()
@@ -100,6 +110,7 @@ class Row:
                             "time": r.time, "replan": r.replan or None}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
+            "latency_note": self.latency_note(),
             "paper": None if self.paper is None else {
                 "nodes": self.paper.paper_nodes, "edges": self.paper.paper_edges,
                 "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
@@ -243,13 +254,7 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
 def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
     """One line per configuration where some method's async time is latency-dominated (`core.seconds.latency_note`):
     those methods and the bounds."""
-    lines = []
-    for r in rows:
-        hit = [(m, res.time) for _, m, res in _with([r], methods, "time") if latency_dominated(res.time)]
-        if hit:
-            note = latency_note([t for _, t in hit], [m for m, _ in hit], bandwidth_gap=True)
-            lines.append(f"{r.name} {', '.join(m for m, _ in hit)}: {note}")
-    return lines
+    return [f"{r.name} {note}" for r in rows if (note := r.latency_note(methods))]
 
 
 def _small_info(info: dict) -> dict:
@@ -320,10 +325,10 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
 
 def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of whether each exact method (CP-SAT) proved its rounds
-    optimal, for the CSV (the text's ``*``): ``<method> proven optimal`` yes/no, empty where it did not run."""
+    optimal, for the CSV (the text's ``*``): ``<method> proven`` yes/no, empty where it did not run."""
     exact = [m for m in methods if get_method(m).solver == "cp-sat"]
     body = [[_yes(_part(r, m, "info").get("proven_optimal")) for m in exact] for r in rows]
-    return [f"{m} proven optimal" for m in exact], body
+    return [f"{m} proven" for m in exact], body
 
 
 def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -368,6 +373,16 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
     return header, body
 
 
+LATENCY_NOTE_CSV = "latency note"
+"""The CSV's column of the text's latency note (`Row.latency_note`)."""
+
+
+def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) of the latency note for the CSV: the text's line without the
+    configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated."""
+    return [LATENCY_NOTE_CSV], [[r.latency_note(methods) or ""] for r in rows]
+
+
 def _gaps(replay: dict, numeric: bool = False) -> list[str]:
     """The cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound, as the
     text prints them or, with `numeric`, as the CSV writes them (`_percent`)."""
@@ -377,11 +392,12 @@ def _gaps(replay: dict, numeric: bool = False) -> list[str]:
 def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
     the rounds table in numbers (`rows_to_table`), what each learned method ran (`learned_columns`), whether
-    each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`)
-    and, with a mid-run `event`, its numbers (`replan_columns`). Every number is a plain number (percent in
-    a header's ``(%)``), every missing value an empty cell."""
+    each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`), the text's
+    latency note (`latency_column`) and, with a mid-run `event`, its numbers (`replan_columns`). Every number is a
+    plain number (percent in a header's ``(%)``), every missing value an empty cell."""
     header, body = rows_to_table(rows, methods, numeric=True)
-    parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size)]
+    parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size),
+             latency_column(rows, methods)]
     for head, cells in parts + ([replan_columns(rows, methods)] if event else []):
         header = header + head
         body = [row + more for row, more in zip(body, cells)]

@@ -34,10 +34,22 @@ class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or made for other features/shapes."""
 
 
+_REPOSITORY = Path(__file__).resolve().parents[2]
+
+
 def checkpoint_dir() -> Path:
     """Where shipped checkpoints live (env ALLREDUCE_LAB_CHECKPOINTS overrides)."""
     env = os.environ.get("ALLREDUCE_LAB_CHECKPOINTS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "checkpoints"
+    return Path(env) if env else _REPOSITORY / "checkpoints"
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as --help shows a default: ``<repository>/checkpoints/universal`` for one inside the repository (not
+    this machine's absolute path; the default itself stays absolute, so it works from any directory), else as given."""
+    try:
+        return f"<repository>/{Path(path).resolve().relative_to(_REPOSITORY).as_posix()}"
+    except ValueError:
+        return str(path)
 
 
 def slug(spec: str) -> str:

@@ -1,7 +1,9 @@
-"""Spec strings: ``family:key=value,...`` -> the family and its integer parameters.
+"""Spec strings: ``family:key=value,...`` or ``family:value,...`` -> the family and its integer parameters.
 
 Values are ASCII integers with an optional sign and at most 18 digits (``k=1_0``, Unicode
 digits and ``k=1e3`` are refused); a key given twice is an error, not a silent override.
+Parameters are all keyed or all positional, in the family's order (`Family.order`: ``bcube:8,2`` is
+``bcube:n=8,k=2``); link options (``bw=``, ``lat=``, ``link_seed=``, `core.topology.links`) are always keyed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class Family:
     size: Callable[..., Size]
     required: tuple[str, ...]
     optional: dict[str, int]
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The parameters in the order a positional spec gives them: the required ones, then the optional."""
+        return self.required + tuple(self.optional)
 
 
 FAMILIES: dict[str, Family] = {
@@ -72,14 +79,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     fam = FAMILIES[family]
     shown = clip(spec.strip(), 60)
     given: dict[str, int] = {}
-    for item in filter(None, (s.strip() for s in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not eq:
-            raise TopologyError(f"{shown}: parameter {clip(item)!r} must be key=value")
+    for key, value in _pairs(shown, fam, rest):
         if key not in fam.required and key not in fam.optional:
             raise TopologyError(f"{shown}: unknown parameter {clip(key)!r} for {family}; "
-                                f"expected {', '.join(fam.required + tuple(fam.optional))}")
+                                f"expected {', '.join(fam.order)}")
         if key in given:
             raise TopologyError(f"{shown}: parameter {key} is given twice; give each parameter once")
         if not _INT.fullmatch(value):
@@ -90,3 +93,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     if missing:
         raise TopologyError(f"{shown}: missing parameter(s) {', '.join(missing)} for {family}")
     return family, {**fam.optional, **given}
+
+
+def _pairs(shown: str, fam: Family, rest: str) -> list[tuple[str, str]]:
+    """(key, value text) of a spec's parameters (`rest`, link options removed): all ``key=value``, or all
+    values, taken in `Family.order`; mixed, or more values than the family has parameters, is an error."""
+    items = [s.strip() for s in rest.split(",")]
+    while items and not items[-1]:
+        items.pop()  # a trailing comma, as the keyed form allows
+    order = f"{fam.name}:{','.join(fam.order)}"
+    keyed = [item for item in items if "=" in item]
+    if keyed and len(keyed) < len([item for item in items if item]):
+        bare = next(item for item in items if item and "=" not in item)
+        raise TopologyError(f"{shown}: give the parameters all as key=value or all by position ({order}), not "
+                            f"mixed: {clip(keyed[0])!r} is key=value, {clip(bare)!r} is not")
+    if keyed:
+        return [(k.strip(), v.strip()) for k, _, v in (item.partition("=") for item in items if item)]
+    if "" in items:
+        raise TopologyError(f"{shown}: value {items.index('') + 1} is empty; give the values by position in the "
+                            f"order {order}")
+    if len(items) > len(fam.order):
+        raise TopologyError(f"{shown}: {fam.name} takes at most {len(fam.order)} values by position, in the order "
+                            f"{order}; got {len(items)}")
+    return list(zip(fam.order, items))

@@ -5,6 +5,7 @@ Read from the scripts' source (ast), so no benchmark is imported or run."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,58 @@ def test_benchmark_help_describes_every_argument_and_a_whole_sentence(script):
         shown = default is not None and not (isinstance(default, ast.Constant) and default.value in (None, False, ""))
         if shown:
             assert "default" in ast.unparse(kw["help"]), f"{where}: the default is not shown"
+
+
+ABSOLUTE = re.compile(r"(?:^|[\s(=,'\"\[])(/[^\s/]+/\S*)")
+"""A POSIX absolute path with at least two parts (``/work/main/checkpoints``; not ``load / capacity``, ``GB/s``)."""
+_SHOWN = ("default", "help", "choices", "metavar")
+"""add_argument keywords whose values --help prints."""
+
+
+def _computed(tree: ast.AST) -> bool:
+    """True when a script's --help has text computed at run time: a printed add_argument keyword that is not a
+    literal, or a parser keyword made of more than the module's docstring."""
+    for call in _calls(tree, "add_argument"):
+        if any(k.arg in _SHOWN and not isinstance(k.value, ast.Constant) for k in call.keywords):
+            return True
+    return any({n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)} - {"__doc__"}
+               for call in _calls(tree, "ArgumentParser") for k in call.keywords)
+
+
+def test_no_benchmark_help_shows_an_absolute_path():
+    """--checkpoint's default printed this machine's path (/work/main/checkpoints/universal); --help shows a path in
+    the repository relative to it. A script whose help is all literals and its docstring is read from the source;
+    the others' --help is run, from outside the repository (importing them costs seconds each)."""
+    import os
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = ALL[0].parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "ALLREDUCE_LAB_CHECKPOINTS"}
+    env.update(PYTHONPATH=str(root), COLUMNS="200")  # this checkout's core; lines unwrapped
+    run = []
+    for script in ALL:
+        tree = ast.parse(script.read_text())
+        if _computed(tree):
+            run.append(script)
+            continue
+        texts = [ast.get_docstring(tree, clean=False) or ""] + [
+            n.value for call in _calls(tree, "add_argument") + _calls(tree, "ArgumentParser") for k in call.keywords
+            for n in ast.walk(k.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        assert not [m.group(1) for t in texts for m in ABSOLUTE.finditer(t)], script.name
+    assert {p.name for p in run} >= {"bench_generalization.py", "bench_ladder.py", "bench_miss.py",
+                                     "bench_temperature.py"}  # the ones that printed /work/main/checkpoints
+
+    def help_of(script: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=300,
+                              cwd=Path(root).anchor, env=env)
+
+    with ThreadPoolExecutor(2) as pool:
+        for script, r in zip(run, pool.map(help_of, run)):
+            assert r.returncode == 0 and not r.stderr, (script.name, r.stderr[-2000:])
+            assert str(root) not in r.stdout and not ABSOLUTE.search(r.stdout), \
+                (script.name, [m.group(1) for m in ABSOLUTE.finditer(r.stdout)])
 
 
 def test_bench_scale_help_prints_its_usage_instead_of_a_traceback():

@@ -105,7 +105,8 @@ def test_networkx_node_without_kind():
     ("bcube:n=x,k=1", ["must be an integer", "'x'"]),
     ("bcube:n=3.5,k=1", ["must be an integer", "'3.5'"]),
     ("bcube:n=3", ["missing", "k"]),
-    ("bcube:n3,k=1", ["key=value", "n3"]),
+    ("bcube:n3,k=1", ["key=value", "n3", "not mixed"]),
+    ("bcube:3,1,2", ["at most 2 values", "bcube:n,k"]),
     ("example:fig9", ["unknown example", "fig9"]),
     ("file:", ["needs a path"]),
 ])
@@ -524,6 +525,29 @@ def test_measured_size_of_a_file_is_close_to_the_family_formula(tmp_path):
         assert m.fanin == formula.fanin and m.segment == formula.segment, (spec, m, formula)
         assert 0.5 <= m.depth / formula.depth <= 2.0
     assert measured_size(make_topology("example:fig3")).fanin == 3
+
+
+def test_which_refusals_at_8_gib_hold_whatever_memory_is_free(monkeypatch):
+    """docs/limits.md: of what 8 GiB and 300 s refuse, BCube(10,4), fat-tree k=48 and BCube(3,1) in 10^6 chunks are
+    also over the time limit, and describing fat-tree k=48 is over it alone, so they are refused on any machine;
+    BCube(8,3) critical-path (8.9 GiB, under 300 s) only by memory, so under the default limit (half the available
+    memory) whether it runs depends on what is free."""
+    from core.guard import SizeError, check, check_schedulable, estimate_describe
+    from core.topology import size_of, spec_size
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "none")
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_SECONDS", raising=False)
+    for spec, chunks in (("bcube:n=10,k=4", 1), ("fattree:k=48", 1), ("bcube:n=3,k=1", 1_000_000)):
+        with pytest.raises(SizeError, match=r"over the time limit of 5\.0 min \(the default\)"):
+            check_schedulable(spec_size(spec), "tree", chunks)
+    with pytest.raises(SizeError, match=r"describing fattree:k=48: estimated 9\.\d min CPU, over the time limit"):
+        check(estimate_describe(size_of(make_topology("fattree:k=48"))))
+    est = check_schedulable(spec_size("bcube:n=8,k=3"), "tree", 1)
+    assert 8 * 2 ** 30 < est.bytes < 9 * 2 ** 30 and est.seconds < 300
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "9GiB")
+    check_schedulable(spec_size("bcube:n=8,k=3"), "tree", 1)
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "8GiB")
+    with pytest.raises(SizeError, match=r"estimated 8\.9 GiB memory, over the memory limit of 8\.0 GiB"):
+        check_schedulable(spec_size("bcube:n=8,k=3"), "tree", 1)
 
 
 MEMORY_BOUNDED = [

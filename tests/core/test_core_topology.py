@@ -8,9 +8,11 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from core.topology import (bcube, dcell, dcell_servers, fattree, from_dict, from_networkx, jellyfish,
-                           make_topology, parse_spec, preset, to_dict)
+from core.topology import (FAMILIES, TopologyError, bcube, dcell, dcell_servers, fattree, from_dict, from_networkx,
+                           jellyfish, make_topology, parse_spec, preset, to_dict)
 from core.topology.jellyfish import jellyfish_links
 
 from _corelib import to_nx
@@ -257,6 +259,76 @@ def test_parse_spec_fills_optional_and_aliases():
         "jellyfish", {"switches": 10, "ports": 5, "switch_ports": 4, "seed": 0})
     assert parse_spec("fat-tree:k=4") == ("fattree", {"k": 4})
     assert make_topology(" BCube:n=2, k=1 ").n_servers == 4
+
+
+@pytest.mark.parametrize("positional,keyed", [
+    ("bcube:8,2", "bcube:n=8,k=2"), ("dcell:4,1", "dcell:n=4,k=1"), ("fat-tree:4", "fattree:k=4"),
+    ("leaf-spine:40,4,16", "leafspine:leaves=40,spines=4,servers=16"),
+    ("jellyfish:10,5,4", "jellyfish:switches=10,ports=5,switch_ports=4"),
+    ("jellyfish:10,5,4,1", "jellyfish:switches=10,ports=5,switch_ports=4,seed=1"),
+    (" BCube: 3 , 1 ,", "bcube:n=3,k=1"),
+])
+def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, keyed):
+    """The docs write sizes as leaf-spine(40,4,16) and BCube(8,2); the spec takes them so (it said "must be
+    key=value"), in each family's documented order (`Family.order`)."""
+    assert parse_spec(positional) == parse_spec(keyed)
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("bcube:n=8,2", "bcube:n=8,2: give the parameters all as key=value or all by position (bcube:n,k), not mixed: "
+                    "'n=8' is key=value, '2' is not"),
+    ("bcube:8,k=2", "bcube:8,k=2: give the parameters all as key=value or all by position (bcube:n,k), not mixed: "
+                    "'k=2' is key=value, '8' is not"),
+    ("leafspine:40,4,16,2", "leafspine:40,4,16,2: leafspine takes at most 3 values by position, in the order "
+                            "leafspine:leaves,spines,servers; got 4"),
+    ("jellyfish:10,5,4,0,1", "jellyfish:10,5,4,0,1: jellyfish takes at most 4 values by position, in the order "
+                             "jellyfish:switches,ports,switch_ports,seed; got 5"),
+    ("bcube:3,,1", "bcube:3,,1: value 2 is empty; give the values by position in the order bcube:n,k"),
+    ("bcube:3", "bcube:3: missing parameter(s) k for bcube"),
+    ("bcube:3,1_0", "bcube:3,1_0: parameter k must be an integer (ASCII digits, optional sign, at most 18 digits), "
+                    "got '1_0'"),
+    ("fattree:" + "4" * 19, f"fattree:{'4' * 19}: parameter k must be an integer (ASCII digits, optional sign, at "
+                            f"most 18 digits), got '{'4' * 19}'"),
+])
+def test_positional_specs_are_refused_in_one_line_naming_the_rule(spec, message):
+    with pytest.raises(TopologyError) as info:
+        parse_spec(spec)
+    assert str(info.value) == message
+
+
+def _family_values():
+    """(family, values in `Family.order`) of small topologies, some of which the family refuses."""
+    small = st.integers(-1, 5)
+    return st.one_of(
+        st.tuples(st.sampled_from(["bcube", "dcell"]), st.tuples(st.integers(1, 4), st.integers(-1, 2))),
+        st.tuples(st.just("fattree"), st.tuples(st.integers(0, 6))),
+        st.tuples(st.just("leafspine"), st.tuples(small, small, small)),
+        st.tuples(st.just("jellyfish"), st.tuples(st.integers(0, 12), st.integers(0, 6), small)),
+        st.tuples(st.just("jellyfish"), st.tuples(st.integers(0, 12), st.integers(0, 6), small, st.integers(-1, 5))))
+
+
+@settings(max_examples=80, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(fv=_family_values(), links=st.sampled_from(["", ",bw=100/25", ",lat=2"]))
+def test_positional_and_keyed_specs_build_the_same_topology(fv, links):
+    """Any values, given by position or by key (link options after either), build the same topology or are refused
+    with the same rule."""
+    family, values = fv
+    order = FAMILIES[family].order
+    positional = f"{family}:{','.join(map(str, values))}{links}"
+    keyed = f"{family}:{','.join(f'{k}={v}' for k, v in zip(order, values))}{links}"
+    assert parse_spec(positional) == parse_spec(keyed)
+    outcomes = []
+    for spec in (positional, keyed):
+        try:
+            outcomes.append(make_topology(spec))
+        except (TopologyError, ValueError) as err:
+            outcomes.append((type(err), str(err).split(": ", 1)[-1]))  # the rule, after the spec it names
+    a, b = outcomes
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        assert a == b
+        return
+    assert a.spec == b.spec and a.is_server.tolist() == b.is_server.tolist() and a.edges.tolist() == b.edges.tolist()
+    assert a.bandwidth.tolist() == b.bandwidth.tolist() and a.latency.tolist() == b.latency.tolist()
 
 
 def test_summary_of_bcube31():

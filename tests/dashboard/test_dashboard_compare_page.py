@@ -161,3 +161,20 @@ def test_csv_carries_the_learned_columns_of_the_cli():
     assert got["rl-sample trained on configuration"] == "no"  # trained with chunks 1, run with 2
     assert (got["rl-sample samples"], got["rl-sample temperature"], got["notes"]) == ("2", "0.5", "a note")
     assert "critical-path checkpoint" not in got
+    assert got["latency note"] == ""  # 100 MB: bandwidth-dominated
+
+
+def test_csv_carries_the_latency_note_of_the_cli():
+    """A latency-dominated row's CSV download says so (the CLI's ``latency note`` column), before the page's own."""
+    import csv
+    import io
+
+    from core.compare import compare_topology
+    from core.topology import make_topology
+    from dashboard.screens.compare import export_csv
+
+    row = compare_topology(make_topology("bcube:n=3,k=1"), ["ring", "critical-path"], seeds=1, size=1e3,
+                           name="BCube(3,1)")
+    header, *body = list(csv.reader(io.StringIO(export_csv([row], ["ring", "critical-path"], []))))
+    assert header[-3:] == ["latency note", "paper workloads", "notes"]
+    assert body[0][-3] == row.latency_note() and body[0][-3].startswith("ring, critical-path: latency-dominated: ")
