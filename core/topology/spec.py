@@ -91,7 +91,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         given[key] = int(value)
     missing = [k for k in fam.required if k not in given]
     if missing:
-        raise TopologyError(f"{shown}: missing parameter(s) {', '.join(missing)} for {family}")
+        raise TopologyError(f"{shown}: missing parameter(s) {', '.join(missing)} for {family} "
+                            f"(by key, or by position in the order {family}:{','.join(fam.order)})")
     return family, {**fam.optional, **given}
 
 

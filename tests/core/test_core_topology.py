@@ -284,7 +284,7 @@ def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, ke
     ("jellyfish:10,5,4,0,1", "jellyfish:10,5,4,0,1: jellyfish takes at most 4 values by position, in the order "
                              "jellyfish:switches,ports,switch_ports,seed; got 5"),
     ("bcube:3,,1", "bcube:3,,1: value 2 is empty; give the values by position in the order bcube:n,k"),
-    ("bcube:3", "bcube:3: missing parameter(s) k for bcube"),
+    ("bcube:3", "bcube:3: missing parameter(s) k for bcube (by key, or by position in the order bcube:n,k)"),
     ("bcube:3,1_0", "bcube:3,1_0: parameter k must be an integer (ASCII digits, optional sign, at most 18 digits), "
                     "got '1_0'"),
     ("fattree:" + "4" * 19, f"fattree:{'4' * 19}: parameter k must be an integer (ASCII digits, optional sign, at "
