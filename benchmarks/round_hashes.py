@@ -46,7 +46,7 @@ def rounds_digest(rounds: list[np.ndarray]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
-    p.add_argument("--specs", nargs="+", default=SPECS, help="topology specs (default: the five above)")
+    p.add_argument("--specs", nargs="+", default=SPECS, help=f"topology specs (default: {' '.join(SPECS)})")
     p.add_argument("--out", help="also write the lines to this file (default: stdout only)")
     p.add_argument("--compare", help="a file written by --out: exit 1 naming every line that differs "
                                      "(default: no comparison)")

@@ -8,14 +8,13 @@ one round loop.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from .greedy import CLASS, ClassHeads, fill_mask
-from .jit import SMALL, both, kernel, parallel, prefetch
+from .jit import SMALL, both, kernel, prefetch
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -77,8 +76,6 @@ class Engine:
         self._rounds: list[np.ndarray] = []
         self._n_sent = 0
         self._truncated = False
-        self._feed: RoundMarks | None = None  # the check's worker, fed each round while `run` streams
-        self._marks: RoundMarks | None = None  # its finished pass over every round of `run`
 
     # ---- read-only state ----------------------------------------------------------------
     @property
@@ -88,9 +85,8 @@ class Engine:
 
     @property
     def rounds(self) -> list[np.ndarray]:
-        """Workload ids of every applied round (read-only arrays, sorted); after a streamed `run`, a
-        `MarkedRounds` carrying the check's per-round pass over them."""
-        return list(self._rounds) if self._marks is None else MarkedRounds(self._rounds, self._marks)
+        """Workload ids of every applied round (read-only arrays, sorted)."""
+        return list(self._rounds)
 
     @property
     def last_round(self) -> np.ndarray:
@@ -161,8 +157,6 @@ class Engine:
         self._last_freed = _release(ids, s.ptr, s.values, self._waiting, self._sent_round, self._dag.n)
         self._rounds.append(ids)
         self._n_sent += len(ids)
-        if self._feed is not None:
-            self._feed.add(ids)
 
     # ---- scheduling helpers ---------------------------------------------------------------
     def fill(self, candidates: np.ndarray, used: np.ndarray | None = None) -> np.ndarray:
@@ -188,33 +182,21 @@ class Engine:
 
         At `max_rounds` (default `round_limit`) it raises RoundLimitError, or with `truncate`
         stops and sets `truncated`. ``check=False`` skips the per-round rule check for selectors
-        that are valid by construction (`fill`); their result is checked once, in the method
-        registry (`rounds_valid`). On two threads and at least `jit.PARALLEL_MIN` workloads, that
-        check's per-round pass runs here already, on a worker thread over the rounds recorded so
-        far (`RoundMarks`; docs/scale.md, sixth step); `rounds` then carries it. The worker never
-        outlives this call: an exception (Ctrl-C included) stops and joins it before it propagates.
+        that are valid by construction (`fill`); their result is checked once, by replay, in
+        the method registry.
         """
         limit = round_limit(self._dag) if max_rounds is None else max_rounds
-        marks = RoundMarks(self._dag) if not check and not self._rounds and parallel(self._dag.n) else None
-        self._feed, finished = marks, False
-        try:
-            while not self.done:
-                if len(self._rounds) >= limit:
-                    if truncate:
-                        self._truncated = True
-                        break
-                    raise RoundLimitError(f"no schedule within {limit} rounds ({self._n_sent}/{self._dag.n} sent)")
-                ids = np.asarray(select(self), dtype=np.int64)
-                if check:
-                    self.apply(ids)
-                else:
-                    self._commit(ids)
-            finished = True
-        finally:
-            self._feed = None
-            if marks is not None:
-                marks.close(cancel=not finished)
-        self._marks = marks
+        while not self.done:
+            if len(self._rounds) >= limit:
+                if truncate:
+                    self._truncated = True
+                    return self
+                raise RoundLimitError(f"no schedule within {limit} rounds ({self._n_sent}/{self._dag.n} sent)")
+            ids = np.asarray(select(self), dtype=np.int64)
+            if check:
+                self.apply(ids)
+            else:
+                self._commit(ids)
         return self
 
     def utilization(self) -> np.ndarray:
@@ -222,7 +204,7 @@ class Engine:
         return utilization(self._dag, self._rounds)
 
 
-@kernel(nogil=True)  # the round loop leaves the GIL to the check's worker thread (RoundMarks)
+@kernel
 def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - compiled
     """Count the sent `ids` off their successors' waits (through groups: a group whose last
     member is sent releases its own waiters); returns the unsent workloads that became ready."""
@@ -404,36 +386,12 @@ def rounds_valid(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -
     to name what is broken, so its messages are the replay's.
     """
     n = dag.n
-    marked = rounds.marks.take(dag, rounds) if isinstance(rounds, MarkedRounds) else None
-    if marked is not None:  # the per-round pass ran while the rounds were made (`Engine.run`)
-        ok, sent = marked
-        if not ok:
-            return False
-    else:
-        sent = _marks_in_halves(dag, [_id_array(ids) for ids in rounds])
-        if sent is None:
-            return False
-    deps = dag.deps
-    g = dag.n_groups
-    done = np.empty(g, np.int32)  # the round in which each group's last member was sent
-    ok = both(lambda: _groups_sent(sent, deps.ptr, deps.values, 0, g // 2, done),
-              lambda: _groups_sent(sent, deps.ptr, deps.values, g // 2, g, done), size=n)
-    if min(ok) < 1:
-        return None if min(ok) < 0 else False
-    ok = both(lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, 0, n // 2),
-              lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, n // 2, n), size=n)
-    return bool(min(ok))
-
-
-def _marks_in_halves(dag: WorkloadDAG, rounds: list[np.ndarray]) -> np.ndarray | None:
-    """The per-round pass of `rounds_valid` over given rounds: the round of each workload (-1: never sent),
-    or None when an id does not exist or is sent twice, or a link is over capacity in a round."""
-    n = dag.n
     sent = np.full(n, -1, np.int32)  # round of each workload
     links = dag.links
     cap = dag.topology.link_capacity
+    rounds = [_id_array(ids) for ids in rounds]
     if sum(len(ids) for ids in rounds) != n:
-        return None  # some workload is never sent, or one is sent twice
+        return False  # some workload is never sent, or one is sent twice
     sizes = np.cumsum([len(ids) for ids in rounds])
     half = int(np.searchsorted(sizes, n // 2))
 
@@ -444,133 +402,18 @@ def _marks_in_halves(dag: WorkloadDAG, rounds: list[np.ndarray]) -> np.ndarray |
     # two halves of the rounds on two cores: each id is in one round (counted above), so the halves
     # write different entries of `sent` unless an id is repeated, which either half then finds
     # (seeing the other's mark or an unmarked id below)
-    return sent if all(both(lambda: mark(0, half), lambda: mark(half, len(rounds)), size=n)) else None
-
-
-class RoundMarks:
-    """The per-round pass of the in-order check (`_mark_round`: ids exist, each is sent once, no link
-    over capacity; the round of each workload recorded) over an engine's rounds as they are recorded,
-    on a worker thread, so that it overlaps the round loop (docs/scale.md, sixth step).
-
-    It reads only the recorded rounds (final and read-only), never the engine's state, and gives
-    `rounds_valid` what its own pass would: `take` hands over the result once, for exactly the
-    arrays it marked. The caller feeds `add` and must `close` it (`Engine.run` does, in `finally`).
-    The worker takes whatever rounds have accumulated, at least `BATCH` ids at a time, in one compiled
-    call that releases the GIL.
-    """
-
-    BATCH = 1 << 17
-    """Ids handed to the worker at once (about 16 rounds of a 4096-server plain PS)."""
-
-    def __init__(self, dag: WorkloadDAG):
-        self.dag = dag
-        self.rounds: list[np.ndarray] = []  # every round added, in order
-        self.ok = True  # no round broke a rule
-        self._sent: np.ndarray | None = None  # round of each workload, once closed
-        self._unsent_ids = 0  # ids added since the worker was last woken
-        self._upto = 0  # rounds the worker may take
-        self._stop = self._cancel = False
-        self._error: BaseException | None = None
-        self._cv = threading.Condition()
-        self._thread = threading.Thread(target=self._work, name="allreduce-lab-marks", daemon=True)
-        self._thread.start()
-
-    def add(self, ids: np.ndarray) -> None:
-        """Hand over a recorded round (a read-only int64 array that nobody changes afterwards)."""
-        self.rounds.append(ids)
-        self._unsent_ids += len(ids)
-        if self._unsent_ids >= self.BATCH:
-            self._unsent_ids = 0
-            with self._cv:
-                self._upto = len(self.rounds)
-                self._cv.notify()
-
-    def close(self, cancel: bool = False) -> None:
-        """Wait until every added round is marked (with `cancel`: until the worker stops, results dropped)
-        and join the worker; raises what the worker raised, unless cancelled."""
-        with self._cv:
-            self._upto, self._stop, self._cancel = len(self.rounds), True, cancel
-            self._cv.notify()
-        self._thread.join()
-        if cancel:
-            self._sent = None
-        elif self._error is not None:
-            raise self._error
-
-    def take(self, dag: WorkloadDAG, rounds: list[np.ndarray]) -> tuple[bool, np.ndarray] | None:
-        """(no rule broken, round of each workload) for `rounds` when they are exactly the arrays marked,
-        unchanged (read-only), over `dag`; None otherwise or when already taken (the caller checks itself)."""
-        sent = self._sent
-        if sent is None or dag is not self.dag or len(rounds) != len(self.rounds) or \
-                any(a is not b or a.flags.writeable for a, b in zip(rounds, self.rounds)):
-            return None
-        self._sent = None  # handed over once: 4 bytes a workload are not kept with the rounds
-        return self.ok, sent
-
-    def _work(self) -> None:
-        try:
-            dag = self.dag
-            links = dag.links
-            cap = dag.topology.link_capacity
-            sent = np.empty(dag.n, np.int32)
-            _fill(sent, -1)  # without the GIL: the fresh pages' faults are this thread's
-            load = np.zeros(len(cap), np.int64)
-            done = 0
-            while True:
-                with self._cv:
-                    while self._upto == done and not self._stop:
-                        self._cv.wait()
-                    upto, stop, cancel = self._upto, self._stop, self._cancel
-                if cancel:
-                    return
-                if upto > done and self.ok:
-                    batch = self.rounds[done:upto]
-                    starts = np.zeros(len(batch) + 1, np.int64)
-                    np.cumsum([len(ids) for ids in batch], out=starts[1:])
-                    flat = batch[0] if len(batch) == 1 else np.concatenate(batch)
-                    self.ok = _mark_rounds(flat, starts, done, sent, links.ptr, links.values, cap, load)
-                done = upto
-                if stop and done == len(self.rounds):
-                    break
-            self._sent = sent
-        except BaseException as e:  # noqa: BLE001 - raised by `close`, on the caller's thread
-            self._error = e
-
-
-class MarkedRounds(list):
-    """Rounds recorded by a streamed `Engine.run`, with the check's per-round pass over them (`marks`),
-    which `rounds_valid` takes instead of marking them again. A plain list otherwise (and when pickled)."""
-
-    def __init__(self, rounds: list[np.ndarray], marks: RoundMarks):
-        super().__init__(rounds)
-        self.marks = marks
-
-    def __reduce__(self):  # noqa: ANN204 - pickles as the plain list (the marks hold a thread's results)
-        return list, (list(self),)
-
-
-def sorted_rounds(rounds: list[np.ndarray] | list[list[int]]) -> list[np.ndarray]:
-    """Every round as `sorted_ids` gives it, in a new list that keeps the marks `rounds` may carry
-    (`MarkedRounds`: they name the arrays they cover, so a round this changes drops out of them)."""
-    out = [sorted_ids(r) for r in rounds]
-    return MarkedRounds(out, rounds.marks) if isinstance(rounds, MarkedRounds) else out
-
-
-@kernel(nogil=True)
-def _fill(a, value):  # pragma: no cover - compiled
-    """a[:] = value."""
-    for i in range(len(a)):
-        a[i] = value
-
-
-@kernel(nogil=True)
-def _mark_rounds(flat, starts, r0, sent, lptr, lval, cap, load):  # pragma: no cover - compiled
-    """`_mark_round` over the rounds flat[starts[i]:starts[i + 1]], numbered r0 + i; False at the first
-    that breaks a rule (the rest are not marked)."""
-    for i in range(len(starts) - 1):
-        if not _mark_round(flat[starts[i]:starts[i + 1]], r0 + i, sent, lptr, lval, cap, load):
-            return False
-    return True
+    if not all(both(lambda: mark(0, half), lambda: mark(half, len(rounds)), size=n)):
+        return False
+    deps = dag.deps
+    g = dag.n_groups
+    done = np.empty(g, np.int32)  # the round in which each group's last member was sent
+    ok = both(lambda: _groups_sent(sent, deps.ptr, deps.values, 0, g // 2, done),
+              lambda: _groups_sent(sent, deps.ptr, deps.values, g // 2, g, done), size=n)
+    if min(ok) < 1:
+        return None if min(ok) < 0 else False
+    ok = both(lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, 0, n // 2),
+              lambda: _sent_after_prefixes(sent, deps.ptr, deps.values, done, n // 2, n), size=n)
+    return bool(min(ok))
 
 
 def _id_array(ids: np.ndarray | list[int]) -> np.ndarray:

@@ -145,7 +145,7 @@ def _sort_bits(keys, shift0, n_bits):  # pragma: no cover - compiled
     return src
 
 
-@kernel(nogil=True)  # the round loop leaves the GIL to the check's worker thread (engine.RoundMarks)
+@kernel
 def _round(state, crow, width, cap, queue, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.

@@ -118,18 +118,12 @@ PARALLEL_MIN = 1 << 20
 """Work items (workloads) from which `both` runs its two parts at once: below, a thread costs more than it saves."""
 
 
-def parallel(size: int) -> bool:
-    """True when work of `size` items (workloads) runs on two threads: two are allowed (`n_threads`) and
-    `size` >= `PARALLEL_MIN`. Else everything runs on the calling thread, one part after the other."""
-    return n_threads() >= 2 and size >= PARALLEL_MIN
-
-
 def both(first: Callable[[], Any], second: Callable[[], Any], size: int) -> tuple[Any, Any]:
     """(first(), second()): run at the same time, `first` on a worker thread, when there are two
     threads and `size` >= `PARALLEL_MIN`; else one after the other. Each must write only its own memory
     (the results are then the same either way) and spend its time without the GIL (`nogil` kernels,
     numpy's shuffle) for the overlap to pay. An exception in either is raised here."""
-    if not parallel(size):
+    if n_threads() < 2 or size < PARALLEL_MIN:
         return first(), second()
     box: list[Any] = []
 

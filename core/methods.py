@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .engine import Rounds, replay, rounds_valid, sorted_rounds
+from .engine import Rounds, replay, rounds_valid, sorted_ids
 from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
@@ -170,14 +170,14 @@ def run_method(name: str, topology: Topology, config: ScheduleConfig | None = No
     m.guard(topology, config)
     dag = method_dag(m, topology, config)
     out = m.schedule(dag, config, progress)
-    plan = out if isinstance(out, Plan) else Plan(out if isinstance(out, list) else list(out))
+    plan = out if isinstance(out, Plan) else Plan(list(out))
     if plan.dag is not None:  # the method chose its own DAG (time-aware: routes, or a ring): same topology
         if plan.dag.topology is not dag.topology:
             raise InvalidSchedule(f"method {m.name} returned a DAG over another topology")
         dag = plan.dag
-    rounds = sorted_rounds(plan.rounds)  # keeps the check's pass that ran beside the round loop, if any
+    rounds = [sorted_ids(r) for r in plan.rounds]
     check_rounds(dag, rounds, m.name)
-    return Schedule(m.name, dag, list(rounds), config, dict(plan.info), plan.trace)  # a plain list
+    return Schedule(m.name, dag, rounds, config, dict(plan.info), plan.trace)
 
 
 def check_rounds(dag: WorkloadDAG, rounds: Rounds, method: str = "schedule") -> None:
