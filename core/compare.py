@@ -17,7 +17,7 @@ from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
 from .seconds import latency_dominated, latency_note, time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
-from .topology import Preset, Topology, TopologyError, degrade, make_topology, preset
+from .topology import Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, preset
 from .workloads import build_dag
 
 
@@ -123,7 +123,7 @@ def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) ->
     out: list[tuple[str, str, Preset | None]] = []
     if preset_name:
         out += [(p.name, p.spec, p) for p in preset(preset_name)]
-    out += [(s, s, None) for s in specs]
+    out += [(keyed_spec(s), s, None) for s in specs]  # one name per topology, whichever form was typed
     if not out:
         raise ValueError("compare needs --preset NAME or at least one topology spec")
     return out

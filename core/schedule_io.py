@@ -87,7 +87,8 @@ def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, An
     (for JSON the size guard checks the file's length first; `force` skips that check)."""
     p = Path(path)
     if not p.is_file():
-        raise ScheduleFileError(f"{path}: no such file")
+        what = "is a folder, not a schedule file" if p.is_dir() else "no such file"
+        raise ScheduleFileError(f"{path}: {what}")
     if is_npz(p):
         try:
             return check_header(read_npz(p), str(path))

@@ -44,6 +44,16 @@ def cmd_compare(a: argparse.Namespace) -> int:
         raise UsageError("--methods names no method")
     for m in methods:
         get_method(m)
+    twice = sorted({m for m in methods if methods.count(m) > 1})
+    if twice:
+        raise UsageError(f"--methods names {', '.join(twice)} more than once; name each method once")
+    if a.checkpoint is not None and any(get_method(m).solver == "rl" for m in methods):
+        # schedule refuses an unreadable checkpoint; compare would otherwise print blank RL cells (exit 0)
+        from ..rl.checkpoint import CheckpointError, load_checkpoint
+        try:
+            load_checkpoint(a.checkpoint)
+        except CheckpointError as err:
+            raise UsageError(str(err)) from None
     note = compare_note(a, methods)
     if note:
         print(note, file=sys.stderr)

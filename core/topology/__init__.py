@@ -24,11 +24,11 @@ from .jellyfish import jellyfish
 from .leafspine import leafspine
 from .links import LINK_KEYS, LinkOptions, split_link_options
 from .sizes import measured_size
-from .spec import FAMILIES, Family, parse_spec
+from .spec import FAMILIES, Family, keyed_spec, parse_spec
 
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
-    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "make_topology", "parse_spec", "predicted_size", "spec_size", "size_of",
+    "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "keyed_spec", "make_topology", "parse_spec", "predicted_size", "spec_size", "size_of",
     "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",

@@ -2,8 +2,9 @@
 
 Values are ASCII integers with an optional sign and at most 18 digits (``k=1_0``, Unicode
 digits and ``k=1e3`` are refused); a key given twice is an error, not a silent override.
-Parameters are all keyed or all positional, in the family's order (`Family.order`: ``bcube:8,2`` is
-``bcube:n=8,k=2``); link options (``bw=``, ``lat=``, ``link_seed=``, `core.topology.links`) are always keyed.
+Parameters are given by position, in the family's order (`Family.order`: ``bcube:8,2`` is
+``bcube:n=8,k=2``), then by key (``jellyfish:10,5,4,seed=3``); link options (``bw=``, ``lat=``,
+``link_seed=``, `core.topology.links`) are always keyed.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         raise TopologyError("topology spec is empty; try bcube:n=3,k=1")
     if len(spec) > MAX_SPEC_CHARS:
         raise TopologyError(f"topology spec is {len(spec)} characters long; the limit is {MAX_SPEC_CHARS}")
+    typed = spec
     spec, _ = split_link_options(spec)  # link options (bw=, lat=) are checked there, applied by make_topology
     head, _, rest = spec.strip().partition(":")
     family = _ALIASES.get(head.lower(), head.lower())
@@ -77,7 +79,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
             (".json", ".graphml", ".xml")) else ""
         raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}{hint}")
     fam = FAMILIES[family]
-    shown = clip(spec.strip(), 60)
+    shown = clip(typed.strip(), 60)  # as typed, link options included
     given: dict[str, int] = {}
     for key, value in _pairs(shown, fam, rest):
         if key not in fam.required and key not in fam.optional:
@@ -97,23 +99,39 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
 
 
 def _pairs(shown: str, fam: Family, rest: str) -> list[tuple[str, str]]:
-    """(key, value text) of a spec's parameters (`rest`, link options removed): all ``key=value``, or all
-    values, taken in `Family.order`; mixed, or more values than the family has parameters, is an error."""
+    """(key, value text) of a spec's parameters (`rest`, link options removed): values by position first, in
+    `Family.order`, then ``key=value`` (``jellyfish:10,5,4,seed=3``, as Python calls take arguments); a value
+    by position after a keyed one, or more values than the family has parameters, is an error."""
     items = [s.strip() for s in rest.split(",")]
     while items and not items[-1]:
         items.pop()  # a trailing comma, as the keyed form allows
     order = f"{fam.name}:{','.join(fam.order)}"
-    keyed = [item for item in items if "=" in item]
-    if keyed and len(keyed) < len([item for item in items if item]):
-        bare = next(item for item in items if item and "=" not in item)
-        raise TopologyError(f"{shown}: give the parameters all as key=value or all by position ({order}), not "
-                            f"mixed: {clip(keyed[0])!r} is key=value, {clip(bare)!r} is not")
-    if keyed:
-        return [(k.strip(), v.strip()) for k, _, v in (item.partition("=") for item in items if item)]
-    if "" in items:
-        raise TopologyError(f"{shown}: value {items.index('') + 1} is empty; give the values by position in the "
+    first_keyed = next((i for i, item in enumerate(items) if "=" in item), len(items))
+    bare = [item for item in items[first_keyed:] if item and "=" not in item]
+    if bare:
+        raise TopologyError(f"{shown}: value {clip(bare[0])!r} by position comes after "
+                            f"{clip(items[first_keyed])!r}; give values by position first, in the order {order}, "
+                            f"then key=value")
+    values = items[:first_keyed]
+    if "" in values:
+        raise TopologyError(f"{shown}: value {values.index('') + 1} is empty; give the values by position in the "
                             f"order {order}")
-    if len(items) > len(fam.order):
-        raise TopologyError(f"{shown}: {fam.name} takes at most {len(fam.order)} values by position, in the order "
-                            f"{order}; got {len(items)}")
-    return list(zip(fam.order, items))
+    if len(values) > len(fam.order):
+        many = "value" if len(fam.order) == 1 else "values"
+        raise TopologyError(f"{shown}: {fam.name} takes at most {len(fam.order)} {many} by position, in the order "
+                            f"{order}; got {len(values)}")
+    keyed = [(k.strip(), v.strip()) for k, _, v in (item.partition("=") for item in items[first_keyed:] if item)]
+    return list(zip(fam.order, values)) + keyed
+
+
+def keyed_spec(spec: str) -> str:
+    """`spec` with the values given by position written as key=value (``bcube:3,1,bw=100`` ->
+    ``bcube:n=3,k=1,bw=100``), so that one topology has one name whichever form was typed; any other spec
+    is returned as it is. Raises TopologyError for a spec `parse_spec` refuses."""
+    family, _ = parse_spec(spec)
+    if family not in FAMILIES:
+        return spec
+    head, _, rest = spec.strip().partition(":")
+    order = iter(FAMILIES[family].order)
+    items = [item if "=" in item or not item.strip() else f"{next(order)}={item.strip()}" for item in rest.split(",")]
+    return f"{head}:{','.join(items)}"

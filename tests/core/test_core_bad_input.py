@@ -105,7 +105,8 @@ def test_networkx_node_without_kind():
     ("bcube:n=x,k=1", ["must be an integer", "'x'"]),
     ("bcube:n=3.5,k=1", ["must be an integer", "'3.5'"]),
     ("bcube:n=3", ["missing", "k"]),
-    ("bcube:n3,k=1", ["key=value", "n3", "not mixed"]),
+    ("bcube:n3,k=1", ["must be an integer", "'n3'"]),
+    ("bcube:n=3,1", ["by position comes after", "'n=3'", "bcube:n,k"]),
     ("bcube:3,1,2", ["at most 2 values", "bcube:n,k"]),
     ("example:fig9", ["unknown example", "fig9"]),
     ("file:", ["needs a path"]),
@@ -202,6 +203,11 @@ def test_file_errors(tmp_path):
     (["compare", "--preset", "table9"], ["unknown preset", "'table9'"]),
     (["compare", "bcube:n=2,k=1", "--seeds", "0"], ["--seeds", "got '0'"]),
     (["validate", "/nonexistent/s.json"], ["no such file"]),
+    (["validate", "/"], ["/: is a folder, not a schedule file"]),
+    (["compare", "bcube:2,1", "--methods", "ps,ring,ps"], ["--methods names ps more than once"]),
+    # compare used to print blank RL cells and exit 0 (in CSV with nothing on stderr)
+    (["compare", "bcube:2,1", "--methods", "rl", "--checkpoint", "nope", "--format", "csv"],
+     ["checkpoint nope: need both nope.json and nope.safetensors"]),
     # a value starting with "-" reaches the option's own rule, not argparse's "expected one argument"
     (["schedule", "bcube:n=2,k=1", "--size", "-5MB"], ["--size must be at least 1 byte (a size cannot be negative), "
                                                        "got '-5MB'"]),

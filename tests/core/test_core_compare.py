@@ -89,6 +89,8 @@ def test_table_cells(rows):
 
 def test_configurations():
     assert configurations(None, ["bcube:n=2,k=1"]) == [("bcube:n=2,k=1", "bcube:n=2,k=1", None)]
+    # one name per topology whichever form was typed; the spec is kept as typed
+    assert configurations(None, ["bcube:2,1"]) == [("bcube:n=2,k=1", "bcube:2,1", None)]
     assert len(configurations("table2", ["fattree:k=4"])) == 10
     with pytest.raises(ValueError, match="--preset"):
         configurations(None, [])

@@ -267,6 +267,8 @@ def test_parse_spec_fills_optional_and_aliases():
     ("jellyfish:10,5,4", "jellyfish:switches=10,ports=5,switch_ports=4"),
     ("jellyfish:10,5,4,1", "jellyfish:switches=10,ports=5,switch_ports=4,seed=1"),
     (" BCube: 3 , 1 ,", "bcube:n=3,k=1"),
+    ("jellyfish:10,5,4,seed=3", "jellyfish:switches=10,ports=5,switch_ports=4,seed=3"),
+    ("bcube:8,k=2", "bcube:n=8,k=2"),
 ])
 def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, keyed):
     """The docs write sizes as leaf-spine(40,4,16) and BCube(8,2); the spec takes them so (it said "must be
@@ -275,10 +277,13 @@ def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, ke
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("bcube:n=8,2", "bcube:n=8,2: give the parameters all as key=value or all by position (bcube:n,k), not mixed: "
-                    "'n=8' is key=value, '2' is not"),
-    ("bcube:8,k=2", "bcube:8,k=2: give the parameters all as key=value or all by position (bcube:n,k), not mixed: "
-                    "'k=2' is key=value, '8' is not"),
+    ("bcube:n=8,2", "bcube:n=8,2: value '2' by position comes after 'n=8'; give values by position first, in the "
+                    "order bcube:n,k, then key=value"),
+    ("bcube:8,n=8", "bcube:8,n=8: parameter n is given twice; give each parameter once"),
+    ("bcube:3,1,foo=2", "bcube:3,1,foo=2: unknown parameter 'foo' for bcube; expected n, k"),
+    ("fattree:4,2", "fattree:4,2: fattree takes at most 1 value by position, in the order fattree:k; got 2"),
+    ("jellyfish:10,5,x,seed=3,bw=100/25", "jellyfish:10,5,x,seed=3,bw=100/25: parameter switch_ports must be an "
+                                          "integer (ASCII digits, optional sign, at most 18 digits), got 'x'"),
     ("leafspine:40,4,16,2", "leafspine:40,4,16,2: leafspine takes at most 3 values by position, in the order "
                             "leafspine:leaves,spines,servers; got 4"),
     ("jellyfish:10,5,4,0,1", "jellyfish:10,5,4,0,1: jellyfish takes at most 4 values by position, in the order "
@@ -426,3 +431,15 @@ def test_leafspine_bad_parameters_name_the_rule(spec, words):
     with pytest.raises(TopologyError) as err:
         make_topology(spec)
     assert all(w in str(err.value) for w in words)
+
+
+@pytest.mark.parametrize("typed,name", [
+    ("bcube:3,1", "bcube:n=3,k=1"), ("bcube:3,1,bw=100/25", "bcube:n=3,k=1,bw=100/25"),
+    ("jellyfish:10,5,4,seed=3", "jellyfish:switches=10,ports=5,switch_ports=4,seed=3"),
+    ("bcube:n=3,k=1", "bcube:n=3,k=1"), ("example:fig3", "example:fig3"),
+])
+def test_keyed_spec_names_one_topology_one_way(typed, name):
+    """compare names its rows by this: `bcube:3,1` and `bcube:n=3,k=1` were two names for one topology."""
+    from core.topology import keyed_spec
+    assert keyed_spec(typed) == name
+    assert parse_spec(keyed_spec(typed)) == parse_spec(typed)
