@@ -15,7 +15,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
-from .seconds import latency_dominated, latency_note, time_report
+from .seconds import latency_line, time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, preset
 from .workloads import build_dag
@@ -91,12 +91,8 @@ class Row:
     def latency_note(self, methods: Iterable[str] | None = None) -> str | None:
         """``"<methods>: <note>"`` when some method's async time here is latency-dominated (`core.seconds.latency_note`,
         with the reason its gap to the bandwidth bound is large), else None; `methods` default to every result."""
-        hit = [(m, t) for m in (self.results if methods is None else methods)
-               if (t := _part(self, m, "time")) and latency_dominated(t)]
-        if not hit:
-            return None
-        return f"{', '.join(m for m, _ in hit)}: " \
-               f"{latency_note([t for _, t in hit], [m for m, _ in hit], bandwidth_gap=True)}"
+        return latency_line([(m, t) for m in (self.results if methods is None else methods)
+                             if (t := _part(self, m, "time"))], bandwidth_gap=True)
 
     def as_dict(self) -> dict:
         """Plain JSON-ready form."""

@@ -60,6 +60,16 @@ def latency_note(reports: Sequence[dict[str, Any]], names: Sequence[str] | None 
     return note + (" (the bandwidth bound leaves latency out, so the gap to it is large)" if bandwidth_gap else "")
 
 
+def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: bool = False) -> str | None:
+    """``"<names>: <note>"`` for the latency-dominated reports among `named` ((name, time report) pairs, e.g. the
+    methods on one topology; `latency_note`), or None when none is."""
+    hit = [(name, r) for name, r in named if latency_dominated(r)]
+    if not hit:
+        return None
+    names = [name for name, _ in hit]
+    return f"{', '.join(names)}: {latency_note([r for _, r in hit], names, bandwidth_gap)}"
+
+
 def _owned(reports: Sequence[dict[str, Any]], names: Sequence[str] | None, key: str) -> str:
     """One bound over reports as text: ``8 µs`` when all agree, else each distinct value (ascending) with the names
     that have it: ``8 µs (greedy, optimal) to 32 µs (ring)``."""

@@ -18,7 +18,7 @@ import streamlit as st
 
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
-from core.seconds import latency_dominated, latency_note
+from core.seconds import latency_line
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -130,11 +130,9 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None
 
 def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConfig) -> None:
     """Once above the methods (not under each): the note of those whose time is latency-dominated (core.seconds)."""
-    reps = [(pb.method, data.seconds_report(source, pb.method, config)) for pb in plays]
-    hit = [(m, rep) for m, rep in reps if latency_dominated(rep)]
-    if hit:
-        st.caption(f"{', '.join(method_title(m) for m, _ in hit)}: "
-                   f"{latency_note([r for _, r in hit], [method_title(m) for m, _ in hit])}")
+    line = latency_line([(method_title(pb.method), data.seconds_report(source, pb.method, config)) for pb in plays])
+    if line:
+        st.caption(line)
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str) -> None:
