@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
+from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,15 @@ class PolicyConfig:
     n_lower: int = len(LOWER_FEATURES)
     n_dynamic: int = len(DYNAMIC_FEATURES)
     n_upper: int = len(UPPER_FEATURES)
+    lower_features: tuple[str, ...] = LOWER_FEATURES
+    """The round-start features the lower agent reads, in its input order (the sidecar's top-level
+    `lower_features`, not part of `as_dict`); `n_lower` is their count."""
 
     def as_dict(self) -> dict:
-        """Plain dict for JSON."""
-        return asdict(self)
+        """Plain dict for JSON (without `lower_features`: the sidecar lists them at its top level)."""
+        out = asdict(self)
+        del out["lower_features"]
+        return out
 
 
 PRIORS = ("none", "heuristic")
@@ -70,6 +75,11 @@ class HierarchicalPolicy(nn.Module):
         self.config = config
         if config.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {config.prior!r}")
+        lower_columns(config.lower_features)  # every name known, none twice
+        if config.n_lower != len(config.lower_features):
+            raise ValueError(f"n_lower must be the number of lower_features ({len(config.lower_features)}), "
+                             f"got {config.n_lower}")
+        self.lower_features = tuple(config.lower_features)
         self.upper = _mlp(config.n_upper, config.hidden, 1, config.upper_bias)
         self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic)
         # linear skip path beside the MLP: zeros, or the heuristic prior
@@ -79,8 +89,9 @@ class HierarchicalPolicy(nn.Module):
         if config.prior == "heuristic":
             with torch.no_grad():
                 k = config.prior_scale
-                self.lower_skip.weight[0, LOWER_FEATURES.index("tail")] = k
-                self.lower_skip.weight[0, LOWER_FEATURES.index("link_pressure_max")] = k
+                # by name: the prior gives no other feature (unlock_starving included) a weight
+                self.lower_skip.weight[0, self.lower_features.index("tail")] = k
+                self.lower_skip.weight[0, self.lower_features.index("link_pressure_max")] = k
                 self.lower_skip.bias[1 + DYNAMIC_FEATURES.index("conflicts_valid")] = -k
 
     def tree_logits(self, feats: torch.Tensor) -> torch.Tensor:
