@@ -38,6 +38,10 @@ LOWER_FEATURES = (
 """Every round-start feature the observer computes, by name. A checkpoint's sidecar lists the ones its
 policy reads, in its order (`Observer.lower`'s `names`): checkpoints made before `unlock_starving`
 existed list the first twelve and keep their schedules."""
+ADDED_FEATURES = ("unlock_starving",)
+"""Lower features added after the first checkpoints. A new network starts with zero first-layer weights on
+them and draws its other weights as a network without them would (`policy._mlp`), so with the same seed its
+untrained function and a training run's random start are those of the twelve-feature network."""
 DYNAMIC_FEATURES = (
     "conflicts_valid",    # within the round: valid candidates sharing a link with it / valid candidates
     "conflicts_rel",      # the same count / the largest such count among valid candidates

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
+from .features import ADDED_FEATURES, DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,16 @@ class PolicyConfig:
 PRIORS = ("none", "heuristic")
 
 
-def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0) -> nn.Sequential:
-    net = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0, zero_inputs: tuple[int, ...] = ()) -> nn.Sequential:
+    """Two tanh hidden layers, the last layer at zero weights and `bias`. The inputs `zero_inputs` start with zero
+    first-layer weights and draw no random numbers: the others are drawn exactly as for a network without them."""
+    net = nn.Sequential(nn.Linear(n_in - len(zero_inputs), hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                         nn.Linear(hidden, n_out))
+    if zero_inputs:
+        first = net[0]
+        w = torch.zeros(hidden, n_in)
+        w[:, [i for i in range(n_in) if i not in zero_inputs]] = first.weight.detach()
+        first.weight, first.in_features = nn.Parameter(w), n_in
     nn.init.zeros_(net[-1].weight)
     nn.init.constant_(net[-1].bias, bias)
     return net
@@ -81,10 +88,14 @@ class HierarchicalPolicy(nn.Module):
                              f"got {config.n_lower}")
         self.lower_features = tuple(config.lower_features)
         self.upper = _mlp(config.n_upper, config.hidden, 1, config.upper_bias)
-        self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic)
+        # features added after the first checkpoints start at zero weight: an untrained network (and a training
+        # run's random start) is that of the same network without them
+        added = tuple(i for i, n in enumerate(self.lower_features) if n in ADDED_FEATURES)
+        self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic, zero_inputs=added)
         # linear skip path beside the MLP: zeros, or the heuristic prior
-        self.lower_skip = nn.Linear(config.n_lower, 1 + config.n_dynamic)
-        nn.init.zeros_(self.lower_skip.weight)
+        self.lower_skip = nn.Linear(config.n_lower - len(added), 1 + config.n_dynamic)  # drawn as without them
+        self.lower_skip.weight = nn.Parameter(torch.zeros(1 + config.n_dynamic, config.n_lower))
+        self.lower_skip.in_features = config.n_lower
         nn.init.zeros_(self.lower_skip.bias)
         if config.prior == "heuristic":
             with torch.no_grad():

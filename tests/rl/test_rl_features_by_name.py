@@ -161,3 +161,21 @@ def test_unlock_starving_matches_its_definition_every_round(inst):
         seen += int((got > 0).sum())
         eng.apply(ids)
     assert seen > 0  # it is not identically zero
+
+
+def test_an_added_feature_starts_at_zero_and_leaves_the_random_start_unchanged():
+    import torch
+    torch.manual_seed(7)
+    new = HierarchicalPolicy(PolicyConfig(hidden=16, prior="heuristic"))
+    after_new = torch.rand(4)
+    torch.manual_seed(7)
+    old = HierarchicalPolicy(PolicyConfig(hidden=16, prior="heuristic", lower_features=OLD, n_lower=12))
+    assert torch.equal(after_new, torch.rand(4))  # the same random numbers were drawn
+    a, b = new.state_dict(), old.state_dict()
+    j = LOWER_FEATURES.index("unlock_starving")
+    for k in a:
+        if a[k].shape != b[k].shape:  # the first layer and the skip path: one column more, at zero
+            assert torch.equal(a[k][:, j], torch.zeros(a[k].shape[0]))
+            assert torch.equal(torch.cat([a[k][:, :j], a[k][:, j + 1:]], 1), b[k])
+        else:
+            assert torch.equal(a[k], b[k])
