@@ -179,3 +179,10 @@ def test_an_added_feature_starts_at_zero_and_leaves_the_random_start_unchanged()
             assert torch.equal(torch.cat([a[k][:, :j], a[k][:, j + 1:]], 1), b[k])
         else:
             assert torch.equal(a[k], b[k])
+
+
+def test_the_shipped_universal_checkpoint_reads_unlock_starving_and_its_table2_ones_do_not():
+    policy, meta = load_checkpoint(checkpoint_dir() / "universal")
+    assert policy.lower_features == LOWER_FEATURES and meta["updates"] == 2700
+    for ck in ("bcube_n3_k1", "dcell_n6_k1", "jellyfish_s20_p5_r4_seed0"):
+        assert load_checkpoint(checkpoint_dir() / ck)[0].lower_features == OLD
