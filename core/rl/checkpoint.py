@@ -2,7 +2,9 @@
 
 The sidecar records the topology, features version, network shape, hyperparameters, seed,
 training time and final rounds. A checkpoint whose features version or shape does not match
-this code refuses to load with a message saying what differs.
+this code refuses to load with a message saying what differs; the lower agent's features are read by
+name (the sidecar's `lower_features`), so a checkpoint made before a feature was added still loads
+and reads the features it was trained with.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     stem.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(stem.with_suffix(".safetensors"),
                  save({k: v.detach().contiguous() for k, v in policy.state_dict().items()}))
-    side = {"format": FORMAT, "features_version": FEATURES_VERSION, "lower_features": list(LOWER_FEATURES),
+    side = {"format": FORMAT, "features_version": FEATURES_VERSION, "lower_features": list(policy.lower_features),
             "upper_features": list(UPPER_FEATURES), "policy": policy.config.as_dict(), **meta}
     path = stem.with_suffix(".json")
     write_atomic(path, json.dumps(side, indent=2, default=float).encode())
@@ -123,9 +125,10 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     if meta.get("features_version") != FEATURES_VERSION:
         raise CheckpointError(f"checkpoint {stem.name}: features version {_show(meta.get('features_version'))} does "
                               f"not match this code's version {FEATURES_VERSION}; retrain it")
-    if meta.get("lower_features") != list(LOWER_FEATURES) or meta.get("upper_features") != list(UPPER_FEATURES):
-        raise CheckpointError(f"checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
-    cfg = policy_config(meta.get("policy"), stem.name)
+    lower = sidecar_lower_features(meta.get("lower_features"), stem.name)
+    if meta.get("upper_features") != list(UPPER_FEATURES):
+        raise CheckpointError(f"checkpoint {stem.name}: its upper_features differ from this code's; retrain it")
+    cfg = policy_config(meta.get("policy"), stem.name, lower)
     with torch.device("meta"):  # shapes only: nothing is allocated
         want = {k: list(v.shape) for k, v in HierarchicalPolicy(cfg).state_dict().items()}
     _check_weights_header(weights, want, stem.name)
@@ -160,11 +163,28 @@ def _read_json(path: Path, limit: int, what: str) -> Any:
         raise CheckpointError(f"checkpoint {path}: {what} is nested too deeply") from None
 
 
-def policy_config(raw: Any, name: str) -> PolicyConfig:
-    """The sidecar's ``policy`` object as a PolicyConfig, every field's type and range checked."""
+def sidecar_lower_features(raw: Any, name: str) -> tuple[str, ...]:
+    """The sidecar's `lower_features`: a list of distinct names of this code's `LOWER_FEATURES`, in the order
+    the policy reads them (a checkpoint made before a feature was added lists fewer)."""
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
+        raise CheckpointError(f"checkpoint {name}: lower_features must be a non-empty list of feature names, "
+                              f"got {_show(raw)}")
+    unknown = [x for x in raw if x not in LOWER_FEATURES]
+    if unknown:
+        raise CheckpointError(f"checkpoint {name}: unknown lower feature {_show(unknown[0])}; this code computes "
+                              f"{', '.join(LOWER_FEATURES)}")
+    if len(set(raw)) != len(raw):
+        twice = next(x for x in raw if raw.count(x) > 1)
+        raise CheckpointError(f"checkpoint {name}: lower feature {_show(twice)} listed twice")
+    return tuple(raw)
+
+
+def policy_config(raw: Any, name: str, lower_features: Sequence[str] = LOWER_FEATURES) -> PolicyConfig:
+    """The sidecar's ``policy`` object as a PolicyConfig reading `lower_features` (the sidecar's list), every
+    field's type and range checked."""
     if not isinstance(raw, dict):
         raise CheckpointError(f"checkpoint {name}: 'policy' must be a JSON object, got {_show(raw)}")
-    known = {f.name for f in fields(PolicyConfig)}
+    known = {f.name for f in fields(PolicyConfig)} - {"lower_features"}  # listed at the sidecar's top level
     extra = sorted(set(raw) - known)
     if extra:
         raise CheckpointError(f"checkpoint {name}: unknown policy field {_show(extra[0])}; known: {', '.join(sorted(known))}")
@@ -181,14 +201,16 @@ def policy_config(raw: Any, name: str) -> PolicyConfig:
     number("hidden", 1, MAX_HIDDEN, integer=True)
     number("upper_bias", -100.0, 100.0)
     number("prior_scale", -1000.0, 1000.0)
-    for key, value in (("features_version", FEATURES_VERSION), ("n_lower", len(LOWER_FEATURES)),
+    for key, value in (("features_version", FEATURES_VERSION), ("n_lower", len(lower_features)),
                        ("n_dynamic", len(DYNAMIC_FEATURES)), ("n_upper", len(UPPER_FEATURES))):
         if key in raw and (type(raw[key]) is not int or raw[key] != value):
             raise CheckpointError(f"checkpoint {name}: policy {key} must be {value} (this code's features), "
                                   f"got {_show(raw[key])}")
     if "prior" in raw and raw["prior"] not in PRIORS:
         raise CheckpointError(f"checkpoint {name}: policy prior must be one of {', '.join(PRIORS)}, got {_show(raw['prior'])}")
-    return PolicyConfig(**raw)
+    cfg = {**raw, "lower_features": tuple(lower_features)}
+    cfg.setdefault("n_lower", len(lower_features))
+    return PolicyConfig(**cfg)
 
 
 def _check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> None:

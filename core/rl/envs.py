@@ -123,7 +123,7 @@ class WorkloadSchedulingEnv(gym.Env):
     ``info["invalid_action"] = True``). The round closes when no candidate fits.
 
     ## Observation Space
-    ``Box(n_workloads, 15)``: for every workload, its round-start features (``LOWER_FEATURES``)
+    ``Box(n_workloads, 16)``: for every workload, its round-start features (``LOWER_FEATURES``)
     and within-round features (``DYNAMIC_FEATURES``); zeros for workloads that are not
     candidates this round.
 

@@ -19,6 +19,12 @@ from .features import DYNAMIC_FEATURES, LOWER_FEATURES, UPPER_FEATURES
 
 TRACE_FORMAT = "allreduce-lab-rl-trace/2"
 TERMS = tuple(LOWER_FEATURES) + tuple(DYNAMIC_FEATURES) + ("bias", "network")
+"""The terms of a policy reading every lower feature; one reading fewer (an older checkpoint) has `terms(policy)`."""
+
+
+def terms(policy) -> tuple[str, ...]:
+    """The score terms of `policy`'s trace: its round-start features, the dynamic ones, bias, network."""
+    return tuple(policy.lower_features) + tuple(DYNAMIC_FEATURES) + ("bias", "network")
 GREEDY_TIE_RULE = "lowest workload id"
 SAMPLED_TIE_RULE = "sampled (Gumbel noise)"
 
@@ -34,8 +40,8 @@ class TraceBuilder:
         self.tr: dict = {
             "format": TRACE_FORMAT, "decoding": "sampled" if sample else "greedy",
             "tie_rule": SAMPLED_TIE_RULE if sample else GREEDY_TIE_RULE,
-            "lower_features": list(LOWER_FEATURES), "dynamic_features": list(DYNAMIC_FEATURES),
-            "upper_features": list(UPPER_FEATURES), "terms": list(TERMS),
+            "lower_features": list(policy.lower_features), "dynamic_features": list(DYNAMIC_FEATURES),
+            "upper_features": list(UPPER_FEATURES), "terms": list(terms(policy)),
             "prior": policy.config.prior,
             "tree_probs": [], "trees_selected": [], "trees_ready": [], "tree_features": [],
             "all_ready_selected": [], "pool_fallback": [], "pool_size": [], "scaled": [], "steps": [],

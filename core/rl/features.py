@@ -8,6 +8,7 @@ lengths, a backward schedule) and reads the dynamic state from the engine.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,7 +33,15 @@ LOWER_FEATURES = (
     "pool_conflicts",     # pool candidates sharing a link with it / pool size
     "round_progress",     # rounds so far / lower bound
     "tail_rank",          # its chain length's rank in the pool, 0 (shortest) .. 1 (longest)
+    "unlock_starving",    # largest pressure of a link it makes work ready on that has at most one round of it
 )
+"""Every round-start feature the observer computes, by name. A checkpoint's sidecar lists the ones its
+policy reads, in its order (`Observer.lower`'s `names`): checkpoints made before `unlock_starving`
+existed list the first twelve and keep their schedules."""
+ADDED_FEATURES = ("unlock_starving",)
+"""Lower features added after the first checkpoints. A new network starts with zero first-layer weights on
+them and draws its other weights as a network without them would (`policy._mlp`), so with the same seed its
+untrained function and a training run's random start are those of the twelve-feature network."""
 DYNAMIC_FEATURES = (
     "conflicts_valid",    # within the round: valid candidates sharing a link with it / valid candidates
     "conflicts_rel",      # the same count / the largest such count among valid candidates
@@ -84,7 +93,7 @@ class Observer:
         # the longest unsent chain starts at a ready workload (an unsent prefix would be longer)
         tails = dag.tail[ready]
         lb_rem = max(lmax, float(tails.max()) if len(tails) else 1.0, 1.0)
-        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, ready, engine.n_rounds)
+        return RoundState(rem, lmax, press, desc, lb_rem, tree_sent, ready, engine.n_rounds, sent)
 
     def _counts(self, engine: Engine, sent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Unsent load per directed link (float) and workloads sent per tree; updated from the
@@ -101,8 +110,14 @@ class Observer:
         self._cache = (engine, engine.n_rounds, rem, tree_sent)
         return rem.astype(np.float64), tree_sent
 
-    def lower(self, st: "RoundState", cand: np.ndarray) -> np.ndarray:
-        """Features of candidate workloads, float32 (len(cand), len(LOWER_FEATURES))."""
+    def lower(self, st: "RoundState", cand: np.ndarray, names: Sequence[str] = LOWER_FEATURES) -> np.ndarray:
+        """Features `names` (default all of `LOWER_FEATURES`, in that order) of candidate workloads,
+        float32 (len(cand), len(names))."""
+        cols = lower_columns(names)
+        full = self._lower(st, cand, with_unlock=LOWER_FEATURES.index("unlock_starving") in cols)
+        return full if cols == list(range(len(LOWER_FEATURES))) else np.ascontiguousarray(full[:, cols])
+
+    def _lower(self, st: "RoundState", cand: np.ndarray, with_unlock: bool) -> np.ndarray:
         dag = self.dag
         pos, lk = dag.links.gather(cand)
         k = len(cand)
@@ -124,8 +139,19 @@ class Observer:
             conflicts / max(1, k),
             np.full(k, st.round / self.lb0),
             rank,
+            self.unlock_starving(st, cand) if with_unlock else np.zeros(k),
         ], axis=1)
         return out.astype(np.float32)
+
+    def unlock_starving(self, st: "RoundState", cand: np.ndarray) -> np.ndarray:
+        """`unlock_starving` of each candidate: over its unsent successors whose only unsent prefix it is
+        (sending it makes them ready next round), the largest remaining load / lmax of their links that
+        hold at most one round of ready work (ready workloads on the link <= its capacity: the link runs
+        out next round unless something is unlocked); 0 where it unlocks no work on such a link."""
+        dag = self.dag
+        return _unlock_starving(np.asarray(cand, np.int64), np.flatnonzero(st.ready), st.round_sent,
+                                st.remaining / st.lmax, dag.topology.link_capacity, dag.links.ptr, dag.links.values,
+                                dag.successors.ptr, dag.successors.values, dag.deps.ptr, dag.deps.values)
 
     def upper(self, st: "RoundState", last_selected: np.ndarray, sent_last: np.ndarray) -> np.ndarray:
         """Features of every flow-tree, float32 (n_trees, len(UPPER_FEATURES))."""
@@ -162,6 +188,50 @@ class RoundState:
     tree_sent: np.ndarray       # workloads sent per tree
     ready: np.ndarray           # ready mask
     round: int                  # rounds applied so far
+    round_sent: np.ndarray      # sent mask at the start of the round
+
+
+def lower_columns(names: Sequence[str]) -> list[int]:
+    """Column of each name in `LOWER_FEATURES`; ValueError naming the first unknown or repeated one."""
+    cols = []
+    for n in names:
+        if n not in LOWER_FEATURES:
+            raise ValueError(f"unknown lower feature {n!r}; known: {', '.join(LOWER_FEATURES)}")
+        if LOWER_FEATURES.index(n) in cols:
+            raise ValueError(f"lower feature {n!r} listed twice")
+        cols.append(LOWER_FEATURES.index(n))
+    return cols
+
+
+@kernel
+def _unlock_starving(cand, ready, sent, load, cap, lptr, lval, sptr, sval, dptr, dval):  # pragma: no cover - compiled
+    """See `Observer.unlock_starving`; `load` is remaining load / lmax per link."""
+    on_link = np.zeros(len(cap), np.int64)
+    for w in ready:
+        for e in range(lptr[w], lptr[w + 1]):
+            on_link[lval[e]] += 1
+    out = np.zeros(len(cand), np.float64)
+    for i in range(len(cand)):
+        w = cand[i]
+        best = 0.0
+        for e in range(sptr[w], sptr[w + 1]):
+            s = sval[e]
+            if sent[s]:
+                continue
+            last = True  # w is the only unsent prefix of s
+            for f in range(dptr[s], dptr[s + 1]):
+                p = dval[f]
+                if p != w and not sent[p]:
+                    last = False
+                    break
+            if not last:
+                continue
+            for f in range(lptr[s], lptr[s + 1]):
+                x = lval[f]
+                if on_link[x] <= cap[x] and load[x] > best:
+                    best = load[x]
+        out[i] = best
+    return out
 
 
 @kernel

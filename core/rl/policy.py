@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
+from .features import ADDED_FEATURES, DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
 
 
 @dataclass(frozen=True)
@@ -35,18 +35,30 @@ class PolicyConfig:
     n_lower: int = len(LOWER_FEATURES)
     n_dynamic: int = len(DYNAMIC_FEATURES)
     n_upper: int = len(UPPER_FEATURES)
+    lower_features: tuple[str, ...] = LOWER_FEATURES
+    """The round-start features the lower agent reads, in its input order (the sidecar's top-level
+    `lower_features`, not part of `as_dict`); `n_lower` is their count."""
 
     def as_dict(self) -> dict:
-        """Plain dict for JSON."""
-        return asdict(self)
+        """Plain dict for JSON (without `lower_features`: the sidecar lists them at its top level)."""
+        out = asdict(self)
+        del out["lower_features"]
+        return out
 
 
 PRIORS = ("none", "heuristic")
 
 
-def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0) -> nn.Sequential:
-    net = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+def _mlp(n_in: int, hidden: int, n_out: int, bias: float = 0.0, zero_inputs: tuple[int, ...] = ()) -> nn.Sequential:
+    """Two tanh hidden layers, the last layer at zero weights and `bias`. The inputs `zero_inputs` start with zero
+    first-layer weights and draw no random numbers: the others are drawn exactly as for a network without them."""
+    net = nn.Sequential(nn.Linear(n_in - len(zero_inputs), hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                         nn.Linear(hidden, n_out))
+    if zero_inputs:
+        first = net[0]
+        w = torch.zeros(hidden, n_in)
+        w[:, [i for i in range(n_in) if i not in zero_inputs]] = first.weight.detach()
+        first.weight, first.in_features = nn.Parameter(w), n_in
     nn.init.zeros_(net[-1].weight)
     nn.init.constant_(net[-1].bias, bias)
     return net
@@ -70,17 +82,27 @@ class HierarchicalPolicy(nn.Module):
         self.config = config
         if config.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {config.prior!r}")
+        lower_columns(config.lower_features)  # every name known, none twice
+        if config.n_lower != len(config.lower_features):
+            raise ValueError(f"n_lower must be the number of lower_features ({len(config.lower_features)}), "
+                             f"got {config.n_lower}")
+        self.lower_features = tuple(config.lower_features)
         self.upper = _mlp(config.n_upper, config.hidden, 1, config.upper_bias)
-        self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic)
+        # features added after the first checkpoints start at zero weight: an untrained network (and a training
+        # run's random start) is that of the same network without them
+        added = tuple(i for i, n in enumerate(self.lower_features) if n in ADDED_FEATURES)
+        self.lower = _mlp(config.n_lower, config.hidden, 1 + config.n_dynamic, zero_inputs=added)
         # linear skip path beside the MLP: zeros, or the heuristic prior
-        self.lower_skip = nn.Linear(config.n_lower, 1 + config.n_dynamic)
-        nn.init.zeros_(self.lower_skip.weight)
+        self.lower_skip = nn.Linear(config.n_lower - len(added), 1 + config.n_dynamic)  # drawn as without them
+        self.lower_skip.weight = nn.Parameter(torch.zeros(1 + config.n_dynamic, config.n_lower))
+        self.lower_skip.in_features = config.n_lower
         nn.init.zeros_(self.lower_skip.bias)
         if config.prior == "heuristic":
             with torch.no_grad():
                 k = config.prior_scale
-                self.lower_skip.weight[0, LOWER_FEATURES.index("tail")] = k
-                self.lower_skip.weight[0, LOWER_FEATURES.index("link_pressure_max")] = k
+                # by name: the prior gives no other feature (unlock_starving included) a weight
+                self.lower_skip.weight[0, self.lower_features.index("tail")] = k
+                self.lower_skip.weight[0, self.lower_features.index("link_pressure_max")] = k
                 self.lower_skip.bias[1 + DYNAMIC_FEATURES.index("conflicts_valid")] = -k
 
     def tree_logits(self, feats: torch.Tensor) -> torch.Tensor:

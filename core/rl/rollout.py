@@ -144,7 +144,7 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
                 cands = cands[chosen[dag.tree[cands]]]
             pool = eng.fill(cands, used=-(SHORTLIST - 1) * eng.link_capacity)
             scaled[0] += 1
-        lf = obs.lower(st, pool)
+        lf = obs.lower(st, pool, policy.lower_features)
         with torch.no_grad():
             h, c = policy.workload_heads(torch.from_numpy(lf))
         h, c = h.numpy().astype(np.float64), c.numpy().astype(np.float64)

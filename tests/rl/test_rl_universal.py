@@ -11,6 +11,7 @@ import torch
 from core.methods import run_method
 from core.rl import rollout
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint, save_checkpoint
+from core.rl.features import LOWER_FEATURES
 from core.rl.instances import CONFIRMATION, GENERALIZATION, UNIVERSAL_TRAINING, Instance, random_fabric, with_capacities
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
@@ -184,9 +185,11 @@ JF10 = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
 
 
 def _noisy_checkpoint(tmp_path):
-    """A checkpoint for Jellyfish(10) whose lower agent has random weights (rollouts that differ), and the topology."""
+    """A checkpoint for Jellyfish(10) whose lower agent has random weights (rollouts that differ), and the topology.
+    It reads the first twelve lower features, so its random weights are those drawn before `unlock_starving`
+    was added (the test is about the temperature; the rollouts' spread depends on the draw)."""
     torch.manual_seed(3)
-    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic"))
+    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic", lower_features=LOWER_FEATURES[:12], n_lower=12))
     for p in pol.lower.parameters():
         torch.nn.init.normal_(p, std=0.5)
     save_checkpoint(pol, tmp_path / "r", {"topology": JF10})
