@@ -28,9 +28,14 @@ def seeded_permutation(n: int, seed: int | None) -> np.ndarray:
     state = rng.bit_generator.state
     if n < FAST_MIN or n < 2 or n > 2 ** 31 or state["bit_generator"] != "PCG64":
         return rng.permutation(n)
+    return _shuffle(np.empty(n, np.int32), state_words(state))  # allocated by numpy: huge pages for the swaps
+
+
+def state_words(state: dict) -> np.ndarray:
+    """A PCG64 ``bit_generator.state`` as `_interval` reads it: state high, low, increment high, low, whether
+    a 32-bit half is buffered, that half (uint64)."""
     s, inc = state["state"]["state"], state["state"]["inc"]
-    st = np.array([s >> 64, s & _M64, inc >> 64, inc & _M64, state["has_uint32"], state["uinteger"]], np.uint64)
-    return _shuffle(np.empty(n, np.int32), st)  # allocated by numpy: huge pages for the random swaps
+    return np.array([s >> 64, s & _M64, inc >> 64, inc & _M64, state["has_uint32"], state["uinteger"]], np.uint64)
 
 
 @kernel
