@@ -353,8 +353,9 @@ class ClassHeads:
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
-        (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links),  # padded with the sentinel
-                                             prepare, size=n)
+        # the classes' links are padded with the sentinel link (`n_links`)
+        (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links), prepare,
+                                             size=n)
         n_cls = len(clinks)
         # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
         # cache line the release has just read (docs/scale.md)
