@@ -585,16 +585,19 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray | Callable[[], np.ndarray])
     (ties by workload id) and keeps every one that still fits (`Engine.fill`'s greedy; only the
     best ready workload of each route class is walked, which gives the same rounds: see
     `core.greedy`). `rank` may be a function that draws it: it then runs while the route classes
-    are found on a second core."""
-    engine = Engine(dag, columns=CLASS + 1)
-    if callable(rank):
-        draw = rank
-        heads = ClassHeads(dag.links, dag.topology.link_capacity, lambda: priority_places(draw()), engine._state)
-    else:
-        place = priority_places(rank)
-        del rank  # a list scheduler's largest arrays are its own: the caller's rank goes with the call
-        heads = ClassHeads(dag.links, dag.topology.link_capacity, place, engine._state)
-        del place
+    are found on a second core, as does the making of the engine's state rows."""
+    ranks = [rank]  # held here only: the caller's rank goes once the heads hold the places
+    del rank
+    made: list[Engine] = []
+
+    def prepare() -> tuple[np.ndarray, np.ndarray]:
+        # beside the route classes: the engine's rows (the first touch of their pages) and the places
+        made.append(Engine(dag, columns=CLASS + 1))
+        r = ranks.pop()
+        return priority_places(r() if callable(r) else r), made[0]._state
+
+    heads = ClassHeads(dag.links, dag.topology.link_capacity, prepare)
+    engine = made[0]
     first = np.flatnonzero(engine.ready_mask())
 
     def select(eng: Engine) -> np.ndarray:

@@ -118,6 +118,34 @@ def _push(queue, crow, c, key, lo_col):  # pragma: no cover - compiled
     crow[c, lo_col + 1] += 1
 
 
+@kernel(nogil=True)
+def _push_all(state, crow, queue, freed, c0, c1, lo_col):  # pragma: no cover - compiled
+    """Push the workloads of `freed` whose class is in c0..c1-1 into their class windows (see `_push`): append
+    each, then sort each window of those classes. A window ends up holding the same sorted keys in whatever
+    order its pushes come, so this is `_push` one by one with the shifting done per class, in cache, instead
+    of per workload in windows scattered over the queue (the first round pushes every initially ready
+    workload); two calls with disjoint class ranges write disjoint rows and windows."""
+    hi_col = lo_col + 1
+    n_freed = len(freed)
+    for k in range(n_freed):
+        if k + 12 < n_freed:
+            prefetch(crow[state[freed[k + 12], CLASS]], hi_col)
+        if k + 4 < n_freed:
+            c2 = state[freed[k + 4], CLASS]
+            if c0 <= c2 < c1:
+                prefetch(queue, crow[c2, hi_col])
+        w = freed[k]
+        c = np.int64(state[w, CLASS])
+        if c < c0 or c >= c1:
+            continue
+        hi = crow[c, hi_col]
+        queue[hi] = (np.int64(state[w, PLACE]) << 32) | w
+        crow[c, hi_col] = hi + 1
+    for c in range(c0, c1):
+        if crow[c, hi_col] - crow[c, lo_col] > 1:
+            queue[crow[c, lo_col]:crow[c, hi_col]].sort()
+
+
 @kernel
 def _sort_bits(keys, shift0, n_bits):  # pragma: no cover - compiled
     """A sorted copy of `keys` (non-negative, unique in bits shift0 .. shift0 + n_bits - 1, none above):
@@ -317,17 +345,17 @@ def _place_class(place, cls, state):  # pragma: no cover - compiled
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, place: np.ndarray | Callable[[], np.ndarray],
-                 state: np.ndarray):
-        """`place[w]`: workload w's position in the walk order (a permutation of 0..n-1); or a function
-        that computes it, called while the route classes are found on a second core (`jit.both`).
-        `state`: the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose
-        PLACE and CLASS columns this fills."""
+    def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]]):
+        """`prepare()` returns (place, state), and runs while the route classes are found on a second core
+        (`jit.both`): `place[w]` is workload w's position in the walk order (a permutation of 0..n-1),
+        `state` the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose PLACE and
+        CLASS columns this fills."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
-        (cls, clinks), place = both(lambda: _class_ids(links.ptr, links.values, width, n_links),  # padded with the sentinel
-                                    place if callable(place) else lambda: place, size=n)
+        # the classes' links are padded with the sentinel link (`n_links`)
+        (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links), prepare,
+                                             size=n)
         n_cls = len(clinks)
         # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
         # cache line the release has just read (docs/scale.md)
@@ -361,13 +389,32 @@ class ClassHeads:
         self.kept = np.empty(room, np.int64)
         self.extra = np.empty(room, np.int64)
         self.lused = np.empty(n_links + 2, np.int64)
+        self.n_rounds = 0
+
+    def _push_first(self, freed: np.ndarray) -> None:
+        """The first round's pushes (every initially ready workload, into empty windows) by `_push_all`, the
+        classes in two halves of the queue on two cores (`jit.both`), and those classes listed in `pending`,
+        whose heads the round then makes as it makes those of the classes a walk took from."""
+        lo, hi = self.width + 2, self.width + 3
+        n_cls = len(self.crow)
+        mid = int(np.searchsorted(self.crow[:, lo], len(self.queue) // 2)) if n_cls else 0
+        both(lambda: _push_all(self.state, self.crow, self.queue, freed, 0, mid, lo),
+             lambda: _push_all(self.state, self.crow, self.queue, freed, mid, n_cls, lo), size=len(freed))
+        got = np.flatnonzero(self.crow[:, hi] > self.crow[:, lo])
+        self.pending[: len(got)] = got
+        self.pending[len(got)] = -1
 
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ascending ids,
         read-only: the engine records it as it is)."""
+        freed = np.asarray(freed, dtype=np.int64)
+        if self.n_rounds == 0 and len(freed):  # every window is empty
+            self._push_first(freed)
+            freed = freed[:0]
+        self.n_rounds += 1
         kept, self.n_heads = _round(self.state, self.crow, self.width, self.cap, self.queue, self.heads,
                                     self.n_heads, self.new_heads, self.changed,
-                                    np.asarray(freed, dtype=np.int64), self.room, self.pending, self.kept,
+                                    freed, self.room, self.pending, self.kept,
                                     self.extra, self.lused, self.place_bits)
         self.heads, self.new_heads = self.new_heads, self.heads
         kept.setflags(write=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import csr
+from .shuffle import seeded_permutation
 from .workloads import WorkloadDAG
 
 
@@ -29,8 +30,9 @@ def critical_path_key(dag: WorkloadDAG) -> np.ndarray:
 
 
 def random_rank(dag: WorkloadDAG, seed: int) -> np.ndarray:
-    """A seeded random priority (a fixed random order of all workloads)."""
-    return np.random.default_rng(seed).permutation(dag.n)
+    """A seeded random priority (a fixed random order of all workloads): the values of
+    ``np.random.default_rng(seed).permutation(dag.n)`` (int32 at scale, `core.shuffle`)."""
+    return seeded_permutation(dag.n, seed)
 
 
 def step_rank(dag: WorkloadDAG) -> np.ndarray:

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import jit
+from core import greedy, jit, shuffle
 from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
+from core.greedy import ClassHeads
 from core.routing import compute_routes
 from core.priorities import critical_path_rank, random_rank
 from core.schedule import ScheduleConfig
@@ -388,3 +389,89 @@ def test_cli_writes_validates_and_replays_npz(tmp_path, capsys):
     assert "async" in capsys.readouterr().out
     out.write_bytes(out.read_bytes()[:200])  # a truncated archive: one line, exit 2
     assert main(["validate", str(out)]) == 2
+
+
+# ---- the set-up of the list scheduler at scale (docs/scale.md, seventh step) ------------------------
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 5000), seed=st.integers(0, 2 ** 63))
+def test_seeded_permutation_is_numpys(n, seed):
+    """The compiled shuffle, forced down to every size, gives numpy's own permutation value for value."""
+    old = shuffle.FAST_MIN
+    shuffle.FAST_MIN = 0
+    try:
+        got = shuffle.seeded_permutation(n, seed)
+    finally:
+        shuffle.FAST_MIN = old
+    assert np.array_equal(got, np.random.default_rng(seed).permutation(n))
+
+
+@pytest.mark.parametrize("n", [1 << 20, (1 << 20) + 1, 3_000_017, (1 << 22) + 5])
+def test_seeded_permutation_at_scale(n):
+    """From FAST_MIN up the compiled shuffle runs (int32), with numpy's values: sizes around the 2^20 and 2^22
+    masks, a prime size, several seeds."""
+    for seed in (0, 1, 12345):
+        got = shuffle.seeded_permutation(n, seed)
+        assert got.dtype == np.int32
+        assert np.array_equal(got, np.random.default_rng(seed).permutation(n))
+
+
+def test_seeded_permutation_from_a_buffered_half_draw():
+    """A PCG64 state holding the high half of its last output (numpy serves it as the next 32-bit draw)."""
+    bits = np.random.PCG64(7)
+    bits.random_raw(3)
+    state = bits.state
+    state["has_uint32"], state["uinteger"] = 1, 0xDEADBEEF
+    bits.state = state
+    got = shuffle._shuffle(np.empty(4097, np.int32), shuffle.state_words(state))
+    assert np.array_equal(got, np.random.Generator(bits).permutation(4097))
+
+
+def class_heads(dag, place) -> tuple[Engine, ClassHeads]:
+    engine = Engine(dag, columns=4)
+    return engine, ClassHeads(dag.links, dag.topology.link_capacity, lambda: (place, engine._state))
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4", "bcube:n=4,k=2"])
+@pytest.mark.parametrize("kind", ["merged", "plain"])
+@pytest.mark.parametrize("k", [1, 2])
+def test_first_round_pushes_equal_one_by_one(spec, kind, k):
+    """The first round's pushes appended and sorted per class (on two threads by class halves, or one) leave
+    every window, class row, head and kept workload as `_round` pushing them one by one does."""
+    t = with_caps(topo(spec), 3)
+    dag = tree_dag(t) if kind == "merged" else tree_dag(t, merge=False)
+    for place in (random_rank(dag, 5), priority_places(critical_path_rank(dag))):
+        eng_a, a = class_heads(dag, place)
+        eng_b, b = class_heads(dag, place)
+        first = np.flatnonzero(eng_a.ready_mask())
+        with threads(k):
+            kept_a = a.next_round(first)  # the bulk path
+        kept_b, b.n_heads = greedy._round(b.state, b.crow, b.width, b.cap, b.queue, b.heads, b.n_heads, b.new_heads,
+                                          b.changed, first.astype(np.int64), b.room, b.pending, b.kept, b.extra,
+                                          b.lused, b.place_bits)  # one push at a time
+        b.heads, b.new_heads = b.new_heads, b.heads
+        assert kept_a.tolist() == kept_b.tolist() and a.n_heads == b.n_heads
+        assert np.array_equal(a.heads[: a.n_heads], b.heads[: b.n_heads])
+        assert np.array_equal(a.crow, b.crow) and np.array_equal(a.changed, b.changed)
+        lo, hi = a.width + 2, a.width + 3
+        for c in range(len(a.crow)):
+            assert np.array_equal(a.queue[a.crow[c, lo]:a.crow[c, hi]], b.queue[b.crow[c, lo]:b.crow[c, hi]])
+        n_pend = int(np.argmax(a.pending < 0))
+        assert np.array_equal(a.pending[: n_pend + 1], b.pending[: n_pend + 1])
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=4,k=2", "dcell:n=3,k=1"])
+def test_list_schedule_with_the_compiled_draw(spec):
+    """PS and greedy with the compiled draw (forced to every size) beside the route classes and the engine's
+    rows, on one thread or two: the rounds of numpy's permutation given as the rank."""
+    t = topo(spec)
+    old = shuffle.FAST_MIN
+    for dag in (tree_dag(t), tree_dag(t, merge=False)):
+        want = [r.tolist() for r in list_schedule(dag, np.random.default_rng(4).permutation(dag.n))]
+        for k in (1, 2):
+            shuffle.FAST_MIN = 0
+            try:
+                with threads(k):
+                    got = [r.tolist() for r in list_schedule(dag, lambda: random_rank(dag, 4))]
+            finally:
+                shuffle.FAST_MIN = old
+            assert got == want
