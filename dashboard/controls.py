@@ -149,15 +149,16 @@ def _with_link_options(sb: Any, source: Source) -> Source | str:
     return Source(f"{source.spec},{text}", f"{source.name} {text}")
 
 
-def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "Methods", where: Any = None
-                   ) -> list[str]:
-    """A multiselect of core's methods (at most `limit`), in the sidebar or in the container `where`."""
+def methods_picker(name: str, default: list[str], limit: int | None = None, label: str = "Methods", where: Any = None,
+                   why: str = "") -> list[str]:
+    """A multiselect of core's methods, in the sidebar or in the container `where`: every registered method, or at
+    most `limit` of them, with `why` (the reason for the limit) as the picker's help."""
     box = where if where is not None else st.sidebar
     default = [m for m in default if m in METHODS]
     kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
-    forget(name, kept)
+    forget(name, kept[:limit] if limit else kept)
     return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
-                           format_func=method_title))
+                           format_func=method_title, help=why or None))
 
 
 def schedule_options(name: str) -> ScheduleConfig:

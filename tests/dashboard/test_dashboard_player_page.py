@@ -263,3 +263,11 @@ def test_the_width_control_sets_the_figure_width(monkeypatch):
     assert widths[-1] == 820  # fits a 1280-px window beside the sidebar
     at.segmented_control(key="w:player.width").set_value("page width").run()
     assert widths[-1] == "stretch"
+
+
+def test_the_three_method_cap_says_why_next_to_the_picker():
+    from dashboard.screens.player import MAX_METHODS
+    at = open_app()
+    picker = at.multiselect(key="w:player.methods")
+    assert picker.max_selections == MAX_METHODS == 3
+    assert picker.label == "Methods (up to 3)" and "1280 px" in picker.help and "Compare takes every method" in picker.help
