@@ -20,8 +20,9 @@ from core.topology import TopologyError, preset
 from core.topology.links import LINK_KEYS
 
 from . import data
+from .labels import plain
 from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, Source, TooBig, family_params,
-                      family_spec)
+                      family_spec, spec_source)
 
 T = TypeVar("T")
 
@@ -36,7 +37,7 @@ def is_slow(method: str) -> bool:
     return get_method(method).slow
 
 
-SOURCE_MODES = ("Table 2 preset", "Family", "Upload")
+SOURCE_MODES = ("Table 2 preset", "Family", "Upload", "Spec")
 
 
 def persistent(widget: Callable[..., Any], name: str, default: Any, *args: Any, **kwargs: Any) -> Any:
@@ -73,7 +74,8 @@ def good_source() -> Source:
 
 
 def topology_picker() -> Source:
-    """Sidebar: a Table 2 preset, a family with parameters, or an upload; returns the last good choice."""
+    """Sidebar: a Table 2 preset, a family with parameters, an upload or a typed spec; returns the last good choice
+    (every one behind the same size guard, `data.topology`)."""
     sb = st.sidebar
     sb.subheader("Topology")
     mode = persistent(sb.radio, "source_mode", SOURCE_MODES[0], "Source", SOURCE_MODES, horizontal=True,
@@ -94,7 +96,20 @@ def topology_picker() -> Source:
         spec = family_spec(family, params)
         named = {p.spec: p.name for p in preset("table2")}
         candidate = Source(spec, named.get(spec, spec))
-    if candidate is not None:
+    elif mode == "Spec":
+        text = persistent(sb.text_input, "spec", "", "Spec", placeholder="e.g. bcube:8,2 or dcell:4,1,bw=100/25",
+                          help="a topology as the command line takes it: FAMILY:VALUES by position, then key=value "
+                               "(bcube:3,1 · dcell:n=4,k=1 · fattree:4 · jellyfish:10,5,4,seed=3 · leafspine:...), "
+                               "with link options (bw=100/25, lat=1, link_seed=0; docs/time.md) in the spec itself. "
+                               "Press Enter to apply").strip()
+        if not text:
+            sb.caption("Type a spec and press Enter.")
+        else:
+            try:
+                candidate = spec_source(text)
+            except TopologyError as err:
+                candidate = f"Spec: {err}."
+    if isinstance(candidate, Source) and mode != "Spec":  # a typed spec carries its own link options
         candidate = _with_link_options(sb, candidate)
     if mode == "Upload":
         up = sb.file_uploader("GraphML or JSON edge list", type=["graphml", "xml", "json"], key="upload",
@@ -110,21 +125,21 @@ def topology_picker() -> Source:
             sb.caption("Upload a file to replace the topology shown.")
     good = good_source()
     if isinstance(candidate, str):
-        st.error(f"{candidate} Still showing {good.name}.")
+        st.error(plain(f"{candidate} Still showing {good.name}."))
         candidate = None
     if candidate is not None and (candidate.spec, candidate.data) != (good.spec, good.data):
         try:
             data.topology(candidate)
         except TooBig as err:
-            st.warning(f"{err} Still showing {good.name}.")
+            st.warning(plain(f"{err} Still showing {good.name}."))
         except (TopologyError, ValueError, KeyError) as err:
             why = str(err)  # a file's errors already start with its name
             why = why if why.startswith(f"{candidate.name}: ") else f"{candidate.name}: {why}"
-            st.error(f"Cannot use {why}. Change the input; still showing {good.name}.")
+            st.error(plain(f"Cannot use {why}. Change the input; still showing {good.name}."))
         else:
             good = candidate
             st.session_state["good_source"] = good
-    sb.caption(f"Showing **{good.name}** (topologies up to {MAX_NODES} nodes).")
+    sb.caption(f"Showing **{plain(good.name)}** (topologies up to {MAX_NODES} nodes).")
     return good
 
 
@@ -149,15 +164,16 @@ def _with_link_options(sb: Any, source: Source) -> Source | str:
     return Source(f"{source.spec},{text}", f"{source.name} {text}")
 
 
-def methods_picker(name: str, default: list[str], limit: int = 3, label: str = "Methods", where: Any = None
-                   ) -> list[str]:
-    """A multiselect of core's methods (at most `limit`), in the sidebar or in the container `where`."""
+def methods_picker(name: str, default: list[str], limit: int | None = None, label: str = "Methods", where: Any = None,
+                   why: str = "") -> list[str]:
+    """A multiselect of core's methods, in the sidebar or in the container `where`: every registered method, or at
+    most `limit` of them, with `why` (the reason for the limit) as the picker's help."""
     box = where if where is not None else st.sidebar
     default = [m for m in default if m in METHODS]
     kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
-    forget(name, kept)
+    forget(name, kept[:limit] if limit else kept)
     return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
-                           format_func=method_title))
+                           format_func=method_title, help=why or None))
 
 
 def schedule_options(name: str) -> ScheduleConfig:

@@ -374,10 +374,48 @@ def compare_row(source: Source, methods: tuple[str, ...], seeds: int, config: Sc
 
 
 # ---- cluster ----------------------------------------------------------------------------------
+TRACE_FILES = {"csv": "CSV (this project's columns)", "philly": "Philly cluster_job_log (JSON)",
+               "helios": "Helios cluster_log.csv"}
+"""Trace file kinds the Cluster page reads from an upload (core.cluster.load_trace's csv:, philly:, helios:)."""
+
+
 @st.cache_resource(show_spinner="Simulating the cluster...", max_entries=8)
-def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...]) -> dict:
-    """Each named scheduler's run (`core.cluster.Result`) of `trace` on the source's topology with
-    `gpus_per_server` GPUs on every server (raises TraceError / TopologyError / ValueError)."""
-    from core.cluster import load_trace, make_cluster, run_schedulers
+def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...], upload: bytes = b""
+                 ) -> dict:
+    """Each named scheduler's run (`core.cluster.Result`) of a trace on the source's topology with
+    `gpus_per_server` GPUs on every server (raises TraceError / TopologyError / ValueError).
+
+    `trace` is a synthetic spec, or with `upload` (a file's bytes) ``KIND:NAME[,options]``: the uploaded file read
+    as that kind. A trace naming a file on the server is refused: the page reads only what the user uploaded."""
+    from core.cluster import make_cluster, run_schedulers
     cluster = make_cluster(topology(source), gpus_per_server)
-    return dict(zip(names, run_schedulers(cluster, load_trace(trace), list(names))))
+    return dict(zip(names, run_schedulers(cluster, load_trace_input(trace, upload), list(names))))
+
+
+def load_trace_input(trace: str, upload: bytes = b""):
+    """The `core.cluster.Trace` of the Cluster page's input (see `cluster_runs`); errors name the upload, never
+    the temporary file it was read from."""
+    import tempfile
+    from pathlib import Path
+
+    from core.cluster import TraceError, load_trace
+    kind, sep, rest = trace.strip().partition(":")
+    kind = kind.strip().lower()
+    if not upload:
+        if not (sep and kind == "synthetic"):
+            raise TraceError(f"{trace.strip()!r}: the dashboard reads no trace file on the server; choose "
+                             "\"uploaded file\" to use a CSV, Philly or Helios trace, or type synthetic:jobs=N,seed=S")
+        return load_trace(trace)
+    if kind not in TRACE_FILES:
+        raise TraceError(f"unknown trace file kind {kind!r}; use {', '.join(TRACE_FILES)}")
+    if len(upload) > MAX_UPLOAD_BYTES:
+        raise TraceError(f"the trace file is {len(upload) / 1e6:.1f} MB; upload at most {MAX_UPLOAD_BYTES / 1e6:.0f} MB")
+    name, _, options = rest.partition(",")
+    with tempfile.TemporaryDirectory(prefix="trace-") as folder:
+        path = Path(folder) / "upload"
+        path.write_bytes(upload)
+        try:
+            got = load_trace(f"{kind}:{path}" + (f",{options}" if options else ""))
+        except TraceError as err:
+            raise TraceError(str(err).replace(str(path), name or "the uploaded file")) from None
+    return replace(got, name=name or got.name)

@@ -668,22 +668,33 @@ def _arc(x0: float, y0: float, x1: float, y1: float, bend: float, n: int = 17) -
 def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None]],
                    paper: dict[str, Sequence[float | None]], height: int = 420,
                    titles: dict[str, str] | None = None) -> go.Figure:
-    """Rounds per configuration: our methods as bars, the paper's numbers as diamonds on top."""
+    """Rounds per configuration: our methods as bars, the paper's numbers as diamonds, each over its own method's bar.
+
+    Every method has one slot in each configuration's group (ours first, then a paper method we did not run, whose
+    diamond then stands in an empty slot); bars and diamonds are placed at the slot's centre on a numeric x axis
+    labelled with the configurations, so a diamond cannot drift to a neighbour's bar (plotly groups bars and
+    scatter points separately)."""
     name = (titles or {}).get
+    slots = list(ours) + [m for m in paper if m not in ours]
+    width = 0.8 / max(1, len(slots))
+    centre = {m: -0.4 + width * (j + 0.5) for j, m in enumerate(slots)}
     fig = go.Figure()
     for method, values in ours.items():
         label = name(method, method)
-        fig.add_trace(go.Bar(x=list(configs), y=list(values), name=label, marker_color=method_colour(method),
-                             offsetgroup=method, meta=method,
-                             hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{x}}</extra>"))
+        fig.add_trace(go.Bar(x=[i + centre[method] for i in range(len(configs))], y=list(values), width=width,
+                             name=label, marker_color=method_colour(method), meta=method, customdata=list(configs),
+                             hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{customdata}}</extra>"))
     for method, values in paper.items():
         label = f"paper: {name(method, method)}"
-        fig.add_trace(go.Scatter(x=list(configs), y=list(values), mode="markers", name=label, meta=method,
+        fig.add_trace(go.Scatter(x=[i + centre[method] for i in range(len(configs))], y=list(values), mode="markers",
+                                 name=label, meta=method, customdata=list(configs),
                                  marker=dict(symbol="diamond", size=10, color=method_colour(method),
                                              line=dict(color="black", width=1)),
-                                 hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{x}}</extra>"))
-    fig.update_layout(barmode="group", height=height, margin=dict(l=4, r=4, t=10, b=4),
+                                 hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{customdata}}</extra>"))
+    fig.update_layout(barmode="overlay", height=height, margin=dict(l=4, r=4, t=10, b=4),
                       legend=dict(orientation="h", y=-0.18), yaxis_title="rounds")
+    fig.update_xaxes(tickvals=list(range(len(configs))), ticktext=list(configs), range=[-0.5, len(configs) - 0.5],
+                     showgrid=False)
     return fig
 
 

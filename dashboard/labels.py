@@ -13,6 +13,17 @@ from core.workloads import WorkloadDAG
 from core.units import format_seconds, format_size
 
 
+_MARKDOWN = frozenset("\\`*_[]<>$~|#:")
+"""Characters Streamlit's Markdown would act on: emphasis, code, links, HTML, math, strike-through, tables, headings,
+emoji and icon short codes."""
+
+
+def plain(text: object) -> str:
+    """`text` escaped so that Streamlit's Markdown (st.error, st.warning, st.markdown) shows it character for
+    character: a path's ``_`` or a spec's ``*`` stay as typed, a ``<tag>`` is shown, not dropped."""
+    return "".join("\\" + c if c in _MARKDOWN else c for c in str(text)).replace("\n", "  \n")
+
+
 DAG_NAMES = {"tree": "merged trees", "plain": "plain (unmerged) trees", "ring": "the ring"}
 
 

@@ -104,21 +104,32 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
     for col, pb in zip(st.columns(len(plays)), plays):
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
+            slots = metric_slots(len(plays))
             if timeline.event is not None:
-                _event_metrics(pb, source, config, timeline)
+                _event_metrics(pb, source, config, timeline, slots)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode)
+                _seconds_metrics(pb, source, config, timeline.mode, slots)
             else:
-                _round_metrics(pb, source, config)
+                _round_metrics(pb, source, config, slots)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
         st.caption(f"Lower bound of the merged workload DAG: **{merged_bound} rounds** — the common reference of "
                    "every method that schedules merged trees. PS and Ring schedule other DAGs (plain trees, the "
                    "ring), each gap is against its own DAG's bound.")
 
 
-def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig) -> None:
+def metric_slots(n_methods: int) -> tuple:
+    """Where a method's three metrics go: one row when it shares the width with at most one other method (a
+    method's column is ~400 px at 1280), two to a row when three share it (a third of 820 px holds two
+    metrics of ~120 px; three cut their labels and values: "Time (m…", "18…")."""
+    if n_methods <= 2:
+        return tuple(st.columns(3))
+    first, second = st.columns(2), st.columns(2)
+    return first[0], first[1], second[0]
+
+
+def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple) -> None:
     s = pb.stats
-    a, b, c = st.columns(3)
+    a, b, c = slots
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
     b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
@@ -135,11 +146,11 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
         st.caption(line)
 
 
-def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str) -> None:
+def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple) -> None:
     rep = data.seconds_report(source, pb.method, config)
     m, bounds = rep[mode], rep["bounds"]
     best = max(bounds, key=lambda k: -1 if k == "best" else bounds[k])
-    a, b, c = st.columns(3)
+    a, b, c = slots
     unit, f = figures.time_unit(m["time_s"])
     a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
@@ -151,9 +162,9 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     st.caption(" · ".join(notes))
 
 
-def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline) -> None:
+def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline, slots: tuple) -> None:
     r = data.replanned(source, pb.method, config, timeline.event, timeline.mode).summary()
-    a, b, c = st.columns(3)
+    a, b, c = slots
     whole = data.event_playback(source, pb.method, config, timeline.event, timeline.mode).n_rounds
     a.metric("Rounds", whole, help="rounds of the whole run: the delivered part of the planned rounds, then the "
                                    f"re-planned rest ({r['rest_rounds']} rounds)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.topology import FAMILIES, TopologyError, predicted_size
+from core.topology import FAMILIES, TopologyError, keyed_spec, parse_spec, predicted_size, preset
 
 if TYPE_CHECKING:
     from core.replan import LinkEvent
@@ -86,6 +86,20 @@ class Timeline:
 
 ROUNDS = Timeline()
 """The round axis, the network as it is."""
+
+
+def spec_source(text: str) -> Source:
+    """The source a spec typed as the CLI takes it names (``bcube:8,2``, ``jellyfish:10,5,4,seed=3``, link options
+    such as ``bw=100/25``), parsed by core (`keyed_spec`: one topology has one name, the Table 2 name when it is
+    one). Raises TopologyError with one line; a ``file:`` spec is refused: the dashboard reads no file on the server,
+    a topology file is uploaded."""
+    text = text.strip()
+    family, _ = parse_spec(text)
+    if family == "file":
+        raise TopologyError(f"{text!r}: the dashboard reads no file on the server; upload the file (Upload) instead")
+    spec = keyed_spec(text)
+    named = {p.spec: p.name for p in preset("table2")}
+    return Source(spec, named.get(spec, spec))
 
 
 def family_params(family: str) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ loop; every job's AllReduce is scheduled by a registered method and timed with c
 per-link shares) and `summarize` (metrics). See docs/cluster.md.
 """
 
-from .cluster import Cluster, make_cluster
+from .cluster import GPUS_PER_SERVER, Cluster, make_cluster
 from .comm import CommModel
 from .jobs import Trace, TraceError, check_fits
 from .metrics import (DECIMALS, METRICS, SHARES, events_table, gantt_rows, jobs_table, link_contention, metric_text,
@@ -16,7 +16,7 @@ from .schedulers import ALL, HEURISTICS, OURS_BASELINE, expand_names, make_sched
 from .sim import Result, Segment, simulate
 from .traces import load_trace, synthetic, write_csv_trace
 
-__all__ = ["Cluster", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS",
+__all__ = ["Cluster", "GPUS_PER_SERVER", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS",
            "metric_text", "events_table", "gantt_rows", "jobs_table", "snapshot",
            "link_contention", "running_at", "summarize", "MODELS", "get_model", "ALL", "HEURISTICS", "OURS_BASELINE",
            "expand_names", "make_scheduler", "parse_name", "Result", "Segment", "simulate", "load_trace", "synthetic",

@@ -16,6 +16,8 @@ import numpy as np
 from ..topology import Topology, TopologyError, make_topology
 
 DEFAULT_GPUS_PER_SERVER = 4
+GPUS_PER_SERVER = (1, 64)
+"""Smallest and largest GPUs per server a cluster takes (the CLI's --gpus-per-server and the dashboard's field)."""
 NVLINK_GBPS = 2400.0
 """Gbit/s per direction between two GPUs of one server: NVLink 3 through NVSwitch, 300 GB/s per
 direction per A100 (NVIDIA A100 datasheet: 600 GB/s total NVLink bandwidth per GPU)."""
@@ -34,8 +36,9 @@ class Cluster:
 
     def __post_init__(self) -> None:
         g = self.gpus_per_server
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 1 <= g <= 64:
-            raise TopologyError(f"gpus per server must be an integer in 1..64, got {g!r}")
+        low, high = GPUS_PER_SERVER
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not low <= g <= high:
+            raise TopologyError(f"gpus per server must be an integer in {low}..{high}, got {g!r}")
         if not (np.isfinite(self.nvlink_gbps) and self.nvlink_gbps > 0):
             raise TopologyError(f"intra-server bandwidth must be > 0 Gbit/s, got {self.nvlink_gbps!r}")
 

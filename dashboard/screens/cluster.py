@@ -1,8 +1,8 @@
 """Cluster: many training jobs sharing one network, under the schedulers of core.cluster.
 
 The screen reads widgets and shows figures; the simulation runs in core (`core.cluster`) through
-one cached call (`data.cluster_runs`). A bad trace or scheduler shows `st.error` and the app
-keeps running.
+one cached call (`data.cluster_runs`). A bad trace or scheduler shows one `st.error` line, as plain text, and the
+app keeps running. A trace file is uploaded; a path on the server is never read.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cluster import ALL, DECIMALS, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot, summarize
+from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot,
+                          summarize)
+from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
-from .. import charts, cluster_figures, controls, data
+from .. import charts, cluster_figures, controls, data, labels
 
 DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", "ours"]
 CHOICES = list(ALL) + [OURS_BASELINE]
@@ -22,6 +24,7 @@ COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "ma
            "gpu_util": "GPU util", "comm_share": "comm share", "peak_link_users": "peak link jobs",
            "mean_link_users": "mean link jobs", "preemptions": "preempt."}
 """Summary columns and their headers on screen (the CLI's CSV keeps the keys)."""
+TRACE_FROM = ("synthetic", "uploaded file")
 
 
 def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
@@ -34,6 +37,37 @@ def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
                    for k in COLUMNS}
 
 
+def trace_input() -> tuple[int, str | None, bytes]:
+    """GPUs per server (core's bounds) and the trace: a synthetic spec, or an uploaded file read as a CSV, Philly
+    or Helios trace; returns (gpus, the trace for `data.cluster_runs` or None while no file is uploaded, the
+    file's bytes). The page reads no file on the server: a path typed as the trace is refused by `data`."""
+    low, high = GPUS_PER_SERVER
+    gpus_col, from_col, trace_col = st.columns([1, 1.3, 2.7])
+    gpus = int(gpus_col.number_input("GPUs per server", low, high, DEFAULT_GPUS_PER_SERVER, key="cluster:gpus",
+                                     help=f"{low}..{high}, as the CLI's --gpus-per-server"))
+    source = from_col.radio("Trace from", TRACE_FROM, horizontal=True, key="cluster:trace_from")
+    if source == TRACE_FROM[0]:
+        trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",
+                                     help="synthetic:jobs=N,seed=S[,rate=jobs/hour,mix=sjf-bco|gavel,models=A/B]; "
+                                          "a trace file (CSV, Philly, Helios) is uploaded: \"uploaded file\"")
+        return gpus, trace.strip(), b""
+    kind = trace_col.selectbox("Read as", list(data.TRACE_FILES), format_func=data.TRACE_FILES.get,
+                               key="cluster:trace_kind")
+    file_col, opt_col = st.columns([3, 2])
+    up = file_col.file_uploader("Trace file", type=["csv", "json"], key="cluster:upload",
+                                help="CSV: arrival_s, gpus, model and iterations or duration_s (docs/cluster.md §5); "
+                                     "Philly: cluster_job_log; Helios: cluster_log.csv")
+    options = opt_col.text_input("Options (optional)", "", key="cluster:trace_options",
+                                 placeholder="limit=100" if kind == "csv" else "seed=0,model=resnet50,limit=100",
+                                 help="limit=N: the first N jobs (0: all); Philly and Helios: seed=S draws each "
+                                      "job's model, model=NAME gives every job one").strip().strip(",")
+    if up is None:
+        st.info("Upload a trace file, or choose \"synthetic\".")
+        return gpus, None, b""
+    name = up.name.replace(",", "_")  # the name stands before the options in the trace string
+    return gpus, f"{kind}:{name}" + (f",{options}" if options else ""), up.getvalue()
+
+
 def render() -> None:
     """The Cluster screen."""
     st.title("Cluster")
@@ -42,19 +76,18 @@ def render() -> None:
                "iterations and leave. An iteration is the job's compute plus its AllReduce on the GPUs it got: within "
                "each server over NVLink, then among its servers over the network, where jobs whose AllReduces cross "
                "the same link share its bandwidth while their AllReduces overlap in time. See docs/cluster.md.")
-    gpus_col, trace_col = st.columns([1, 3])
-    gpus = int(gpus_col.number_input("GPUs per server", 1, 16, 4, key="cluster:gpus"))
-    trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",
-                                 help="synthetic:jobs=N,seed=S[,rate=jobs/hour], csv:PATH, philly:PATH or helios:PATH")
+    gpus, trace, upload = trace_input()
+    if trace is None:
+        return
     names = st.multiselect("Schedulers", CHOICES, default=DEFAULT_SCHEDULERS, key="cluster:schedulers",
                            help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
     if not names:
         st.info("Pick at least one scheduler.")
         return
     try:
-        runs = data.cluster_runs(source, gpus, trace.strip(), tuple(names))
+        runs = data.cluster_runs(source, gpus, trace, tuple(names), upload)
     except (TopologyError, ValueError, FileNotFoundError) as err:
-        st.error(f"{err}. Change the trace, the GPUs per server, the schedulers or the topology.")
+        st.error(labels.plain(f"{err}. Change the trace, the GPUs per server, the schedulers or the topology."))
         return
 
     st.subheader("Results")

@@ -55,7 +55,7 @@ def options() -> tuple[str, list[str], int, ScheduleConfig]:
     scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
     default = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names()
                                                  and data.method_problem("rl") is None else [])
-    methods = methods_picker("compare.methods", default, limit=6)
+    methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
                            max_value=10, step=1))
     limit = 10

@@ -13,6 +13,8 @@ from .. import controls, data, labels, round_player, timeline
 from ..sources import Timeline
 
 KEY = "player"
+MAX_METHODS = 3
+"""Methods played side by side (three network panels fit a 1280-px window beside the sidebar)."""
 
 
 def render() -> None:
@@ -25,8 +27,11 @@ def render() -> None:
     methods_box = st.sidebar.container()  # the methods are listed above the options they depend on
     config = controls.schedule_options(KEY)
     rl_ok = "rl" in METHODS and data.method_problem("rl", config) is None
-    methods = controls.methods_picker(f"{KEY}.methods", ["ps", "ring", "rl" if rl_ok else "critical-path"], limit=3,
-                                      where=methods_box)
+    methods = controls.methods_picker(f"{KEY}.methods", ["ps", "ring", "rl" if rl_ok else "critical-path"],
+                                      limit=MAX_METHODS, label=f"Methods (up to {MAX_METHODS})", where=methods_box,
+                                      why=f"At most {MAX_METHODS}: each method gets a network panel and a heatmap "
+                                          "side by side, and at 1280 px a fourth panel would be too narrow to read. "
+                                          "Compare takes every method.")
     if not controls.can_schedule(methods, source):
         return
     choice = timeline.controls(KEY, source)

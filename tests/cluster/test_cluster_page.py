@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dashboard"))  # the dashboard tests' AppTest helpers
 
-from apptest_tools import charts, goto, open_app  # noqa: E402
+from apptest_tools import charts, goto, open_app, shown  # noqa: E402
 
 FAST = ["fifo+first-fit", "sjf+closest", "gadget"]
 
@@ -79,9 +79,9 @@ def test_every_column_has_one_precision_and_it_is_the_clis(capsys):
     for key, header in COLUMNS.items():
         fmt = config[header]["type_config"]["format"]
         assert fmt == f"%.{DECIMALS[key]}f" + ("%%" if key in ("gpu_util", "comm_share") else "")
-        shown = [(fmt.replace("%%", "") % v) + ("%" if "%%" in fmt else "") for v in table[header]]
+        on_page = [(fmt.replace("%%", "") % v) + ("%" if "%%" in fmt else "") for v in table[header]]
         cli = [line.split()[1 + list(COLUMNS).index(key)] for line in lines]
-        assert shown == cli, header
+        assert on_page == cli, header
 
 
 def test_time_slider_changes_the_snapshot():
@@ -95,22 +95,81 @@ def test_time_slider_changes_the_snapshot():
 
 @pytest.mark.parametrize("state, says", [
     ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
-    ({"cluster:trace": "csv:/no/such.csv"}, "trace file not found"),
+    ({"cluster:trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),
     ({"cluster:trace": "synthetic:jobs=160,seed=0", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
 ])
 def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at = _open(**state)
     assert not at.exception
-    assert len(at.error) == 1 and says in at.error[0].value
+    assert len(at.error) == 1 and says in shown(at.error[0].value)
     at.session_state["cluster:trace"] = "synthetic:jobs=12,seed=2"
     at.session_state["cluster:gpus"] = 4
     at.run()
     assert not at.error and len(charts(at)) == 4
 
 
-def test_bad_csv_trace_row_is_an_error_line(tmp_path):
-    p = tmp_path / "back.csv"
-    p.write_text("arrival_s,gpus,model,iterations\n100,4,resnet50,1000\n50,4,resnet50,1000\n")
-    at = _open(**{"cluster:trace": f"csv:{p}"})
+def _upload(at, name: str, raw: bytes, kind: str = "csv", options: str = ""):
+    at.radio(key="cluster:trace_from").set_value("uploaded file").run()
+    at.selectbox(key="cluster:trace_kind").set_value(kind)
+    at.text_input(key="cluster:trace_options").set_value(options)
+    return at.file_uploader(key="cluster:upload").set_value((name, raw, "text/csv")).run()
+
+
+def test_bad_csv_trace_row_is_an_error_line():
+    raw = b"arrival_s,gpus,model,iterations\n100,4,resnet50,1000\n50,4,resnet50,1000\n"
+    at = _upload(_open(), "back.csv", raw)
     assert not at.exception
-    assert len(at.error) == 1 and "row 2 (job j1): arrival_s 50 is earlier than row 1's 100" in at.error[0].value
+    assert len(at.error) == 1
+    assert shown(at.error[0].value).startswith("back.csv: row 2 (job j1): arrival_s 50 is earlier than row 1's 100")
+    assert "trace-" not in at.error[0].value  # the temporary file it was read from is not named
+
+
+def test_an_uploaded_trace_is_simulated_with_its_options():
+    """A trace file comes from the user's upload (CSV, Philly or Helios), with the loader's options."""
+    from core.cluster import make_cluster, run_schedulers, summarize
+    from core.cluster.traces import load_trace, write_csv_trace
+    from core.topology import make_topology
+    from dashboard.sources import DEFAULT_SOURCE
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "jobs.csv"
+        write_csv_trace(load_trace("synthetic:jobs=30,seed=4,rate=12"), str(path))
+        raw = path.read_bytes()
+        want = load_trace(f"csv:{path},limit=20")
+    at = _upload(_open(), "jobs.csv", raw, options="limit=20")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    runs = run_schedulers(make_cluster(make_topology(DEFAULT_SOURCE.spec), 4), want, FAST)
+    assert at.dataframe[0].value["avg JCT h"].tolist() == [round(summarize(r)["avg_jct_h"], 2) for r in runs]
+
+
+def test_a_path_on_the_server_is_never_read_nor_echoed(tmp_path):
+    """The trace box took csv:PATH, philly:PATH, helios:PATH: any file the server can read, and an error could
+    quote a line of it (a Helios file's header). Only synthetic specs are typed; files are uploaded."""
+    secret = tmp_path / "secret.csv"
+    secret.write_text("SECRET-LINE,a,b\nx,y\n")
+    for trace in (f"helios:{secret}", f"csv:{secret}", f"philly:{secret}", str(secret)):
+        at = _open(**{"cluster:trace": trace})
+        assert not at.exception
+        assert len(at.error) == 1 and "reads no trace file on the server" in at.error[0].value
+        assert "SECRET" not in at.error[0].value
+
+
+def test_an_error_is_plain_text_not_markdown():
+    """'*' and '_' in what the user typed stay as typed (they were emphasis), '<b>' is shown (it was dropped)."""
+    from dashboard.labels import plain
+    at = _open(**{"cluster:trace": "synthetic:jobs=2*3_x_,seed=<b>"})
+    (err,) = at.error
+    assert "2\\*3\\_x\\_" in err.value and "\\<b\\>" in err.value
+    assert err.value == plain(shown(err.value))  # every Markdown character escaped, nothing else
+    assert "2*3_x_,seed=<b>" in shown(err.value)
+
+
+def test_gpus_per_server_take_the_clis_bounds():
+    from core.cluster import GPUS_PER_SERVER, make_cluster
+    at = _open()
+    box = at.number_input(key="cluster:gpus")
+    assert (box.min, box.max) == GPUS_PER_SERVER == (1, 64)
+    with pytest.raises(Exception, match="1..64"):
+        make_cluster("bcube:n=3,k=1", 65)
+    at.number_input(key="cluster:gpus").set_value(32).run()  # above the old limit of 16
+    assert not at.error and len(charts(at)) == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,11 @@ def iframes(at: AppTest) -> list[str]:
 def texts(at: AppTest) -> str:
     """All markdown and caption text of the page, joined."""
     return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+def shown(markdown: str) -> str:
+    """The text a user reads in a Markdown string written with backslash escapes (`dashboard.labels.plain`)."""
+    return re.sub(r"\\(.)", r"\1", markdown, flags=re.S)
 
 
 def metric(at: AppTest, label: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import plotly.graph_objects as go
 from apptest_tools import decode
 
@@ -208,9 +209,29 @@ def test_policy_figures_from_a_hand_made_trace():
 def test_compare_and_spread_figures():
     fig = figures.compare_figure(["a", "b"], {"ps": [3.0, 4.0]}, {"ps": [2.5, None]})
     assert [tr.type for tr in fig.data] == ["bar", "scatter"]
+    assert list(fig.layout.xaxis.ticktext) == ["a", "b"] and list(fig.layout.xaxis.tickvals) == [0, 1]
     spread = figures.seed_spread_figure({"ps": [5, 6, 7], "critical-path": [4]})
     assert [list(tr.y) for tr in spread.data] == [[5, 6, 7], [4]]
 
+
+
+def test_each_paper_diamond_sits_over_its_own_methods_bar():
+    """With grouped bars plotly placed the bars side by side but every diamond at the group's middle, over the
+    wrong bar (or between two): a diamond's x is now its own bar's centre, and no other bar's."""
+    fig = figures.compare_figure(["a", "b", "c"], {"ps": [3, 4, 5], "ring": [6, 7, 8], "critical-path": [2, 3, 4]},
+                                 {"ring": [6.5, None, 8], "ps": [2.5, 3, None], "rl": [1, 2, 3]})
+    bars = {t.meta: t for t in fig.data if t.type == "bar"}
+    diamonds = {t.meta: t for t in fig.data if t.type == "scatter"}
+    for m in ("ps", "ring"):
+        assert list(diamonds[m].x) == list(bars[m].x)
+        for other in set(bars) - {m}:
+            assert not set(diamonds[m].x) & set(bars[other].x)
+    assert not set(diamonds["rl"].x) & {x for t in bars.values() for x in t.x}  # rl not run: a slot of its own
+    first = sorted([bars[m].x[0] for m in bars] + [diamonds["rl"].x[0]])  # the four slots of configuration "a"
+    width = bars["ps"].width
+    assert all(b.width == width for b in bars.values()) and 4 * width == pytest.approx(0.8)
+    assert np.diff(first) == pytest.approx([width] * 3) and np.mean(first) == pytest.approx(0)  # centred on "a"
+    assert fig.layout.barmode == "overlay"  # the positions are the figure's, plotly does not shift the bars
 
 
 def test_tree_colours_are_distinct_then_cycle():

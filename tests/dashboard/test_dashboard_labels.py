@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dashboard import labels
 
 
@@ -41,3 +43,15 @@ def test_gap_note_names_the_dag_and_its_bound():
     assert labels.dag_name("time-aware", build_dag(t, "ring")) == "the ring"
     assert labels.dag_name("time-aware", build_dag(t, "tree")) == "merged trees"
     assert labels.dag_name("critical-path", build_dag(t, "tree", merge=False)) == "plain (unmerged) trees"
+
+
+def test_plain_escapes_what_markdown_would_act_on_and_nothing_else():
+    from apptest_tools import shown
+    from dashboard.labels import plain
+    typed = "csv:/data/run_1/*.csv: row 2 <b>x</b> $5 ~a~ [l](u) `c` # h |t| a\\b"
+    out = plain(typed)
+    assert shown(out) == typed  # read back, it is what was typed
+    bare = re.sub(r"\\.", "", out)  # what is left outside the escapes
+    assert not set("*_<>$~[]`#|:\\") & set(bare) and set(bare) == set(typed) - set("*_<>$~[]`#|:\\")
+    assert plain("BCube(3,1) has 15 nodes.") == "BCube(3,1) has 15 nodes."
+    assert plain("two\nlines") == "two  \nlines"  # a line break stays a line break

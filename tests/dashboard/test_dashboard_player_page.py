@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_tools import goto, charts, metric, open_app, texts, traces
+from apptest_tools import goto, charts, metric, open_app, texts, traces, shown
 
 from core.methods import run_method
 from core.schedule import ScheduleConfig
@@ -109,7 +109,7 @@ def test_invalid_parameters_show_an_error_and_keep_the_last_good_topology():
     at = choose_methods(open_app(), ["ps", "critical-path"])
     at.radio(key="w:source_mode").set_value("Family").run()
     at.number_input(key="w:bcube.n").set_value(1).run()
-    assert len(at.error) == 1 and "n >= 2" in at.error[0].value and "BCube(3,1)" in at.error[0].value
+    assert len(at.error) == 1 and "n >= 2" in shown(at.error[0].value) and "BCube(3,1)" in shown(at.error[0].value)
     (fig,) = charts(at)
     assert [h["z"].shape[0] for h in traces(fig, "heatmap")] == [36, 36]  # still BCube(3,1)
     at.number_input(key="w:bcube.n").set_value(4).run()  # a good value replaces it
@@ -121,7 +121,7 @@ def test_a_topology_too_big_for_the_browser_is_refused_with_a_warning():
     at = choose_methods(open_app(), ["critical-path"])
     at.radio(key="w:source_mode").set_value("Family").run()
     at.number_input(key="w:bcube.k").set_value(5).run()  # 729 servers + 1458 switches
-    (warning,) = [w.value for w in at.warning if "loads at most 600" in w.value]
+    (warning,) = [shown(w.value) for w in at.warning if "loads at most 600" in shown(w.value)]
     assert "has more than 600 nodes" in warning  # the predicted count stops at 601: never print it
     assert [h["z"].shape[0] for h in traces(charts(at)[0], "heatmap")] == [36]
 
@@ -263,3 +263,11 @@ def test_the_width_control_sets_the_figure_width(monkeypatch):
     assert widths[-1] == 820  # fits a 1280-px window beside the sidebar
     at.segmented_control(key="w:player.width").set_value("page width").run()
     assert widths[-1] == "stretch"
+
+
+def test_the_three_method_cap_says_why_next_to_the_picker():
+    from dashboard.screens.player import MAX_METHODS
+    at = open_app()
+    picker = at.multiselect(key="w:player.methods")
+    assert picker.max_selections == MAX_METHODS == 3
+    assert picker.label == "Methods (up to 3)" and "1280 px" in picker.help and "Compare takes every method" in picker.help

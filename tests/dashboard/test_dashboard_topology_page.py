@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from apptest_tools import APP, SVG_NS, charts, goto, metric, open_app, pictures, svg_texts, texts, traces
+from apptest_tools import APP, SVG_NS, charts, goto, metric, open_app, pictures, svg_texts, texts, traces, shown
 
 from core.routing import compute_routes
 from core.topology import make_topology
@@ -210,17 +210,17 @@ def test_an_upload_in_use_is_named_after_a_page_switch_and_can_be_cleared():
 
 def test_an_upload_that_is_not_a_graph_is_an_error_and_the_last_topology_stays():
     at = upload(page(), "notes.json", b"this is not json")
-    assert len(at.error) == 1 and "notes.json" in at.error[0].value
+    assert len(at.error) == 1 and "notes.json" in shown(at.error[0].value)
     assert metric(at, "Nodes") == ["15"]
 
 
 def test_a_graph_without_servers_is_an_error():
     doc = {"nodes": [{"id": i, "kind": "switch"} for i in range(3)], "links": [[0, 1], [1, 2]]}
     at = upload(page(), "switches.json", json.dumps(doc).encode())
-    assert len(at.error) == 1 and "at least 2 servers" in at.error[0].value
+    assert len(at.error) == 1 and "at least 2 servers" in shown(at.error[0].value)
     # named once, first: the file's own errors start with its name (core.topology.files)
-    assert at.error[0].value.startswith("Cannot use switches.json: a topology needs")
-    assert at.error[0].value.count("switches.json") == 1
+    assert shown(at.error[0].value).startswith("Cannot use switches.json: a topology needs")
+    assert shown(at.error[0].value).count("switches.json") == 1
     assert metric(at, "Nodes") == ["15"]
 
 
@@ -228,7 +228,7 @@ def test_a_graph_too_big_to_draw_is_refused_with_a_warning():
     n = 700
     doc = {"nodes": [{"id": i, "kind": "server"} for i in range(n)], "links": [[i, i + 1] for i in range(n - 1)]}
     at = upload(page(), "line.json", json.dumps(doc).encode())
-    assert any("700 nodes" in w.value and "at most 600" in w.value for w in at.warning)
+    assert any("700 nodes" in shown(w.value) and "at most 600" in shown(w.value) for w in at.warning)
     assert metric(at, "Nodes") == ["15"]
 
 
@@ -274,3 +274,54 @@ def test_first_screen_imports_no_heavy_library():
                           env={**os.environ, "PYTHONPATH": str(APP.parent)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def good_spec(at) -> str:
+    """The spec of the topology the pages show (the default until another one loaded)."""
+    from dashboard.sources import DEFAULT_SOURCE
+    return (at.session_state["good_source"] if "good_source" in at.session_state else DEFAULT_SOURCE).spec
+
+
+def spec(at, text: str):
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value(text).run()
+    return at
+
+
+@pytest.mark.parametrize("typed, name, nodes", [
+    ("bcube:3,1", "BCube(3,1)", 15),  # a Table 2 configuration is named as Table 2 names it
+    ("jellyfish:10,5,4,seed=3", "jellyfish:switches=10,ports=5,switch_ports=4,seed=3", None),
+    ("dcell:n=2,k=1,bw=100/25", "dcell:n=2,k=1,bw=100/25", None),
+])
+def test_a_spec_typed_as_the_cli_takes_it_is_shown(typed, name, nodes):
+    from core.topology import keyed_spec
+    from dashboard.labels import plain
+    at = spec(page(), typed)
+    assert not at.error and not at.warning, [e.value for e in at.error] + [w.value for w in at.warning]
+    assert good_spec(at) == keyed_spec(typed)
+    assert f"Showing **{plain(name)}**" in texts(at)
+    t = make_topology(typed)
+    assert metric(at, "Nodes") == [str(t.n_nodes)] and (nodes is None or t.n_nodes == nodes)
+    if "bw=" in typed:  # the link options are the spec's: level 1 runs at 25 Gbit/s
+        assert set(t.bandwidth.tolist()) == {100.0, 25.0}
+
+
+@pytest.mark.parametrize("typed, says, kind", [
+    ("bcube:8,2", "bcube:n=8,k=2 has more than 600 nodes; the dashboard loads at most 600", "warning"),  # the size guard, before building
+    ("bcube:3", "bcube", "error"),
+    ("nosuch:3,1", "unknown topology family 'nosuch'", "error"),
+    ("bcube:3,1,bw=fast", "bw", "error"),
+    ("file:/etc/hostname", "the dashboard reads no file on the server", "error"),
+])
+def test_a_bad_or_too_big_spec_is_one_line_and_the_last_topology_stays(typed, says, kind):
+    at = spec(page(), typed)
+    lines = [shown(e.value) for e in (at.error if kind == "error" else at.warning)]
+    assert len(lines) == 1 and says in lines[0] and lines[0].endswith("Still showing BCube(3,1).")
+    assert len(at.error) + len(at.warning) == 1
+    assert good_spec(at) == BCUBE and metric(at, "Nodes") == ["15"]
+
+
+def test_a_typed_spec_goes_through_the_schedulers_size_guard_too():
+    at = spec(open_app("player"), "bcube:9,1")  # 81 servers: loaded and drawn, not scheduled
+    assert any("schedules at most 64" in w.value for w in at.warning)
+    assert not charts(at)

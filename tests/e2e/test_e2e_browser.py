@@ -123,6 +123,36 @@ def test_merging_walk_through_to_the_round_player(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"merging-step6-{WIDTH}.png")
 
 
+CUT_METRICS = """() => Array.from(document.querySelectorAll('[data-testid="stMetric"] *')).filter(
+    el => el.scrollWidth > el.clientWidth + 1).map(el => el.innerText || el.getAttribute('data-testid'))"""
+"""What a metric shows cut off at this width ("Time (m…", "18…"): any element in it wider than its box."""
+
+
+def test_player_metrics_are_not_cut_at_1280_px(page, app_url):
+    """Three methods side by side at 1280 px: every metric's label and value is whole, on DCell(5,1) (three-digit
+    gaps), in rounds, in seconds and with a link failing (they read "Time (m…", "Lost (…" before)."""
+    page.goto(f"{app_url}/player")
+    wait_text(page, "Round 1 of")
+    choose(page, "Configuration", "DCell(5,1)")
+    wait_text(page, "Showing DCell(5,1)")
+    wait_text(page, f"of {make_topology('dcell:n=5,k=1').n_links} directed links busy")
+    assert page.locator('[data-testid="stMetric"]').count() == 9
+    assert page.evaluate(CUT_METRICS) == []
+    page.get_by_text("seconds", exact=True).click()
+    wait_text(page, "Column 1 of")
+    page.get_by_text("busbw").first.wait_for()
+    assert page.evaluate(CUT_METRICS) == []
+    page.get_by_text("Fail or slow down a link", exact=False).click()
+    page.get_by_role("combobox", name="Links").click()
+    page.get_by_role("option", name="0 · ", exact=False).first.click()
+    page.keyboard.press("Escape")
+    wait_text(page, "each method re-plans what is left")
+    page.wait_for_function(EVENT_MARKED)
+    assert page.inner_text("body").count("Lost (ms)") == 3
+    assert page.evaluate(CUT_METRICS) == []
+    screenshot_whole(page, ARTIFACTS / f"player-metrics-dcell51-{WIDTH}.png")
+
+
 EVENT_MARKED = """() => {
   const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
     el => el.data && el.data.some(t => t.type === 'heatmap'));
@@ -164,3 +194,8 @@ def test_cluster_page_compares_schedulers_and_survives_a_bad_trace(page, app_url
     page.locator('[data-testid="stAlert"]').filter(has_text="Change the trace").wait_for()
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_role("heading", name="Cluster").wait_for()  # the page kept running
+    trace.fill("synthetic:jobs=2*3_x_,seed=<b>1</b>")  # Markdown and HTML in what was typed: shown as typed
+    trace.press("Enter")
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="2*3_x_,seed=<b>1</b>")
+    alert.wait_for()
+    assert alert.locator("em, strong, b, code").count() == 0
