@@ -163,8 +163,9 @@ def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | Non
                         if dead[e]], "failed", "slowing {it} changes nothing")
 
 
-def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
-    """Refuse (SizeError) before building anything when a method's run is estimated over the limits.
+def guard(spec_or_topology, methods: list[str], a: argparse.Namespace, out: str | None = None) -> None:
+    """Refuse (SizeError) before building anything when a method's run, and writing its schedule file to
+    `out` (a path: JSON, or the columnar form for ``.npz``), is estimated over the limits.
 
     A family spec is checked from its formulas; a file once it is read (pass the Topology)."""
     if isinstance(spec_or_topology, str):
@@ -173,7 +174,13 @@ def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
             return
     cfg = config(a)
     for name in methods:
-        get_method(name).guard(spec_or_topology, cfg)
+        get_method(name).guard(spec_or_topology, cfg, out=out_form(out))
+
+
+def out_form(out: str | None) -> str | None:
+    """The form a schedule file written to `out` takes, as `write_schedule` chooses it: "npz" for a name ending
+    in ``.npz``, else "json"; None without a file."""
+    return None if not out else "npz" if str(out).endswith(".npz") else "json"
 
 
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
