@@ -72,8 +72,8 @@ S_DIAMETER = 1.7e-7       # seconds per (node, node + edge) of networkx's diamet
 #                           it takes 2.5-3.7e-9 (docs/limits.md): kept, so the guard refuses what it refused before
 B_JSON = 16               # bytes of Python objects per byte of JSON read
 # A whole run, as the CLI makes it (docs/limits.md, "Whole CLI runs"): the process's peak RSS, fitted to
-# `python benchmarks/bench_guard.py cli` (BCube(8,2), (10,2), DCell(4,2), (5,2), fat-tree k=12, 16; every list method,
-# merged and plain, with and without --out): the estimate is 1.0-1.45x the measured peak on all of them
+# `python benchmarks/bench_guard.py cli` (BCube(8,2), (10,2), DCell(4,2), (5,2), fat-tree k=16 ring; every list method,
+# merged and plain, with and without --out): the estimate is 1.01-1.45x the measured peak on all 52
 B_PROCESS = 195 * 2 ** 20  # the interpreter, numpy, core and numba with core's compiled kernels (a run of a few
 #                            workloads peaks at 164-180 MiB)
 B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
