@@ -80,6 +80,8 @@ B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after s
 #   check, stats()' bounds and the time replay's rows (sync and async); the routes are freed by then
 B_OUT = {"json": (800, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
 #   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, ~7x the file)
+S_OUT = {"json": 8e-6, "npz": 5e-7}  # seconds per workload of writing the file (JSON: 3.9-6.8 us measured on the
+#   same runs, CPU of the whole command less that of the same command without --out; .npz: 0-0.44 us)
 OUT_FORMS = tuple(B_OUT)
 B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
 
@@ -202,7 +204,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     # time replay's rows), whichever is more, over the process with its kernels; then the file, written last
     report = B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
     peak = B_PROCESS + topology.bytes + max(route.bytes + dag.bytes, dag.bytes + report)
-    total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds)
+    total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + (S_OUT[out] * w if out else 0.0))
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
     if out is not None:
         what += f" and writing it as {out.upper()}"
