@@ -72,16 +72,18 @@ S_DIAMETER = 1.7e-7       # seconds per (node, node + edge) of networkx's diamet
 #                           it takes 2.5-3.7e-9 (docs/limits.md): kept, so the guard refuses what it refused before
 B_JSON = 16               # bytes of Python objects per byte of JSON read
 # A whole run, as the CLI makes it (docs/limits.md, "Whole CLI runs"): the process's peak RSS, fitted to
-# `python benchmarks/bench_guard.py cli` (BCube(8,2), (10,2), DCell(4,2), (5,2), fat-tree k=16 ring; every list method,
-# merged and plain, with and without --out): the estimate is 1.01-1.45x the measured peak on all 52
+# `python benchmarks/bench_guard.py cli` (BCube(8,2), (10,2), DCell(4,2), (5,2), fat-tree k=12, k=16 ring; every list
+# method, merged and plain, with and without --out): the estimate is 1.01-1.49x the measured peak on all 59
 B_PROCESS = 195 * 2 ** 20  # the interpreter, numpy, core and numba with core's compiled kernels (a run of a few
 #                            workloads peaks at 164-180 MiB)
 B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
 #   check, stats()' bounds and the time replay's rows (sync and async); the routes are freed by then
-B_OUT = {"json": (800, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
-#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, ~7x the file)
-S_OUT = {"json": 8e-6, "npz": 5e-7}  # seconds per workload of writing the file (JSON: 3.9-6.8 us measured on the
-#   same runs, CPU of the whole command less that of the same command without --out; .npz: 0-0.44 us)
+B_OUT = {"json": (850, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
+#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file)
+S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
+#   prefix entry (the CPU of the whole command less that of the same command without --out: JSON 3.9-10.7 us per
+#   workload, the most at DCell(5,2) PS's 9.3 M, and fat-tree k=12 critical-path's 80 M prefix entries 28 s; .npz
+#   0-0.44 us per workload)
 OUT_FORMS = tuple(B_OUT)
 B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
 
@@ -204,7 +206,8 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     # time replay's rows), whichever is more, over the process with its kernels; then the file, written last
     report = B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
     peak = B_PROCESS + topology.bytes + max(route.bytes + dag.bytes, dag.bytes + report)
-    total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + (S_OUT[out] * w if out else 0.0))
+    writing = S_OUT[out][0] * w + S_OUT[out][1] * (w * seg + q) if out is not None else 0.0
+    total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + writing)
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
     if out is not None:
         what += f" and writing it as {out.upper()}"
