@@ -106,6 +106,15 @@ def measure(items: list[str], limit_gib: float) -> None:
               flush=True)
 
 
+LAUNCH = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, use = os.wait4(p.pid, 0)
+print(os.waitstatus_to_exitcode(status), use.ru_maxrss, use.ru_utime + use.ru_stime)
+"""
+"""Runs one command and prints its exit code, peak RSS (KiB) and CPU seconds (`os.wait4`)."""
+
+
 def cli_estimate(argv: list[str]):
     """The estimate `schedule` checks for these arguments (the largest of its guard's calls: spec, then topology)."""
     from dataclasses import replace
@@ -132,25 +141,23 @@ def measure_cli(items: list[str]) -> None:
             argv = [spec, "--method", method, *flags]
             est = cli_estimate(argv)
             start = os.times().elapsed
-            p = subprocess.Popen([sys.executable, "-m", "core.cli", "schedule", *argv], cwd=ROOT,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-            _, status, use = os.wait4(p.pid, 0)
-            p.returncode = os.waitstatus_to_exitcode(status)
-            err = p.stderr.read().decode(errors="replace").strip()
-            p.stderr.close()
+            # from a small fresh interpreter: a child forked from a big process reports at least its parent's RSS
+            r = subprocess.run([sys.executable, "-c", LAUNCH, sys.executable, "-m", "core.cli", "schedule", *argv],
+                               cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            code, maxrss, cpu = r.stdout.split()
+            err = r.stderr.strip()
             wall = os.times().elapsed - start
             size = 0.0
             for f in Path(tmp).iterdir():
                 size = max(size, f.stat().st_size / 2 ** 20)
                 f.unlink()
-            rss = use.ru_maxrss / 1024  # KiB on Linux
+            rss = int(maxrss) / 1024  # KiB on Linux
             shown = " ".join([spec, method, *words[2:]])
-            if p.returncode != 0:
-                print(f"{shown:58} exit {p.returncode}: {err.splitlines()[-1] if err else ''}", flush=True)
+            if int(code) != 0:
+                print(f"{shown:58} exit {code}: {err.splitlines()[-1] if err else ''}", flush=True)
                 continue
             print(f"{shown:58} {est.workloads:10d} {est.bytes / 2 ** 20:8.0f} {rss:8.0f} {est.bytes / 2 ** 20 / rss:5.2f} "
-                  f"{use.ru_utime + use.ru_stime:7.1f} {wall:7.1f} {size:8.0f} {os.getloadavg()[0]:4.1f}", flush=True)
+                  f"{float(cpu):7.1f} {wall:7.1f} {size:8.0f} {os.getloadavg()[0]:4.1f}", flush=True)
 
 
 FAMILIES = {  # spec template and the parameter scanned

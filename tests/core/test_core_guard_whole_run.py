@@ -43,17 +43,24 @@ def _estimate(argv: list[str]) -> int:
     return get_method(a.method).guard(spec_size(a.spec), replace(config(a), force=True), out=out_form(a.out)).bytes
 
 
+LAUNCH = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(p.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+"""Runs the command from a small, fresh interpreter: a child forked from a big one (pytest, after other tests)
+reports at least its parent's RSS as its peak (Linux keeps the old memory's high-water mark across exec)."""
+
+
 def _peak_rss(argv: list[str]) -> int:
     """Peak RSS in bytes of `python -m core.cli schedule ARGV` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "core.cli", "schedule", *argv], cwd=ROOT, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    assert p.returncode == 0, (argv, err[-2000:])
-    return usage.ru_maxrss * 1024  # KiB on Linux
+    r = subprocess.run([sys.executable, "-c", LAUNCH, sys.executable, "-m", "core.cli", "schedule", *argv], cwd=ROOT,
+                       env=env, capture_output=True, text=True, timeout=300)
+    code, kib = map(int, r.stdout.split())
+    assert code == 0, (argv, r.stderr[-2000:])
+    return kib * 1024  # ru_maxrss is in KiB on Linux
 
 
 @pytest.mark.slow
