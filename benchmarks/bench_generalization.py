@@ -28,12 +28,13 @@ import numpy as np
 
 from core.bounds import lower_bounds
 from core.methods import run_method
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, shown_path
+from core.rl.checkpoint import load_checkpoint
 from core.rl.features import Observer
 from core.rl.instances import CONFIRMATION, GENERALIZATION
 from core.rl.rollout import play
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
+from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
 
 
 def select_all(dag, policy, samples: int, seed: int = 0,
@@ -51,9 +52,7 @@ def select_all(dag, policy, samples: int, seed: int = 0,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples per instance (default %(default)s)")
-    shipped = checkpoint_dir() / UNIVERSAL  # absolute, so it works from any directory; --help shows it relative
-    ap.add_argument("--checkpoint", default=str(shipped),
-                    help=f"policy checkpoint (path without suffix) (default {shown_path(shipped)})")
+    add_checkpoint_option(ap)
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,

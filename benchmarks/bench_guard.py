@@ -3,11 +3,15 @@ largest sizes it accepts per family and method.
 
 `measure` runs each (spec, method, chunks) in a fresh interpreter (run_method: topology,
 routes, DAG, schedule, engine replay) and reads its peak RSS with `resource.getrusage`; the
-ratio columns are estimate / measured (above 1: the guard is pessimistic). `largest` asks
-the guard alone (nothing is built) for the largest parameter of each family it accepts.
+ratio columns are estimate / measured (above 1: the guard is pessimistic). `cli` runs whole
+`schedule` commands (`python -m core.cli schedule SPEC --method M [--no-merge] [--out json|npz]`,
+the file written to a temporary folder) and compares the whole process's peak RSS, read by
+`os.wait4`, with the estimate the CLI checks. `largest` asks the guard alone (nothing is
+built) for the largest parameter of each family it accepts.
 
     python benchmarks/bench_guard.py measure                  # the calibration set below
     python benchmarks/bench_guard.py measure bcube:n=8,k=2:critical-path dcell:n=4,k=2:ps
+    python benchmarks/bench_guard.py cli "dcell:5,2 ps" "bcube:8,2 critical-path --no-merge --out json"
     python benchmarks/bench_guard.py largest                  # this machine's limits
     python benchmarks/bench_guard.py largest --memory 8GiB --seconds 300
 """
@@ -40,6 +44,11 @@ CALIBRATION = [
     "dcell:n=5,k=1:optimal", "jellyfish:switches=20,ports=5,switch_ports=4:optimal",
     "bcube:n=4,k=2:rl", "dcell:n=10,k=1:rl", "fattree:k=6:rl",
 ]
+
+WHOLE_RUNS = [f"{spec} {method}{out}" for spec in ("bcube:8,2", "dcell:4,2", "bcube:10,2", "dcell:5,2")
+              for method in ("ps", "ring", "greedy", "greedy --no-merge", "critical-path", "critical-path --no-merge")
+              for out in ("", " --out json")] + ["fattree:16 ring", "fattree:16 ring --out json"]
+"""`cli`'s default: every list method, merged and plain, with and without a JSON file (docs/limits.md)."""
 
 CHILD = r"""
 import json, os, resource, sys, time
@@ -97,6 +106,60 @@ def measure(items: list[str], limit_gib: float) -> None:
               flush=True)
 
 
+LAUNCH = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, use = os.wait4(p.pid, 0)
+print(os.waitstatus_to_exitcode(status), use.ru_maxrss, use.ru_utime + use.ru_stime)
+"""
+"""Runs one command and prints its exit code, peak RSS (KiB) and CPU seconds (`os.wait4`)."""
+
+
+def cli_estimate(argv: list[str]):
+    """The estimate `schedule` checks for these arguments (the largest of its guard's calls: spec, then topology)."""
+    from dataclasses import replace
+
+    from core.cli import build_parser
+    from core.cli.common import config, out_form
+    a = build_parser().parse_args(["schedule", *argv])
+    return get_method(a.method).guard(spec_size(a.spec), replace(config(a), force=True), out=out_form(a.out))
+
+
+def measure_cli(items: list[str]) -> None:
+    """Run each whole `schedule` command in a fresh process; print its peak RSS and CPU next to the estimate."""
+    import shlex
+    import tempfile
+    print(f"{'command':58} {'workloads':>10} {'est MiB':>8} {'RSS MiB':>8} {'ratio':>5} {'CPU s':>7} {'wall s':>7} "
+          f"{'file MiB':>8} {'load':>4}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for item in items:
+            words = shlex.split(item)
+            spec, method, flags = words[0], words[1], words[2:]
+            if "--out" in flags:  # --out json|npz: a file of that form in the temporary folder
+                i = flags.index("--out")
+                flags[i + 1] = str(Path(tmp) / f"s.{flags[i + 1]}")
+            argv = [spec, "--method", method, *flags]
+            est = cli_estimate(argv)
+            start = os.times().elapsed
+            # from a small fresh interpreter: a child forked from a big process reports at least its parent's RSS
+            r = subprocess.run([sys.executable, "-c", LAUNCH, sys.executable, "-m", "core.cli", "schedule", *argv],
+                               cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            code, maxrss, cpu = r.stdout.split()
+            err = r.stderr.strip()
+            wall = os.times().elapsed - start
+            size = 0.0
+            for f in Path(tmp).iterdir():
+                size = max(size, f.stat().st_size / 2 ** 20)
+                f.unlink()
+            rss = int(maxrss) / 1024  # KiB on Linux
+            shown = " ".join([spec, method, *words[2:]])
+            if int(code) != 0:
+                print(f"{shown:58} exit {code}: {err.splitlines()[-1] if err else ''}", flush=True)
+                continue
+            print(f"{shown:58} {est.workloads:10d} {est.bytes / 2 ** 20:8.0f} {rss:8.0f} {est.bytes / 2 ** 20 / rss:5.2f} "
+                  f"{float(cpu):7.1f} {wall:7.1f} {size:8.0f} {os.getloadavg()[0]:4.1f}", flush=True)
+
+
 FAMILIES = {  # spec template and the parameter scanned
     "bcube k=1": ("bcube:n={x},k=1", range(2, 400)),
     "bcube k=2": ("bcube:n={x},k=2", range(2, 60)),
@@ -137,9 +200,11 @@ def largest(methods: list[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["measure", "largest"],
-                    help="measure: estimates vs measured runs; largest: the largest accepted sizes")
-    ap.add_argument("items", nargs="*", help="spec:method[:chunks] to measure (default: the calibration set)")
+    ap.add_argument("what", choices=["measure", "cli", "largest"],
+                    help="measure: estimates vs measured runs; cli: estimates vs whole schedule commands; "
+                         "largest: the largest accepted sizes")
+    ap.add_argument("items", nargs="*", help="measure: spec:method[:chunks] (default: the calibration set); "
+                    "cli: 'SPEC METHOD [--no-merge] [--out json|npz]' (default: the whole-run set)")
     ap.add_argument("--limit-gib", type=float, default=6.0,
                     help="address-space limit of each measured run (default %(default)s)")
     ap.add_argument("--memory", help="ALLREDUCE_LAB_MAX_MEMORY for `largest` (default: this machine's)")
@@ -153,6 +218,8 @@ def main() -> None:
         os.environ["ALLREDUCE_LAB_MAX_SECONDS"] = a.seconds
     if a.what == "measure":
         measure(a.items or CALIBRATION, a.limit_gib)
+    elif a.what == "cli":
+        measure_cli(a.items or WHOLE_RUNS)
     else:
         largest(a.methods.split(","))
     print(f"load average {os.getloadavg()[0]:.1f}")

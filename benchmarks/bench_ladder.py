@@ -20,13 +20,14 @@ import numpy as np
 
 from core.bounds import lower_bounds
 from core.methods import run_method
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, shown_path
+from core.rl.checkpoint import load_checkpoint
 from core.rl.features import Observer
 from core.rl.instances import CONFIRMATION, GENERALIZATION
 from core.rl.rollout import play
 from core.schedule import ScheduleConfig
 from core.topology import make_topology, preset
 from core.workloads import build_dag
+from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
 
 
 def main() -> None:
@@ -39,9 +40,7 @@ def main() -> None:
                     help="lowest temperature of the geometric ladder (default %(default)s)")
     ap.add_argument("--high", type=float, default=2.0,
                     help="highest temperature of the geometric ladder (default %(default)s)")
-    shipped = checkpoint_dir() / UNIVERSAL  # absolute, so it works from any directory; --help shows it relative
-    ap.add_argument("--checkpoint", default=str(shipped),
-                    help=f"policy checkpoint (path without suffix) (default {shown_path(shipped)})")
+    add_checkpoint_option(ap)
     a = ap.parse_args()
     policy, _ = load_checkpoint(a.checkpoint)
     temps = [a.low * (a.high / a.low) ** (k / max(1, a.samples - 1)) for k in range(a.samples)]

@@ -27,11 +27,12 @@ from core.bounds import lower_bounds
 from core.engine import Engine, list_schedule
 from core.methods import run_method
 from core.priorities import critical_path_key
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, shown_path
+from core.rl.checkpoint import load_checkpoint
 from core.rl.features import Observer
 from core.rl.rollout import play
 from core.schedule import ScheduleConfig
 from core.topology import make_topology
+from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
 
 
 def starvation(dag, rounds: list[np.ndarray], heavy: np.ndarray) -> tuple[int, int, list[int]]:
@@ -57,9 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("spec", nargs="?", default="dcell:n=2,k=2", help="topology spec to diagnose (default %(default)s)")
     ap.add_argument("--chunks", type=int, default=1, help="chunks per workload (default %(default)s)")
-    shipped = checkpoint_dir() / UNIVERSAL  # absolute, so it works from any directory; --help shows it relative
-    ap.add_argument("--checkpoint", default=str(shipped),
-                    help=f"policy checkpoint (path without suffix) (default {shown_path(shipped)})")
+    add_checkpoint_option(ap)
     ap.add_argument("--draws", type=int, default=24,
                     help="sampled rollouts per temperature; random tie orders for critical-path (default %(default)s)")
     ap.add_argument("--temperatures", default="0.05,0.2,0.5,1,2,4",

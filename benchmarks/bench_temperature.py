@@ -20,9 +20,9 @@ import time
 
 from core.bounds import lower_bounds
 from core.methods import run_method
-from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, shown_path
 from core.rl.instances import UNIVERSAL_TRAINING
 from core.schedule import ScheduleConfig
+from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
 
 
 def main() -> None:
@@ -30,9 +30,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples K per instance (default %(default)s)")
     ap.add_argument("--temperatures", default="0.1,0.2,0.3,0.5,0.7,1.0",
                     help="comma-separated temperatures to try (default %(default)s)")
-    shipped = checkpoint_dir() / UNIVERSAL  # absolute, so it works from any directory; --help shows it relative
-    ap.add_argument("--checkpoint", default=str(shipped),
-                    help=f"policy checkpoint (path without suffix) (default {shown_path(shipped)})")
+    add_checkpoint_option(ap)
     a = ap.parse_args()
     temps = [float(t) for t in a.temperatures.split(",")]
     t0, c0 = time.perf_counter(), time.process_time()

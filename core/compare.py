@@ -6,7 +6,7 @@ import csv
 import io
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -101,7 +101,7 @@ class Row:
             "name": self.name, "spec": self.spec, "nodes": self.nodes, "edges": self.edges,
             "servers": self.servers, "workloads": self.workloads, "lower_bound": self.lower_bound, "merge": self.merge,
             "bounds": self.bounds,
-            "methods": {m: {"rounds": r.rounds, "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
+            "methods": {m: {"rounds": _rounds(m, r.rounds), "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
                             "time": r.time, "replan": r.replan or None}
                         for m, r in self.results.items()},
@@ -112,6 +112,30 @@ class Row:
                 "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
                 "ring": self.paper.paper_ring, "rl": self.paper.paper_rl},
         }
+
+
+def _rounds(method: str, rounds: float | None) -> float | int | None:
+    """A method's rounds as the table writes them: a mean over seeds (a float) for a seeded method, else the count."""
+    return rounds if rounds is None or get_method(method).randomized else int(rounds)
+
+
+WHOLE_KEYS = frozenset({"size_bytes"})
+"""Keys of compare's JSON whose values are whole numbers held as floats (the message size: the CSV's ``M bytes``)."""
+
+
+def json_numbers(x: Any, digits: int = 6) -> Any:
+    """A JSON-ready copy of `x` with every float to `digits` significant digits, as the CSV writes seconds, gaps and
+    re-plan figures, and a whole number under `WHOLE_KEYS` an integer (counts are integers already)."""
+    if isinstance(x, dict):
+        return {k: int(v) if k in WHOLE_KEYS and isinstance(v, (int, float)) and float(v).is_integer()
+                else json_numbers(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_numbers(v, digits) for v in x]
+    if isinstance(x, (float, np.floating)):
+        return float(f"{float(x):.{digits}g}")
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
 
 
 def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) -> list[tuple[str, str, Preset | None]]:
@@ -225,12 +249,15 @@ def _part(r: Row, m: str, part: str) -> dict:
 
 
 def _mean_report(reports: list[dict]) -> dict:
-    """The time report of a method averaged over its seeds (numbers averaged key by key)."""
+    """The time report of a method averaged over its seeds (numbers averaged key by key; the mean of integers
+    that is a whole number, such as ranks or a count every seed agrees on, stays an integer)."""
     def mean(items: list):
         if isinstance(items[0], dict):
             return {k: mean([x[k] for x in items]) for k in items[0]}
-        if isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
-            return float(np.mean(items))
+        if isinstance(items[0], (int, float, np.number)) and not isinstance(items[0], (bool, np.bool_)):
+            m = float(np.mean(items))
+            whole = all(isinstance(x, (int, np.integer)) for x in items) and m.is_integer()
+            return int(m) if whole else m
         return items[0]
     return mean(reports) if reports else {}
 

@@ -71,6 +71,20 @@ S_RL_GREEDY = 4e-7          # the same for the greedy rollout (compiled decoding
 S_DIAMETER = 1.7e-7       # seconds per (node, node + edge) of networkx's diameter; the compiled search that replaced
 #                           it takes 2.5-3.7e-9 (docs/limits.md): kept, so the guard refuses what it refused before
 B_JSON = 16               # bytes of Python objects per byte of JSON read
+# A whole run, as the CLI makes it (docs/limits.md, "Whole CLI runs"): the process's peak RSS, fitted to
+# `python benchmarks/bench_guard.py cli` (BCube(8,2), (10,2), DCell(4,2), (5,2), fat-tree k=12, k=16 ring; every list
+# method, merged and plain, with and without --out): the estimate is 1.01-1.49x the measured peak on all 59
+B_PROCESS = 195 * 2 ** 20  # the interpreter, numpy, core and numba with core's compiled kernels (a run of a few
+#                            workloads peaks at 164-180 MiB)
+B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
+#   check, stats()' bounds and the time replay's rows (sync and async); the routes are freed by then
+B_OUT = {"json": (850, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
+#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file)
+S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
+#   prefix entry (the CPU of the whole command less that of the same command without --out: JSON 3.9-10.7 us per
+#   workload, the most at DCell(5,2) PS's 9.3 M, and fat-tree k=12 critical-path's 80 M prefix entries 28 s; .npz
+#   0-0.44 us per workload)
+OUT_FORMS = tuple(B_OUT)
 B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
 
 
@@ -173,9 +187,11 @@ def rounds_estimate(size: Size, kind: str, workloads: int, chunks: int) -> int:
 
 
 def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | None = None,
-                      time_limit: float = 0.0, rollouts: int = 1) -> Estimate:
-    """Routes, the DAG of `kind` with `chunks` pieces, and list-scheduling it; `solver` adds a
-    CP-SAT model ("cp-sat", searching `time_limit` seconds) or `rollouts` RL rollouts ("rl")."""
+                      time_limit: float = 0.0, rollouts: int = 1, out: str | None = None) -> Estimate:
+    """A whole run: the process with its compiled kernels, routes, the DAG of `kind` with `chunks` pieces,
+    list-scheduling it, checking it and its report (bounds, time replay); `solver` adds a CP-SAT model
+    ("cp-sat", searching `time_limit` seconds) or `rollouts` RL rollouts ("rl"); `out` writing the schedule
+    file ("json" or "npz"). The memory is the process's peak RSS (docs/limits.md)."""
     s, n, e, seg = size.servers, size.nodes, size.edges, max(2, size.segment)
     route_units = s * (n + 2 * e) + s * s * seg
     route = Estimate("routes", B_ROUTE_NODE * s * n + B_ROUTE_LINK * s * 2 * e + B_ROUTE_SEG * s * s * seg,
@@ -185,8 +201,16 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     dag = Estimate("dag", B_DAG[kind] * (w * seg + q),
                    S_DAG[kind] * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
                    + max(S_HEAD * 2 * e, S_CLASS[kind] * route_classes(size)) * rounds, w)
-    total = estimate_topology(size) + route + dag
+    topology = estimate_topology(size)
+    # the peak: scheduling (routes alive) or the report after it (routes freed; the DAG, then the bounds and the
+    # time replay's rows), whichever is more, over the process with its kernels; then the file, written last
+    report = B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
+    peak = B_PROCESS + topology.bytes + max(route.bytes + dag.bytes, dag.bytes + report)
+    writing = S_OUT[out][0] * w + S_OUT[out][1] * (w * seg + q) if out is not None else 0.0
+    total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + writing)
     what = f"scheduling {size.name or 'the topology'} ({kind} DAG" + (f", {chunks} chunks)" if chunks > 1 else ")")
+    if out is not None:
+        what += f" and writing it as {out.upper()}"
     if solver == "cp-sat":
         x = w * (seg - 1) * rounds
         total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, S_CPSAT * x + S_CPSAT_WORK * time_limit)
@@ -197,6 +221,14 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     elif solver is not None:
         raise ValueError(f"solver must be None, 'cp-sat' or 'rl', got {solver!r}")
     return Estimate(what, total.bytes, total.seconds, w)
+
+
+def per_out(out: str, workloads: int, entries: int) -> int:
+    """Bytes of writing a schedule file as `out` ("json", "npz"): per workload and per path node + prefix entry."""
+    if out not in B_OUT:
+        raise ValueError(f"out must be None or one of {', '.join(OUT_FORMS)}, got {out!r}")
+    per_workload, per_entry = B_OUT[out]
+    return per_workload * workloads + per_entry * entries
 
 
 def estimate_validate(size: Size, workloads: int, path_nodes: int, prefixes: int, trees: int,
@@ -340,19 +372,20 @@ def check(estimate: Estimate, *, force: bool = False) -> Estimate:
 
 
 def check_schedulable(size: Size, dag_kind: str, chunks: int = 1, *, solver: str | None = None,
-                      time_limit: float = 0.0, rollouts: int = 1, force: bool = False) -> Estimate:
+                      time_limit: float = 0.0, rollouts: int = 1, out: str | None = None,
+                      force: bool = False) -> Estimate:
     """Check that scheduling a topology of `size` (`core.topology.size_of` of a built one) with a DAG of `dag_kind` fits the limits.
 
     `dag_kind` is "tree" (merged trees), "plain" (PS trees, merge off) or "ring"; `solver`
-    "cp-sat" adds an exact model searching `time_limit` seconds, "rl" `rollouts` RL rollouts.
-    Raises SizeError when it does not fit; returns the estimate.
+    "cp-sat" adds an exact model searching `time_limit` seconds, "rl" `rollouts` RL rollouts; `out` ("json",
+    "npz") writing the schedule file. Raises SizeError when it does not fit; returns the estimate.
     """
     if not isinstance(size, Size):
         raise TypeError(f"check_schedulable takes a core.guard.Size, got {type(size).__name__}")
     if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks < 1:
         raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}")
     return check(estimate_schedule(size, dag_kind, chunks, solver=solver, time_limit=time_limit,
-                                   rollouts=rollouts), force=force)
+                                   rollouts=rollouts, out=out), force=force)
 
 
 def capped_pow(base: int, exp: int, cap: int) -> int:

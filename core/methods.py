@@ -109,13 +109,14 @@ class Method:
         """The kind of DAG it schedules under `config` ("tree" turns "plain" without merging)."""
         return "plain" if self.dag == "tree" and not config.merge else self.dag
 
-    def guard(self, topology_or_size, config: ScheduleConfig) -> Estimate:
-        """The size guard's estimate of this run; raises SizeError when it is over the limits
-        (unless `config.force`). Accepts a Topology or a `core.guard.Size` (nothing built)."""
+    def guard(self, topology_or_size, config: ScheduleConfig, out: str | None = None) -> Estimate:
+        """The size guard's estimate of this run (and of writing its file as `out`, "json" or "npz"); raises
+        SizeError when it is over the limits (unless `config.force`). Accepts a Topology or a `core.guard.Size`
+        (nothing built)."""
         size = topology_or_size if isinstance(topology_or_size, Size) else size_of(topology_or_size)
         return check_schedulable(size, self.dag_kind(config), config.chunks, solver=self.solver,
                                  time_limit=config.time_limit,
-                                 rollouts=config.samples + 1 if self.sampled else 1, force=config.force)
+                                 rollouts=config.samples + 1 if self.sampled else 1, out=out, force=config.force)
 
 
 METHODS: dict[str, Method] = {}

@@ -104,11 +104,13 @@ def add_schedule_options(p: argparse.ArgumentParser) -> None:
 def add_network_options(p: argparse.ArgumentParser, mid_run: bool = True) -> None:
     """--fail-links/--slow-links (before the run) and, with `mid_run`, --fail-at/--slow-at."""
     p.add_argument("--fail-links", metavar="LINKS",
-                   help="links failed before the run: ids or u-v label pairs (3,17 or s00-sw0.0), or "
-                        "random:FRACTION[,seed=N] (skips links whose loss would cut a server off)")
+                   help="links failed before the run: link ids or u-v label pairs, mixed (3,17 or s00-sw0.0,4), or "
+                        "random:AMOUNT[,seed=N], AMOUNT a share of the links in (0, 1) or a whole count >= 1 "
+                        "(random:0.05,seed=1 or random:3; skips links whose loss would cut a server off)")
     p.add_argument("--slow-links", metavar="LINKS",
                    help="links slowed before the run: LINK:GBITS or LINK:xFACTOR (3:25,s00-sw0.0:x0.5), or "
-                        "random:FRACTIONxFACTOR[,seed=N]")
+                        "random:AMOUNTxFACTOR[,seed=N], AMOUNT a share of the links in (0, 1) or a whole count >= 1, "
+                        "FACTOR in (0, 1) (random:0.1x0.25,seed=1 or random:3x0.5)")
     if mid_run:
         p.add_argument("--fail-at", metavar="WHEN:LINKS",
                        help="links that fail during the run, at a time or after R rounds: 2ms:3,17 or round=10:3; "
@@ -161,8 +163,9 @@ def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | Non
                         if dead[e]], "failed", "slowing {it} changes nothing")
 
 
-def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
-    """Refuse (SizeError) before building anything when a method's run is estimated over the limits.
+def guard(spec_or_topology, methods: list[str], a: argparse.Namespace, out: str | None = None) -> None:
+    """Refuse (SizeError) before building anything when a method's run, and writing its schedule file to
+    `out` (a path: JSON, or the columnar form for ``.npz``), is estimated over the limits.
 
     A family spec is checked from its formulas; a file once it is read (pass the Topology)."""
     if isinstance(spec_or_topology, str):
@@ -171,7 +174,13 @@ def guard(spec_or_topology, methods: list[str], a: argparse.Namespace) -> None:
             return
     cfg = config(a)
     for name in methods:
-        get_method(name).guard(spec_or_topology, cfg)
+        get_method(name).guard(spec_or_topology, cfg, out=out_form(out))
+
+
+def out_form(out: str | None) -> str | None:
+    """The form a schedule file written to `out` takes, as `write_schedule` chooses it: "npz" for a name ending
+    in ``.npz``, else "json"; None without a file."""
+    return None if not out else "npz" if str(out).endswith(".npz") else "json"
 
 
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:

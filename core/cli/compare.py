@@ -10,8 +10,8 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, latency_notes,
-                       learned_notes, replan_table, rows_to_table, time_table)
+from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
+                       latency_notes, learned_notes, replan_table, rows_to_table, time_table)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -79,7 +79,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
                    event=event)
     bar.close()
     if a.format == "json":
-        print(json.dumps([r.as_dict() for r in rows], indent=2, default=float))
+        print(json.dumps(json_numbers([r.as_dict() for r in rows]), indent=2, default=float))  # numbers as the CSV has them
         return 0
     if a.format == "csv":  # the rounds table, then the text's learned notes, seconds and event tables as columns
         print(csv_text(*csv_table(rows, methods, size, event=event is not None)), end="")

@@ -58,9 +58,9 @@ def register(sub) -> None:
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
     method = get_method(a.method)
-    guard(a.spec, [a.method], a)
+    guard(a.spec, [a.method], a, out=a.out)
     base, t = read_network(a, a.spec)
-    guard(t, [a.method], a)
+    guard(t, [a.method], a, out=a.out)
     event = read_event(a, t)
     cfg = config(a)
     note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),

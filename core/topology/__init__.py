@@ -101,11 +101,11 @@ def make_topology(spec: str, *, force: bool = False) -> Topology:
     family, params = parse_spec(spec)  # checks the whole spec, link options included
     base, links = split_link_options(spec)
     if family == "file":
-        return links.apply(load_topology_file(base.strip().partition(":")[2], force=force))
+        return links.apply(load_topology_file(base.strip().partition(":")[2], force=force), spec)
     if family == "example":
-        return links.apply(example(base.strip().partition(":")[2]))
+        return links.apply(example(base.strip().partition(":")[2]), spec)
     check(estimate_topology(spec_size(base)), force=force)  # parameters the family refuses cost ~nothing
-    return links.apply(FAMILIES[family].build(**params))
+    return links.apply(FAMILIES[family].build(**params), spec)  # messages quote the spec as typed
 
 
 @dataclass(frozen=True)

@@ -44,26 +44,28 @@ class LinkOptions:
     seed: int = 0
     text: str = ""
 
-    def apply(self, t: Topology) -> Topology:
-        """The topology with these link properties (itself when there are none)."""
+    def apply(self, t: Topology, typed: str | None = None) -> Topology:
+        """The topology with these link properties (itself when there are none); a message quotes `typed`, the
+        spec as the user wrote it (default: the built topology's spec)."""
         if not self.text:
             return t
         rng = np.random.default_rng(self.seed)
-        bw = _per_edge(t, self.bandwidth, t.bandwidth, rng, "bw")
-        lat = _per_edge(t, self.latency, t.latency, rng, "lat")
+        shown = clip(typed.strip(), 60) if typed else t.spec
+        bw = _per_edge(t, self.bandwidth, t.bandwidth, rng, "bw", shown)
+        lat = _per_edge(t, self.latency, t.latency, rng, "lat", shown)
         return t.with_links(bandwidth=bw, latency=lat, spec=f"{t.spec},{self.text}")
 
 
 def _per_edge(t: Topology, levels: tuple[tuple[float, ...], ...], current: np.ndarray,
-              rng: np.random.Generator, key: str) -> np.ndarray:
-    """Per-edge values from per-level choices (one level: every link)."""
+              rng: np.random.Generator, key: str, shown: str) -> np.ndarray:
+    """Per-edge values from per-level choices (one level: every link); a message quotes `shown`."""
     if not levels:
         return current
     n_levels = int(t.edge_level.max()) + 1 if t.n_edges else 1
     if len(levels) not in (1, n_levels):
         family = t.spec.partition(":")[0]
         what = f" ({LEVELS[family]})" if family in LEVELS else ""
-        raise TopologyError(f"{t.spec}: {key} gives {len(levels)} levels; give one value or one per link level: "
+        raise TopologyError(f"{shown}: {key} gives {len(levels)} levels; give one value or one per link level: "
                             f"this topology has {n_levels}{what}")
     out = np.empty(t.n_edges, dtype=np.float64)
     for lev in range(n_levels):

@@ -80,6 +80,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}{hint}")
     fam = FAMILIES[family]
     shown = clip(typed.strip(), 60)  # as typed, link options included
+    if ":" in rest:  # bcube::3,1 or bcube:3:1 would read ':3' or '3:1' as a value
+        raise TopologyError(f"{shown}: a spec has one ':', after the family name, got {spec.count(':')}; "
+                            f"write {family}:{','.join(fam.order)} (values by position or key=value)")
     given: dict[str, int] = {}
     for key, value in _pairs(shown, fam, rest):
         if key not in fam.required and key not in fam.optional:

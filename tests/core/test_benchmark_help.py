@@ -13,6 +13,8 @@ import pytest
 ALL = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("bench_*.py"))
 # bench_scale reads its arguments by hand (its --help is tested below); every other script uses argparse
 SCRIPTS = [p for p in ALL if p.name != "bench_scale.py"]
+HELPERS = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("_*.py"))
+"""Modules the scripts share (`_common.py`: --checkpoint), whose add_argument calls are read with theirs."""
 
 
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
@@ -29,9 +31,21 @@ def test_benchmark_help_describes_every_argument_and_a_whole_sentence(script):
         (desc,) = [k.value for k in p.keywords if k.arg == "description"]
         text = eval(compile(ast.Expression(desc), script.name, "eval"), {"__doc__": doc})
         assert " ".join(text.split()).endswith("."), f"{script.name}: description stops mid-sentence: {text!r}"
+    _check_arguments(tree, script.name)
+
+
+@pytest.mark.parametrize("helper", HELPERS, ids=lambda p: p.name)
+def test_shared_benchmark_options_have_help_with_their_default(helper):
+    calls = _calls(ast.parse(helper.read_text()), "add_argument")
+    assert calls, f"{helper.name} adds no option"
+    _check_arguments(ast.parse(helper.read_text()), helper.name)
+
+
+def _check_arguments(tree: ast.AST, name: str) -> None:
+    """Every add_argument call of `tree` has help, which shows its default when it has one."""
     for call in _calls(tree, "add_argument"):
         kw = {k.arg: k.value for k in call.keywords}
-        where = f"{script.name}:{call.lineno} {ast.unparse(call.args[0]) if call.args else ''}"
+        where = f"{name}:{call.lineno} {ast.unparse(call.args[0]) if call.args else ''}"
         assert "help" in kw, f"{where}: no help"
         default = kw.get("default")
         shown = default is not None and not (isinstance(default, ast.Constant) and default.value in (None, False, ""))
@@ -47,12 +61,19 @@ _SHOWN = ("default", "help", "choices", "metavar")
 
 def _computed(tree: ast.AST) -> bool:
     """True when a script's --help has text computed at run time: a printed add_argument keyword that is not a
-    literal, or a parser keyword made of more than the module's docstring."""
+    literal, a parser keyword made of more than the module's docstring, or a parser handed to a function (a shared
+    helper such as benchmarks/_common.py's `add_checkpoint_option`, whose options the source does not show)."""
     for call in _calls(tree, "add_argument"):
         if any(k.arg in _SHOWN and not isinstance(k.value, ast.Constant) for k in call.keywords):
             return True
-    return any({n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)} - {"__doc__"}
-               for call in _calls(tree, "ArgumentParser") for k in call.keywords)
+    if any({n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)} - {"__doc__"}
+           for call in _calls(tree, "ArgumentParser") for k in call.keywords):
+        return True
+    parsers = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+               and getattr(n.value.func, "attr", None) == "ArgumentParser" for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(n, ast.Call) and any(isinstance(x, ast.Name) and x.id in parsers
+                                                for x in n.args + [k.value for k in n.keywords])
+               for n in ast.walk(tree))
 
 
 def test_no_benchmark_help_shows_an_absolute_path():

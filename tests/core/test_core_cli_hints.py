@@ -63,3 +63,39 @@ def test_output_cut_short_by_a_closed_pipe_stops_quietly():
     finally:
         os.close(write)
     assert p.returncode == 141 and p.stderr == "", (p.returncode, p.stderr)
+
+
+def _schedule_option(option: str):
+    """The argparse action of one option of `schedule`."""
+    import argparse
+
+    from core.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return next(a for a in sub.choices["schedule"]._actions if option in a.option_strings)
+
+
+def test_readme_names_every_routing_mode_the_cli_takes():
+    """README's quick tour listed shortest and balanced; --routing also takes bandwidth."""
+    from pathlib import Path
+
+    from core.routing import ROUTING_MODES
+    assert tuple(_schedule_option("--routing").choices) == ROUTING_MODES
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("Routing: `--routing")
+    sentence = readme[start:readme.index(".\n", start)]
+    assert [m for m in ROUTING_MODES if f"`{m}`" not in sentence and f"--routing {m}`" not in sentence] == []
+
+
+def test_link_option_help_names_every_form_they_take():
+    """--fail-links' help said random:FRACTION, but a whole number is a count (random:3), and ids and label pairs
+    mix; every form the help names is accepted."""
+    from core.topology import degrade, make_topology
+    t = make_topology("bcube:n=3,k=1")
+    for option, key, forms in (("--fail-links", "fail", ["3,17", "s00-sw0.0,4", "random:0.05,seed=1", "random:3"]),
+                               ("--slow-links", "slow", ["3:25,s00-sw0.0:x0.5", "random:0.1x0.25,seed=1",
+                                                         "random:3x0.5"])):
+        text = " ".join(_schedule_option(option).help.split())
+        assert "whole count" in text, (option, text)
+        for form in forms:
+            assert form in text, (option, form, text)
+            degrade(t, **{key: form})

@@ -281,6 +281,31 @@ def test_cli_compare_json_and_csv_carry_the_mid_run_event(capsys):
     assert json.loads(capsys.readouterr().out)[0]["methods"]["ring"]["replan"] is None
 
 
+def test_cli_compare_json_writes_counts_as_integers_and_floats_as_the_csv_rounds(capsys):
+    """Means over seeds of whole numbers were written 9.0 (ranks), 0.0 (failed links, re-sent workloads),
+    100000000.0 (the size); a deterministic method's rounds 16.0. Counts are integers now, a seeded method's mean
+    rounds a float (the CSV's 22.0), and every float has at most the CSV's 6 significant digits."""
+    args = ["compare", "bcube:n=3,k=1", "--methods", "ps,ring", "--seeds", "2", "--fail-at", "round=3:1"]
+    assert cli.main(args + ["--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    ps, ring = row["methods"]["ps"], row["methods"]["ring"]
+    assert isinstance(ps["rounds"], float) and isinstance(ring["rounds"], int) and ring["rounds"] == 16
+    for res in (ps, ring):
+        t, r = res["time"], res["replan"]
+        assert [type(x) for x in (t["size_bytes"], t["ranks"], t["links"]["failed"], r["workloads"], r["resent"],
+                                  r["rest_rounds"], r["rerouted"], r["size_bytes"])] == [int] * 8, (t, r)
+        assert t["ranks"] == 9 and t["size_bytes"] == 10 ** 8
+
+    def floats(x):
+        if isinstance(x, dict):
+            return [f for v in x.values() for f in floats(v)]
+        if isinstance(x, list):
+            return [f for v in x for f in floats(v)]
+        return [x] if isinstance(x, float) else []
+    got = floats(row)
+    assert got and all(float(f"{x:.6g}") == x for x in got), [x for x in got if float(f"{x:.6g}") != x]
+
+
 def test_cli_compare_names_the_unmerged_bound_with_no_merge(capsys):
     """With --no-merge the bound is the unmerged tree DAG's (32 workloads on BCube(2,1), not 24): the column,
     the footnote, the CSV header and the JSON say so (the column read LB(merged))."""

@@ -294,10 +294,32 @@ def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, ke
                     "got '1_0'"),
     ("fattree:" + "4" * 19, f"fattree:{'4' * 19}: parameter k must be an integer (ASCII digits, optional sign, at "
                             f"most 18 digits), got '{'4' * 19}'"),
+    # a second ':' read ':3' or '3:1' as a value ("parameter n must be an integer ... got ':3'")
+    ("bcube::3,1", "bcube::3,1: a spec has one ':', after the family name, got 2; write bcube:n,k (values by position "
+                   "or key=value)"),
+    ("bcube:3:1", "bcube:3:1: a spec has one ':', after the family name, got 2; write bcube:n,k (values by position "
+                  "or key=value)"),
+    ("dcell::n=3,k=1,bw=100", "dcell::n=3,k=1,bw=100: a spec has one ':', after the family name, got 2; write "
+                              "dcell:n,k (values by position or key=value)"),
 ])
 def test_positional_specs_are_refused_in_one_line_naming_the_rule(spec, message):
     with pytest.raises(TopologyError) as info:
         parse_spec(spec)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("spec,message", [
+    # raised while building, once the topology's link levels are known: it quoted the built spec (bcube:n=3,k=1)
+    ("bcube:3,1,bw=100/25/10", "bcube:3,1,bw=100/25/10: bw gives 3 levels; give one value or one per link level: "
+                               "this topology has 2 (level l = links to the level-l switches (k+1 levels))"),
+    (" fattree:4,lat=1/2 ", "fattree:4,lat=1/2: lat gives 2 levels; give one value or one per link level: this "
+                            "topology has 3 (level 0 = host-edge, 1 = edge-aggregation, 2 = aggregation-core)"),
+    ("example:fig3,bw=1/2", "example:fig3,bw=1/2: bw gives 2 levels; give one value or one per link level: this "
+                            "topology has 1"),
+])
+def test_link_option_errors_while_building_quote_the_spec_as_typed(spec, message):
+    with pytest.raises(TopologyError) as info:
+        make_topology(spec)
     assert str(info.value) == message
 
 
