@@ -34,7 +34,7 @@ def render() -> None:
     else:
         sources = [source]
         st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
-                   "parameters or an uploaded file); results are cached per method.")
+                   "parameters, an uploaded file or a typed spec); results are cached per method.")
     if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
     rows = run(sources, methods, seeds, config)
@@ -122,8 +122,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     frame = pd.DataFrame(records)
     shown = frame.drop(columns=list(SIZE_COLUMNS))
     titles = {m: method_title(m) for m in method_names()}
-    config = {c: st.column_config.NumberColumn(format="%.1f", help=_header_help(c, titles)) for c in shown.columns
-              if c not in ("configuration", "lower bound")}
+    config = {c: st.column_config.NumberColumn(format=_number_format(shown[c]), help=_header_help(c, titles))
+              for c in shown.columns if c not in ("configuration", "lower bound")}
     config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
     st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
@@ -150,6 +150,13 @@ def export_csv(rows: list[Row], methods: list[str], notes: list[str]) -> str:
 
 def _count(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
+
+
+def _number_format(column: "pd.Series") -> str:
+    """Whole numbers without a decimal (a deterministic method's rounds: 16, as the CLI prints them); one
+    decimal where any value has a fraction (a mean over seeds, a gap in %)."""
+    values = column.dropna().astype(float)
+    return "%d" if len(values) and bool((values == values.round()).all()) else "%.1f"
 
 
 def _header_help(column: str, titles: dict[str, str]) -> str:

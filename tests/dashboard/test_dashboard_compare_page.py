@@ -193,3 +193,15 @@ def test_every_registered_method_can_be_compared_at_once(missing_rl):
     frame = at.dataframe[0].value
     assert [c for c in frame.columns if c in method_names()] == method_names()
     assert frame.iloc[0][["ps", "ring", "greedy", "critical-path", "time-aware", "optimal"]].notna().all()
+
+
+def test_whole_rounds_show_without_a_decimal_and_means_with_one():
+    """A deterministic method's rounds read 16 (as the CLI prints them), not 16.0; a mean over seeds keeps one
+    decimal; an empty column (a method that could not run) is not mistaken for whole numbers with a fraction."""
+    import pandas as pd
+
+    from dashboard.screens.compare import _number_format
+
+    assert _number_format(pd.Series([16.0, 18.0, None])) == "%d"
+    assert _number_format(pd.Series([21.2, 18.0])) == "%.1f"
+    assert _number_format(pd.Series([None, None], dtype=float)) == "%.1f"
