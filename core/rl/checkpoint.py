@@ -22,7 +22,7 @@ from safetensors.torch import load_file, save
 
 from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec, split_link_options
-from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES
+from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
 FORMAT = "allreduce-lab-rl/1"
@@ -169,13 +169,10 @@ def sidecar_lower_features(raw: Any, name: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
         raise CheckpointError(f"checkpoint {name}: lower_features must be a non-empty list of feature names, "
                               f"got {_show(raw)}")
-    unknown = [x for x in raw if x not in LOWER_FEATURES]
-    if unknown:
-        raise CheckpointError(f"checkpoint {name}: unknown lower feature {_show(unknown[0])}; this code computes "
-                              f"{', '.join(LOWER_FEATURES)}")
-    if len(set(raw)) != len(raw):
-        twice = next(x for x in raw if raw.count(x) > 1)
-        raise CheckpointError(f"checkpoint {name}: lower feature {_show(twice)} listed twice")
+    try:
+        lower_columns(raw)  # the one rule: every name known, none twice
+    except ValueError as e:
+        raise CheckpointError(f"checkpoint {name}: {e}") from None
     return tuple(raw)
 
 
