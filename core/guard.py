@@ -76,8 +76,13 @@ B_JSON = 16               # bytes of Python objects per byte of JSON read
 # method, merged and plain, with and without --out): the estimate is 1.01-1.49x the measured peak on all 59
 B_PROCESS = 195 * 2 ** 20  # the interpreter, numpy, core and numba with core's compiled kernels (a run of a few
 #                            workloads peaks at 164-180 MiB)
-B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
-#   check, stats()' bounds and the time replay's rows (sync and async); the routes are freed by then
+B_REPORT = {"tree": 60, "plain": 40, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
+#   check, stats()' bounds and the time replay's rows; the routes are freed by then. Plain PS since the report keeps
+#   one replay mode and one chain at a time (core.seconds.schedule_report; docs/limits.md "The report after
+#   scheduling"): 40 B per workload and B_REPORT_BASE, fitted to `python benchmarks/bench_guard.py cli` on the 21
+#   plain-DAG commands re-measured (1.02-1.45x; it was 125 B, and the old report's peaks would need 60-95 B)
+B_REPORT_BASE = {"tree": 0, "plain": 40 * 2 ** 20, "ring": 0}  # ... and bytes once: the report's kernels and buffers
+#   (BCube(8,2) PS, 1.4 M workloads, peaks 82 MiB over its DAG's estimate; DCell(5,2) PS, 9.7 M, under it)
 B_OUT = {"json": (850, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
 #   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file)
 S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
@@ -204,7 +209,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     topology = estimate_topology(size)
     # the peak: scheduling (routes alive) or the report after it (routes freed; the DAG, then the bounds and the
     # time replay's rows), whichever is more, over the process with its kernels; then the file, written last
-    report = B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
+    report = B_REPORT_BASE[kind] + B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
     peak = B_PROCESS + topology.bytes + max(route.bytes + dag.bytes, dag.bytes + report)
     writing = S_OUT[out][0] * w + S_OUT[out][1] * (w * seg + q) if out is not None else 0.0
     total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + writing)
