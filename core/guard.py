@@ -6,8 +6,9 @@ description will cost, from counts known before anything is built (docs/limits.m
 the model and its calibration). A run whose estimate is over the limit is refused with one
 line naming both; ``force=True`` (the CLI's ``--force``) skips the check.
 
-Limits: memory is half of what the machine has available (MemAvailable, the cgroup's
-room and the address-space rlimit, whichever is least), or ``ALLREDUCE_LAB_MAX_MEMORY``
+Limits: memory is what the machine has available (MemAvailable or the cgroup's room) less a
+reserve of 10% or 1 GiB, whichever is more, or half the address-space rlimit's room, whichever
+is least (never under half of the room), or ``ALLREDUCE_LAB_MAX_MEMORY``
 (``8GiB``, ``512MiB``, bytes, or ``none``); time is 300 s, or ``ALLREDUCE_LAB_MAX_SECONDS``.
 
 This module imports nothing from the project: every floor above may call it.
@@ -21,8 +22,15 @@ import re
 import resource
 from dataclasses import dataclass
 
+RESERVE_SHARE = 0.1
+"""Share of the machine's room (MemAvailable, or the cgroup's) kept back from one run ..."""
+RESERVE_MIN = 2 ** 30
+"""... or this many bytes, whichever is more: the run may plan to use the rest (docs/limits.md, "Limits": the estimate
+is an upper bound of the whole process's peak RSS, 1.0-1.5x on every calibrated run)."""
 MEMORY_SHARE = 0.5
-"""Share of the available memory one run may plan to use (the rest stays for the machine)."""
+"""Share of the address-space rlimit's room one run may plan to use, and the least share of any room: the rlimit
+counts address space, not resident memory (numba and thread stacks reserve more than they touch), so it keeps the
+half the guard began with, and a room under 2 GiB is not cut below half by the 1 GiB reserve."""
 DEFAULT_SECONDS = 300.0
 """Default time limit of one run, in seconds."""
 DAG_KINDS = ("tree", "plain", "ring")
@@ -317,8 +325,21 @@ def memory_limit() -> tuple[float, str]:
             raise SizeError(f"ALLREDUCE_LAB_MAX_MEMORY: {err}") from None
     rooms = {"available memory": _meminfo_available(), "cgroup memory.max room": _cgroup_room(),
              "address-space rlimit room": _rlimit_room()}
-    source = min(rooms, key=rooms.get)
-    return MEMORY_SHARE * rooms[source], f"half the {source}, {fmt_bytes(rooms[source])}"
+    limits = {name: usable(room, reserve=name != "address-space rlimit room") for name, room in rooms.items()}
+    source = min(limits, key=limits.get)
+    room, limit = rooms[source], limits[source]
+    if limit > MEMORY_SHARE * room:
+        return limit, f"the {source}, {fmt_bytes(room)}, less a reserve of {fmt_bytes(room - limit)}"
+    return limit, f"half the {source}, {fmt_bytes(room)}"
+
+
+def usable(room: float, *, reserve: bool = True) -> float:
+    """What one run may plan to use of `room` bytes: all but a reserve of RESERVE_SHARE of it or RESERVE_MIN,
+    whichever is more, and never less than MEMORY_SHARE of it (`reserve=False`: that share only)."""
+    if math.isinf(room):
+        return room
+    half = MEMORY_SHARE * room
+    return max(half, room - max(RESERVE_SHARE * room, RESERVE_MIN)) if reserve else half
 
 
 def time_limit() -> tuple[float, str]:

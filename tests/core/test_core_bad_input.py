@@ -500,10 +500,39 @@ def test_guard_limits_come_from_the_environment(monkeypatch):
     monkeypatch.delenv("ALLREDUCE_LAB_MAX_SECONDS")
     monkeypatch.delenv("ALLREDUCE_LAB_MAX_MEMORY")
     mem, source = memory_limit()
-    assert 0 < mem < float("inf") and "half the" in source
+    assert 0 < mem < float("inf") and ("less a reserve" in source or "half the" in source)
     assert parse_bytes("1.5GiB") == 1.5 * 2 ** 30 and parse_bytes("200MB") == 2e8
     with pytest.raises(ValueError, match="8GiB"):
         parse_bytes("lots")
+
+
+def test_guard_memory_limit_is_the_room_less_a_reserve(monkeypatch):
+    """The default limit: MemAvailable (or the cgroup's room) less 10% or 1 GiB, whichever is more, never under half;
+    the address-space rlimit's room counts half. Machine rooms patched, so the rule is checked, not this machine."""
+    from core import guard
+    GiB = 2 ** 30
+    monkeypatch.delenv("ALLREDUCE_LAB_MAX_MEMORY", raising=False)
+    rooms = {"mem": 24 * GiB, "cgroup": float("inf"), "rlimit": float("inf")}
+    monkeypatch.setattr(guard, "_meminfo_available", lambda: rooms["mem"])
+    monkeypatch.setattr(guard, "_cgroup_room", lambda: rooms["cgroup"])
+    monkeypatch.setattr(guard, "_rlimit_room", lambda: rooms["rlimit"])
+    assert guard.memory_limit() == (24 * GiB * 0.9, "the available memory, 24.0 GiB, less a reserve of 2.4 GiB")
+    rooms["mem"] = 5 * GiB  # 10% is under 1 GiB: the 1 GiB reserve
+    assert guard.memory_limit() == (4 * GiB, "the available memory, 5.0 GiB, less a reserve of 1.0 GiB")
+    rooms["mem"] = 1.5 * GiB  # 1 GiB less would be under half: half
+    assert guard.memory_limit() == (0.75 * GiB, "half the available memory, 1.5 GiB")
+    rooms.update(mem=24 * GiB, cgroup=8 * GiB)
+    assert guard.memory_limit() == (7 * GiB, "the cgroup memory.max room, 8.0 GiB, less a reserve of 1.0 GiB")
+    rooms["rlimit"] = 12 * GiB  # address space, not resident memory: half of it (6 GiB) is less than 7
+    assert guard.memory_limit() == (6 * GiB, "half the address-space rlimit room, 12.0 GiB")
+    rooms.update(cgroup=float("inf"), rlimit=float("inf"))
+    est = guard.Estimate("scheduling BCube(16,2) (plain DAG)", int(13.8 * GiB), 100.0, 94_348_800)
+    assert guard.check(est) is est  # 13.8 GiB (the old estimate's whole peak) fits 24 GiB less 2.4 GiB
+    rooms["mem"] = 15 * GiB  # limit 13.5 GiB
+    with pytest.raises(guard.SizeError, match=r"estimated 13.8 GiB memory, over the memory limit of 13.5 GiB \(the "
+                                              r"available memory, 15.0 GiB, less a reserve of 1.5 GiB\) for 94,348,800"):
+        guard.check(est)
+    assert guard.check(est, force=True) is est
 
 
 def test_guard_counts_match_the_dags():
