@@ -91,8 +91,10 @@ B_REPORT = {"tree": 60, "plain": 40, "ring": 190}  # bytes per workload after sc
 #   plain-DAG commands re-measured (1.02-1.45x; it was 125 B, and the old report's peaks would need 60-95 B)
 B_REPORT_BASE = {"tree": 0, "plain": 40 * 2 ** 20, "ring": 0}  # ... and bytes once: the report's kernels and buffers
 #   (BCube(8,2) PS, 1.4 M workloads, peaks 82 MiB over its DAG's estimate; DCell(5,2) PS, 9.7 M, under it)
-B_OUT = {"json": (850, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
-#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file)
+B_OUT = {"json": (850, 40), "npz": (40, 0)}  # writing the file, last: bytes per workload and per path node + prefix
+#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file;
+#   .npz: 20 B fitted on runs of at most 9.7 M workloads left BCube(16,2) PS to .npz at 0.999x its 12.24 GiB peak,
+#   `schedule bcube:16,2 --method ps --out s.npz`, 4.46 GiB over the same command without --out: 40 B, 1.14x)
 S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
 #   prefix entry (the CPU of the whole command less that of the same command without --out: JSON 3.9-10.7 us per
 #   workload, the most at DCell(5,2) PS's 9.3 M, and fat-tree k=12 critical-path's 80 M prefix entries 28 s; .npz
