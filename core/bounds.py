@@ -55,19 +55,18 @@ def ports_bound(dag: WorkloadDAG) -> int:
 def link_schedule_bound(dag: WorkloadDAG) -> int:
     """max over links of the exact one-link relaxation (release = head, tail = tail - 1)."""
     cap = dag.topology.link_capacity
-    rows = dag.links.rows_of_values()
-    order = np.argsort(dag.links.values, kind="stable")
-    lk = dag.links.values[order]
-    w = rows[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(lk)) + 1]
-    ends = np.r_[starts[1:], len(lk)]
+    # the workloads of every link, ascending (the links' transpose: no argsort over every path entry, docs/limits.md)
+    by_link = dag.links.transpose(dag.topology.n_links)
     head, tail = dag.head, dag.tail - 1
-    # only links whose simple bound (min head + load + min tail) could matter are worth the heap
-    loads = ends - starts
+    # only links whose simple bound (min head + load + min tail) could matter are worth the heap; the maximum is
+    # the same in any order of the links (a link is skipped only when it cannot exceed the best so far)
+    loads = by_link.lengths
     best = 0
     for g in np.argsort(-loads).tolist():
-        ws = w[starts[g]:ends[g]]
-        c = int(cap[lk[starts[g]]])
+        if loads[g] == 0:
+            break
+        ws = by_link.row(g)
+        c = int(cap[g])
         simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())
         upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
         if upper <= best:
@@ -196,14 +195,16 @@ def time_bounds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None
     """All lower bounds in seconds for moving `size` bytes with this DAG (per-link overrides as in timing;
     `durations` may pass the transfer times already computed for the same size and links)."""
     from .timing import link_arrays, longest_chain, piece_bytes, transfer_times
+    from .timing.model import path_latency
     bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     rate = bw * (1e9 / 8)
     load = dag.link_load * piece_bytes(dag, size)
     used = load > 0
     link = float(np.max(load[used] / rate[used])) if used.any() else 0.0
-    lat_ext = np.r_[lat * 1e-6, 0.0]
-    path_latency = lat_ext[dag.links_padded].sum(axis=1) if dag.n else np.zeros(0)
+    # the two chains one after the other (each column is its own longest path: the same numbers as chaining both at
+    # once, with one (n,) weight and its (n,) result alive instead of (n, 2) of each)
+    latency = float(longest_chain(dag, path_latency(dag, lat)).max()) if dag.n else 0.0
     dur = transfer_times(dag, size, link_bandwidth, link_latency) if durations is None else durations
-    chains = longest_chain(dag, np.stack([path_latency, dur], axis=1)).max(axis=0) if dag.n else np.zeros(2)
+    critical = float(longest_chain(dag, dur).max()) if dag.n else 0.0
     return TimeBounds(bandwidth=bandwidth_bound(dag, size, link_bandwidth), link=link,
-                      latency=float(chains[0]), critical_path=float(chains[1]))
+                      latency=latency, critical_path=critical)

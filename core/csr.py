@@ -68,8 +68,12 @@ class CSR:
         return [v[p[i]:p[i + 1]] for i in range(self.n_rows)]
 
     def transpose(self, n_cols: int) -> "CSR":
-        """The reverse relation: row c lists the rows r that contain c, ascending."""
-        return from_pairs(self.values, self.rows_of_values(), n_cols)
+        """The reverse relation: row c lists the rows r that contain c, ascending (a counting sort over the rows,
+        with no (row, value) pair arrays: the result is the only array as long as `values`)."""
+        if len(self.values) and (self.values.min() < 0 or self.values.max() >= n_cols):
+            raise ValueError(f"row ids must be in 0..{n_cols - 1}")
+        out = np.empty(len(self.values), ID if self.n_rows < 2 ** 31 else np.int64)
+        return CSR(*_transpose(self.ptr, self.values, n_cols, out))
 
 
 @kernel(interpret_below=SMALL)
@@ -86,6 +90,23 @@ def _bucket(rows, n_rows, perm):  # pragma: no cover - compiled
         perm[fill[r]] = i
         fill[r] += 1
     return ptr, perm
+
+
+@kernel(interpret_below=SMALL)
+def _transpose(ptr, values, n_cols, out):  # pragma: no cover - compiled
+    """Row pointers of the transpose, and in `out` its values: the rows holding each value, ascending."""
+    tptr = np.zeros(n_cols + 1, np.int64)
+    for v in values:
+        tptr[v + 1] += 1
+    for c in range(n_cols):
+        tptr[c + 1] += tptr[c]
+    fill = tptr[:-1].copy()
+    for r in range(len(ptr) - 1):
+        for e in range(ptr[r], ptr[r + 1]):
+            v = values[e]
+            out[fill[v]] = r
+            fill[v] += 1
+    return tptr, out
 
 
 def from_pairs(rows: np.ndarray, values: np.ndarray, n_rows: int) -> CSR:

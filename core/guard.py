@@ -6,8 +6,9 @@ description will cost, from counts known before anything is built (docs/limits.m
 the model and its calibration). A run whose estimate is over the limit is refused with one
 line naming both; ``force=True`` (the CLI's ``--force``) skips the check.
 
-Limits: memory is half of what the machine has available (MemAvailable, the cgroup's
-room and the address-space rlimit, whichever is least), or ``ALLREDUCE_LAB_MAX_MEMORY``
+Limits: memory is what the machine has available (MemAvailable or the cgroup's room) less a
+reserve of 10% or 1 GiB, whichever is more, or half the address-space rlimit's room, whichever
+is least (never under half of the room), or ``ALLREDUCE_LAB_MAX_MEMORY``
 (``8GiB``, ``512MiB``, bytes, or ``none``); time is 300 s, or ``ALLREDUCE_LAB_MAX_SECONDS``.
 
 This module imports nothing from the project: every floor above may call it.
@@ -21,8 +22,15 @@ import re
 import resource
 from dataclasses import dataclass
 
+RESERVE_SHARE = 0.1
+"""Share of the machine's room (MemAvailable, or the cgroup's) kept back from one run ..."""
+RESERVE_MIN = 2 ** 30
+"""... or this many bytes, whichever is more: the run may plan to use the rest (docs/limits.md, "Limits": the estimate
+is an upper bound of the whole process's peak RSS, 1.0-1.5x on every calibrated run)."""
 MEMORY_SHARE = 0.5
-"""Share of the available memory one run may plan to use (the rest stays for the machine)."""
+"""Share of the address-space rlimit's room one run may plan to use, and the least share of any room: the rlimit
+counts address space, not resident memory (numba and thread stacks reserve more than they touch), so it keeps the
+half the guard began with, and a room under 2 GiB is not cut below half by the 1 GiB reserve."""
 DEFAULT_SECONDS = 300.0
 """Default time limit of one run, in seconds."""
 DAG_KINDS = ("tree", "plain", "ring")
@@ -76,10 +84,17 @@ B_JSON = 16               # bytes of Python objects per byte of JSON read
 # method, merged and plain, with and without --out): the estimate is 1.01-1.49x the measured peak on all 59
 B_PROCESS = 195 * 2 ** 20  # the interpreter, numpy, core and numba with core's compiled kernels (a run of a few
 #                            workloads peaks at 164-180 MiB)
-B_REPORT = {"tree": 60, "plain": 125, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
-#   check, stats()' bounds and the time replay's rows (sync and async); the routes are freed by then
-B_OUT = {"json": (850, 40), "npz": (20, 0)}  # writing the file, last: bytes per workload and per path node + prefix
-#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file)
+B_REPORT = {"tree": 60, "plain": 40, "ring": 190}  # bytes per workload after scheduling, beside the DAG: the
+#   check, stats()' bounds and the time replay's rows; the routes are freed by then. Plain PS since the report keeps
+#   one replay mode and one chain at a time (core.seconds.schedule_report; docs/limits.md "The report after
+#   scheduling"): 40 B per workload and B_REPORT_BASE, fitted to `python benchmarks/bench_guard.py cli` on the 21
+#   plain-DAG commands re-measured (1.02-1.45x; it was 125 B, and the old report's peaks would need 60-95 B)
+B_REPORT_BASE = {"tree": 0, "plain": 40 * 2 ** 20, "ring": 0}  # ... and bytes once: the report's kernels and buffers
+#   (BCube(8,2) PS, 1.4 M workloads, peaks 82 MiB over its DAG's estimate; DCell(5,2) PS, 9.7 M, under it)
+B_OUT = {"json": (850, 40), "npz": (40, 0)}  # writing the file, last: bytes per workload and per path node + prefix
+#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file;
+#   .npz: 20 B fitted on runs of at most 9.7 M workloads left BCube(16,2) PS to .npz at 0.999x its 12.24 GiB peak,
+#   `schedule bcube:16,2 --method ps --out s.npz`, 4.46 GiB over the same command without --out: 40 B, 1.14x)
 S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
 #   prefix entry (the CPU of the whole command less that of the same command without --out: JSON 3.9-10.7 us per
 #   workload, the most at DCell(5,2) PS's 9.3 M, and fat-tree k=12 critical-path's 80 M prefix entries 28 s; .npz
@@ -204,7 +219,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     topology = estimate_topology(size)
     # the peak: scheduling (routes alive) or the report after it (routes freed; the DAG, then the bounds and the
     # time replay's rows), whichever is more, over the process with its kernels; then the file, written last
-    report = B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
+    report = B_REPORT_BASE[kind] + B_REPORT[kind] * w + (per_out(out, w, w * seg + q) if out is not None else 0)
     peak = B_PROCESS + topology.bytes + max(route.bytes + dag.bytes, dag.bytes + report)
     writing = S_OUT[out][0] * w + S_OUT[out][1] * (w * seg + q) if out is not None else 0.0
     total = Estimate("run", peak, topology.seconds + route.seconds + dag.seconds + writing)
@@ -312,8 +327,21 @@ def memory_limit() -> tuple[float, str]:
             raise SizeError(f"ALLREDUCE_LAB_MAX_MEMORY: {err}") from None
     rooms = {"available memory": _meminfo_available(), "cgroup memory.max room": _cgroup_room(),
              "address-space rlimit room": _rlimit_room()}
-    source = min(rooms, key=rooms.get)
-    return MEMORY_SHARE * rooms[source], f"half the {source}, {fmt_bytes(rooms[source])}"
+    limits = {name: usable(room, reserve=name != "address-space rlimit room") for name, room in rooms.items()}
+    source = min(limits, key=limits.get)
+    room, limit = rooms[source], limits[source]
+    if limit > MEMORY_SHARE * room:
+        return limit, f"the {source}, {fmt_bytes(room)}, less a reserve of {fmt_bytes(room - limit)}"
+    return limit, f"half the {source}, {fmt_bytes(room)}"
+
+
+def usable(room: float, *, reserve: bool = True) -> float:
+    """What one run may plan to use of `room` bytes: all but a reserve of RESERVE_SHARE of it or RESERVE_MIN,
+    whichever is more, and never less than MEMORY_SHARE of it (`reserve=False`: that share only)."""
+    if math.isinf(room):
+        return room
+    half = MEMORY_SHARE * room
+    return max(half, room - max(RESERVE_SHARE * room, RESERVE_MIN)) if reserve else half
 
 
 def time_limit() -> tuple[float, str]:

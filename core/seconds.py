@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .bounds import gap, time_bounds
-from .timing import MODES, replay_modes
+from .timing import MODES, ReplayPlan, n_ranks
 from .units import format_seconds
 from .workloads import WorkloadDAG
 
@@ -20,18 +20,44 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
                 link_latency: np.ndarray | None = None) -> dict[str, Any]:
     """``{"size_bytes", "ranks", "links", "bounds", "sync": {...}, "async": {...}}``; each mode has time_s,
     algbw_Bps, busbw_Bps, max_link_utilization and its gap to every bound."""
-    timings = replay_modes(dag, rounds, size=size, link_bandwidth=link_bandwidth, link_latency=link_latency)
-    bounds = time_bounds(dag, size, link_bandwidth, link_latency, timings["sync"].duration).as_dict()
-    out: dict[str, Any] = {"size_bytes": float(size), "ranks": timings["sync"].ranks,
+    # one mode at a time, keeping only its totals: a Timing holds start and finish per workload (docs/limits.md)
+    plan = ReplayPlan(dag, rounds)
+    dur = plan.durations(size, link_bandwidth, link_latency)
+    busy = plan.link_busy(dur)
+    summaries = {}
+    for mode in MODES:
+        summaries[mode] = plan.run(size, mode, durations=dur, busy=busy).summary()
+    del plan
+    bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
+    out: dict[str, Any] = {"size_bytes": float(size), "ranks": n_ranks(dag),
                            "links": link_summary(dag), "bounds": bounds}
     for mode in MODES:
-        s = timings[mode].summary()
+        s = summaries[mode]
         s.pop("mode")
         s.pop("size_bytes")
         s.pop("ranks")
         s["gap"] = {name: gap(s["time_s"], b) for name, b in bounds.items()}
         out[mode] = s
     return out
+
+
+def schedule_report(sched: Any, size: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(sched.stats(), time_report(...))`` of a schedule, as `schedule` prints them, with the DAG's derived arrays
+    that they build dropped once used (head and tail after the bounds; the rest after the replay): on the plain PS
+    DAG of BCube(16,2) each is one or more 0.35 GiB arrays (docs/limits.md). Any is rebuilt if asked for again."""
+    dag = sched.dag
+    had = set(dag.__dict__)
+    stats = sched.stats()
+    _forget(dag, had, keep=("deps", "successors", "topo_order", "link_load"))  # what the replay and chains read
+    timing = time_report(dag, sched.rounds, size)
+    _forget(dag, had, keep=("link_load",))
+    return stats, timing
+
+
+def _forget(dag: WorkloadDAG, had: set, keep: tuple = ()) -> None:
+    """Drop the cached properties of `dag` computed since `had` was taken, but those in `keep`."""
+    for key in set(dag.__dict__) - had - set(keep):
+        del dag.__dict__[key]
 
 
 def link_summary(dag: WorkloadDAG) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule_io import write_schedule
 from ..schedulers.learned import training_answer
-from ..seconds import time_report
+from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
@@ -79,8 +79,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     sched = run_method(a.method, t, cfg, progress)
     if bar is not None:
         bar.close()
-    stats = sched.stats()
-    timing = time_report(sched.dag, sched.rounds, size)
+    stats, timing = schedule_report(sched, size)
     network = changes(base, t)
     moved = replan(sched, event, size=size, past_end=False) if event is not None else None
     extra = {"network": network} if network["failed"] or network["slowed"] else {}

@@ -65,17 +65,54 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
     bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     t = dag.topology
     lane = gbps_to_bytes(bw) / t.link_capacity  # bytes/s of one lane
-    pad = dag.links_padded  # sentinel id n_links pads short paths
     lane_ext = np.r_[lane, np.inf]
-    lat_ext = np.r_[lat * 1e-6, 0.0]
-    slowest = lane_ext[pad].min(axis=1) if dag.n else np.zeros(0)
+    slowest = np.empty(dag.n)
+    for i, pad in padded_blocks(dag):  # sentinel id n_links pads short paths
+        slowest[i:i + len(pad)] = lane_ext[pad].min(axis=1)
     if dag.n and not np.all(slowest > 0):
         w = int(np.flatnonzero(~(slowest > 0))[0])
         dead = [int(x) for x in dag.links.row(w) if not lane[x] > 0]
         why = "failed" if t.link_failed[dead[0]] else "given bandwidth 0"
         raise ValueError(f"workload {dag.describe(w)} crosses link {t.link_label(dead[0])}, which is {why}; "
                          f"a schedule must avoid it")
-    return lat_ext[pad].sum(axis=1) + piece_bytes(dag, size) / slowest
+    out = path_latency(dag, lat)
+    out += np.divide(piece_bytes(dag, size), slowest, out=slowest)  # in place: the same sums, two (n,) floats alive
+    return out
+
+
+BLOCK = 1 << 20
+"""Workloads per block of `padded_blocks` (tests make it small to cross block edges)."""
+
+
+def padded_blocks(dag: WorkloadDAG):
+    """``(first workload, links)`` blocks of ``dag.links_padded``, BLOCK workloads each: its cached matrix when the DAG
+    has it, else built block by block and not kept (an (n, longest path) matrix of 94 M rows is 0.7 GiB, and its
+    gathered floats twice that: docs/limits.md). Each block has the matrix's layout (column-major), so a reduction
+    over a row adds in the same order either way."""
+    if "links_padded" in dag.__dict__:
+        pad = dag.links_padded
+        for i in range(0, dag.n, BLOCK):
+            yield i, pad[i:i + BLOCK]
+        return
+    lk, n_links = dag.links, dag.topology.n_links
+    width = max(1, int(lk.lengths.max()) if dag.n else 1)
+    for i in range(0, dag.n, BLOCK):
+        j = min(dag.n, i + BLOCK)
+        ptr = lk.ptr[i:j + 1].astype(np.int64)
+        lens = np.diff(ptr)
+        out = np.full((j - i, width), n_links, dtype=lk.values.dtype, order="F")
+        rows = np.repeat(np.arange(j - i), lens)
+        out[rows, np.arange(len(rows)) - (ptr[:-1] - ptr[0])[rows]] = lk.values[ptr[0]:ptr[-1]]
+        yield i, out
+
+
+def path_latency(dag: WorkloadDAG, lat: np.ndarray) -> np.ndarray:
+    """Seconds of link latency along every workload's path (`lat` in µs per directed link)."""
+    lat_ext = np.r_[lat * 1e-6, 0.0]
+    out = np.empty(dag.n)
+    for i, pad in padded_blocks(dag):
+        out[i:i + len(pad)] = lat_ext[pad].sum(axis=1)
+    return out
 
 
 def longest_chain(dag: WorkloadDAG, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:

@@ -25,7 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..jit import kernel
+from .. import csr
+from ..jit import SMALL, kernel
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import WorkloadDAG
 from .model import algbw, busbw, n_ranks, piece_bytes, transfer_times
@@ -99,20 +100,28 @@ class ReplayPlan:
         self.dag = dag
         n = dag.n
         lens = np.array([len(r) for r in rounds], dtype=np.int64)
-        ids = np.concatenate([np.sort(np.asarray(r, dtype=np.int64)) for r in rounds]) if len(rounds) \
-            else np.zeros(0, np.int64)
-        ok = len(ids) == n and (n == 0 or (ids.min() >= 0 and ids.max() < n))
+        # ids as int32 (the DAG's id dtype) where they fit, filled round by round: no int64 copy of every round
+        ids = np.empty(int(lens.sum()), dtype=csr.ID if n < 2 ** 31 else np.int64)
+        ok, at = len(ids) == n, 0
+        for r in rounds:
+            r = np.asarray(r, dtype=np.int64)
+            if len(r) and (r.min() < 0 or r.max() >= n):
+                ok = False
+            ids[at:at + len(r)] = np.sort(r) if ok else 0
+            at += len(r)
         if ok and n:
             ok = bool(np.all(np.bincount(ids, minlength=n) == 1))
         if not ok:
-            inside = ids[(ids >= 0) & (ids < n)]
+            every = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) \
+                else np.zeros(0, np.int64)
+            inside = every[(every >= 0) & (every < n)]
             raise ValueError(f"the rounds must send each of the DAG's {n} workloads exactly once "
-                             f"(got {len(ids)} entries, {len(np.unique(inside))} distinct)")
+                             f"(got {len(every)} entries, {len(np.unique(inside))} distinct)")
         self.n_rounds = len(rounds)
         self.round_ptr = np.r_[0, np.cumsum(lens)]
         self.order = ids  # workloads, round by round, by id within a round
-        self.round_of = np.empty(n, dtype=np.int64)
-        self.round_of[ids] = np.repeat(np.arange(self.n_rounds), lens)
+        self.round_of = np.empty(n, dtype=ids.dtype)
+        self.round_of[ids] = np.repeat(np.arange(self.n_rounds, dtype=ids.dtype), lens)
 
     def durations(self, size: float, link_bandwidth: np.ndarray | None = None,
                   link_latency: np.ndarray | None = None) -> np.ndarray:
@@ -120,8 +129,10 @@ class ReplayPlan:
         return transfer_times(self.dag, size, link_bandwidth, link_latency)
 
     def run(self, size: float = DEFAULT_SIZE_BYTES, mode: str = "async", link_bandwidth: np.ndarray | None = None,
-            link_latency: np.ndarray | None = None, durations: np.ndarray | None = None) -> Timing:
-        """The full replay in `mode` for a message of `size` bytes (durations may be given precomputed)."""
+            link_latency: np.ndarray | None = None, durations: np.ndarray | None = None,
+            busy: np.ndarray | None = None) -> Timing:
+        """The full replay in `mode` for a message of `size` bytes (durations, and `link_busy` of them, may be given
+        precomputed)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         dur = self.durations(size, link_bandwidth, link_latency) if durations is None else np.asarray(durations, float)
@@ -132,12 +143,15 @@ class ReplayPlan:
         nonempty = self.round_ptr[:-1] < self.round_ptr[1:]
         if nonempty.any():
             ends[nonempty] = np.maximum.reduceat(finish[self.order], self.round_ptr[:-1][nonempty])
-        n_links = dag.topology.n_links
-        busy = np.bincount(dag.links.values, weights=np.repeat(dur, dag.links.lengths),
-                           minlength=n_links) / dag.topology.link_capacity
+        busy = self.link_busy(dur) if busy is None else busy
         return Timing(mode=mode, size=float(size), ranks=n_ranks(dag), duration=dur, start=start, finish=finish,
                       round_end=np.maximum.accumulate(ends) if len(ends) else ends, link_busy=busy,
                       link_bytes=dag.link_load * piece_bytes(dag, size))
+
+    def link_busy(self, dur: np.ndarray) -> np.ndarray:
+        """Seconds each directed link is held: the durations of the workloads crossing it over its capacity."""
+        dag = self.dag
+        return _link_seconds(dag.links.ptr, dag.links.values, dur, dag.topology.n_links) / dag.topology.link_capacity
 
     def time(self, size: float = DEFAULT_SIZE_BYTES, mode: str = "async", link_bandwidth: np.ndarray | None = None,
              link_latency: np.ndarray | None = None) -> float:
@@ -233,6 +247,17 @@ def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0,
                 if f > g_finish[g]:
                     g_finish[g] = f
     return start, -1, -1
+
+
+@kernel(interpret_below=SMALL)
+def _link_seconds(lptr, lval, dur, n_links):  # pragma: no cover - compiled
+    """Σ dur over the workloads crossing each link, added entry by entry in the links' order (what
+    ``np.bincount(lval, weights=np.repeat(dur, lengths))`` adds, in the same order, without the repeated copy)."""
+    out = np.zeros(n_links, np.float64)
+    for w in range(len(lptr) - 1):
+        for e in range(lptr[w], lptr[w + 1]):
+            out[lval[e]] += dur[w]
+    return out
 
 
 def _dag_and_rounds(schedule: Any, rounds: Sequence | None) -> tuple[WorkloadDAG, Sequence]:

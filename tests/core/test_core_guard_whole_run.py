@@ -82,12 +82,14 @@ def test_guard_memory_estimate_bounds_whole_cli_runs(tmp_path):
 
 
 def test_writing_the_file_is_priced_in_memory_and_time():
-    """--out JSON costs 7-10x the file's bytes and 4-11 us of CPU per workload (docs/limits.md); .npz little."""
+    """--out JSON costs 7-10x the file's bytes and 4-11 us of CPU per workload (docs/limits.md); .npz ~40 B per
+    workload."""
     from core.guard import estimate_schedule
     from core.topology import spec_size
     size = spec_size("bcube:n=10,k=2")
     bare, json_, npz = (estimate_schedule(size, "plain", out=out) for out in (None, "json", "npz"))
     assert json_.bytes - bare.bytes > 4 * 2 ** 30 and 36 < json_.seconds - bare.seconds < 80  # +36.7 s CPU measured
-    assert 0 < npz.bytes - bare.bytes < 200 * 2 ** 20 and npz.seconds - bare.seconds < 5
+    # .npz: 40 B per workload (BCube(16,2) PS to .npz measured 4.46 GiB over the command without a file, 50 B)
+    assert 150 * 2 ** 20 < npz.bytes - bare.bytes < 300 * 2 ** 20 and npz.seconds - bare.seconds < 5
     with pytest.raises(ValueError, match="out must be"):
         estimate_schedule(size, "plain", out="csv")
