@@ -180,7 +180,7 @@ def guard(spec_or_topology, methods: list[str], a: argparse.Namespace, out: str 
 def out_form(out: str | None) -> str | None:
     """The form a schedule file written to `out` takes, as `write_schedule` chooses it: "npz" for a name ending
     in ``.npz``, else "json"; None without a file."""
-    return None if not out else "npz" if str(out).endswith(".npz") else "json"
+    return None if not out else "npz" if str(out).lower().endswith(".npz") else "json"
 
 
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:

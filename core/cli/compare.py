@@ -23,7 +23,9 @@ def register(sub) -> None:
     """Add this module's subcommands to the parser."""
     p = sub.add_parser("compare", help="compare methods across configurations")
     p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
-    p.add_argument("--preset", help="a named set of configurations, e.g. table2")
+    p.add_argument("--preset", help="a named set of configurations, e.g. table2 (the paper's Table 2, with its "
+                                     "figures in the paper columns; a spec given that is one of them, e.g. bcube:3,1, "
+                                     "gets them too; - elsewhere)")
     p.add_argument("--methods", default=None,
                    help=f"comma-separated, from {', '.join(method_names())} "
                         f"(default {','.join(default_methods())})")
@@ -98,10 +100,11 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(line)
     print()
     print_table(*time_table(rows, methods), 2)
-    over = f" (means over seeds for {' and '.join(seeded)})" if seeded else ""
-    print(f"seconds for M = {format_size(size)}{over}; algbw and busbw of the async "
-          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
-          f"AllReduce) and to the best bound of the method's own DAG")
+    over = f"; {' and '.join(seeded)}: the mean time over seeds, and algbw, busbw and gaps of that mean time" \
+        if seeded else ""
+    print(f"seconds for M = {format_size(size)}; algbw = M / async time, busbw = algbw·2(n-1)/n (nccl-tests); "
+          f"gaps of the async time to the bandwidth bound (any AllReduce) and to the best bound of the method's own "
+          f"DAG{over}")
     for line in latency_notes(rows, methods):
         print(line)
     if event is not None:

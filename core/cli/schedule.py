@@ -30,7 +30,9 @@ def register(sub) -> None:
                    "jellyfish:switches=10,ports=5,switch_ports=4,seed=0, file:net.graphml (+ link options bw=, lat=)")
     p.add_argument("--method", default="critical-path",
                    help=f"one of {', '.join(method_names())} (default critical-path)")
-    p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
+    p.add_argument("--out", type=at.schedule_out,
+                   help="write the schedule: OUT ending in .json (or without a suffix) as allreduce-schedule/1 JSON, "
+                        "in .npz in its columnar form (docs/scale.md); other endings (.csv) are refused")
     p.add_argument("--trace", action=Given, nargs=0, const=True, default=False,
                    help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
