@@ -9,7 +9,7 @@ import sys
 from typing import Sequence
 
 from ..argtypes import OneLineParser, UsageError
-from ..jit import announce_compile
+from ..jit import announce_compile, on_cold_compile
 from ..schedule_io import ScheduleFileError
 from ..topology import TopologyError
 from . import cluster, compare, run, schedule, topology, train
@@ -59,6 +59,12 @@ def _join_dashed_values(argv: list[str], parser: OneLineParser) -> list[str]:
     return out
 
 
+def machine_output(args) -> bool:
+    """True when the command was asked for machine-readable output (--format json or csv) or for silence
+    (--quiet): notes meant for a person waiting at a terminal are left out."""
+    return getattr(args, "format", "text") in ("json", "csv") or bool(getattr(args, "quiet", False))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code (2 for bad input)."""
     try:
@@ -68,12 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("choose a command: " + ", ".join(parser.commands)
                              + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
         args = parser.parse_args(_join_dashed_values(given, parser))
-        note = announce_compile()
+        if not machine_output(args):
+            announce_compile()
         try:
             return args.func(args)
         finally:
-            if note is not None:
-                note.cancel()
+            on_cold_compile(None)
     except (TopologyError, ScheduleFileError, UsageError, ValueError) as err:
         msg = str(err.args[0] if err.args else err)
         print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)
