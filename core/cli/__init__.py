@@ -13,6 +13,7 @@ from ..jit import announce_compile, on_cold_compile
 from ..schedule_io import ScheduleFileError
 from ..topology import TopologyError
 from . import cluster, compare, run, schedule, topology, train
+from .common import machine_output
 
 COMMAND_MODULES = (topology, schedule, compare, run, train, cluster)
 
@@ -57,12 +58,6 @@ def _join_dashed_values(argv: list[str], parser: OneLineParser) -> list[str]:
         else:
             out.append(tok)
     return out
-
-
-def machine_output(args) -> bool:
-    """True when the command was asked for machine-readable output (--format json or csv) or for silence
-    (--quiet): notes meant for a person waiting at a terminal are left out."""
-    return getattr(args, "format", "text") in ("json", "csv") or bool(getattr(args, "quiet", False))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

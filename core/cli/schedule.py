@@ -19,7 +19,8 @@ from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
-                     ignored_note, method_reads, read_event, read_network, replan_lines, time_lines)
+                     ignored_note, long_run_note, machine_output, method_reads, read_event, read_network, replan_lines,
+                     time_lines)
 from .kinds import schedule_file
 
 
@@ -60,9 +61,11 @@ def register(sub) -> None:
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
     method = get_method(a.method)
-    guard(a.spec, [a.method], a, out=a.out)
+    said = announce_run(a, guard(a.spec, [a.method], a, out=a.out))  # known before building (a family spec)
     base, t = read_network(a, a.spec)
-    guard(t, [a.method], a, out=a.out)
+    estimate = guard(t, [a.method], a, out=a.out)
+    if not said:  # a file: known once it is read
+        announce_run(a, estimate)
     event = read_event(a, t)
     cfg = config(a)
     note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
@@ -121,6 +124,14 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if a.out:
         print(f"  wrote {a.out}")
     return 0
+
+
+def announce_run(a: argparse.Namespace, estimates: list) -> bool:
+    """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
+    note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
+    if note and not machine_output(a):
+        print(note, file=sys.stderr)
+    return bool(estimates)
 
 
 def cmd_validate(a: argparse.Namespace) -> int:
