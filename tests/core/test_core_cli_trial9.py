@@ -88,3 +88,39 @@ def test_compare_text_fills_the_paper_columns_for_a_table2_spec(capsys):
     assert lines[0].endswith("paper PS  paper Ring  paper RL")
     assert lines[1].split()[-3:] == ["16.8", "18.0", "10.2"]
     assert lines[2].split()[-3:] == ["-", "-", "-"]
+
+
+def test_explain_is_refused_for_a_method_that_is_not_learned(capsys):
+    assert cli.main(["schedule", "bcube:2,1", "--method", "critical-path", "--explain", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["allreduce-lab: error: --explain applies to the learned methods (rl, rl-sample), got --method "
+                   "critical-path"]
+
+
+def test_explain_prints_the_first_steps_of_the_debuggers_trace(capsys):
+    """`--explain N` prints core's trace (`core.rl.explain.chosen_steps`), as the debugger shows it: the first N
+    steps, each with the workload chosen and its score split into terms that add up to the score."""
+    import json
+    from dataclasses import replace
+
+    from core.methods import run_method
+    from core.rl.explain import chosen_steps
+    from core.schedule import ScheduleConfig
+    from core.topology import make_topology
+    assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "5", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["explain"]
+    sched = run_method("rl", make_topology("bcube:3,1"), replace(ScheduleConfig(), trace=True))
+    assert got == chosen_steps(sched.trace, 5, sched.dag.describe)
+    assert [(r["round"], r["step"]) for r in got] == [(1, k) for k in range(1, 6)]
+    assert got[0]["chosen"] == sched.dag.describe(sched.trace["steps"][0][0]["chosen"])
+    for row in got:
+        terms = [v for c, v in row.items() if c.startswith("term: ")]
+        assert len(terms) == len(sched.trace["terms"])
+        assert sum(terms) == pytest.approx(row["score"], abs=1e-4 * len(terms))
+    assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 5 steps"))
+    assert out[at + 1].split()[:6] == ["round", "step", "chosen", "score", "scored", "tied"]
+    rows = out[at + 2:at + 7]
+    assert [line.split()[:3] for line in rows] == [["1", str(k), got[k - 1]["chosen"].split()[0]] for k in range(1, 6)]
+    assert "explain" not in out[at + 7]
