@@ -104,6 +104,16 @@ def schedule_out(text: str) -> str:
     return text
 
 
+def csv_out(text: str) -> str:
+    """A CSV file to write (`out_file`) whose name ends in .csv or has no suffix: ``jobs.json`` was written as CSV."""
+    text = out_file(text)
+    suffix = Path(text).suffix
+    if suffix and suffix.lower() != ".csv":
+        raise argparse.ArgumentTypeError(f"{_show(text)}: this file is written as CSV, not {_show(suffix)}; "
+                                         "give a name ending in .csv")
+    return text
+
+
 def out_stem(text: str) -> str:
     """A checkpoint path without suffix: its folder exists and can be written; no file of the pair is a folder."""
     p = Path(text)

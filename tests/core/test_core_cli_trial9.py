@@ -124,3 +124,14 @@ def test_explain_prints_the_first_steps_of_the_debuggers_trace(capsys):
     rows = out[at + 2:at + 7]
     assert [line.split()[:3] for line in rows] == [["1", str(k), got[k - 1]["chosen"].split()[0]] for k in range(1, 6)]
     assert "explain" not in out[at + 7]
+
+
+@pytest.mark.parametrize("option", ["--jobs-out", "--events-out"])
+def test_cluster_csv_outputs_refuse_another_form(option, tmp_path, capsys):
+    """cluster writes these files as CSV whatever their name: jobs.json held CSV."""
+    out = tmp_path / "jobs.json"
+    assert cli.main(["cluster", "--topology", "bcube:2,1", "--trace", "synthetic:jobs=4,seed=0", "--scheduler",
+                     "fifo+first-fit", option, str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"allreduce-lab: error: {option}: ") and "'.json'" in err[0]
+    assert ".csv" in err[0] and not out.exists()
