@@ -88,6 +88,32 @@ def out_file(text: str) -> str:
     return text
 
 
+SCHEDULE_FORMS = {".json": "allreduce-schedule/1 JSON", ".npz": "its columnar form"}
+"""The forms a schedule file is written in, by the name's ending (`core.schedule_io.write_schedule`)."""
+
+
+def schedule_out(text: str) -> str:
+    """A schedule file to write (`out_file`) whose name ends in a form the tool writes (.json or .npz; a name
+    without a suffix is written as JSON): ``x.csv`` was written as JSON under a CSV name."""
+    text = out_file(text)
+    suffix = Path(text).suffix
+    if suffix and suffix.lower() not in SCHEDULE_FORMS:
+        forms = ", ".join(f"{k} ({v})" for k, v in SCHEDULE_FORMS.items())
+        raise argparse.ArgumentTypeError(f"{_show(text)}: a schedule file is written as {forms}, not {_show(suffix)}; "
+                                         f"give a name ending in {' or '.join(SCHEDULE_FORMS)}")
+    return text
+
+
+def csv_out(text: str) -> str:
+    """A CSV file to write (`out_file`) whose name ends in .csv or has no suffix: ``jobs.json`` was written as CSV."""
+    text = out_file(text)
+    suffix = Path(text).suffix
+    if suffix and suffix.lower() != ".csv":
+        raise argparse.ArgumentTypeError(f"{_show(text)}: this file is written as CSV, not {_show(suffix)}; "
+                                         "give a name ending in .csv")
+    return text
+
+
 def out_stem(text: str) -> str:
     """A checkpoint path without suffix: its folder exists and can be written; no file of the pair is a folder."""
     p = Path(text)

@@ -17,7 +17,8 @@ from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
 from .seconds import latency_line, time_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
-from .topology import Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, preset
+from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
+                       preset)
 from .workloads import build_dag
 
 
@@ -50,7 +51,8 @@ class MethodResult:
     info: dict = field(default_factory=dict)
     error: str | None = None
     time: dict = field(default_factory=dict)
-    """Seconds (mean over seeds) per mode with algbw/busbw and gaps, and the bounds of its DAG (`time_report`)."""
+    """Seconds (mean over seeds) per mode with algbw/busbw and gaps of that mean time, and the bounds of its DAG
+    (`mean_time_report`)."""
     replan: dict = field(default_factory=dict)
     """With a mid-run link event: the re-planned run's numbers (`Replan.summary`), mean over seeds."""
 
@@ -139,11 +141,12 @@ def json_numbers(x: Any, digits: int = 6) -> Any:
 
 
 def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) -> list[tuple[str, str, Preset | None]]:
-    """(name, spec, paper values) for a preset and/or explicit spec strings."""
+    """(name, spec, paper values) for a preset and/or explicit spec strings; a spec that names a preset's
+    configuration (``bcube:3,1``, Table 2's BCube(3,1)) has its paper values too (`paper_preset`)."""
     out: list[tuple[str, str, Preset | None]] = []
     if preset_name:
         out += [(p.name, p.spec, p) for p in preset(preset_name)]
-    out += [(keyed_spec(s), s, None) for s in specs]  # one name per topology, whichever form was typed
+    out += [(keyed_spec(s), s, paper_preset(s)) for s in specs]  # one name per topology, whichever form was typed
     if not out:
         raise ValueError("compare needs --preset NAME or at least one topology spec")
     return out
@@ -210,7 +213,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
             results[m] = MethodResult(m, None, [], 0, time.perf_counter() - start, {}, str(err))
             continue
         results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
-                                  _small_info(info), time=_mean_report(reports), replan=_mean_report(moved))
+                                  _small_info(info), time=mean_time_report(reports), replan=_mean_report(moved))
     return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
                paper, base.merge)
 
@@ -246,6 +249,22 @@ def _part(r: Row, m: str, part: str) -> dict:
     """Method `m`'s `part` ("time", "replan" or "info") on configuration `r`; empty where it did not run there."""
     res = r.results.get(m)
     return getattr(res, part) if res is not None and res.rounds is not None else {}
+
+
+def mean_time_report(reports: list[dict]) -> dict:
+    """Time reports (`core.seconds.time_report`) of one method over its seeds as one: the mean time of each mode,
+    and algbw, busbw and the gaps of that mean time (M / mean time, not the mean of each seed's M / time, which
+    is larger whenever the seeds' times differ: a column of times and a column of algbw that disagreed); the
+    bounds and the rest averaged key by key (`_mean_report`)."""
+    out = _mean_report(reports)
+    for mode in MODES:
+        if mode not in out:
+            continue
+        m, first = out[mode], reports[0][mode]
+        m["algbw_Bps"] = out["size_bytes"] / m["time_s"]
+        m["busbw_Bps"] = m["algbw_Bps"] * (first["busbw_Bps"] / first["algbw_Bps"])  # nccl-tests' 2(n-1)/n
+        m["gap"] = {name: gap(m["time_s"], b) for name, b in out["bounds"].items()}
+    return out
 
 
 def _mean_report(reports: list[dict]) -> dict:
@@ -376,7 +395,7 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
 def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of the seconds table for the CSV: the message size in
     bytes, then per method its sync and async milliseconds and the async replay's algbw and busbw in GB/s
-    (1e9 B/s; means over seeds for a seeded method), 6 and 4 significant digits, and the seconds table's gaps
+    (1e9 B/s; for a seeded method of its mean time over seeds), 6 and 4 significant digits, and the seconds table's gaps
     of the async time to the bandwidth bound and to its own DAG's best bound (percent numbers, 6 significant
     digits: 12.3 under ``gap BW bound (%)``); empty where it did not run."""
     header = ["M bytes"] + [f"{m} {what}" for m in methods for what in [f"{mode} ms" for mode in MODES]

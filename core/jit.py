@@ -14,6 +14,10 @@ from typing import Any, Callable, TextIO
 CORE = Path(__file__).resolve().parent
 COLD_NOTE = ("first run in this checkout: compiling the numba kernels once (5-30 s, by what runs; cached in "
              "`__pycache__` afterwards, docs/scale.md)")
+COMPILE_NOTE = ("compiling numba kernels this checkout has not cached yet (first run only, 5-30 s by what runs; "
+                "cached in `__pycache__` afterwards, docs/scale.md) ...")
+"""The CLI's line (`announce_compile`): printed when a kernel is about to compile, which a partly warm cache
+(critical-path run before, rl-sample now) needs as much as a cold one."""
 
 
 def cache_dir() -> Path:
@@ -33,17 +37,35 @@ def kernels_cached() -> bool:
     return root in _warm
 
 
-def announce_compile(stream: TextIO | None = None, prefix: str = "allreduce-lab: ",
-                     delay: float = 2.0) -> threading.Timer | None:
-    """On a terminal with a cold cache, print COLD_NOTE after `delay` seconds unless the returned
-    timer is cancelled first: quick commands (and one-line errors) stay as they are."""
+def announce_compile(stream: TextIO | None = None, prefix: str = "allreduce-lab: ") -> bool:
+    """On a terminal, print COMPILE_NOTE once, when a kernel this process is about to run is not in numba's cache
+    (`kernel_cached`): a command that compiles nothing (a warm cache, a one-line error, work too small for the
+    kernels) prints nothing, and a cache warm for some kernels but not for those a command runs (rl-sample after
+    critical-path) still says why it goes quiet. Returns whether the note is armed."""
     stream = sys.stderr if stream is None else stream
-    if not getattr(stream, "isatty", lambda: False)() or kernels_cached():
-        return None
-    timer = threading.Timer(delay, lambda: print(prefix + COLD_NOTE, file=stream, flush=True))
-    timer.daemon = True
-    timer.start()
-    return timer
+    if not getattr(stream, "isatty", lambda: False)():
+        return False
+    on_cold_compile(lambda: print(prefix + COMPILE_NOTE, file=stream, flush=True))
+    return True
+
+
+_cold_hook: Callable[[], None] | None = None
+"""Called once, before the first kernel of this process that numba must compile (`on_cold_compile`)."""
+
+
+def on_cold_compile(hook: Callable[[], None] | None) -> None:
+    """Call `hook` once, just before the first kernel that is not cached is compiled (None: no hook)."""
+    global _cold_hook
+    _cold_hook = hook
+
+
+def kernel_cached(dispatcher: Any) -> bool:
+    """True when numba's cache holds a fresh entry for this kernel (its index exists and matches the source);
+    without numba's cache internals, whether any kernel is cached (`kernels_cached`)."""
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())  # numba has no public "is it cached?"
+    except Exception:  # noqa: BLE001 - a damaged index or other numba internals: a note must not stop the command
+        return kernels_cached()
 
 
 # ---- kernels: numba loaded on first use ------------------------------------------------------------
@@ -73,6 +95,10 @@ class Kernel:
             from numba import njit
             self._dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
             _loaded = True
+            if _cold_hook is not None and not kernel_cached(self._dispatcher):
+                hook = _cold_hook
+                on_cold_compile(None)
+                hook()
         return self._dispatcher
 
     @property

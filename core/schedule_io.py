@@ -73,7 +73,7 @@ def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = No
     """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
     file renamed), or in the columnar form when the path ends in ``.npz`` (docs/scale.md);
     returns the document written (its header for .npz)."""
-    if str(path).endswith(".npz"):
+    if str(path).lower().endswith(".npz"):
         head = header_dict(schedule, stats, trace, timing, extra)
         write_npz(path, head, columns_of(schedule))
         return head

@@ -9,10 +9,11 @@ import sys
 from typing import Sequence
 
 from ..argtypes import OneLineParser, UsageError
-from ..jit import announce_compile
+from ..jit import announce_compile, on_cold_compile
 from ..schedule_io import ScheduleFileError
 from ..topology import TopologyError
 from . import cluster, compare, run, schedule, topology, train
+from .common import machine_output
 
 COMMAND_MODULES = (topology, schedule, compare, run, train, cluster)
 
@@ -68,12 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("choose a command: " + ", ".join(parser.commands)
                              + " (allreduce-lab --help; allreduce-lab COMMAND --help)")
         args = parser.parse_args(_join_dashed_values(given, parser))
-        note = announce_compile()
+        if not machine_output(args):
+            announce_compile()
         try:
             return args.func(args)
         finally:
-            if note is not None:
-                note.cancel()
+            on_cold_compile(None)
     except (TopologyError, ScheduleFileError, UsageError, ValueError) as err:
         msg = str(err.args[0] if err.args else err)
         print(f"allreduce-lab: error: {msg.splitlines()[0] if msg else type(err).__name__}", file=sys.stderr)

@@ -33,9 +33,9 @@ def register(sub) -> None:
     p.add_argument("--checkpoint", default=None, action=Given,
                    help="TopDRL checkpoint (read by topdrl only): a path (either file of the pair, or the stem) or a name in "
                         "checkpoints/topdrl or checkpoints (default checkpoints/topdrl/topdrl)")
-    p.add_argument("--jobs-out", type=at.out_file, default=None,
+    p.add_argument("--jobs-out", type=at.csv_out, default=None,
                    help="write one CSV row per job and scheduler to this file (default: not written)")
-    p.add_argument("--events-out", type=at.out_file, default=None,
+    p.add_argument("--events-out", type=at.csv_out, default=None,
                    help="write one CSV row per simulation event and scheduler to this file: time, GPUs in use, jobs "
                         "running, jobs per link (the JSON's events count them; default: not written)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable)")

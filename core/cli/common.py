@@ -9,6 +9,7 @@ from collections.abc import Collection
 
 from .. import argtypes as at
 from ..argtypes import UsageError
+from ..guard import Estimate, fmt_bytes, fmt_seconds
 from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
@@ -163,24 +164,50 @@ def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | Non
                         if dead[e]], "failed", "slowing {it} changes nothing")
 
 
-def guard(spec_or_topology, methods: list[str], a: argparse.Namespace, out: str | None = None) -> None:
+def guard(spec_or_topology, methods: list[str], a: argparse.Namespace, out: str | None = None) -> list[Estimate]:
     """Refuse (SizeError) before building anything when a method's run, and writing its schedule file to
-    `out` (a path: JSON, or the columnar form for ``.npz``), is estimated over the limits.
+    `out` (a path: JSON, or the columnar form for ``.npz``), is estimated over the limits; returns each
+    method's estimate (none for a file spec until it is read).
 
     A family spec is checked from its formulas; a file once it is read (pass the Topology)."""
     if isinstance(spec_or_topology, str):
         spec_or_topology = spec_size(spec_or_topology)
         if spec_or_topology is None:  # a file or an example: checked once it is read
-            return
+            return []
     cfg = config(a)
-    for name in methods:
-        get_method(name).guard(spec_or_topology, cfg, out=out_form(out))
+    return [get_method(name).guard(spec_or_topology, cfg, out=out_form(out)) for name in methods]
+
+
+def machine_output(args: argparse.Namespace) -> bool:
+    """True when the command was asked for machine-readable output (--format json or csv) or for silence
+    (--quiet): notes meant for a person waiting at a terminal are left out."""
+    return getattr(args, "format", "text") in ("json", "csv") or bool(getattr(args, "quiet", False))
+
+
+LONG_RUN_S = 10.0
+"""Estimated CPU seconds from which a command says, before it starts, how long it is expected to take."""
+
+
+def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
+    """One line with the guard's estimate of `what` when its CPU time is `LONG_RUN_S` or more, else None: a run
+    admitted by the guard can still take minutes without a word. Several `estimates` (runs one after the
+    other): their CPU in all and the largest memory."""
+    if not estimates:
+        return None
+    seconds = sum(e.seconds for e in estimates)
+    if seconds < LONG_RUN_S:
+        return None
+    peak = max(e.bytes for e in estimates)
+    size = f"{fmt_bytes(peak)} at most" if len(estimates) > 1 else \
+        f"{fmt_bytes(peak)}" + (f" for {estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
+    return (f"note: {what}: ~{fmt_seconds(seconds)} CPU{' in all' if len(estimates) > 1 else ''}, ~{size}, "
+            "estimated by the size guard (a rough fence, often pessimistic: docs/limits.md)")
 
 
 def out_form(out: str | None) -> str | None:
     """The form a schedule file written to `out` takes, as `write_schedule` chooses it: "npz" for a name ending
     in ``.npz``, else "json"; None without a file."""
-    return None if not out else "npz" if str(out).endswith(".npz") else "json"
+    return None if not out else "npz" if str(out).lower().endswith(".npz") else "json"
 
 
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:

@@ -16,14 +16,17 @@ from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
 from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, and_list, config,
-                     event_texts, guard, ignored_note, method_reads, note_failed_again, parse_event, print_table)
+                     event_texts, guard, ignored_note, long_run_note, machine_output, method_reads, note_failed_again,
+                     parse_event, print_table)
 
 
 def register(sub) -> None:
     """Add this module's subcommands to the parser."""
     p = sub.add_parser("compare", help="compare methods across configurations")
     p.add_argument("specs", nargs="*", help="topology specs (in addition to --preset)")
-    p.add_argument("--preset", help="a named set of configurations, e.g. table2")
+    p.add_argument("--preset", help="a named set of configurations, e.g. table2 (the paper's Table 2, with its "
+                                     "figures in the paper columns; a spec given that is one of them, e.g. bcube:3,1, "
+                                     "gets them too; - elsewhere)")
     p.add_argument("--methods", default=None,
                    help=f"comma-separated, from {', '.join(method_names())} "
                         f"(default {','.join(default_methods())})")
@@ -59,14 +62,19 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     configs = configurations(a.preset, a.specs)
     event = event_texts(a)  # read on each configuration; its form is checked once here
+    runs = []  # the estimate of every run compare makes: each method, each seed of a seeded one
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
         built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
         if built is not None:
             note_failed_again(built, a.fail_links, a.slow_links)
-        guard(built if is_file else spec, ["critical-path", *methods], a)
+        estimates = guard(built if is_file else spec, ["critical-path", *methods], a)
+        runs += [e for m, e in zip(methods, estimates[1:]) for _ in range(a.seeds if get_method(m).randomized else 1)]
         if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
             parse_event(degrade(built or make_topology(spec, force=a.force), fail=a.fail_links, slow=a.slow_links), event)
+    note = long_run_note(f"compare, {len(runs)} runs", runs)
+    if note and not machine_output(a):
+        print(note, file=sys.stderr)
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
@@ -98,10 +106,11 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(line)
     print()
     print_table(*time_table(rows, methods), 2)
-    over = f" (means over seeds for {' and '.join(seeded)})" if seeded else ""
-    print(f"seconds for M = {format_size(size)}{over}; algbw and busbw of the async "
-          f"replay (nccl-tests: busbw = algbw·2(n-1)/n); gaps of the async time to the bandwidth bound (any "
-          f"AllReduce) and to the best bound of the method's own DAG")
+    over = f"; {' and '.join(seeded)}: the mean time over seeds, and algbw, busbw and gaps of that mean time" \
+        if seeded else ""
+    print(f"seconds for M = {format_size(size)}; algbw = M / async time, busbw = algbw·2(n-1)/n (nccl-tests); "
+          f"gaps of the async time to the bandwidth bound (any AllReduce) and to the best bound of the method's own "
+          f"DAG{over}")
     for line in latency_notes(rows, methods):
         print(line)
     if event is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from tqdm import tqdm
 
@@ -19,7 +20,8 @@ from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
-                     ignored_note, method_reads, read_event, read_network, replan_lines, time_lines)
+                     ignored_note, long_run_note, machine_output, method_reads, print_table, read_event, read_network,
+                     replan_lines, time_lines)
 from .kinds import schedule_file
 
 
@@ -30,10 +32,15 @@ def register(sub) -> None:
                    "jellyfish:switches=10,ports=5,switch_ports=4,seed=0, file:net.graphml (+ link options bw=, lat=)")
     p.add_argument("--method", default="critical-path",
                    help=f"one of {', '.join(method_names())} (default critical-path)")
-    p.add_argument("--out", type=at.out_file, help="write the schedule as allreduce-schedule/1 JSON, or in its columnar form when OUT ends in .npz (docs/scale.md)")
+    p.add_argument("--out", type=at.schedule_out,
+                   help="write the schedule: OUT ending in .json (or without a suffix) as allreduce-schedule/1 JSON, "
+                        "in .npz in its columnar form (docs/scale.md); other endings (.csv) are refused")
     p.add_argument("--trace", action=Given, nargs=0, const=True, default=False,
                    help="with --out, also write a learned method's step-by-step trace (large)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
+    p.add_argument("--explain", type=at.int_in(1, 1_000_000), metavar="N",
+                   help="rl and rl-sample: print the lower agent's first N steps, each with the workload it chose and "
+                        "that choice's score split into its terms, as the dashboard's debugger shows it (docs/rl.md)")
     add_size_option(p)
     add_schedule_options(p)
     add_network_options(p)
@@ -58,11 +65,18 @@ def register(sub) -> None:
 def cmd_schedule(a: argparse.Namespace) -> int:
     """Schedule one topology with one method and print its stats (optionally write the file)."""
     method = get_method(a.method)
-    guard(a.spec, [a.method], a, out=a.out)
+    if a.explain is not None and method.solver != "rl":
+        learned = [m for m in method_names() if get_method(m).solver == "rl"]
+        raise UsageError(f"--explain applies to the learned methods ({', '.join(learned)}), got --method {a.method}")
+    said = announce_run(a, guard(a.spec, [a.method], a, out=a.out))  # known before building (a family spec)
     base, t = read_network(a, a.spec)
-    guard(t, [a.method], a, out=a.out)
+    estimate = guard(t, [a.method], a, out=a.out)
+    if not said:  # a file: known once it is read
+        announce_run(a, estimate)
     event = read_event(a, t)
     cfg = config(a)
+    if a.explain is not None:
+        cfg = replace(cfg, trace=True)
     note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
                         asides={} if a.out else {"--trace": "it applies with --out only"})
     if note:  # printed whether or not stderr is a terminal
@@ -87,8 +101,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         extra["replan"] = moved.summary()
     if a.out:
         write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
+    steps = explained_steps(sched, a.explain) if a.explain is not None else None
     if a.format == "json":
-        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra}, indent=2, default=float))
+        more = {"explain": steps} if steps is not None else {}
+        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra, **more}, indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if "network" in extra:
@@ -115,9 +131,45 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  {sched.info['upper_agent']}")
     if moved is not None:
         print("\n".join(replan_lines(moved)))
+    if steps is not None:
+        explain_lines(sched, steps)
     if a.out:
         print(f"  wrote {a.out}")
     return 0
+
+
+def explained_steps(sched, n: int) -> list[dict]:
+    """The first `n` steps of a learned schedule's trace (`core.rl.explain.chosen_steps`); none when the schedule
+    kept has no trace (critical-path's, as a fallback)."""
+    if sched.trace is None:
+        return []
+    from ..rl.explain import chosen_steps
+    return chosen_steps(sched.trace, n, sched.dag.describe)
+
+
+def explain_lines(sched, steps: list[dict]) -> None:
+    """Print the explained steps as a plain table; terms that are 0 in every row are named below it."""
+    if not steps:
+        print("  explain: no trace (the schedule kept is not the policy's: see fallback)")
+        return
+    terms = [c for c in steps[0] if c.startswith("term: ")]
+    zero = [c for c in terms if all(row[c] == 0 for row in steps)]
+    cols = [c for c in steps[0] if c not in zero]
+    print(f"  explain: the first {len(steps)} steps of the lower agent; score = the sum of the terms (4 decimals): "
+          "one per feature from the prior, bias, and network (the learned residual), docs/rl.md")
+    print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
+                [["  " + str(row[cols[0]])] + [str(row[c]) for c in cols[1:]] for row in steps],
+                left=[0, 2] if "chosen" in cols else 1)
+    if zero:
+        print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
+
+
+def announce_run(a: argparse.Namespace, estimates: list) -> bool:
+    """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
+    note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
+    if note and not machine_output(a):
+        print(note, file=sys.stderr)
+    return bool(estimates)
 
 
 def cmd_validate(a: argparse.Namespace) -> int:

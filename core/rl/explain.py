@@ -162,6 +162,22 @@ def step_table(trace: dict, r: int, k: int, describe=None) -> list[dict]:
     return rows
 
 
+def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
+    """The first `n` steps of the trace, round by round, one row each: round and step (1-based), the workload
+    chosen, its score, the candidates scored, how many tied for it, then its ``term: NAME`` split (`step_table`'s
+    row of the chosen candidate; the terms add up to the score)."""
+    rows: list[dict] = []
+    for r, steps in enumerate(trace["steps"]):
+        for k, s in enumerate(steps):
+            if len(rows) >= n:
+                return rows
+            chosen = next(row for row in step_table(trace, r, k, describe) if row["chosen"])
+            rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"],
+                         "scored": s["n_valid"], "tied": s["n_tied"],
+                         **{c: v for c, v in chosen.items() if c.startswith("term: ")}})
+    return rows
+
+
 def step_note(trace: dict, r: int, k: int) -> str:
     """One line about step k of round r: how many candidates were scored and shown, and any tie."""
     s = trace["steps"][r][k]

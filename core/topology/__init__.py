@@ -29,7 +29,7 @@ from .spec import FAMILIES, Family, keyed_spec, parse_spec
 __all__ = [
     "Topology", "TopologyError", "SERVER", "SWITCH", "bcube", "dcell", "dcell_servers", "fattree",
     "jellyfish", "leafspine", "fig3", "example", "EXAMPLES", "keyed_spec", "make_topology", "parse_spec", "predicted_size", "spec_size", "size_of",
-    "FAMILIES", "Family", "PRESETS", "Preset", "preset", "from_dict", "from_networkx", "load_topology_file",
+    "FAMILIES", "Family", "PRESETS", "Preset", "paper_preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
     "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
@@ -138,6 +138,20 @@ PRESETS: dict[str, tuple[Preset, ...]] = {
         Preset("Jellyfish(20)", "jellyfish:switches=20,ports=5,switch_ports=4,seed=0", 40, 59, 760, 51.2, 80.0, 62.2),
     ),
 }
+
+
+def paper_preset(spec: str) -> Preset | None:
+    """The preset configuration (of any preset) that `spec` names, whichever form was typed (``bcube:3,1`` is
+    Table 2's ``bcube:n=3,k=1``), or None. Link options (bw=, lat=) are left out of the match: the paper's
+    figures are rounds, which they do not change. Raises TopologyError for a spec `parse_spec` refuses."""
+    family, params = parse_spec(split_link_options(spec)[0])
+    if family in ("file", "example"):
+        return None
+    for presets in PRESETS.values():
+        for p in presets:
+            if parse_spec(p.spec) == (family, params):
+                return p
+    return None
 
 
 def preset(name: str) -> tuple[Preset, ...]:

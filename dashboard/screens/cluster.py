@@ -87,7 +87,8 @@ def render() -> None:
     try:
         runs = data.cluster_runs(source, gpus, trace, tuple(names), upload)
     except (TopologyError, ValueError, FileNotFoundError) as err:
-        st.error(labels.plain(f"{err}. Change the trace, the GPUs per server, the schedulers or the topology."))
+        st.error(labels.plain(str(err)))  # only what is wrong: a generic "change the trace, ..." after it read as
+        # a second, contradicting instruction (trial 9: "choose uploaded file ... Change the trace")
         return
 
     st.subheader("Results")

@@ -124,6 +124,23 @@ def test_bad_csv_trace_row_is_an_error_line():
     assert "trace-" not in at.error[0].value  # the temporary file it was read from is not named
 
 
+@pytest.mark.parametrize("trace, upload, says", [
+    ("csv:/no/such.csv", None, "'csv:/no/such.csv': the dashboard reads no trace file on the server; choose "
+                               "\"uploaded file\" to use a CSV, Philly or Helios trace, or type synthetic:jobs=N,seed=S"),
+    (None, ("x.json", b"hello\n", "philly"), "x.json: not a Philly cluster_job_log (JSON): Expecting value: line 1 "
+                                              "column 1 (char 0)"),
+])
+def test_a_trace_error_is_shown_alone(trace, upload, says):
+    """Trial 9: after the specific error the page added a generic 'Change the trace, the GPUs per server, the
+    schedulers or the topology.', which contradicted it ('choose uploaded file'). Only the error is shown."""
+    at = _open(**({"cluster:trace": trace} if trace else {}))
+    if upload:
+        at = _upload(at, upload[0], upload[1], kind=upload[2])
+    assert not at.exception
+    assert [shown(e.value) for e in at.error] == [says]
+    assert not at.info and not at.warning
+
+
 def test_an_uploaded_trace_is_simulated_with_its_options():
     """A trace file comes from the user's upload (CSV, Philly or Helios), with the loader's options."""
     from core.cluster import make_cluster, run_schedulers, summarize

@@ -133,7 +133,8 @@ def test_cli_compare_csv_and_text(capsys):
     assert lines[1].startswith("bcube:n=2,k=1") and lines[2].startswith("fattree:k=2")
     assert "*" not in lines[1]  # proven optimal: no asterisk
     assert "* = not proven optimal" in lines[3]
-    assert "greedy is a mean over 5 seeds" in lines[3] and "(means over seeds for greedy)" in lines[10]
+    assert "greedy is a mean over 5 seeds" in lines[3]
+    assert "greedy: the mean time over seeds, and algbw, busbw and gaps of that mean time" in lines[10]
 
 
 def test_cli_compare_footnotes_name_only_the_seeded_methods_it_ran(capsys):
@@ -142,7 +143,7 @@ def test_cli_compare_footnotes_name_only_the_seeded_methods_it_ran(capsys):
     assert "mean" not in out and "rounds; LB(merged) is the lower bound" in out
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "ps,greedy", "--seeds", "2"]) == 0
     out = capsys.readouterr().out
-    assert "ps and greedy are means over 2 seeds" in out and "(means over seeds for ps and greedy)" in out
+    assert "ps and greedy are means over 2 seeds" in out and "ps and greedy: the mean time over seeds" in out
 
 
 def test_cli_compare_text_says_which_checkpoint_and_temperature_ran(capsys):

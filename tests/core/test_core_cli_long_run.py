@@ -1,0 +1,55 @@
+"""A run the size guard admits can still take minutes: the CLI says the guard's estimate first (trial 9:
+`schedule bcube:8,3 --out x.npz` ran for minutes without a word)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import cli
+from core.cli import common
+from core.guard import Estimate
+
+
+def test_the_note_gives_the_estimate_from_ten_seconds():
+    est = Estimate("scheduling BCube(8,3) (tree DAG) and writing it as NPZ", 9_793_798_144, 123.8, 33_546_240)
+    assert common.long_run_note("critical-path: " + est.what, [est]) == (
+        "note: critical-path: scheduling BCube(8,3) (tree DAG) and writing it as NPZ: ~2.1 min CPU, ~9.1 GiB for "
+        "33,546,240 workloads, estimated by the size guard (a rough fence, often pessimistic: docs/limits.md)")
+    assert common.long_run_note("x", [Estimate("quick", 1 << 20, common.LONG_RUN_S - 0.1)]) is None
+    assert common.long_run_note("x", []) is None
+    two = common.long_run_note("compare, 2 runs", [Estimate("a", 1 << 30, 6.0), Estimate("b", 2 << 30, 6.0)])
+    assert two.startswith("note: compare, 2 runs: ~12 s CPU in all, ~2.0 GiB at most, ")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["schedule", "bcube:2,1"], "note: critical-path: scheduling BCube(2,1) (tree DAG): ~"),
+    (["schedule", "bcube:2,1", "--method", "ring", "--out", "{tmp}/s.npz"],
+     "note: ring: scheduling BCube(2,1) (ring DAG) and writing it as NPZ: ~"),
+    (["compare", "bcube:2,1", "bcube:3,1", "--methods", "greedy,ring", "--seeds", "2"], "note: compare, 6 runs: ~"),
+])
+def test_a_long_run_says_its_estimate_on_stderr_and_keeps_stdout(argv, says, monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(common, "LONG_RUN_S", 0.0)  # every run counts as long
+    argv = [x.format(tmp=tmp_path) for x in argv]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and notes[0].startswith(says), err
+    assert "estimated by the size guard" not in out
+    assert cli.main(argv + ["--format", "json"]) == 0  # machine-readable output: no note
+    assert "estimated by the size guard" not in capsys.readouterr().err
+
+
+def test_a_file_topology_says_its_estimate_once_read(monkeypatch, capsys, tmp_path):
+    from core.topology import make_topology, to_dict
+    import json
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(to_dict(make_topology("bcube:2,1"))))
+    monkeypatch.setattr(common, "LONG_RUN_S", 0.0)
+    assert cli.main(["schedule", f"file:{path}"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: critical-path: scheduling "), notes
+
+
+def test_a_quick_run_says_nothing(capsys):
+    assert cli.main(["schedule", "bcube:2,1"]) == 0
+    assert capsys.readouterr().err == ""
