@@ -509,29 +509,3 @@ def test_rounds_pushed_in_two_halves_equal_one_call(spec, kind):
                 eng_b._commit(kept_b)
         assert split > 0
         assert [r.tolist() for r in eng_a.rounds] == reference_list_schedule(dag, place)
-
-
-def test_worker_hands_back_results_and_errors_and_ends_its_thread():
-    """`jit.Worker.both` gives both results in order, raises the worker's error after the caller's part is
-    done, waits for the worker's part when the caller's raises, and closing joins its thread."""
-    import threading
-    import time
-
-    done = []
-    w = jit.Worker()
-    try:
-        assert w.both(lambda: threading.current_thread().name, lambda: 2) == ("allreduce-lab-worker", 2)
-        with pytest.raises(ZeroDivisionError):
-            w.both(lambda: 1 // 0, lambda: done.append("caller"))
-        assert done == ["caller"]
-        with pytest.raises(KeyError):
-            w.both(lambda: (time.sleep(0.05), done.append("worker")), lambda: {}["x"])
-        assert done == ["caller", "worker"]  # the worker's part ended before the caller's error came out
-        assert w.both(lambda: 3, lambda: 4) == (3, 4)
-    finally:
-        w.close()
-    assert not any(t.name == "allreduce-lab-worker" for t in threading.enumerate())
-    with threads(1), jit.worker(10 ** 9) as none:
-        assert none is None
-    with threads(2), jit.worker(10) as two:
-        assert two is not None
