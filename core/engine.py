@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .greedy import CLASS, ClassHeads, fill_mask
-from .jit import SMALL, both, kernel, prefetch, worker
+from .jit import SMALL, both, kernel, prefetch
 from .workloads import WorkloadDAG
 
 Rounds = list[np.ndarray]
@@ -603,8 +603,7 @@ def list_schedule(dag: WorkloadDAG, rank: np.ndarray | Callable[[], np.ndarray])
     def select(eng: Engine) -> np.ndarray:
         return heads.next_round(eng.last_freed if eng.n_rounds else first)
 
-    with worker(dag.n) as heads.worker:  # each round's pushes on two cores
-        return engine.run(select, check=False).rounds
+    return engine.run(select, check=False).rounds
 
 
 def sorted_ids(ids: np.ndarray) -> np.ndarray:

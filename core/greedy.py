@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .csr import CSR
-from .jit import SMALL, Worker, both, kernel, prefetch
+from .jit import SMALL, both, kernel, prefetch
 
 
 @kernel
@@ -173,89 +173,10 @@ def _sort_bits(keys, shift0, n_bits):  # pragma: no cover - compiled
     return src
 
 
-@kernel(nogil=True)
-def _push_part(state, crow, queue, freed, changed, touched, todo, pending, fresh, c0, c1, t0,
-               width):  # pragma: no cover - compiled
-    """The first half of a round (see `_walk`) for the classes c0..c1-1: push the workloads of `freed` of
-    those classes into their class windows (`_push`), then make the fresh heads of those classes that got
-    work or are `pending` (a walk took from them), in ``fresh[t0:]``, unsorted; returns how many.
-
-    A window ends up sorted whatever the order of its pushes, and each class is listed once (its bit in
-    `touched`), so two calls on disjoint class ranges (the split a multiple of 64: a word of `touched`
-    belongs to one range) leave the same windows, rows and heads as one call on both; ``todo[t0:]`` is
-    scratch."""
-    FR, LO, HI = width + 1, width + 2, width + 3
-    low = np.int64(0xFFFFFFFF)
-    high = ~low
-    n_todo = 0
-    n_freed = len(freed)
-    for k in range(n_freed):
-        if k + 24 < n_freed:
-            prefetch(state[freed[k + 24]], PLACE)
-        if k + 12 < n_freed:
-            c3 = state[freed[k + 12], CLASS]
-            if c0 <= c3 < c1:
-                prefetch(crow[c3], HI)
-        if k + 4 < n_freed:
-            c2 = state[freed[k + 4], CLASS]
-            if c0 <= c2 < c1:
-                prefetch(queue, max(crow[c2, HI] - 1, 0))
-        w = freed[k]
-        c = np.int64(state[w, CLASS])
-        if c < c0 or c >= c1:
-            continue
-        _push(queue, crow, c, (np.int64(state[w, PLACE]) << 32) | w, LO)
-        bit = np.uint64(1) << np.uint64(c & 63)
-        if not changed[c] and not (touched[c >> 6] & bit):
-            touched[c >> 6] |= bit
-            todo[t0 + n_todo] = c
-            n_todo += 1
-    # the new heads of the classes that changed: the ones the last walk took from, and the ones
-    # that got work; all other heads stay
-    for t in range(len(pending)):
-        c = pending[t]
-        if c < 0:
-            break
-        if c < c0 or c >= c1:
-            continue
-        changed[c] = False  # the walk records the classes it takes from afresh
-        touched[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-        todo[t0 + n_todo] = c
-        n_todo += 1
-    n_fresh = 0
-    for t in range(t0, t0 + n_todo):
-        if t + 16 < t0 + n_todo:
-            prefetch(crow[todo[t + 16]], LO)
-        if t + 8 < t0 + n_todo:
-            prefetch(queue, min(crow[todo[t + 8], LO], len(queue) - 1))
-        c = todo[t]
-        if crow[c, HI] > crow[c, LO]:
-            x = queue[crow[c, LO]]
-            fresh[t0 + n_fresh] = (x & high) | c
-            crow[c, FR] = x & low  # the walk reads the kept workload here, not in the (cold) queue
-            n_fresh += 1
-    return n_fresh
-
-
 @kernel
 def _round(state, crow, width, cap, queue, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
-    """One round of the class-head list scheduler in one call: `_push_part` over every class, then `_walk`.
-    Returns (kept workload ids, ascending, new number of heads)."""
-    n_cls = len(crow)
-    touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
-    todo = np.empty(n_cls + 1, np.int64)  # classes whose head is stale (each at most once)
-    fresh = np.empty(n_cls + 1, np.int64)
-    n_fresh = _push_part(state, crow, queue, freed, changed, touched, todo, pending, fresh, 0, n_cls, 0, width)
-    return _walk(crow, width, cap, queue, heads, n_heads, new_heads, changed, touched, fresh, n_fresh, 0, 0,
-                 room, pending, kept, extra, lused, n_place_bits)
-
-
-@kernel(nogil=True)
-def _walk(crow, width, cap, queue, heads, n_heads, new_heads, changed, touched, fresh, n_a, t_b, n_b,
-          room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
-    """The rest of one round of the class-head list scheduler, once `_push_part` has pushed the newly ready
-    workloads and made the fresh heads ``fresh[:n_a]`` and ``fresh[t_b:t_b + n_b]``: walk the heads.
+    """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
     ``state[w, PLACE]``, ``state[w, CLASS]``: workload w's place and class, in the engine's row for w (the
     engine's release has just read that row's wait count, so it is in cache). In a class's queue a workload
@@ -272,12 +193,53 @@ def _walk(crow, width, cap, queue, heads, n_heads, new_heads, changed, touched, 
     and the bounds lo, hi of its window in `queue`. The state, the queues and the rows are far larger
     than the caches at scale, so each loop asks for them (`prefetch`) a few steps ahead.
     """
+    n_cls = len(crow)
     CC, FR, LO, HI = width, width + 1, width + 2, width + 3
+    touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
+    todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
+    n_todo = 0
     low = np.int64(0xFFFFFFFF)
     high = ~low
-    if n_b > 0 and t_b != n_a:
-        fresh[n_a:n_a + n_b] = fresh[t_b:t_b + n_b].copy()
-    n_fresh = n_a + n_b
+    n_freed = len(freed)
+    for k in range(n_freed):
+        if k + 24 < n_freed:
+            prefetch(state[freed[k + 24]], PLACE)
+        if k + 12 < n_freed:
+            prefetch(crow[state[freed[k + 12], CLASS]], HI)
+        if k + 4 < n_freed:
+            c2 = state[freed[k + 4], CLASS]
+            prefetch(queue, max(crow[c2, HI] - 1, 0))
+        w = freed[k]
+        c = np.int64(state[w, CLASS])
+        _push(queue, crow, c, (np.int64(state[w, PLACE]) << 32) | w, LO)
+        bit = np.uint64(1) << np.uint64(c & 63)
+        if not changed[c] and not (touched[c >> 6] & bit):
+            touched[c >> 6] |= bit
+            todo[n_todo] = c
+            n_todo += 1
+    # the new heads of the classes that changed: the ones the last walk took from, and the ones
+    # that got work; all other heads stay
+    for t in range(len(pending)):
+        c = pending[t]
+        if c < 0:
+            break
+        changed[c] = False  # the walk below records the classes it takes from afresh
+        touched[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        todo[n_todo] = c
+        n_todo += 1
+    fresh = np.empty(n_todo + 1, np.int64)
+    n_fresh = 0
+    for t in range(n_todo):
+        if t + 16 < n_todo:
+            prefetch(crow[todo[t + 16]], LO)
+        if t + 8 < n_todo:
+            prefetch(queue, min(crow[todo[t + 8], LO], len(queue) - 1))
+        c = todo[t]
+        if crow[c, HI] > crow[c, LO]:
+            x = queue[crow[c, LO]]
+            fresh[n_fresh] = (x & high) | c
+            crow[c, FR] = x & low  # the walk reads the kept workload here, not in the (cold) queue
+            n_fresh += 1
     fresh = _sort_bits(fresh[:n_fresh], 32, n_place_bits)
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
@@ -368,9 +330,6 @@ def _walk(crow, width, cap, queue, heads, n_heads, new_heads, changed, touched, 
 
 
 PLACE, CLASS = 2, 3
-SPLIT_MIN = 2048
-"""Newly ready workloads from which a round's pushes run in two halves (`ClassHeads.worker`): below, the
-hand-over to the second thread costs more than it saves. The rounds are the same either way."""
 """Columns of the engine's state rows (`Engine(dag, columns=4)`) where `ClassHeads` keeps each workload's
 place and route class, beside its wait count and round (columns 0 and 1)."""
 
@@ -431,15 +390,6 @@ class ClassHeads:
         self.extra = np.empty(room, np.int64)
         self.lused = np.empty(n_links + 2, np.int64)
         self.n_rounds = 0
-        # a round's pushes in two halves of the classes (`next_round`), split where the queue is halved, at
-        # a multiple of 64 classes (a word of `touched` each)
-        self.touched = np.zeros((n_cls >> 6) + 1, np.uint64)
-        self.todo = np.empty(n_cls + 1, np.int64)
-        self.fresh = np.empty(n_cls + 1, np.int64)
-        mid = int(np.searchsorted(self.crow[:, width + 2], n // 2)) if n_cls else 0
-        self.mid = mid & ~63
-        self.worker: Worker | None = None
-        """Set by the caller for the run (`jit.worker`): the rounds' pushes then run on two cores."""
 
     def _push_first(self, freed: np.ndarray) -> None:
         """The first round's pushes (every initially ready workload, into empty windows) by `_push_all`, the
@@ -462,19 +412,10 @@ class ClassHeads:
             self._push_first(freed)
             freed = freed[:0]
         self.n_rounds += 1
-        n_cls, mid = len(self.crow), self.mid
-        self.touched[:] = 0
-        args = (self.state, self.crow, self.queue, freed, self.changed, self.touched, self.todo, self.pending,
-                self.fresh)
-        if self.worker is not None and len(freed) >= SPLIT_MIN and 0 < mid < n_cls:
-            _push_part.dispatcher  # noqa: B018 - made on this thread, not by both at once
-            n_b, n_a = self.worker.both(lambda: _push_part(*args, mid, n_cls, mid, self.width),
-                                        lambda: _push_part(*args, 0, mid, 0, self.width))
-        else:
-            n_a, mid, n_b = _push_part(*args, 0, n_cls, 0, self.width), 0, 0
-        kept, self.n_heads = _walk(self.crow, self.width, self.cap, self.queue, self.heads, self.n_heads,
-                                   self.new_heads, self.changed, self.touched, self.fresh, n_a, mid, n_b,
-                                   self.room, self.pending, self.kept, self.extra, self.lused, self.place_bits)
+        kept, self.n_heads = _round(self.state, self.crow, self.width, self.cap, self.queue, self.heads,
+                                    self.n_heads, self.new_heads, self.changed,
+                                    freed, self.room, self.pending, self.kept,
+                                    self.extra, self.lused, self.place_bits)
         self.heads, self.new_heads = self.new_heads, self.heads
         kept.setflags(write=False)
         return kept

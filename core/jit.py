@@ -145,67 +145,6 @@ def both(first: Callable[[], Any], second: Callable[[], Any], size: int) -> tupl
     return a, b
 
 
-class Worker:
-    """A second thread kept for many short two-way splits (`both` starts a thread per call, too slow for
-    one split per round): ``worker.both(first, second)`` runs `first` on it while the caller runs `second`,
-    under the same rules as `both`. The hand-over is two plain locks (a futex each way, no queue or future).
-    Use it as a context manager (`worker`); closing it ends and joins the thread."""
-
-    def __init__(self) -> None:
-        self._go, self._done = threading.Lock(), threading.Lock()
-        self._go.acquire()
-        self._done.acquire()
-        self._job: Callable[[], Any] | None = None
-        self._out: tuple[bool, Any] = (True, None)
-        self._thread = threading.Thread(target=self._loop, name="allreduce-lab-worker", daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            self._go.acquire()
-            job = self._job
-            if job is None:
-                return
-            try:
-                self._out = (True, job())
-            except BaseException as e:  # noqa: BLE001 - handed to the caller
-                self._out = (False, e)
-            self._done.release()
-
-    def both(self, first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:
-        """(first(), second()) at the same time; waits for `first` even when `second` raises."""
-        self._job = first
-        self._go.release()
-        try:
-            b = second()
-        finally:
-            self._done.acquire()
-        ok, a = self._out
-        if not ok:
-            raise a
-        return a, b
-
-    def close(self) -> None:
-        self._job = None
-        self._go.release()
-        self._thread.join()
-
-
-class worker:  # noqa: N801 - a context manager named for what it gives
-    """``with worker(size) as w``: a `Worker` when `both` would run two parts at once for `size` work items
-    (two threads, `size` >= `PARALLEL_MIN`), else None (the caller then runs its parts one after the other)."""
-
-    def __init__(self, size: int) -> None:
-        self._w = Worker() if n_threads() >= 2 and size >= PARALLEL_MIN else None
-
-    def __enter__(self) -> Worker | None:
-        return self._w
-
-    def __exit__(self, *exc: object) -> None:
-        if self._w is not None:
-            self._w.close()
-
-
 class _Prefetch:
     """``prefetch(a, i)``: ask the CPU to start loading ``a[i]`` into its caches and go on (a hint:
     no effect on results). Compiled, it is LLVM's ``llvm.prefetch``; run interpreted, it does nothing.

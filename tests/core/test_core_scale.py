@@ -107,12 +107,12 @@ def mutate(rounds: list[list[int]], how: str, rng: np.random.Generator, n: int) 
 def threads(k: int):
     """Core's two-way work (`jit.both`) on k threads, down to the smallest inputs (k = 2: every
     `both` runs its halves at once; k = 1: the serial path)."""
-    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS"), greedy.SPLIT_MIN
-    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"], greedy.SPLIT_MIN = 0, str(k), 0
+    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS")
+    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"] = 0, str(k)
     try:
         yield
     finally:
-        jit.PARALLEL_MIN, greedy.SPLIT_MIN = old[0], old[2]
+        jit.PARALLEL_MIN = old[0]
         if old[1] is None:
             del os.environ["NUMBA_NUM_THREADS"]
         else:
@@ -475,37 +475,3 @@ def test_list_schedule_with_the_compiled_draw(spec):
             finally:
                 shuffle.FAST_MIN = old
             assert got == want
-
-
-@pytest.mark.parametrize("spec", ["bcube:n=4,k=2", "fattree:k=4", "fattree:k=6"])
-@pytest.mark.parametrize("kind", ["merged", "plain"])
-def test_rounds_pushed_in_two_halves_equal_one_call(spec, kind):
-    """Every round's pushes by two threads on the two halves of the classes (`ClassHeads.worker`) leave every
-    window, class row, head, kept workload and pending class as one call over all classes, round after round
-    (a random and a critical-path order, random capacities), and the rounds are the one-by-one greedy's."""
-    t = with_caps(topo(spec), 3)
-    dag = tree_dag(t) if kind == "merged" else tree_dag(t, merge=False)
-    for place in (random_rank(dag, 5), priority_places(critical_path_rank(dag))):
-        eng_a, a = class_heads(dag, place)
-        eng_b, b = class_heads(dag, place)
-        assert 0 < a.mid < len(a.crow)
-        lo, hi = a.width + 2, a.width + 3
-        split = 0
-        with threads(2), jit.worker(dag.n) as w:
-            a.worker = w
-            first = np.flatnonzero(eng_a.ready_mask())
-            while not eng_a.done:
-                freed = eng_a.last_freed if eng_a.n_rounds else first
-                split += len(freed) > 0 and eng_a.n_rounds > 0
-                kept_a, kept_b = a.next_round(freed), b.next_round(freed)
-                assert kept_a.tolist() == kept_b.tolist() and a.n_heads == b.n_heads
-                assert np.array_equal(a.heads[: a.n_heads], b.heads[: b.n_heads])
-                assert np.array_equal(a.crow, b.crow) and np.array_equal(a.changed, b.changed)
-                n_pend = int(np.argmax(a.pending < 0))
-                assert np.array_equal(a.pending[: n_pend + 1], b.pending[: n_pend + 1])
-                for c in range(len(a.crow)):
-                    assert np.array_equal(a.queue[a.crow[c, lo]:a.crow[c, hi]], b.queue[b.crow[c, lo]:b.crow[c, hi]])
-                eng_a._commit(kept_a)
-                eng_b._commit(kept_b)
-        assert split > 0
-        assert [r.tolist() for r in eng_a.rounds] == reference_list_schedule(dag, place)
