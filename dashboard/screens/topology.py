@@ -18,7 +18,6 @@ from .. import charts, controls, data, figures
 from ..controls import forget, persistent, remembered
 from ..positions import tree_positions
 from ..sources import DRAW_NODES, MAX_PLAYER_SERVERS, Source, file_stem
-from ..stats import stats_html
 
 NET_HEIGHT = 460
 DRAWING_KEY = "topology:drawing"
@@ -64,13 +63,13 @@ def render() -> None:
 def _counts(t: Topology, paper) -> None:
     """Metrics: nodes, servers, switches, links, diameter, with the paper's numbers where it has them."""
     summary = t.summary()
-    st.markdown(stats_html([
-        ("Nodes", summary["nodes"], f"paper: {paper.paper_nodes}" if paper else None),
-        ("Servers", summary["servers"], None),
-        ("Switches", summary["switches"], None),
-        ("Links", summary["edges"], (f"paper: {paper.paper_edges}; " if paper else "")
-         + f"{summary['directed_links']} directed links"),
-        ("Diameter", summary["diameter"], "hops on the longest shortest path")]), unsafe_allow_html=True)
+    cols = st.columns(5)
+    cols[0].metric("Nodes", summary["nodes"], help=f"paper: {paper.paper_nodes}" if paper else None)
+    cols[1].metric("Servers", summary["servers"])
+    cols[2].metric("Switches", summary["switches"])
+    cols[3].metric("Links", summary["edges"], help=(f"paper: {paper.paper_edges}; " if paper else "")
+                   + f"{summary['directed_links']} directed links")
+    cols[4].metric("Diameter", summary["diameter"], help="hops on the longest shortest path")
     speeds = ", ".join(f"{n} at {bw:g} Gbit/s" for bw, n in sorted(summary["bandwidth_gbps"].items(), reverse=True))
     lat = ", ".join(f"{v:g}" for v in summary["latency_us"])
     failed = f" · **{summary['failed_links']} failed**" if summary["failed_links"] else ""
@@ -122,10 +121,10 @@ def _network_groups(source: Source, t: Topology) -> None:
 
 
 def _tree_metrics(tree: NodeTree) -> None:
-    st.markdown(stats_html([
-        ("Tree edges", len(tree.parent), "one per non-root server: the route to its parent server"),
-        ("Links used", len(tree.used_edges), None),
-        ("Links pruned", len(tree.pruned_edges), "no route toward this root crosses them")]), unsafe_allow_html=True)
+    cols = st.columns(3)
+    cols[0].metric("Tree edges", len(tree.parent), help="one per non-root server: the route to its parent server")
+    cols[1].metric("Links used", len(tree.used_edges))
+    cols[2].metric("Links pruned", len(tree.pruned_edges), help="no route toward this root crosses them")
 
 
 ROUTE_COLOUR = "#2ca02c"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -81,12 +80,8 @@ def shown(markdown: str) -> str:
 
 
 def metric(at: AppTest, label: str) -> list[str]:
-    """Values of every metric with this label, in page order: `st.metric`s, then the stats rows that
-    `dashboard.stats` draws as Markdown (their HTML read back, unescaped)."""
-    return [m.value for m in at.metric if m.label == label] + [
-        html.unescape(value) for md in at.markdown
-        for name, value in re.findall(r'data-stat="([^"]*)".*?data-stat-value[^>]*>([^<]*)<', md.value)
-        if html.unescape(name) == label]
+    """Values of every metric with this label, in page order."""
+    return [m.value for m in at.metric if m.label == label]
 
 
 def capture_downloads(monkeypatch) -> dict[str, bytes]:
