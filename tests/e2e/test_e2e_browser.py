@@ -240,7 +240,7 @@ def test_compare_with_every_method_fits_1280_px(page, app_url):
         page.get_by_role("option", name=title, exact=True).click()
         page.keyboard.press("Escape")
     assert tags.count() == len(method_names())
-    every = " and ".join(f"document.body.innerText.includes('{m} = ')" for m in method_names())
+    every = " && ".join(f"document.body.innerText.includes('{m} = ')" for m in method_names())
     page.wait_for_function(f"() => {every}", timeout=600_000)  # the caption of the run with all of them
     page.get_by_role("heading", name="Spread over seeds").wait_for(timeout=600_000)
     page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
