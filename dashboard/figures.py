@@ -403,8 +403,14 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     for i, h in enumerate(heats, start=1):
         if d is not None:
             extra = [changed_links_trace(d, *changed)] if changed else []
-            for tr in network_traces(d, show_labels=len(d.labels) <= 30, overlay=extra, big=False):
+            named = len(d.labels) <= 30
+            for tr in network_traces(d, show_labels=named, overlay=extra, big=False):
+                if named and tr.get("name") == "switches":  # named by annotations, above the busy links' arrows
+                    tr = dict(tr, mode="markers")
                 fig.add_trace(dict(tr, showlegend=False), row=1, col=i)
+            if named:
+                for v in np.flatnonzero(~np.asarray(d.is_server, dtype=bool)).tolist():
+                    fig.add_annotation(switch_label(d.labels[v], float(d.x[v]), float(d.y[v])), row=1, col=i)
             fig.update_xaxes(visible=False, row=1, col=i)
             fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
@@ -445,6 +451,17 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value})
     return fig.to_dict()
+
+
+SWITCH_LABEL_BG = "rgba(255,255,255,0.85)"
+
+
+def switch_label(text: str, x: float, y: float) -> dict:
+    """A switch's name under its square as an annotation: plotly draws annotations above every trace, so the busy
+    links' arrows that meet at a switch (a BCube level-0 switch's, from the servers below) no longer cover it; its
+    white box hides what passes under the name instead."""
+    return dict(text=text, x=x, y=y, showarrow=False, yanchor="top", yshift=-6, font=dict(size=11),
+                bgcolor=SWITCH_LABEL_BG, borderpad=0, hovertext=f"{text} (switch)", name="switch label")
 
 
 def util_colours(util_pct: np.ndarray) -> list[str]:

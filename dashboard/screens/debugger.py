@@ -201,8 +201,9 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
     terms = [c for c in rows[0] if c.startswith("term: ")]
     zero = [c for c in terms if all(row[c] == 0 for row in rows)]
     st.markdown(f"**Why step {k} chose it: each candidate's score split into its terms**")
+    shown = [c for c in terms if c not in zero]
     st.dataframe([{c: v for c, v in row.items() if not c.startswith("value: ") and c not in zero} for row in rows],
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch", column_config=term_columns(shown))
     st.caption("score = the sum of the terms (rounded to 4 decimals): one term per feature from the heuristic prior "
                "(the skip path), `bias`, and `network`, the residual the network learned (docs/rl.md §6). "
                + (f"Zero for every candidate shown: {', '.join(c.removeprefix('term: ') for c in zero)}. " if zero
@@ -211,6 +212,14 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
     with st.expander(f"Feature values of the candidates, step {k}"):
         st.dataframe([{c: v for c, v in row.items() if c in ("workload", "chosen") or c.startswith("value: ")}
                       for row in rows], hide_index=True, width="stretch")
+
+
+def term_columns(columns: list[str]) -> dict:
+    """Each `term: NAME` column headed by NAME alone (the heading says they are terms; the full name on hover), so the
+    table fits a 1280-px window: "term: link_pressure_max" and its like made it scroll sideways."""
+    return {c: st.column_config.NumberColumn(c.removeprefix("term: "), help=f"{c}: this term of the score" + (
+        " (the network's learned residual)" if c == "term: network" else " (the heuristic prior's, for this feature)"
+        if c != "term: bias" else " (the prior's constant)")) for c in columns}
 
 
 def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: list[np.ndarray], r: int,

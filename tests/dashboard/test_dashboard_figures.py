@@ -138,6 +138,30 @@ def test_player_panels_draw_a_small_network_at_panel_size_not_teaching_size():
     assert chevrons and all(tr["marker"]["size"] == 11 for tr in chevrons)
 
 
+def test_player_switch_names_are_drawn_above_the_busy_links_arrows():
+    """At 1280 px the arrows of the busy links that meet at a BCube level-0 switch (from its servers below) covered
+    its name, drawn as the switch trace's text under the square and below every later trace. The names are now
+    annotations, which plotly draws above every trace, on an opaque box, one per switch in every panel."""
+    t, d, pbs, edges, heats = player_parts()
+    base = figures.player_base(d, heats, edges)
+    panels = [figures.PlayerPanel(pb.round(0).links, ["black"] * len(pb.round(0).links), [], pb.n_rounds) for pb in pbs]
+    fig = figures.player_figure(base, d, panels, 1, edges)
+    switches = [tr for tr in fig["data"] if tr.get("name") == "switches"]
+    assert len(switches) == len(pbs) and all("text" not in tr.get("mode", "") for tr in switches)
+    names = [a for a in fig["layout"]["annotations"] if a.get("name") == "switch label"]
+    level0 = {t.labels[v] for v in t.switches.tolist() if t.labels[v].startswith("sw0.")}
+    assert len(level0) == 3
+    for i, (xref, yref) in enumerate((("x", "y"), ("x2", "y2"))):
+        mine = [a for a in names if (a["xref"], a["yref"]) == (xref, yref)]
+        assert sorted(a["text"] for a in mine) == sorted(t.labels[v] for v in t.switches.tolist())
+        for a in mine:
+            v = t.labels.index(a["text"])
+            assert (a["x"], a["y"]) == (d.x[v], d.y[v]) and a["yshift"] < 0 and a["yanchor"] == "top"
+            assert a["bgcolor"].startswith("rgba(255,255,255,") and float(a["bgcolor"][17:-1]) >= 0.8
+    busy = set(pbs[0].round(0).links.tolist())  # round 1 of PS: arrows do meet at the level-0 switches
+    assert any(t.labels[int(t.link_dst[link])] in level0 for link in busy)
+
+
 def test_player_group_view_draws_bars_per_link_group_instead_of_the_network():
     t, d, pbs, edges, heats = player_parts("dcell:n=4,k=1")
     names = ["cell 0", "cell 1", "level-1 links"]

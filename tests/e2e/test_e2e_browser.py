@@ -201,3 +201,56 @@ def test_cluster_page_compares_schedulers_and_survives_a_bad_trace(page, app_url
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="2*3_x_,seed=<b>1</b>")
     alert.wait_for()
     assert alert.locator("em, strong, b, code").count() == 0
+
+
+SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')).filter(
+    s => s.offsetParent !== null).map(s => [s.scrollWidth, s.clientWidth])"""
+"""[content width, visible width] of every table drawn (a closed expander's is not): wider content scrolls sideways."""
+WIDE_CHARTS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+    el => el.offsetParent !== null && !(el.layout && el.layout.meta === 'blank')).map(el => {
+      const main = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect();
+      const r = el.getBoundingClientRect(); return [r.right, main.right, el.scrollWidth, el.clientWidth]; })"""
+
+
+def test_debugger_tables_fit_1280_px(page, app_url):
+    """The "why" table (each candidate's score split into terms) scrolled sideways at 1280 px: headed
+    "term: link_pressure_max" and the like. Every table shown on the page fits its width."""
+    page.goto(f"{app_url}/debugger")
+    page.get_by_role("heading", name="Policy debugger").wait_for()
+    page.wait_for_function("() => document.body.innerText.includes('Why step') "
+                           "|| document.body.innerText.includes('not available')")
+    if "Why step" not in page.inner_text("body"):
+        pytest.skip("the RL scheduler is not available here")
+    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 4")  # why, every step, and the two differences
+    page.wait_for_timeout(1000)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert widths and all(content <= shown + 1 for content, shown in widths), widths
+    screenshot_whole(page, ARTIFACTS / f"debugger-tables-{WIDTH}.png")
+
+
+def test_compare_with_every_method_fits_1280_px(page, app_url):
+    """All 8 methods on Table 2's nine configurations (the widest table: our numbers, the bound and the gap; the
+    paper's numbers in their own table): no table scrolls sideways and the charts stay inside the page."""
+    from core.methods import METHODS, method_names
+    page.goto(f"{app_url}/compare")
+    page.get_by_role("heading", name="Compare").wait_for()
+    tags = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"] [data-tag]')
+    tags.first.wait_for()
+    picked = {tags.nth(i).get_attribute("aria-label") for i in range(tags.count())}
+    for title in [METHODS[m].title for m in method_names() if METHODS[m].title not in picked]:
+        page.get_by_role("combobox", name="Methods").click()  # as the player's test picks a method
+        page.get_by_role("option", name=title, exact=True).click()
+        page.keyboard.press("Escape")
+    assert tags.count() == len(method_names())
+    every = " && ".join(f"document.body.innerText.includes('{m} = ')" for m in method_names())
+    page.wait_for_function(f"() => {every}", timeout=600_000)  # the caption of the run with all of them
+    page.get_by_role("heading", name="Spread over seeds").wait_for(timeout=600_000)
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+        el => el.data && el.data.length && !(el.layout && el.layout.meta === 'blank')).length >= 2""")
+    page.wait_for_timeout(1500)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert len(widths) >= 2 and all(content <= shown + 1 for content, shown in widths), widths
+    charts = page.evaluate(WIDE_CHARTS)
+    assert charts and all(right <= main + 1 and sw <= cw + 1 for right, main, sw, cw in charts), charts
+    assert page.locator('[data-testid="stException"]').count() == 0
+    screenshot_whole(page, ARTIFACTS / f"compare-all-methods-{WIDTH}.png")
