@@ -34,7 +34,7 @@ def test_table_has_every_configuration_with_our_numbers_and_the_papers(at):
         assert got["best gap %"] == pytest.approx(100 * (best / row.lower_bound - 1))
         sizes = at.dataframe[2].value  # in the "Sizes and notes" expander, so the main table fits the page
         assert sizes[sizes["configuration"] == name].iloc[0]["workloads"] == row.workloads
-        papers = at.dataframe[1].value  # the paper's own table, right under ours (8 methods fit at 1280 px)
+        papers = at.dataframe[1].value  # the paper's own table, right under ours
         paper = papers[papers["configuration"] == name].iloc[0]
         assert paper["paper ps"] == pytest.approx(row.paper.paper_ps)
         assert paper["paper rl"] == pytest.approx(row.paper.paper_rl)

@@ -206,10 +206,6 @@ def test_cluster_page_compares_schedulers_and_survives_a_bad_trace(page, app_url
 SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')).filter(
     s => s.offsetParent !== null).map(s => [s.scrollWidth, s.clientWidth])"""
 """[content width, visible width] of every table drawn (a closed expander's is not): wider content scrolls sideways."""
-WIDE_CHARTS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
-    el => el.offsetParent !== null && !(el.layout && el.layout.meta === 'blank')).map(el => {
-      const main = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect();
-      const r = el.getBoundingClientRect(); return [r.right, main.right, el.scrollWidth, el.clientWidth]; })"""
 
 
 def test_debugger_tables_fit_1280_px(page, app_url):
@@ -228,29 +224,3 @@ def test_debugger_tables_fit_1280_px(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"debugger-tables-{WIDTH}.png")
 
 
-def test_compare_with_every_method_fits_1280_px(page, app_url):
-    """All 8 methods on Table 2's nine configurations (the widest table: our numbers, the bound and the gap; the
-    paper's numbers in their own table): no table scrolls sideways and the charts stay inside the page."""
-    from core.methods import METHODS, method_names
-    page.goto(f"{app_url}/compare")
-    page.get_by_role("heading", name="Compare").wait_for()
-    tags = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"] [data-tag]')
-    tags.first.wait_for()
-    picked = {tags.nth(i).get_attribute("aria-label") for i in range(tags.count())}
-    for title in [METHODS[m].title for m in method_names() if METHODS[m].title not in picked]:
-        page.get_by_role("combobox", name="Methods").click()  # as the player's test picks a method
-        page.get_by_role("option", name=title, exact=True).click()
-        page.keyboard.press("Escape")
-    assert tags.count() == len(method_names())
-    every = " && ".join(f"document.body.innerText.includes('{m} = ')" for m in method_names())
-    page.wait_for_function(f"() => {every}", timeout=600_000)  # the caption of the run with all of them
-    page.get_by_role("heading", name="Spread over seeds").wait_for(timeout=600_000)
-    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
-        el => el.data && el.data.length && !(el.layout && el.layout.meta === 'blank')).length >= 2""")
-    page.wait_for_timeout(1500)
-    widths = page.evaluate(SIDEWAYS_TABLES)
-    assert len(widths) >= 2 and all(content <= shown + 1 for content, shown in widths), widths
-    charts = page.evaluate(WIDE_CHARTS)
-    assert charts and all(right <= main + 1 and sw <= cw + 1 for right, main, sw, cw in charts), charts
-    assert page.locator('[data-testid="stException"]').count() == 0
-    screenshot_whole(page, ARTIFACTS / f"compare-all-methods-{WIDTH}.png")
