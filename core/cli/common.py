@@ -201,7 +201,8 @@ def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
     size = f"{fmt_bytes(peak)} at most" if len(estimates) > 1 else \
         f"{fmt_bytes(peak)}" + (f" for {estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
     return (f"note: {what}: ~{fmt_seconds(seconds)} CPU{' in all' if len(estimates) > 1 else ''}, ~{size}, "
-            "estimated by the size guard (a rough fence, often pessimistic: docs/limits.md)")
+            "the size guard's rough estimate (memory is meant to be above the peak; time can be under: "
+            "docs/limits.md)")
 
 
 def out_form(out: str | None) -> str | None:

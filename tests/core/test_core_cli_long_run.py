@@ -14,7 +14,8 @@ def test_the_note_gives_the_estimate_from_ten_seconds():
     est = Estimate("scheduling BCube(8,3) (tree DAG) and writing it as NPZ", 9_793_798_144, 123.8, 33_546_240)
     assert common.long_run_note("critical-path: " + est.what, [est]) == (
         "note: critical-path: scheduling BCube(8,3) (tree DAG) and writing it as NPZ: ~2.1 min CPU, ~9.1 GiB for "
-        "33,546,240 workloads, estimated by the size guard (a rough fence, often pessimistic: docs/limits.md)")
+        "33,546,240 workloads, the size guard's rough estimate (memory is meant to be above the peak; time can be "
+        "under: docs/limits.md)")
     assert common.long_run_note("x", [Estimate("quick", 1 << 20, common.LONG_RUN_S - 0.1)]) is None
     assert common.long_run_note("x", []) is None
     two = common.long_run_note("compare, 2 runs", [Estimate("a", 1 << 30, 6.0), Estimate("b", 2 << 30, 6.0)])
