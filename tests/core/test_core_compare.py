@@ -384,3 +384,17 @@ def test_compare_latency_note_says_whose_bound_is_which(capsys):
         .startswith("latency-dominated: latency bound 8 µs (greedy, optimal), 24 µs (ps) to 32 µs (ring) > bandwidth "
                     "bound 0.1 µs:")
     assert latency_note([rep(8e-6), rep(8e-6)], ["a", "b"]).startswith("latency-dominated: latency bound 8 µs > ")
+
+
+def test_a_method_on_other_routes_is_left_out_of_the_gap_to_the_tables_bound():
+    """time-aware picks its routes: on BCube(4,1) balanced routes give 18 rounds against the shortest routes' bound
+    24, and the best gap read -25 % (trial 10). It is left out of the gap, with a note giving its own DAG's bound."""
+    from core.compare import routing_notes
+    (row,) = compare(configurations(None, ["bcube:4,1"]), ["critical-path", "time-aware"], seeds=1)
+    ta = row.results["time-aware"]
+    assert ta.routing == "balanced" and ta.rounds == 18 == ta.own_bound and row.lower_bound == 24
+    assert row.gap("time-aware") is None and row.best_merged() is row.results["critical-path"]
+    assert row.results["critical-path"].routing is None and row.gap("critical-path") == 0.0
+    assert rows_to_table([row], ["critical-path", "time-aware"])[1][0][6:8] == ["24", "0.0%"]
+    (note,) = routing_notes([row], ["critical-path", "time-aware"])
+    assert "time-aware chose balanced routes" in note and "bound: 18" in note
