@@ -100,7 +100,8 @@ def schedule_out(text: str) -> str:
     if suffix and suffix.lower() not in SCHEDULE_FORMS:
         forms = ", ".join(f"{k} ({v})" for k, v in SCHEDULE_FORMS.items())
         raise argparse.ArgumentTypeError(f"{_show(text)}: a schedule file is written as {forms}, not {_show(suffix)}; "
-                                         f"give a name ending in {' or '.join(SCHEDULE_FORMS)}")
+                                         f"give a name ending in {' or '.join(SCHEDULE_FORMS)} (or without a suffix: "
+                                         "JSON)")
     return text
 
 

@@ -123,6 +123,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
             print("  decoding: greedy (rl-sample adds sampled rollouts)")
         elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+    if "kept_rollout" in sched.info:  # which of rl-sample's rollouts the schedule (and --explain) is
+        rolls = sched.info.get("rollout_rounds") or []
+        print(f"  kept: the {sched.info['kept_rollout']} rollout"
+              + (f" (rounds of the greedy one and the samples: {min(rolls)}-{max(rolls)})" if rolls else ""))
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
     if sched.info.get("fallback"):
@@ -167,6 +171,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
     note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
+    if note and get_method(a.method).solver == "cp-sat":  # its estimate is the whole --time-limit, a ceiling
+        note += "; CP-SAT's part is its time limit, a ceiling: it stops sooner when the bound is met or proven"
     if note and not machine_output(a):
         print(note, file=sys.stderr)
     return bool(estimates)

@@ -135,3 +135,10 @@ def test_cluster_csv_outputs_refuse_another_form(option, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"allreduce-lab: error: {option}: ") and "'.json'" in err[0]
     assert ".csv" in err[0] and not out.exists()
+
+
+def test_rl_sample_says_which_rollout_it_kept(capsys):
+    """The text output said 'samples: 16' but not which rollout the schedule (and --explain) is (trial 10)."""
+    assert cli.main(["schedule", "bcube:3,1", "--method", "rl-sample", "--samples", "2"]) == 0
+    kept = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("kept:")]
+    assert len(kept) == 1 and kept[0].startswith("kept: the ") and " rollout (rounds of " in kept[0], kept
