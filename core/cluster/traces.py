@@ -183,10 +183,14 @@ def _read_csv(path: str) -> tuple[list[str], list[dict]]:
     return columns, rows
 
 
-def _need(path: str, columns: list[str], need: list[str], hint: str) -> None:
+def _need(path: str, columns: list[str], need: list[str], hint: str, either: str = "") -> None:
+    """Every column of `need` is present, else one line naming all that are missing (and `either`, the columns of
+    which the trace needs one, when the file has none of them), so a user fixes the header once."""
     missing = [c for c in need if c not in columns]
     if missing:
-        raise TraceError(f"{path}: missing column {missing[0]!r} (a {hint} trace needs {', '.join(need)})")
+        names = ", ".join(repr(c) for c in missing)
+        raise TraceError(f"{path}: missing column{'s' * (len(missing) > 1)} {names}{either} (a {hint} trace needs "
+                         f"{', '.join(need)}{either and ' and one of ' + either.removeprefix(', and one of ')})")
 
 
 def _field(path: str, row: int, rec: dict, key: str) -> float:
@@ -229,8 +233,10 @@ def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) 
 def read_csv_trace(path: str) -> Trace:
     """A trace in the project's CSV format (columns in the module docstring), rows in arrival order."""
     columns, rows = _read_csv(path)
-    _need(path, columns, ["arrival_s", "gpus", "model"], "CSV")
-    if "iterations" not in columns and "duration_s" not in columns:
+    lacks_length = "iterations" not in columns and "duration_s" not in columns
+    _need(path, columns, ["arrival_s", "gpus", "model"], "CSV",
+          ", and one of 'iterations' or 'duration_s'" if lacks_length else "")
+    if lacks_length:
         raise TraceError(f"{path}: missing column 'iterations' (or 'duration_s'): a CSV trace needs one of them")
     if not rows:
         raise TraceError(f"{path}: no jobs: the file has a header but no rows")

@@ -174,7 +174,7 @@ def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
             chosen = next(row for row in step_table(trace, r, k, describe) if row["chosen"])
             rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"],
                          "scored": s["n_valid"], "tied": s["n_tied"],
-                         **{c: v for c, v in chosen.items() if c.startswith("term: ")}})
+                         **{c: v + 0.0 for c, v in chosen.items() if c.startswith("term: ")}})  # + 0.0: no -0.0
     return rows
 
 

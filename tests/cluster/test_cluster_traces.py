@@ -124,7 +124,8 @@ def test_helios_loader(tmp_path):
     # an empty value names the column the file has, not the other one
     ("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n0,1,resnet50,\n", "row 2: column 'iterations' must be a number, got ''"),
     ("arrival_s,gpus,model,iterations\n", "no jobs: the file has a header but no rows"),
-    ("", "missing column 'arrival_s'"),
+    ("", "missing columns 'arrival_s', 'gpus', 'model', and one of 'iterations' or 'duration_s'"),
+    ("arrival_s,gpus\n0,1\n", "missing column 'model', and one of 'iterations' or 'duration_s'"),  # all at once
     ("\xff\xfe binary", "not a UTF-8 text file"),
     # found by a new-user trial: each of these was accepted with exit 0
     ("arrival_s,gpus,model,iterations\n0,4,resnet50,1000,extra\n",
