@@ -123,12 +123,15 @@ def cmd_schedule(a: argparse.Namespace) -> int:
             print("  decoding: greedy (rl-sample adds sampled rollouts)")
         elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
-    if "kept_rollout" in sched.info:  # which of rl-sample's rollouts the schedule (and --explain) is
+    if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         rolls = sched.info.get("rollout_rounds") or []
         print(f"  kept: the {sched.info['kept_rollout']} rollout"
               + (f" (rounds of the greedy one and the samples: {min(rolls)}-{max(rolls)})" if rolls else ""))
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
+        if sched.info.get("kept_start"):
+            print("  its training kept the starting weights (iteration 0): the heuristic prior alone, the network's "
+                  "residual is 0")
     if sched.info.get("fallback"):
         print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:

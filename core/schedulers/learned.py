@@ -110,6 +110,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     info = {"checkpoint": path.name, "checkpoint_path": checkpoint_name(path), "trained_on": trained_on(meta), **fit,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
+    if meta.get("kept_iteration") == 0 and not meta.get("init"):  # training never beat its starting weights
+        info["kept_start"] = True
     if sample:
         info["temperature"] = config.temperature
     rounds = best.rounds

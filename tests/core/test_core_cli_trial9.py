@@ -142,3 +142,13 @@ def test_rl_sample_says_which_rollout_it_kept(capsys):
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl-sample", "--samples", "2"]) == 0
     kept = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("kept:")]
     assert len(kept) == 1 and kept[0].startswith("kept: the ") and " rollout (rounds of " in kept[0], kept
+
+
+def test_a_checkpoint_that_kept_its_starting_weights_says_so(capsys):
+    """DCell(6,1)'s checkpoint kept iteration 0 (the prior already met the bound): `--explain` showed `network` 0 in
+    every step beside 'trained on this topology: yes' with no word why (trial 10). BCube(3,1)'s kept iteration 1."""
+    assert cli.main(["schedule", "dcell:n=6,k=1", "--method", "rl"]) == 0
+    out = capsys.readouterr().out
+    assert "kept the starting weights (iteration 0)" in out and "kept: the" not in out  # greedy rl: no rollout line
+    assert cli.main(["schedule", "bcube:3,1", "--method", "rl"]) == 0
+    assert "kept the starting weights" not in capsys.readouterr().out
