@@ -27,9 +27,21 @@ def wait_text(page, text: str) -> None:
     page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=text)
 
 
-def choose(page, label: str, option: str) -> None:
-    page.get_by_role("combobox", name=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
+def choose(page, label: str, option: str, exact: bool = True) -> None:
+    """Open the select box `label` and click `option` (the first whose name contains it, without `exact`). A click
+    that lands while the page reruns can close the list before the option shows: open it again, up to 5 times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # installed wherever this test runs (conftest)
+    wanted = page.get_by_role("option", name=option, exact=exact).first
+    for _ in range(5):
+        page.get_by_role("combobox", name=label).click()
+        try:
+            wanted.wait_for(timeout=15_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        wanted.click()
+        return
+    raise AssertionError(f"the {label!r} list never showed {option!r}")
 
 
 def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
@@ -41,8 +53,7 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
     tags = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"]').locator("[data-tag]")
     if tags.nth(2).get_attribute("aria-label") != "Critical-path":  # keep PS and Ring; the third is critical-path
         tags.nth(2).get_by_role("button").click()
-        page.get_by_role("combobox", name="Methods").click()
-        page.get_by_role("option", name="Critical-path", exact=True).click()
+        choose(page, "Methods", "Critical-path")
         page.keyboard.press("Escape")
     wait_text(page, "Critical-path: round 1 of")
     t = make_topology("dcell:n=4,k=1")
@@ -143,8 +154,7 @@ def test_player_metrics_are_not_cut_at_1280_px(page, app_url):
     page.get_by_text("busbw").first.wait_for()
     assert page.evaluate(CUT_METRICS) == []
     page.get_by_text("Fail or slow down a link", exact=False).click()
-    page.get_by_role("combobox", name="Links").click()
-    page.get_by_role("option", name="0 · ", exact=False).first.click()
+    choose(page, "Links", "0 · ", exact=False)
     page.keyboard.press("Escape")
     wait_text(page, "each method re-plans what is left")
     page.wait_for_function(EVENT_MARKED)
@@ -164,8 +174,7 @@ def test_fail_a_link_mid_run_and_see_every_method_replan(page, app_url):
     page.goto(f"{app_url}/player")
     wait_text(page, "Round 1 of")
     page.get_by_text("Fail or slow down a link", exact=False).click()
-    page.get_by_role("combobox", name="Links").click()
-    page.get_by_role("option", name="0 · s00–sw0.0 · level 0 · 100 Gbit/s").click()
+    choose(page, "Links", "0 · s00–sw0.0 · level 0 · 100 Gbit/s")
     page.keyboard.press("Escape")
     wait_text(page, "Link 0 (s00–sw0.0) fails at 0.5 ms: each method re-plans what is left")
     page.wait_for_function(EVENT_MARKED)  # the change marked on each method's heatmap
