@@ -52,6 +52,22 @@ class CSR:
         """For every entry of `values`, the row it belongs to."""
         return np.repeat(np.arange(self.n_rows, dtype=ID if self.n_rows < 2 ** 31 else np.int64), self.lengths)
 
+    def rows_between(self, start: int, stop: int) -> "CSR":
+        """Rows start..stop-1 as a CSR of their own (values are views; the whole relation itself when it is all)."""
+        if (start, stop) == (0, self.n_rows):
+            return self
+        return CSR(self.ptr[start:stop + 1] - self.ptr[start], self.values[self.ptr[start]:self.ptr[stop]])
+
+    def padded(self, fill: int, width: int | None = None) -> np.ndarray:
+        """The rows as an (n_rows, width) matrix padded with `fill` (column-major, so every column is contiguous);
+        `width` defaults to the longest row (at least 1)."""
+        if width is None:
+            width = max(1, int(self.lengths.max()) if self.n_rows else 1)
+        out = np.full((self.n_rows, width), fill, dtype=ID, order="F")
+        rows = self.rows_of_values()
+        out[rows, np.arange(len(rows)) - self.ptr[rows]] = self.values
+        return out
+
     def gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Entries of the given rows: ``(position in rows, value)`` pairs, row by row."""
         rows = np.asarray(rows, dtype=np.int64)

@@ -229,13 +229,7 @@ class WorkloadDAG:
     def links_padded(self) -> np.ndarray:
         """Links of every workload as an (n, longest path) matrix padded with the sentinel id n_links
         (column-major, so that every column is contiguous)."""
-        lens = self.links.lengths
-        width = max(1, int(lens.max()) if self.n else 1)
-        out = np.full((self.n, width), self.topology.n_links, dtype=csr.ID, order="F")
-        rows = self.links.rows_of_values()
-        cols = np.arange(len(rows)) - self.links.ptr[rows]
-        out[rows, cols] = self.links.values
-        return out
+        return self.links.padded(self.topology.n_links)
 
     @cached_property
     def link_columns(self) -> tuple[np.ndarray, ...]:

@@ -97,13 +97,7 @@ def padded_blocks(dag: WorkloadDAG):
     lk, n_links = dag.links, dag.topology.n_links
     width = max(1, int(lk.lengths.max()) if dag.n else 1)
     for i in range(0, dag.n, BLOCK):
-        j = min(dag.n, i + BLOCK)
-        ptr = lk.ptr[i:j + 1].astype(np.int64)
-        lens = np.diff(ptr)
-        out = np.full((j - i, width), n_links, dtype=lk.values.dtype, order="F")
-        rows = np.repeat(np.arange(j - i), lens)
-        out[rows, np.arange(len(rows)) - (ptr[:-1] - ptr[0])[rows]] = lk.values[ptr[0]:ptr[-1]]
-        yield i, out
+        yield i, lk.rows_between(i, min(dag.n, i + BLOCK)).padded(n_links, width)
 
 
 def path_latency(dag: WorkloadDAG, lat: np.ndarray) -> np.ndarray:
