@@ -12,10 +12,10 @@ whole ready set without walking all of it every round (docs/scale.md):
   walked, in priority order, plus the class's next one when a head was kept and c > 1.
   The result is exactly the one-by-one greedy over every ready workload.
 
-Each class owns a region of one key array holding all its workloads, sorted by priority once at the
-start (`_layout`); a bit per slot marks the ready, unsent ones, so a class's best ready workload is its
-first marked slot and making a workload ready sets one bit (docs/scale.md, ninth step). The heads are
-kept as one sorted array, updated each round only for the classes that changed.
+Each class keeps its ready workloads sorted by priority in a window of its own region (they
+mostly become ready in priority order, so an insertion is usually an append, and the memory
+touched stays a cache line or two); the heads are kept as one sorted array, updated each
+round only for the classes that changed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .csr import CSR
-from .jit import both, kernel, lowest_bit, prefetch
+from .jit import SMALL, both, kernel, prefetch
 
 
 @kernel
@@ -104,45 +104,46 @@ def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
     return cls, clinks[:n_cls].copy()
 
 
+@kernel
+def _push(queue, crow, c, key, lo_col):  # pragma: no cover - compiled
+    """Insert `key` into class c's sorted window queue[lo:hi] (``crow[c, lo_col]``, ``crow[c, lo_col
+    + 1]``), from the back: ready workloads of a critical-path order mostly arrive in priority order,
+    so this is usually an append."""
+    lo = crow[c, lo_col]
+    k = crow[c, lo_col + 1]
+    while k > lo and queue[k - 1] > key:
+        queue[k] = queue[k - 1]
+        k -= 1
+    queue[k] = key
+    crow[c, lo_col + 1] += 1
+
+
 @kernel(nogil=True)
-def _layout(place, cls, state, crow, keys, c0, c1, lo_col):  # pragma: no cover - compiled
-    """Lay out the workloads of the classes c0..c1-1 in `keys`: each class's region (starting at ``crow[c,
-    lo_col]``) holds ``place << 32 | w`` of its workloads, ascending, and each workload's row in `state` gets
-    its slot there (SLOT) and its class (CLASS). Two calls with disjoint class ranges write disjoint regions
-    and rows (`ClassHeads`: two cores)."""
-    n = len(place)
-    fill = crow[c0:c1, lo_col].astype(np.int64)
-    for w in range(n):
-        c = np.int64(cls[w])
+def _push_all(state, crow, queue, freed, c0, c1, lo_col):  # pragma: no cover - compiled
+    """Push the workloads of `freed` whose class is in c0..c1-1 into their class windows (see `_push`): append
+    each, then sort each window of those classes. A window ends up holding the same sorted keys in whatever
+    order its pushes come, so this is `_push` one by one with the shifting done per class, in cache, instead
+    of per workload in windows scattered over the queue (the first round pushes every initially ready
+    workload); two calls with disjoint class ranges write disjoint rows and windows."""
+    hi_col = lo_col + 1
+    n_freed = len(freed)
+    for k in range(n_freed):
+        if k + 12 < n_freed:
+            prefetch(crow[state[freed[k + 12], CLASS]], hi_col)
+        if k + 4 < n_freed:
+            c2 = state[freed[k + 4], CLASS]
+            if c0 <= c2 < c1:
+                prefetch(queue, crow[c2, hi_col])
+        w = freed[k]
+        c = np.int64(state[w, CLASS])
         if c < c0 or c >= c1:
             continue
-        keys[fill[c - c0]] = (np.int64(place[w]) << 32) | w
-        fill[c - c0] += 1
-    low = np.int64(0xFFFFFFFF)
+        hi = crow[c, hi_col]
+        queue[hi] = (np.int64(state[w, PLACE]) << 32) | w
+        crow[c, hi_col] = hi + 1
     for c in range(c0, c1):
-        a = np.int64(crow[c, lo_col])
-        b = fill[c - c0]
-        if b - a > 1:
-            keys[a:b].sort()  # a region is a class's workloads (hundreds): sorted in cache
-        for s in range(a, b):
-            if s + 16 < b:
-                prefetch(state[keys[s + 16] & low], SLOT)
-            w = keys[s] & low
-            state[w, SLOT] = s
-            state[w, CLASS] = c
-
-
-@kernel
-def _first_set(ready, s):  # pragma: no cover - compiled
-    """The first set bit of the bit set `ready` at or after bit s (one exists)."""
-    i = s >> 6
-    word = ready[i] >> np.uint64(s & 63)
-    if word:
-        return s + lowest_bit(word)
-    i += 1
-    while ready[i] == 0:
-        i += 1
-    return (i << 6) + lowest_bit(ready[i])
+        if crow[c, hi_col] - crow[c, lo_col] > 1:
+            queue[crow[c, lo_col]:crow[c, hi_col]].sort()
 
 
 @kernel
@@ -173,29 +174,27 @@ def _sort_bits(keys, shift0, n_bits):  # pragma: no cover - compiled
 
 
 @kernel
-def _round(state, crow, width, cap, keys, ready, heads, n_heads, new_heads,
+def _round(state, crow, width, cap, queue, heads, n_heads, new_heads,
            changed, freed, room, pending, kept, extra, lused, n_place_bits):  # pragma: no cover - compiled
     """One round of the class-head list scheduler: add `freed`, refresh heads, walk them.
 
-    Every workload has a fixed slot in `keys` (``state[w, SLOT]``; its class: ``state[w, CLASS]``, in the
-    engine's row for w, whose wait count the engine's release has just read, so it is in cache): each class
-    owns a region of `keys` holding ``place << 32 | w`` of its workloads in ascending order (`_layout`), and
-    the bit set `ready` marks the slots of the ready, unsent ones. So a class's best ready workload is its
-    first marked slot, and a push sets one bit (the bit set is n / 8 bytes) instead of inserting into a
-    window. A head and an entry of the `extra` heap is ``place << 32 | class``: places are unique, so the
-    order is the same, the heads need no second array, and the fresh ones are sorted by value (no argsort).
+    ``state[w, PLACE]``, ``state[w, CLASS]``: workload w's place and class, in the engine's row for w (the
+    engine's release has just read that row's wait count, so it is in cache). In a class's queue a workload
+    is ``place << 32 | w``
+    (ascending = priority order; the id comes back without a look-up). A head and an entry of
+    the `extra` heap is ``place << 32 | class``: places are unique, so the order is the same,
+    the heads need no second array, and the fresh ones are sorted by value (no argsort).
     Returns (kept workload ids, ascending, new number of heads). `heads[:n_heads]` holds the ascending heads
     of every non-empty class; the new ones are written to `new_heads`.
 
-    `crow` holds one row per class, so that a head's visit reads one cache line: its links (`width` of them,
-    padded with the sentinel link, whose capacity is unlimited), then its capacity (the least of its
-    links'), its front (best ready workload, valid while it has a head), `lo` (no marked slot of the class
-    below it; while the class has a head, the head's slot) and how many of its slots are marked. The state,
-    the keys and the bit set are larger than the caches at scale, so each loop asks for them (`prefetch`)
-    a few steps ahead.
+    `crow` holds one row per class, so that a head's visit reads one cache line: its links
+    (`width` of them, padded with the sentinel link, whose capacity is unlimited), then its
+    capacity (the least of its links'), its front (best ready workload, valid while it has a head),
+    and the bounds lo, hi of its window in `queue`. The state, the queues and the rows are far larger
+    than the caches at scale, so each loop asks for them (`prefetch`) a few steps ahead.
     """
     n_cls = len(crow)
-    CC, FR, LO, CNT = width, width + 1, width + 2, width + 3
+    CC, FR, LO, HI = width, width + 1, width + 2, width + 3
     touched = np.zeros((n_cls >> 6) + 1, np.uint64)  # a bit per class: small enough for L1
     todo = np.empty(len(freed) + n_cls + 1, np.int64)  # classes whose head is stale
     n_todo = 0
@@ -204,17 +203,15 @@ def _round(state, crow, width, cap, keys, ready, heads, n_heads, new_heads,
     n_freed = len(freed)
     for k in range(n_freed):
         if k + 24 < n_freed:
-            prefetch(state[freed[k + 24]], SLOT)
+            prefetch(state[freed[k + 24]], PLACE)
         if k + 12 < n_freed:
-            prefetch(crow[state[freed[k + 12], CLASS]], CNT)
-            prefetch(ready, state[freed[k + 12], SLOT] >> 6)
+            prefetch(crow[state[freed[k + 12], CLASS]], HI)
+        if k + 4 < n_freed:
+            c2 = state[freed[k + 4], CLASS]
+            prefetch(queue, max(crow[c2, HI] - 1, 0))
         w = freed[k]
         c = np.int64(state[w, CLASS])
-        s = np.int64(state[w, SLOT])
-        ready[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
-        if s < crow[c, LO] or crow[c, CNT] == 0:
-            crow[c, LO] = s
-        crow[c, CNT] += 1
+        _push(queue, crow, c, (np.int64(state[w, PLACE]) << 32) | w, LO)
         bit = np.uint64(1) << np.uint64(c & 63)
         if not changed[c] and not (touched[c >> 6] & bit):
             touched[c >> 6] |= bit
@@ -230,29 +227,19 @@ def _round(state, crow, width, cap, keys, ready, heads, n_heads, new_heads,
         touched[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
         todo[n_todo] = c
         n_todo += 1
-    # each such class's first marked slot (the bit set mostly stays in cache), then its key (one random
-    # line of `keys` each, asked for a few classes ahead once the slots are known)
     fresh = np.empty(n_todo + 1, np.int64)
     n_fresh = 0
     for t in range(n_todo):
         if t + 16 < n_todo:
             prefetch(crow[todo[t + 16]], LO)
         if t + 8 < n_todo:
-            prefetch(ready, crow[todo[t + 8], LO] >> 6)
+            prefetch(queue, min(crow[todo[t + 8], LO], len(queue) - 1))
         c = todo[t]
-        if crow[c, CNT] > 0:
-            s = _first_set(ready, np.int64(crow[c, LO]))
-            crow[c, LO] = s
-            todo[n_fresh] = c
-            fresh[n_fresh] = s
+        if crow[c, HI] > crow[c, LO]:
+            x = queue[crow[c, LO]]
+            fresh[n_fresh] = (x & high) | c
+            crow[c, FR] = x & low  # the walk reads the kept workload here, not in the (cold) queue
             n_fresh += 1
-    for t in range(n_fresh):
-        if t + 16 < n_fresh:
-            prefetch(keys, fresh[t + 16])
-        c = todo[t]
-        x = keys[fresh[t]]
-        fresh[t] = (x & high) | c
-        crow[c, FR] = x & low  # the walk reads the kept workload here, not in `keys`
     fresh = _sort_bits(fresh[:n_fresh], 32, n_place_bits)
 
     # one pass: merge the unchanged old heads with the fresh ones into new_heads, and walk the
@@ -317,18 +304,13 @@ def _round(state, crow, width, cap, keys, ready, heads, n_heads, new_heads,
             room[lk] -= 1
         kept[n_kept] = crow[c, FR]  # it was the class's best
         n_kept += 1
-        s = np.int64(crow[c, LO])  # its slot
-        ready[s >> 6] &= ~(np.uint64(1) << np.uint64(s & 63))
-        crow[c, LO] = s + 1
-        crow[c, CNT] -= 1
+        crow[c, LO] += 1
         if not changed[c]:
             changed[c] = True
             pending[n_pend] = c
             n_pend += 1
-        if crow[c, CC] > 1 and crow[c, CNT] > 0:  # the class's next workload may still fit this round
-            s = _first_set(ready, s + 1)
-            crow[c, LO] = s
-            x = keys[s]
+        if crow[c, CC] > 1 and crow[c, HI] > crow[c, LO]:  # the class's next workload may still fit this round
+            x = queue[crow[c, LO]]
             crow[c, FR] = x & low
             q = (x & high) | c
             ii = n_extra
@@ -347,9 +329,17 @@ def _round(state, crow, width, cap, keys, ready, heads, n_heads, new_heads,
     return _sort_bits(kept[:n_kept], 0, n_place_bits), out  # ids and places are both below n
 
 
-SLOT, CLASS = 2, 3
+PLACE, CLASS = 2, 3
 """Columns of the engine's state rows (`Engine(dag, columns=4)`) where `ClassHeads` keeps each workload's
-slot in its `keys` and its route class, beside its wait count and round (columns 0 and 1)."""
+place and route class, beside its wait count and round (columns 0 and 1)."""
+
+
+@kernel(interpret_below=SMALL)
+def _place_class(place, cls, state):  # pragma: no cover - compiled
+    """Write each workload's place and class into its state row, in one pass."""
+    for w in range(len(place)):
+        state[w, PLACE] = place[w]
+        state[w, CLASS] = cls[w]
 
 
 class ClassHeads:
@@ -358,7 +348,7 @@ class ClassHeads:
     def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]]):
         """`prepare()` returns (place, state), and runs while the route classes are found on a second core
         (`jit.both`): `place[w]` is workload w's position in the walk order (a permutation of 0..n-1),
-        `state` the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose SLOT and
+        `state` the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose PLACE and
         CLASS columns this fills."""
         n = links.n_rows
         n_links = len(capacity)
@@ -367,28 +357,26 @@ class ClassHeads:
         (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links), prepare,
                                              size=n)
         n_cls = len(clinks)
+        # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
+        # cache line the release has just read (docs/scale.md)
+        self.state = state
+        _place_class(np.asarray(place), cls, state)
+        del place
         size = np.bincount(cls, minlength=n_cls)
+        del cls
         cap = np.asarray(capacity, dtype=np.int64)
         self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
-        # one row per class (see `_round`): links, capacity, front, lo, count; rows of a power of two
+        # one row per class (see `_round`): links, capacity, front, lo, hi; rows of a power of two
         # int32s, so that none straddles two cache lines
         self.width = width
-        lo = width + 2
         self.crow = np.zeros((n_cls, 1 << (width + 3).bit_length()), np.int32)
         self.crow[:, :width] = clinks
         self.crow[:, width] = self.cap[clinks].min(axis=1) if n_cls else 0
-        self.crow[:, lo] = np.r_[0, np.cumsum(size)[:-1]] if n_cls else 0  # each class's region of `keys`
-        # every workload's key in its class's region, ascending; slot and class in the engine's rows: pushing
-        # a workload that the engine's release has just made ready reads a cache line the release has just
-        # read (docs/scale.md). Two halves of the classes (by region) on two cores.
-        self.state = state
-        self.keys = np.empty(n, np.int64)
-        mid = int(np.searchsorted(self.crow[:, lo], n // 2)) if n_cls else 0
-        place = np.asarray(place)
-        both(lambda: _layout(place, cls, state, self.crow, self.keys, 0, mid, lo),
-             lambda: _layout(place, cls, state, self.crow, self.keys, mid, n_cls, lo), size=n)
-        del place, cls
-        self.ready = np.zeros((n >> 6) + 2, np.uint64)  # a bit per slot: ready and not yet sent
+        # each class's ready workloads, sorted by key, in queue[lo:hi] inside its own region
+        # (every workload enters once and leaves once, so a region of the class's size suffices)
+        self.crow[:, width + 2] = np.r_[0, np.cumsum(size)[:-1]] if n_cls else 0
+        self.crow[:, width + 3] = self.crow[:, width + 2]
+        self.queue = np.empty(n, np.int64)
         self.heads = np.empty(n_cls + 1, np.int64)
         self.new_heads = np.empty(n_cls + 1, np.int64)
         self.n_heads = 0
@@ -403,12 +391,28 @@ class ClassHeads:
         self.lused = np.empty(n_links + 2, np.int64)
         self.n_rounds = 0
 
+    def _push_first(self, freed: np.ndarray) -> None:
+        """The first round's pushes (every initially ready workload, into empty windows) by `_push_all`, the
+        classes in two halves of the queue on two cores (`jit.both`), and those classes listed in `pending`,
+        whose heads the round then makes as it makes those of the classes a walk took from."""
+        lo, hi = self.width + 2, self.width + 3
+        n_cls = len(self.crow)
+        mid = int(np.searchsorted(self.crow[:, lo], len(self.queue) // 2)) if n_cls else 0
+        both(lambda: _push_all(self.state, self.crow, self.queue, freed, 0, mid, lo),
+             lambda: _push_all(self.state, self.crow, self.queue, freed, mid, n_cls, lo), size=len(freed))
+        got = np.flatnonzero(self.crow[:, hi] > self.crow[:, lo])
+        self.pending[: len(got)] = got
+        self.pending[len(got)] = -1
+
     def next_round(self, freed: np.ndarray) -> np.ndarray:
         """Add the newly ready workloads `freed`, then return the round the greedy keeps (ascending ids,
         read-only: the engine records it as it is)."""
         freed = np.asarray(freed, dtype=np.int64)
+        if self.n_rounds == 0 and len(freed):  # every window is empty
+            self._push_first(freed)
+            freed = freed[:0]
         self.n_rounds += 1
-        kept, self.n_heads = _round(self.state, self.crow, self.width, self.cap, self.keys, self.ready, self.heads,
+        kept, self.n_heads = _round(self.state, self.crow, self.width, self.cap, self.queue, self.heads,
                                     self.n_heads, self.new_heads, self.changed,
                                     freed, self.room, self.pending, self.kept,
                                     self.extra, self.lused, self.place_bits)

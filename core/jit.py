@@ -221,29 +221,3 @@ def _prefetch_type():  # noqa: ANN202 - a numba type
 
 prefetch = _Prefetch()
 """``prefetch(a, i)`` inside a kernel: start loading ``a[i]`` (a hint; ``i`` must be in range)."""
-
-
-class _LowestBit:
-    """``lowest_bit(x)``: the index of the lowest set bit of a non-zero uint64 ``x`` (count trailing zeros).
-    Compiled, it is numba's ``trailing_zeros`` intrinsic (LLVM's ``cttz``); interpreted, plain Python."""
-
-    _type = None
-
-    def __call__(self, x: Any) -> int:
-        x = int(x)
-        return (x & -x).bit_length() - 1
-
-    @property
-    def _numba_type_(self):  # noqa: ANN202 - numba's typeof hook: kernels see the intrinsic
-        if _LowestBit._type is None:
-            from numba.core.registry import cpu_target
-            from numba.cpython.unsafe.numbers import trailing_zeros
-
-            ctx = cpu_target.typing_context
-            ctx.refresh()
-            _LowestBit._type = ctx.resolve_value_type(trailing_zeros)
-        return _LowestBit._type
-
-
-lowest_bit = _LowestBit()
-"""``lowest_bit(x)`` inside a kernel: the index of the lowest set bit of a non-zero uint64."""

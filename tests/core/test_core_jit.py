@@ -65,21 +65,3 @@ def test_unreachable_nodes_keep_n_plus_one():
     out = graph._bfs.py_func(ptr, np.array([1, 0], np.int64), np.array([0, 2], np.int64), np.ones(3, np.bool_),
                              np.full((2, 3), 4, np.int64))
     assert out.tolist() == [[0, 1, 4], [4, 4, 0]]
-
-
-def test_lowest_bit_and_first_set():
-    """`jit.lowest_bit` compiled (numba's cttz) and interpreted agree; `greedy._first_set` finds the first set
-    bit at or after a start, within a word and across words."""
-    from core import greedy
-
-    @jit.kernel
-    def lowest(x):  # pragma: no cover - compiled
-        return jit.lowest_bit(x)
-
-    for b in (0, 1, 31, 32, 63):
-        x = np.uint64(1 << b) | np.uint64(1 << 63)
-        assert lowest(x) == jit.lowest_bit(x) == b
-    ready = np.zeros(4, np.uint64)
-    for bit in (3, 64, 190):
-        ready[bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
-    assert [greedy._first_set(ready, s) for s in (0, 3, 4, 63, 65, 130)] == [3, 3, 64, 64, 190, 190]

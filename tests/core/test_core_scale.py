@@ -434,38 +434,29 @@ def class_heads(dag, place) -> tuple[Engine, ClassHeads]:
 @pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4", "bcube:n=4,k=2"])
 @pytest.mark.parametrize("kind", ["merged", "plain"])
 @pytest.mark.parametrize("k", [1, 2])
-def test_class_layout_holds_each_class_in_priority_order(spec, kind, k):
-    """`ClassHeads`' layout (two halves of the classes on two threads, or one): each class's region of `keys`
-    holds ``place << 32 | w`` of exactly its workloads, ascending, and each workload's row names its slot and
-    class; then every round keeps what the one-by-one list scheduler keeps, with a class's count of marked
-    slots equal to its ready workloads."""
+def test_first_round_pushes_equal_one_by_one(spec, kind, k):
+    """The first round's pushes appended and sorted per class (on two threads by class halves, or one) leave
+    every window, class row, head and kept workload as `_round` pushing them one by one does."""
     t = with_caps(topo(spec), 3)
     dag = tree_dag(t) if kind == "merged" else tree_dag(t, merge=False)
-    cls_want = greedy._class_ids(dag.links.ptr, dag.links.values, max(1, int(dag.links.lengths.max())),
-                                 dag.topology.n_links)[0]
     for place in (random_rank(dag, 5), priority_places(critical_path_rank(dag))):
+        eng_a, a = class_heads(dag, place)
+        eng_b, b = class_heads(dag, place)
+        first = np.flatnonzero(eng_a.ready_mask())
         with threads(k):
-            eng, h = class_heads(dag, place)
-        lo, cnt = h.width + 2, h.width + 3
-        slot, cls = eng._state[: dag.n, greedy.SLOT], eng._state[: dag.n, greedy.CLASS]
-        assert np.array_equal(cls, cls_want)
-        assert np.array_equal(h.keys[slot], (np.asarray(place, np.int64) << 32) | np.arange(dag.n))
-        starts = np.r_[h.crow[:, lo], dag.n]
-        for c in range(len(h.crow)):
-            region = h.keys[starts[c]:starts[c + 1]]
-            assert np.all(np.diff(region) > 0) and np.all(cls[region & 0xFFFFFFFF] == c)
-        want = reference_list_schedule(dag, place)
-        freed = np.flatnonzero(eng.ready_mask())
-        for r in range(len(want)):
-            kept = h.next_round(freed)
-            assert kept.tolist() == want[r]
-            ready = eng.ready_mask().copy()  # before the round, less what it keeps
-            ready[kept] = False
-            eng._commit(kept)
-            freed = eng.last_freed
-            assert np.array_equal(h.crow[:, cnt], np.bincount(cls[ready], minlength=len(h.crow)))
-            marked = np.unpackbits(h.ready.view(np.uint8), bitorder="little")[: dag.n].astype(bool)
-            assert np.array_equal(marked[slot], ready)
+            kept_a = a.next_round(first)  # the bulk path
+        kept_b, b.n_heads = greedy._round(b.state, b.crow, b.width, b.cap, b.queue, b.heads, b.n_heads, b.new_heads,
+                                          b.changed, first.astype(np.int64), b.room, b.pending, b.kept, b.extra,
+                                          b.lused, b.place_bits)  # one push at a time
+        b.heads, b.new_heads = b.new_heads, b.heads
+        assert kept_a.tolist() == kept_b.tolist() and a.n_heads == b.n_heads
+        assert np.array_equal(a.heads[: a.n_heads], b.heads[: b.n_heads])
+        assert np.array_equal(a.crow, b.crow) and np.array_equal(a.changed, b.changed)
+        lo, hi = a.width + 2, a.width + 3
+        for c in range(len(a.crow)):
+            assert np.array_equal(a.queue[a.crow[c, lo]:a.crow[c, hi]], b.queue[b.crow[c, lo]:b.crow[c, hi]])
+        n_pend = int(np.argmax(a.pending < 0))
+        assert np.array_equal(a.pending[: n_pend + 1], b.pending[: n_pend + 1])
 
 
 @pytest.mark.parametrize("spec", ["bcube:n=4,k=2", "dcell:n=3,k=1"])
