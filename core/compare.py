@@ -445,8 +445,10 @@ LATENCY_NOTE_CSV = "latency note"
 
 def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of the latency note for the CSV: the text's line without the
-    configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated."""
-    return [LATENCY_NOTE_CSV], [[r.latency_note(methods) or ""] for r in rows]
+    configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated;
+    no column at all when no row has a note (it was empty on every row of a run at 100 MB, unexplained)."""
+    notes = [r.latency_note(methods) or "" for r in rows]
+    return ([LATENCY_NOTE_CSV], [[n] for n in notes]) if any(notes) else ([], [[] for _ in rows])
 
 
 def _gaps(replay: dict, numeric: bool = False) -> list[str]:
@@ -459,8 +461,9 @@ def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = Fa
     """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
     the rounds table in numbers (`rows_to_table`), what each learned method ran (`learned_columns`), whether
     each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`), the text's
-    latency note (`latency_column`) and, with a mid-run `event`, its numbers (`replan_columns`). Every number is a
-    plain number (percent in a header's ``(%)``), every missing value an empty cell."""
+    latency note (`latency_column`: only when some row is latency-dominated) and, with a mid-run `event`, its
+    numbers (`replan_columns`). Every number is a plain number (percent in a header's ``(%)``), every missing value
+    an empty cell."""
     header, body = rows_to_table(rows, methods, numeric=True)
     parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size),
              latency_column(rows, methods)]
