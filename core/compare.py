@@ -210,7 +210,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
                 if get_method(m).dag == "tree" and sched.dag.meta.get("routing") != row_routing:
                     routing = sched.dag.meta.get("routing")
                 # schedule's lean report (the DAG's derived arrays dropped once used); the bounds on the first seed
-                stats, timing = schedule_report(sched, size, stats=not own)
+                stats, timing = schedule_report(sched, size, with_stats=not own)
                 own = own or stats["bounds"]["best"]
                 reports.append(timing)
                 if change is not None:

@@ -8,7 +8,7 @@ bound: proven optimal without running CP-SAT. It was ``HEURISTIC`` before, which
 ``proven_optimal: true``. Otherwise the status is CP-SAT's own (OPTIMAL, FEASIBLE, UNKNOWN...)."""
 
 BOUND_MET_WORDS = "critical-path's schedule, CP-SAT's warm start, meets the lower bound: CP-SAT not needed"
-"""What `BOUND_MET` means, in the words the CLI and the dashboard print."""
+"""What `BOUND_MET` means, as the CLI prints it beside the status (the dashboard's label says it in its own words)."""
 
 
 def status_text(info: dict) -> str:
