@@ -15,7 +15,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
 from .schedulers.learned import training_answer
-from .seconds import latency_line, time_report
+from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
@@ -193,7 +193,8 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
     base = config or ScheduleConfig()
     name = name or topo.spec
     dag = build_dag(topo, "tree", merge=base.merge, chunks=base.chunks, routing=base.routing)
-    lb = lower_bounds(dag)
+    lb, n_workloads, row_routing = lower_bounds(dag), dag.n, dag.meta.get("routing")
+    del dag  # only its bound is read: the methods' runs below do not share it, and the guard prices each run alone
     results: dict[str, MethodResult] = {}
     for m in methods:
         if progress:
@@ -206,12 +207,15 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
                 sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
-                own = own or lower_bounds(sched.dag).best
-                if get_method(m).dag == "tree" and sched.dag.meta.get("routing") != dag.meta.get("routing"):
+                if get_method(m).dag == "tree" and sched.dag.meta.get("routing") != row_routing:
                     routing = sched.dag.meta.get("routing")
-                reports.append(time_report(sched.dag, sched.rounds, size))
+                # schedule's lean report (the DAG's derived arrays dropped once used); the bounds on the first seed
+                stats, timing = schedule_report(sched, size, with_stats=not own)
+                own = own or stats["bounds"]["best"]
+                reports.append(timing)
                 if change is not None:
                     moved.append(_replan_numbers(replan(sched, change, size=size)))
+                del sched  # before the next run: one schedule alive at a time, as the guard prices it
         except (ValueError, ImportError) as err:  # e.g. no RL checkpoint: the row shows n/a
             if isinstance(err, TopologyError):
                 raise  # a failure that cuts a server off is the user's error, not one method's
@@ -220,7 +224,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
         results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
                                   _small_info(info), time=mean_time_report(reports), replan=_mean_report(moved),
                                   routing=routing)
-    return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, dag.n, lb.best, lb.as_dict(), results,
+    return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, n_workloads, lb.best, lb.as_dict(), results,
                paper, base.merge)
 
 
@@ -441,8 +445,10 @@ LATENCY_NOTE_CSV = "latency note"
 
 def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of the latency note for the CSV: the text's line without the
-    configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated."""
-    return [LATENCY_NOTE_CSV], [[r.latency_note(methods) or ""] for r in rows]
+    configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated;
+    no column at all when no row has a note (it was empty on every row of a run at 100 MB, unexplained)."""
+    notes = [r.latency_note(methods) or "" for r in rows]
+    return ([LATENCY_NOTE_CSV], [[n] for n in notes]) if any(notes) else ([], [[] for _ in rows])
 
 
 def _gaps(replay: dict, numeric: bool = False) -> list[str]:
@@ -455,8 +461,9 @@ def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = Fa
     """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
     the rounds table in numbers (`rows_to_table`), what each learned method ran (`learned_columns`), whether
     each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`), the text's
-    latency note (`latency_column`) and, with a mid-run `event`, its numbers (`replan_columns`). Every number is a
-    plain number (percent in a header's ``(%)``), every missing value an empty cell."""
+    latency note (`latency_column`: only when some row is latency-dominated) and, with a mid-run `event`, its
+    numbers (`replan_columns`). Every number is a plain number (percent in a header's ``(%)``), every missing value
+    an empty cell."""
     header, body = rows_to_table(rows, methods, numeric=True)
     parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size),
              latency_column(rows, methods)]

@@ -41,13 +41,14 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
     return out
 
 
-def schedule_report(sched: Any, size: float) -> tuple[dict[str, Any], dict[str, Any]]:
+def schedule_report(sched: Any, size: float, with_stats: bool = True) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """``(sched.stats(), time_report(...))`` of a schedule, as `schedule` prints them, with the DAG's derived arrays
     that they build dropped once used (head and tail after the bounds; the rest after the replay): on the plain PS
-    DAG of BCube(16,2) each is one or more 0.35 GiB arrays (docs/limits.md). Any is rebuilt if asked for again."""
+    DAG of BCube(16,2) each is one or more 0.35 GiB arrays (docs/limits.md). Any is rebuilt if asked for again.
+    `with_stats` False: None in place of the stats (`compare` reads them on a method's first seed only)."""
     dag = sched.dag
     had = set(dag.__dict__)
-    stats = sched.stats()
+    stats = sched.stats() if with_stats else None
     _forget(dag, had, keep=("deps", "successors", "topo_order", "link_load"))  # what the replay and chains read
     timing = time_report(dag, sched.rounds, size)
     _forget(dag, had, keep=("link_load",))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.methods import get_method
 from core.schedulers.learned import training_answer
+from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
 from core.units import format_seconds, format_size
 
@@ -50,7 +51,8 @@ def optimal_note(info: dict, time_limit: float | None = None) -> str | None:
         return None
     bound = info.get("proven_bound")
     if info["proven_optimal"]:
-        return f"proven optimal (lower bound {bound} met)"
+        how = " by the warm start, critical-path's schedule: CP-SAT not needed" if info.get("status") == BOUND_MET else ""
+        return f"proven optimal (lower bound {bound} met{how})"
     limit = f"the {time_limit:g} s time limit" if time_limit else "its time limit"
     return (f"NOT proven optimal: CP-SAT stopped at {limit} ({info.get('status', '?')}; deterministic seconds "
             "of work, the same on any machine); "

@@ -15,6 +15,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule_io import write_schedule
 from ..schedulers.learned import training_answer
+from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import changes, describe_changes
@@ -121,6 +122,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "routing"):
         if key == "samples" and sched.info.get(key) == 0:
             print("  decoding: greedy (rl-sample adds sampled rollouts)")
+        elif key == "status" and key in sched.info:
+            print(f"  status: {status_text(sched.info)}")
         elif key in sched.info:
             print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
@@ -162,13 +165,26 @@ def explain_lines(sched, steps: list[dict]) -> None:
     terms = [c for c in steps[0] if c.startswith("term: ")]
     zero = [c for c in terms if all(row[c] == 0 for row in steps)]
     cols = [c for c in steps[0] if c not in zero]
-    print(f"  explain: the first {len(steps)} steps of the lower agent; score = the sum of the terms (4 decimals): "
-          "one per feature from the prior, bias, and network (the learned residual), docs/rl.md")
+    print(f"  explain: the first {len(steps)} steps of the lower agent; score = the sum of the terms after tied "
+          "(rounded to 4 decimals): one per feature from the prior, bias, and network (the learned residual), docs/rl.md")
+    cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
-                [["  " + str(row[cols[0]])] + [str(row[c]) for c in cols[1:]] for row in steps],
+                [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
                 left=[0, 2] if "chosen" in cols else 1)
     if zero:
         print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
+    tie = (sched.trace or {}).get("tie_rule", "lowest workload id")
+    print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
+          f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
+          f"(1: no tie; more: broken by {tie})")
+
+
+def explain_cells(values: list) -> list[str]:
+    """One `--explain` column as text: counts and names as they are, scores and terms with the trace's 4 decimals
+    (5.319 beside 5.3521 read 5.3190 and 5.3521; 5.0 reads 5.0000)."""
+    if not all(isinstance(v, float) for v in values):
+        return [str(v) for v in values]
+    return [f"{v:.4f}" for v in values]
 
 
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:

@@ -19,6 +19,7 @@ from ..engine import list_schedule
 from ..priorities import critical_path_rank
 from ..schedule import Plan, ScheduleConfig
 from ..workloads import WorkloadDAG
+from .status import BOUND_MET
 
 WALL_SAFETY = 4.0
 """The wall-clock safety net is this many times the (deterministic) time limit, plus 10 s."""
@@ -32,7 +33,7 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
         hint = list_schedule(dag, critical_path_rank(dag))
     horizon = len(hint)
     floor = lower_bounds(dag).best
-    info = {"status": "HEURISTIC", "proven_optimal": horizon == floor, "proven_bound": floor,
+    info = {"status": BOUND_MET, "proven_optimal": horizon == floor, "proven_bound": floor,
             "hint_rounds": horizon, "solve_work": 0.0}
     if horizon == floor:
         return hint, info  # the heuristic already meets the bound

@@ -715,7 +715,7 @@ def test_optimal_with_a_seed_is_reproducible(capsys, tmp_path):
                                  "--seed", "7", "--out", str(tmp_path / name))
         assert code == 0, err
         files.append((tmp_path / name).read_bytes())
-    assert json.loads(files[0])["info"]["status"] != "HEURISTIC"
+    assert json.loads(files[0])["info"]["status"] not in ("BOUND_MET_BY_WARM_START", "HEURISTIC")  # CP-SAT ran
     assert files[0] == files[1]
 
 

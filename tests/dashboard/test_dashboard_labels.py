@@ -15,6 +15,9 @@ def test_optimal_results_say_whether_they_are_proven_with_their_bound():
     assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (FEASIBLE; deterministic seconds of work")
     assert "between 40 and this result" in note
     assert labels.optimal_note({"checkpoint": "x"}) is None  # not a CP-SAT result
+    warm = {"status": "BOUND_MET_BY_WARM_START", "proven_optimal": True, "proven_bound": 4}  # CP-SAT never ran
+    assert labels.optimal_note(warm, 10) == ("proven optimal (lower bound 4 met by the warm start, critical-path's "
+                                             "schedule: CP-SAT not needed)")
 
 
 def test_rl_results_name_their_checkpoint_and_where_it_was_trained():

@@ -1,0 +1,17 @@
+"""What `optimal`'s ``info["status"]`` says, without importing OR-Tools (the CLI and the dashboard print it)."""
+
+from __future__ import annotations
+
+BOUND_MET = "BOUND_MET_BY_WARM_START"
+"""``info["status"]`` when the warm start (critical-path's list schedule, CP-SAT's hint) already meets the lower
+bound: proven optimal without running CP-SAT. It was ``HEURISTIC`` before, which read as a contradiction beside
+``proven_optimal: true``. Otherwise the status is CP-SAT's own (OPTIMAL, FEASIBLE, UNKNOWN...)."""
+
+BOUND_MET_WORDS = "critical-path's schedule, CP-SAT's warm start, meets the lower bound: CP-SAT not needed"
+"""What `BOUND_MET` means, as the CLI prints it beside the status (the dashboard's label says it in its own words)."""
+
+
+def status_text(info: dict) -> str:
+    """``info["status"]`` as the CLI prints it: CP-SAT's status as is, `BOUND_MET` with what it means."""
+    status = str(info.get("status", "?"))
+    return f"{status} ({BOUND_MET_WORDS})" if status == BOUND_MET else status
