@@ -5,7 +5,8 @@ The player draws up to three networks side by side in ~236 px each at 1280 px; D
 each under its dot, overlapped their neighbours and lay on the links. Here every name tries eight places around
 its node, the one pointing away from the drawing's middle first, each beside the marker and one line further out
 (so a row of close servers gets its names in two staggered lines); a place nearer another node than its own would
-name the wrong one and is not taken. A name with no free place is left to the node's hover text. No Streamlit, no plotly: numbers in, offsets out.
+name the wrong one and is not taken. A name with no free place is left to the node's hover text.
+No Streamlit, no plotly: numbers in, offsets out.
 """
 
 from __future__ import annotations

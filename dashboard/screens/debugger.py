@@ -239,7 +239,8 @@ def feature_values(rows: list[dict], describe) -> None:
     for group in tables.split_columns(table, ["feature"]):
         st.dataframe([{c: line[c] for c in group} for line in table], hide_index=True, width="stretch",
                      height=tables.rows_height(len(table)),  # all 15 features, no scrolling inside the table
-                     column_config={c: st.column_config.NumberColumn(c, help=help_of[c]) for c in group if c in help_of})
+                     column_config={c: st.column_config.NumberColumn(c, help=help_of[c])
+                                    for c in group if c in help_of})
 
 
 def term_columns(columns: list[str]) -> dict:
