@@ -14,7 +14,7 @@ from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
-from .schedulers.learned import training_answer
+from .schedulers.learned import KEPT_START, training_answer
 from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
@@ -328,8 +328,8 @@ def _small_info(info: dict) -> dict:
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
                                                    "ring_adjacent", "samples", "temperature", "checkpoint", "trained_on",
                                                    "trained_on_this_topology", "trained_on_this_configuration",
-                                                   "trained_with", "run_with", "fallback", "policy_rounds",
-                                                   "critical_path_rounds")}
+                                                   "trained_with", "run_with", "kept_start", "fallback",
+                                                   "policy_rounds", "critical_path_rounds")}
 
 
 def bound_label(rows: list[Row]) -> str:
@@ -383,6 +383,8 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
+            if info.get("kept_start"):
+                txt += f"; {KEPT_START}"
             parts.append(txt)
         if parts:
             lines.append(f"{r.name}: " + "; ".join(parts))

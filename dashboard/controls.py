@@ -164,11 +164,21 @@ def _with_link_options(sb: Any, source: Source) -> Source | str:
     return Source(f"{source.spec},{text}", f"{source.name} {text}")
 
 
+WHOLE_TAGS = """<style>
+[data-testid="stSidebar"] div:has(> [data-testid="stMultiSelectTagsContainer"]),
+[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"] { max-height: none !important; }
+</style>"""
+"""The sidebar's multiselects show every chosen option: Streamlit caps a wrapping multiselect at 4.5 rows of tags and
+scrolls the rest inside the box (with 5 or more methods, one tag a row in the sidebar, the chosen methods could not
+all be seen); uncapped, the box grows a row per tag. Streamlit 1.67 has no option for the cap."""
+
+
 def methods_picker(name: str, default: list[str], limit: int | None = None, label: str = "Methods", where: Any = None,
                    why: str = "") -> list[str]:
     """A multiselect of core's methods, in the sidebar or in the container `where`: every registered method, or at
     most `limit` of them, with `why` (the reason for the limit) as the picker's help."""
     box = where if where is not None else st.sidebar
+    st.html(WHOLE_TAGS)  # style only: sent to the page's event container, takes no room
     default = [m for m in default if m in METHODS]
     kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
     forget(name, kept[:limit] if limit else kept)

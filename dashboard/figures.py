@@ -376,11 +376,20 @@ def legend_entries(keys: Sequence[tuple]) -> list[dict]:
     return out
 
 
+PLAYER_WIDTH_PX = 820
+"""The player figure's width that node names are placed for: its default, and about its page width at 1280 px (a
+wider window only gives them more room)."""
+NAME_FONT = 11
+"""Font size (px) of the node names in the player's network panels."""
+RANGE_PAD = 0.1
+"""Room around a network panel's drawing, as a share of its size, for the names of the nodes at its edge."""
+
+
 def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarray,
                 legend: Sequence[tuple] = (), group_names: Sequence[str] = (),
                 height_hint: int | None = None, axis: AxisStyle = ROUND_AXIS,
                 marks: Sequence[Sequence[tuple[float, float, str]]] = (),
-                changed: tuple[Sequence[int], str] | None = None) -> dict:
+                changed: tuple[Sequence[int], str] | None = None, width_px: float = PLAYER_WIDTH_PX) -> dict:
     """The round-independent part of the player figure as a plotly dict.
 
     Top: per method, the network (`d`), or, when `d` is None, bars of the link groups' use.
@@ -400,19 +409,26 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
     fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h,
                         vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
+    height = height_hint or total
+    margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
+    unnamed = 0
+    names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
         if d is not None:
             extra = [changed_links_trace(d, *changed)] if changed else []
             named = len(d.labels) <= 30
-            for tr in network_traces(d, show_labels=named, overlay=extra, big=False):
-                if named and tr.get("name") == "switches":  # named by annotations, above the busy links' arrows
-                    tr = dict(tr, mode="markers")
+            for tr in network_traces(d, show_labels=False, overlay=extra, big=False):
                 fig.add_trace(dict(tr, showlegend=False), row=1, col=i)
-            if named:
-                for v in np.flatnonzero(~np.asarray(d.is_server, dtype=bool)).tolist():
-                    fig.add_annotation(switch_label(d.labels[v], float(d.x[v]), float(d.y[v])), row=1, col=i)
-            fig.update_xaxes(visible=False, row=1, col=i)
-            fig.update_yaxes(visible=False, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
+            xr, yr = network_ranges(d)
+            if named:  # names are annotations, above the busy links' arrows, each where it can be read
+                panel = _panel_px(fig.layout, i, width_px, height, margin)
+                offsets = name_offsets(d, xr, yr, panel)
+                unnamed = max(unnamed, sum(off is None for off in offsets))
+                names += [dict(node_label(d.labels[v], float(d.x[v]), float(d.y[v]), off, bool(d.is_server[v])),
+                               xref=_axis_name("x", i), yref=_axis_name("y", i))
+                          for v, off in enumerate(offsets) if off is not None]
+            fig.update_xaxes(visible=False, range=xr, row=1, col=i)
+            fig.update_yaxes(visible=False, range=yr, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
             fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
             fig.update_yaxes(autorange="reversed", showticklabels=i == 1, tickfont=dict(size=11), row=1, col=i,
@@ -440,8 +456,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                            yref="paper", xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
     shapes = [s for i, m in enumerate(marks, start=1)
               for s in event_shapes(m, _axis_name("x", k + i), f"{_axis_name('y', k + i)} domain")]
-    height = height_hint or total
-    fig.update_layout(height=height, margin=dict(l=8, r=8, t=58 if legend else 30, b=36), plot_bgcolor="white",
+    fig.update_layout(height=height, margin=margin, plot_bgcolor="white",
                       showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
                                                            xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
@@ -449,19 +464,56 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                                    len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
                                                    xpad=4, tickfont=dict(size=11))),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
-                      meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value})
-    return fig.to_dict()
+                      meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
+                            "unnamed": unnamed})
+    out = fig.to_dict()
+    out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
+    return out
 
 
-SWITCH_LABEL_BG = "rgba(255,255,255,0.85)"
+def network_ranges(d: NetDrawing) -> tuple[list[float], list[float]]:
+    """The x and y ranges of a network panel: the drawing and `RANGE_PAD` of room around it (fixed, so that the
+    names' places, computed in pixels, are where they are drawn)."""
+    pad = RANGE_PAD * d.span
+    return ([float(d.x.min() - pad), float(d.x.max() + pad)], [float(d.y.min() - pad), float(d.y.max() + pad)])
 
 
-def switch_label(text: str, x: float, y: float) -> dict:
-    """A switch's name under its square as an annotation: plotly draws annotations above every trace, so the busy
-    links' arrows that meet at a switch (a BCube level-0 switch's, from the servers below) no longer cover it; its
-    white box hides what passes under the name instead."""
-    return dict(text=text, x=x, y=y, showarrow=False, yanchor="top", yshift=-6, font=dict(size=11),
-                bgcolor=SWITCH_LABEL_BG, borderpad=0, hovertext=f"{text} (switch)", name="switch label")
+def _panel_px(layout, i: int, width_px: float, height_px: float, margin: dict) -> tuple[float, float]:
+    """Width and height in px of panel i's domain (subplot row 1, column i)."""
+    xd, yd = layout[f"xaxis{'' if i == 1 else i}"].domain, layout[f"yaxis{'' if i == 1 else i}"].domain
+    return ((xd[1] - xd[0]) * (width_px - margin["l"] - margin["r"]),
+            (yd[1] - yd[0]) * (height_px - margin["t"] - margin["b"]))
+
+
+def name_offsets(d: NetDrawing, xr: Sequence[float], yr: Sequence[float], panel: tuple[float, float]
+                 ) -> list[tuple[float, float] | None]:
+    """Where each node's name goes in a panel of `panel` px showing ranges `xr`, `yr` at equal scale (plotly's
+    scaleanchor widens one range to fill the panel): its offset in px from the node, or None (too crowded: the name
+    is on hover only). Switch names are placed first, then the servers'."""
+    from .labelplace import place
+    scale = min(panel[0] / (xr[1] - xr[0]), panel[1] / (yr[1] - yr[0]))
+    xy = np.c_[(d.x - (xr[0] + xr[1]) / 2) * scale, (d.y - (yr[0] + yr[1]) / 2) * scale]
+    server = np.asarray(d.is_server, dtype=bool)
+    marker = np.where(server, 14.0, 11.0)  # network_traces' sizes for a small panel
+    ends = np.c_[xy[d.edges[:, 0]], xy[d.edges[:, 1]]]
+    seg = ends[:, 2:] - ends[:, :2]
+    normal = np.c_[seg[:, 1], -seg[:, 0]] / np.maximum(np.hypot(*seg.T), 1e-9)[:, None] * 0.012 * d.span * scale
+    lines = np.r_[ends, ends + np.c_[normal, normal], ends - np.c_[normal, normal]]  # the cable and both directions' arrows
+    order = np.r_[np.flatnonzero(~server), np.flatnonzero(server)]
+    return place(xy, d.labels, marker, lines, NAME_FONT, panel, order)
+
+
+LABEL_BG = "rgba(255,255,255,0.85)"
+
+
+def node_label(text: str, x: float, y: float, offset: tuple[float, float], server: bool) -> dict:
+    """A node's name as an annotation centred `offset` px from the node (`name_offsets`): plotly draws annotations
+    above every trace, so the busy links' arrows that meet at a node (a BCube level-0 switch's, from the servers
+    below) do not cover it; its white box hides what passes under the name instead."""
+    kind = "server" if server else "switch"
+    return dict(text=text, x=x, y=y, showarrow=False, xanchor="center", yanchor="middle", xshift=offset[0],
+                yshift=offset[1], font=dict(size=NAME_FONT), bgcolor=LABEL_BG, borderpad=0,
+                hovertext=f"{text} ({kind})", name=f"{kind} label")
 
 
 def util_colours(util_pct: np.ndarray) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.methods import get_method
-from core.schedulers.learned import training_answer
+from core.schedulers.learned import KEPT_START, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
 from core.units import format_seconds, format_size
@@ -69,7 +69,8 @@ def trained_here(info: dict, spec: str) -> bool | None:
 
 
 def checkpoint_note(info: dict, spec: str) -> str | None:
-    """Which RL checkpoint ran and whether it was trained on this topology; None for other methods."""
+    """Which RL checkpoint ran, whether it was trained on this topology, and whether its training kept the starting
+    weights (as the CLI says it); None for other methods."""
     if "checkpoint" not in info:
         return None
     name = Path(str(info["checkpoint"])).stem
@@ -77,11 +78,13 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
         name = f"{name} (fallback: {info['fallback']})"
     here = trained_here(info, spec)
     if here is None:
-        return f"checkpoint {name}"
-    if here:
+        note = f"checkpoint {name}"
+    elif here:
         answer = training_answer(info)  # the CLI's words: says when merge, chunks or routing differ from training's
-        return f"checkpoint {name}, trained on this topology" + ("" if answer in (None, "yes") else f": {answer}")
-    return f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
+        note = f"checkpoint {name}, trained on this topology" + ("" if answer in (None, "yes") else f": {answer}")
+    else:
+        note = f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
+    return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
 
 
 def trained_on_text(specs) -> str:

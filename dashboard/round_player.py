@@ -298,7 +298,7 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
     charts.show(fig, f"{key}:figure", f"{file_stem(source)}-{'column' if seconds else 'round'}{r}",
                 buttons=("resetScale2d",), theme=None, width=view.width)
-    st.caption(_legend_text(view))
+    st.caption(_legend_text(view, base["layout"].get("meta", {}).get("unnamed", 0)))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
@@ -313,8 +313,9 @@ def _span(view: View, r: int) -> str:
     return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
 
 
-def _legend_text(view: View) -> str:
-    """What the figure shows, in words, under it."""
+def _legend_text(view: View, unnamed: int = 0) -> str:
+    """What the figure shows, in words, under it; `unnamed`: how many nodes of a network panel have no room for their
+    name (`figures.name_offsets`)."""
     unit = "time column" if view.timeline.seconds else "round"
     what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
             "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
@@ -329,6 +330,9 @@ def _legend_text(view: View) -> str:
         below = (f"utilization of every {rows} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
     text = f"Top: {what}. Below: {below}. One colour scale; the red box marks this {unit}."
+    if unnamed:
+        text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
+                 "node for its name.")
     if view.changed:
         text += (f" Pink dashed: {view.changed[1]}" + ("; the dashed red line marks the change on each heatmap"
                  + (", shaded while the transfers in flight drain" if view.timeline.seconds else "")

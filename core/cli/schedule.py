@@ -14,7 +14,7 @@ from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule_io import write_schedule
-from ..schedulers.learned import training_answer
+from ..schedulers.learned import KEPT_START, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
@@ -133,8 +133,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
         if sched.info.get("kept_start"):
-            print("  its training kept the starting weights (iteration 0): the heuristic prior alone, the network's "
-                  "residual is 0")
+            print(f"  {KEPT_START}")
     if sched.info.get("fallback"):
         print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:

@@ -31,6 +31,12 @@ def checkpoint_problem(topology: Topology, config: ScheduleConfig) -> str | None
     return None
 
 
+KEPT_START = ("its training kept the starting weights (iteration 0): the heuristic prior alone, the network's "
+              "residual is 0")
+"""Said under a checkpoint whose training never beat its starting weights (`info["kept_start"]`): by the CLI's
+`schedule` and by the dashboard's checkpoint notes."""
+
+
 def training_answer(info: dict) -> str | None:
     """Whether a learned method's checkpoint was trained on this topology, in words: "yes", "no", or
     "yes (topology only; trained with chunks 1, run with chunks 2)" when the DAG's options differ from

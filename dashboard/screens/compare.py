@@ -143,7 +143,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
                      column_config={c: st.column_config.NumberColumn(format=_number_format(frame[c]),
                                                                 help=_header_help(c, titles)) for c in papers})
     with st.expander("Sizes and notes"):
-        st.dataframe(frame[["configuration", *SIZE_COLUMNS]], hide_index=True, width="stretch")
+        # At its own width (~390 px), not stretched to the page's: stretched, it scrolled sideways by 9 px at 1280 px
+        st.dataframe(frame[["configuration", *SIZE_COLUMNS]], hide_index=True, width="content")
         st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
     if any("NOT" in n for n in notes):
         st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))

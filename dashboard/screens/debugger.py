@@ -19,7 +19,7 @@ from core.methods import MethodUnavailable
 from core.rl import explain
 from core.schedule import Schedule, ScheduleConfig
 
-from .. import charts, controls, data, figures, labels
+from .. import charts, controls, data, figures, labels, tables
 from ..controls import forget, method_title, persistent, remembered, with_progress
 from ..sources import Source, file_stem
 
@@ -153,7 +153,20 @@ def upper_agent(rl: Schedule, trace: dict, r: int, stem: str) -> None:
         st.caption(f"Round {r}: {len(ready)} flow-trees had ready work; the upper agent selected {len(chosen)}"
                    + (" — every ready tree." if trace["all_ready_selected"][r - 1] else "."))
         with st.expander(f"Flow-tree features and probabilities, round {r}"):
-            st.dataframe(explain.upper_table(trace, r - 1, names), hide_index=True, width="stretch")
+            upper_tables(explain.upper_table(trace, r - 1, names))
+
+
+def upper_tables(rows: list[dict]) -> None:
+    """The flow-trees' features and probabilities, one row per tree, in as many tables as fit a 1280-px window (each
+    starting with the tree's name): in one table the 13 columns scrolled sideways (~1270 px of content in ~784 px).
+    A feature's column is headed by its name alone (the full name on hover) unless a column of the table has it."""
+    names = {c: c.removeprefix("value: ") for c in rows[0]}
+    headers = {c: (h if c.startswith("value: ") and h not in rows[0] else c) for c, h in names.items()}
+    config = {c: st.column_config.NumberColumn(headers[c], help=f"{c}: the upper agent's input feature of this tree")
+              for c in rows[0] if c.startswith("value: ")}
+    for group in tables.split_columns(rows, ["tree"], headers):
+        st.dataframe([{c: row[c] for c in group} for row in rows], hide_index=True, width="stretch",
+                     column_config={c: config[c] for c in group if c in config})
 
 
 def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> None:
@@ -210,8 +223,24 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
                   else "")
                + f"Ties are broken by {trace.get('tie_rule', 'lowest workload id')}.")
     with st.expander(f"Feature values of the candidates, step {k}"):
-        st.dataframe([{c: v for c, v in row.items() if c in ("workload", "chosen") or c.startswith("value: ")}
-                      for row in rows], hide_index=True, width="stretch")
+        feature_values(explain.step_table(trace, r - 1, k - 1), d.describe)
+
+
+def feature_values(rows: list[dict], describe) -> None:
+    """The shown candidates' feature values on their side: one row per feature, one column per candidate (``#id``,
+    the chosen one marked, its description on hover), split into more tables only if they would not fit a 1280-px
+    window. With a column per feature (17) the table scrolled sideways (~2170 px of content in ~784 px)."""
+    features = [c for c in rows[0] if c.startswith("value: ")]
+    heads = [f"#{row['workload']}" + (" chosen" if row["chosen"] else "") for row in rows]
+    table = tables.transpose(rows, heads, features, "feature")
+    for line in table:
+        line["feature"] = line["feature"].removeprefix("value: ")
+    help_of = {h: describe(row["workload"]) + (" (chosen)" if row["chosen"] else "") for h, row in zip(heads, rows)}
+    for group in tables.split_columns(table, ["feature"]):
+        st.dataframe([{c: line[c] for c in group} for line in table], hide_index=True, width="stretch",
+                     height=tables.rows_height(len(table)),  # all 15 features, no scrolling inside the table
+                     column_config={c: st.column_config.NumberColumn(c, help=help_of[c])
+                                    for c in group if c in help_of})
 
 
 def term_columns(columns: list[str]) -> dict:

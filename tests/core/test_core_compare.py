@@ -399,3 +399,26 @@ def test_a_method_on_other_routes_is_left_out_of_the_gap_to_the_tables_bound():
     assert rows_to_table([row], ["critical-path", "time-aware"])[1][0][6:8] == ["24", "0.0%"]
     (note,) = routing_notes([row], ["critical-path", "time-aware"])
     assert "time-aware chose balanced routes" in note and "bound: 18" in note
+
+
+def test_compare_notes_say_when_a_checkpoint_kept_its_starting_weights(monkeypatch):
+    """As `schedule` says under its checkpoint line (commit 7556627), compare's notes (and through them the dashboard's)
+    say when the checkpoint's training kept iteration 0; the info that says so survives into the table's row."""
+    from dataclasses import replace
+
+    from core.compare import compare_topology, learned_notes
+    from core.methods import METHODS
+    from core.schedule import Plan
+    from core.schedulers.learned import KEPT_START
+    from core.schedulers.listsched import random_order
+    from core.topology import make_topology
+
+    kept = {"checkpoint": "dcell_n5_k1", "trained_on": ["bcube:n=2,k=1"], "trained_on_this_topology": True,
+            "kept_start": True}
+    monkeypatch.setitem(METHODS, "rl", replace(METHODS["rl"], unavailable=None,
+                                               schedule=lambda dag, config, progress=None:
+                                               Plan(random_order(dag, config), info=dict(kept))))
+    row = compare_topology(make_topology("bcube:n=2,k=1"), ["rl"], seeds=1, name="BCube(2,1)")
+    assert row.results["rl"].info["kept_start"] is True
+    assert learned_notes([row], ["rl"]) == [f"BCube(2,1): rl: checkpoint dcell_n5_k1 (trained on this topology: yes); "
+                                            f"{KEPT_START}"]

@@ -105,16 +105,30 @@ def test_real_trace_explains_every_choice():
     at.slider(key="w:debug.round").set_value(2).run()
     at.slider(key="w:debug.step").set_value(3).run()
     assert trace["summary"]["upper"] in [i.value for i in at.info]
-    upper, split, values, steps = (at.dataframe[i].value for i in range(4))
-    assert list(upper["probability"]) == [round(p, 4) for p in trace["tree_probs"][1]]
+    frames = [f.value for f in at.dataframe]
+    uppers = [f for f in frames if "tree" in f.columns]
+    (split,) = [f for f in frames if "term: network" in f.columns]
+    (values,) = [f for f in frames if "feature" in f.columns]
+    (steps,) = [f for f in frames if "tied for the top" in f.columns]
+    upper = explain.upper_table(trace, 1, [rl.dag.topology.labels[int(t)] for t in rl.dag.tree_root.tolist()])
+    assert len(uppers) > 1 and all(list(u["tree"]) == [row["tree"] for row in upper] for u in uppers)
+    for c in upper[0]:  # every column of the flow-trees' table is in one of the tables it is split into
+        (u,) = [u for u in uppers if c in u.columns and c != "tree"] or [uppers[0]]
+        assert list(u[c]) == [row[c] for row in upper], c
+    assert list(uppers[0]["probability"]) == [round(p, 4) for p in trace["tree_probs"][1]]
     step = trace["steps"][1][2]
     note = explain.step_note(trace, 1, 2)
     assert f"{step['n_valid']} candidates scored" in note and any(note in c.value for c in at.caption)
-    assert len(split) == len(step["candidates"]) == len(values)
+    assert len(split) == len(step["candidates"]) == len(values.columns) - 1  # the values on their side
     (chosen,) = split[split["chosen"]].to_dict("records")
     assert chosen["workload"] == rl.dag.describe(step["chosen"])
     terms = sum(v for c, v in chosen.items() if c.startswith("term: "))
     assert abs(terms - chosen["score"]) < 2e-3  # the split adds up (terms rounded to 4 decimals)
-    assert "term: network" in split.columns and any(c.startswith("value: ") for c in values.columns)
+    assert "term: network" in split.columns
+    rows = explain.step_table(trace, 1, 2)
+    assert list(values["feature"]) == [c.removeprefix("value: ") for c in rows[0] if c.startswith("value: ")]
+    for row, column in zip(rows, values.columns[1:]):  # a column per candidate, headed by its id, chosen marked
+        assert column == f"#{row['workload']}" + (" chosen" if row["chosen"] else "")
+        assert list(values[column]) == [v for c, v in row.items() if c.startswith("value: ")]
     assert list(steps["candidates"]) == [s["n_valid"] for s in trace["steps"][1]]
     assert list(steps["shown"]) == [len(s["candidates"]) for s in trace["steps"][1]]

@@ -141,13 +141,15 @@ def test_player_panels_draw_a_small_network_at_panel_size_not_teaching_size():
 def test_player_switch_names_are_drawn_above_the_busy_links_arrows():
     """At 1280 px the arrows of the busy links that meet at a BCube level-0 switch (from its servers below) covered
     its name, drawn as the switch trace's text under the square and below every later trace. The names are now
-    annotations, which plotly draws above every trace, on an opaque box, one per switch in every panel."""
+    annotations, which plotly draws above every trace, on an opaque box, one per switch in every panel (and so are
+    the servers' names)."""
     t, d, pbs, edges, heats = player_parts()
     base = figures.player_base(d, heats, edges)
     panels = [figures.PlayerPanel(pb.round(0).links, ["black"] * len(pb.round(0).links), [], pb.n_rounds) for pb in pbs]
     fig = figures.player_figure(base, d, panels, 1, edges)
     switches = [tr for tr in fig["data"] if tr.get("name") == "switches"]
-    assert len(switches) == len(pbs) and all("text" not in tr.get("mode", "") for tr in switches)
+    servers = [tr for tr in fig["data"] if tr.get("name") == "servers"]
+    assert len(switches) == len(pbs) and all("text" not in tr.get("mode", "") for tr in switches + servers)
     names = [a for a in fig["layout"]["annotations"] if a.get("name") == "switch label"]
     level0 = {t.labels[v] for v in t.switches.tolist() if t.labels[v].startswith("sw0.")}
     assert len(level0) == 3
@@ -156,7 +158,7 @@ def test_player_switch_names_are_drawn_above_the_busy_links_arrows():
         assert sorted(a["text"] for a in mine) == sorted(t.labels[v] for v in t.switches.tolist())
         for a in mine:
             v = t.labels.index(a["text"])
-            assert (a["x"], a["y"]) == (d.x[v], d.y[v]) and a["yshift"] < 0 and a["yanchor"] == "top"
+            assert (a["x"], a["y"]) == (d.x[v], d.y[v]) and a["yanchor"] == "middle"  # placed by its shifts
             assert a["bgcolor"].startswith("rgba(255,255,255,") and float(a["bgcolor"][17:-1]) >= 0.8
     busy = set(pbs[0].round(0).links.tolist())  # round 1 of PS: arrows do meet at the level-0 switches
     assert any(t.labels[int(t.link_dst[link])] in level0 for link in busy)
@@ -264,3 +266,87 @@ def test_tree_colours_are_distinct_then_cycle():
     assert len({figures.tree_colour(t) for t in range(n)}) == n  # the first n trees all differ
     assert figures.tree_colour(0) == "#2E91E5" and figures.tree_colour(1) == "#E15F99"  # plotly's Dark24, in order
     assert figures.tree_colour(len(figures.PALETTE)) == figures.tree_colour(0)
+
+
+CHAR_EM, LINE_EM = 0.55, 1.2
+"""A name's box as this test estimates it: 0.55 of the font size per character (Open Sans' digits and lower case),
+1.2 of it high."""
+
+
+def name_boxes(fig: dict, width_px: float = 820) -> list[tuple[list, list]]:
+    """Per network panel of a player figure: (its names' boxes, its nodes' marker boxes), each (text, x0, y0, x1, y1)
+    in px, estimated from the font size and the text's length at the figure's width. The scale is the panel's
+    domain over its axis ranges (or, with none set, over the nodes' extent: the largest the drawing can be, so an
+    overlap found then is there at any autorange)."""
+    fig = decode(fig)
+    lay = fig["layout"]
+    m = lay["margin"]
+    plot_w, plot_h = width_px - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]
+    panels = []
+    i = 1
+    while f"xaxis{'' if i == 1 else i}" in lay and lay.get(f"yaxis{'' if i == 1 else i}", {}).get("scaleanchor"):
+        xa, ya = (("x", "y") if i == 1 else (f"x{i}", f"y{i}"))
+        xl, yl = lay[f"xaxis{'' if i == 1 else i}"], lay[f"yaxis{'' if i == 1 else i}"]
+        nodes = [tr for tr in fig["data"] if tr.get("xaxis", "x") == xa and tr.get("name") in ("servers", "switches")]
+        xs = np.concatenate([np.asarray(tr["x"], float) for tr in nodes])
+        ys = np.concatenate([np.asarray(tr["y"], float) for tr in nodes])
+        xr = xl.get("range") or [xs.min(), xs.max()]
+        yr = yl.get("range") or [ys.min(), ys.max()]
+        w = (xl["domain"][1] - xl["domain"][0]) * plot_w
+        h = (yl["domain"][1] - yl["domain"][0]) * plot_h
+        s = min(w / (xr[1] - xr[0]), h / (yr[1] - yr[0]))
+
+        def px(x, y):
+            return (x - (xr[0] + xr[1]) / 2) * s, (y - (yr[0] + yr[1]) / 2) * s
+
+        names, markers = [], []
+        for tr in nodes:
+            size = tr["marker"]["size"]
+            pos = tr.get("textposition", "middle center")
+            for j, (x, y) in enumerate(zip(tr["x"], tr["y"])):
+                cx, cy = px(x, y)
+                markers.append((tr["hovertext"][j], cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2))
+                if "text" in tr.get("mode", ""):
+                    text, font = tr["text"][j], tr["textfont"]["size"]
+                    bw, bh = CHAR_EM * font * len(text), LINE_EM * font
+                    where = pos[j] if isinstance(pos, (list, tuple)) else pos
+                    v, hz = where.split()
+                    cy += {"bottom": -(size + bh) / 2, "top": (size + bh) / 2}.get(v, 0)
+                    cx += {"left": -(size + bw) / 2, "right": (size + bw) / 2}.get(hz, 0)
+                    names.append((text, cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+        for a in lay.get("annotations", ()):
+            if (a.get("xref"), a.get("yref")) != (xa, ya):
+                continue
+            font = a["font"]["size"]
+            bw, bh = CHAR_EM * font * len(a["text"]), LINE_EM * font
+            cx, cy = px(a["x"], a["y"])
+            cx += a.get("xshift", 0) + {"left": bw / 2, "right": -bw / 2}.get(a.get("xanchor"), 0)
+            cy += a.get("yshift", 0) + {"top": -bh / 2, "bottom": bh / 2}.get(a.get("yanchor"), 0)
+            names.append((a["text"], cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+        panels.append((names, markers))
+        i += 1
+    return panels
+
+
+def _overlaps(a, b) -> bool:
+    return a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "bcube:n=4,k=1", "dcell:n=4,k=1", "dcell:n=3,k=1", "bcube:n=2,k=2",
+                                  "jellyfish:switches=6,ports=5,switch_ports=3,seed=0", "example:fig3"])
+@pytest.mark.parametrize("n_methods", [1, 3])
+def test_player_node_names_do_not_overlap_at_1280_px(spec, n_methods):
+    """Every name drawn in the player's network panels can be read at 1280 px (the figure's 820 px): no two names'
+    boxes overlap and no name covers another node. On DCell(4,1) the server names under their dots overlapped
+    (s1.1, s1.2) and the switch names' boxes covered some (trial 10); on BCube(4,1) the 16 server names did too.
+    A name with no room is on hover only, and the figure says how many."""
+    t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path")[:n_methods])
+    assert t.n_nodes <= 30  # drawn as a network in the player
+    fig = figures.player_base(d, heats, edges)
+    panels = name_boxes(fig)
+    assert len(panels) == n_methods
+    for names, markers in panels:
+        clashes = [(a[0], b[0]) for k, a in enumerate(names) for b in names[k + 1:] if _overlaps(a, b)]
+        covered = [(a[0], b[0]) for a in names for b in markers if _overlaps(a, b) and not b[0].startswith(a[0] + " ")]
+        assert not clashes and not covered, (clashes, covered)
+        assert len(names) + fig["layout"]["meta"].get("unnamed", 0) == t.n_nodes

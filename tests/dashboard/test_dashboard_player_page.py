@@ -271,3 +271,16 @@ def test_the_three_method_cap_says_why_next_to_the_picker():
     picker = at.multiselect(key="w:player.methods")
     assert picker.max_selections == MAX_METHODS == 3
     assert picker.label == "Methods (up to 3)" and "1280 px" in picker.help and "Compare takes every method" in picker.help
+
+
+def test_node_names_without_room_are_said_under_the_figure():
+    """DCell(4,1)'s 25 names do not all fit three ~236-px panels: those left out are on hover, and the caption under
+    the figure says how many (the figure's own count); BCube(3,1)'s all fit and nothing is said."""
+    at = open_app()
+    assert charts(at)[0]["layout"]["meta"]["unnamed"] == 0 and "no room" not in texts(at)
+    at.selectbox(key="w:preset").set_value("DCell(4,1)").run()
+    fig = charts(at)[0]
+    unnamed = fig["layout"]["meta"]["unnamed"]
+    named = [a for a in fig["layout"]["annotations"] if a.get("name", "").endswith("label") and a["xref"] == "x"]
+    assert unnamed > 0 and len(named) + unnamed == 25
+    assert f"{unnamed} node names have no room in a panel this narrow: hover a node for its name." in texts(at)

@@ -22,12 +22,18 @@ def sync_api():
 
 
 @pytest.fixture(scope="session")
-def browser(sync_api):
-    """Headless Debian chromium driven by Playwright."""
+def playwright(sync_api):
+    """One Playwright driver for the session (a second sync_playwright() in the same thread is refused)."""
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """Headless Debian chromium driven by Playwright."""
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="session")
@@ -37,9 +43,29 @@ def app_url(sync_api):
         yield url
 
 
+@pytest.fixture(scope="session")
+def browser_with_scrollbars(playwright):
+    """Headless chromium that draws scrollbars as a desktop browser does (Playwright hides them in headless mode,
+    `--hide-scrollbars`): a page's vertical scrollbar takes its width from the content, as in the user's window."""
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                   ignore_default_args=["--hide-scrollbars"])
+    yield b
+    b.close()
+
+
 @pytest.fixture
 def page(browser):
     """A fresh page that records every request leaving the machine; the test fails if there is one."""
+    yield from _page(browser)
+
+
+@pytest.fixture
+def page_with_scrollbars(browser_with_scrollbars):
+    """As `page`, with the scrollbars drawn."""
+    yield from _page(browser_with_scrollbars)
+
+
+def _page(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport={"width": WIDTH, "height": 900})
     pg = context.new_page()

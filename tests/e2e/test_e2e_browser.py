@@ -67,7 +67,24 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
     assert page.locator(".js-plotly-plot .heatmaplayer image").count() == 3  # three heatmaps drawn
     for m, n in rounds.items():
         assert f"round 4 of {n}" in page.inner_text("body")
+    names, clashes = page.evaluate(NAME_CLASHES)  # as drawn: DCell(4,1)'s server names overlapped (s1.1 / s1.2)
+    assert names >= 3 * 19 and clashes == [], clashes
     screenshot_whole(page, ARTIFACTS / f"player-dcell41-round4-{WIDTH}.png")
+
+
+NAME_CLASHES = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    el => el.layout && el.layout.meta && el.layout.meta.top === 'network');
+  const boxes = Array.from(plot.querySelectorAll('g.annotation')).filter(g => {
+    const a = plot.layout.annotations[+g.dataset.index]; return a && /label$/.test(a.name || ''); }).map(g => {
+    const r = g.querySelector('text').getBoundingClientRect();
+    return [g.textContent, r.left, r.top, r.right, r.bottom]; });
+  const clash = [];
+  boxes.forEach((a, i) => boxes.slice(i + 1).forEach(b => {
+    if (a[1] < b[3] && b[1] < a[3] && a[2] < b[4] && b[2] < a[4]) clash.push([a[0], b[0]]); }));
+  return [boxes.length, clash];
+}"""
+"""How many node names the player's network panels draw, and every pair whose drawn text boxes overlap."""
 
 
 def test_first_screen_draws_static_pictures_and_interactive_charts_one_click_away(page, app_url):
@@ -217,6 +234,26 @@ SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="s
 """[content width, visible width] of every table drawn (a closed expander's is not): wider content scrolls sideways."""
 
 
+def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
+    """The candidates' feature values (17 columns: ~2170 px of content in ~784 px) and the flow-trees' features
+    (~1270 px) scrolled sideways inside their expanders. With both expanders open, every table on the page fits."""
+    page.goto(f"{app_url}/debugger")
+    page.get_by_role("heading", name="Policy debugger").wait_for()
+    page.wait_for_function("() => document.body.innerText.includes('Why step') "
+                           "|| document.body.innerText.includes('not available')")
+    if "Why step" not in page.inner_text("body"):
+        pytest.skip("the RL scheduler is not available here")
+    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 4")
+    before = len(page.evaluate(SIDEWAYS_TABLES))
+    for title in ("Flow-tree features and probabilities", "Feature values of the candidates"):
+        page.get_by_text(title).first.click()
+    page.wait_for_function(f"(n) => ({SIDEWAYS_TABLES})().length >= n + 2", arg=before)
+    page.wait_for_timeout(1000)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert all(content <= shown + 1 for content, shown in widths), widths
+    screenshot_whole(page, ARTIFACTS / f"debugger-expanders-open-{WIDTH}.png")
+
+
 def test_debugger_tables_fit_1280_px(page, app_url):
     """The "why" table (each candidate's score split into terms) scrolled sideways at 1280 px: headed
     "term: link_pressure_max" and the like. Every table shown on the page fits its width."""
@@ -233,3 +270,95 @@ def test_debugger_tables_fit_1280_px(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"debugger-tables-{WIDTH}.png")
 
 
+
+
+TAGS_SCROLL = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"]')).map(t => [
+    t.querySelectorAll('[data-tag]').length,
+    Math.max(t.scrollHeight - t.clientHeight, t.parentElement.scrollHeight - t.parentElement.clientHeight)])"""
+"""Per sidebar multiselect: its chosen options, and by how many px its box scrolls them (0: every one is seen)."""
+CHART_CUT = """() => {
+  const page = (document.querySelector('[data-testid="stMainBlockContainer"]')
+                || document.querySelector('[data-testid="stMain"]')).getBoundingClientRect();
+  return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(el => el.data && el.data.length
+    && !(el.layout && el.layout.meta === 'blank')).map(
+    el => Array.from(el.querySelectorAll('.main-svg, .legend')).filter(
+      g => { const r = g.getBoundingClientRect(); return r.right > page.right + 1 || r.left < page.left - 1; }).length);
+}"""
+"""Per chart: how many of its parts (the SVG layers, the legend) reach past the page's content box."""
+
+
+def add_methods(page, titles: list[str]) -> None:
+    """Pick each of `titles` in the sidebar's Methods box (`choose`: opened again if a rerun closed it)."""
+    for title in titles:
+        choose(page, "Methods", title)
+        page.keyboard.press("Escape")
+        page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"] [data-tag]').filter(
+            has_text=title).first.wait_for()
+
+
+def test_the_sidebar_methods_box_shows_every_chosen_method(page, app_url):
+    """With 5 or more methods the box scrolled its own list (Streamlit caps it at 4.5 rows of tags): the chosen
+    methods could not all be seen. Every chosen method shows, the box grown to hold them."""
+    page.goto(f"{app_url}/compare")
+    wait_text(page, "Rounds per configuration")
+    add_methods(page, ["Greedy (merged)", "Time-aware (HEFT)"])
+    wait_text(page, "greedy = Greedy (merged)")
+    page.wait_for_timeout(1000)
+    (tags,) = page.evaluate(TAGS_SCROLL)
+    assert tags[0] >= 5 and tags[1] == 0, tags
+    screenshot_whole(page, ARTIFACTS / f"compare-sidebar-methods-{WIDTH}.png")
+
+
+def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
+    """All 8 methods on the nine Table 2 configurations: every table (ours, the paper's, sizes and notes) fits the
+    page, the bar chart and its legend stay inside their box, and the Methods box shows all 8. Slow methods run at
+    the page's shortest time limit (2 s per configuration); the whole run takes minutes, so each wait is long but
+    bounded, and `choose` opens the list again when a rerun closed it."""
+    page.set_default_timeout(420_000)
+    page.goto(f"{app_url}/compare")
+    wait_text(page, "Rounds per configuration")
+    add_methods(page, ["Optimal (CP-SAT)"])
+    slider = page.locator('[data-testid="stSlider"]').filter(has_text="Time limit of slow methods")
+    slider = slider.get_by_role("slider")
+    slider.wait_for()
+    slider.focus()
+    page.keyboard.press("Home")  # 2 s, the least
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid="stSlider"]')).some(
+        s => s.innerText.includes('Time limit of slow methods') && s.querySelector('input').value === '2')""")
+    wanted = ["Parameter Server", "Ring AllReduce", "Greedy (merged)", "Critical-path", "Time-aware (HEFT)",
+              "Optimal (CP-SAT)", "Hierarchical RL", "RL, best of samples"]
+    shown = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelectTagsContainer"] [data-tag]')
+    add_methods(page, [m for m in wanted if m not in [t.get_attribute("aria-label") for t in shown.all()]])
+    assert slider.input_value() == "2"
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+        el => el.data && el.data.filter(t => t.type === 'bar').length === 8)""")
+    wait_text(page, "Spread over seeds")
+    page.get_by_text("Sizes and notes").click()
+    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
+    page.wait_for_timeout(1500)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert all(content <= shown + 1 for content, shown in widths), widths
+    assert page.evaluate(CHART_CUT) == [0, 0]
+    (tags,) = page.evaluate(TAGS_SCROLL)
+    assert tags == [8, 0], tags
+    assert page.locator('[data-testid="stException"]').count() == 0
+    screenshot_whole(page, ARTIFACTS / f"compare-8-methods-{WIDTH}.png")
+
+
+def test_compare_sizes_and_notes_table_fits_1280_px(page_with_scrollbars, app_url):
+    """The "Sizes and notes" table (configuration, nodes, edges, workloads, paper workloads) scrolled sideways by
+    9 px at 1280 px in a new user's browser, stretched to the expander's width. Drawn with scrollbars, as a desktop
+    browser does, at 1280 px: every table on the page fits, the sizes table with room to spare."""
+    page = page_with_scrollbars
+    page.goto(f"{app_url}/compare")
+    wait_text(page, "Rounds per configuration")
+    page.get_by_text("Sizes and notes").click()
+    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
+    page.wait_for_timeout(1500)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert all(content <= shown + 1 for content, shown in widths), widths
+    sizes = page.locator('[data-testid="stExpander"] [data-testid="stDataFrame"]').first.bounding_box()
+    expander = page.locator('[data-testid="stExpander"]').first.bounding_box()
+    assert sizes["width"] < expander["width"] - 100, (sizes, expander)  # its own width, not the page's
+    screenshot_whole(page, ARTIFACTS / f"compare-sizes-and-notes-{WIDTH}.png")

@@ -1,0 +1,80 @@
+"""Notes the pages show beside a result, said as the CLI says them: a checkpoint that kept its starting weights, and
+a method on other routes left out of Compare's best gap."""
+
+from __future__ import annotations
+
+from apptest_tools import open_app, texts
+
+from core.compare import compare_topology
+from core.schedule import Plan, ScheduleConfig
+from core.schedulers.learned import KEPT_START
+from core.topology import make_topology
+from dashboard import labels
+
+KEPT = {"checkpoint": "dcell_n5_k1", "trained_on": ["dcell:n=5,k=1"], "trained_on_this_topology": True,
+        "kept_start": True}
+"""A learned method's info as `core.schedulers.learned` writes it for a checkpoint that kept iteration 0 (DCell(5,1),
+DCell(6,1), BCube(5,1))."""
+
+
+def kept_start_rl(monkeypatch) -> None:
+    """Core's `rl` and `rl-sample` replaced by the stand-in, whose results carry `KEPT`."""
+    import fake_rl
+
+    from core.methods import METHODS
+
+    def plan(dag, config, progress=None):
+        got = fake_rl.fake_rl_plan(dag, config, progress)
+        return Plan(got.rounds, info=dict(KEPT), trace=got.trace)
+
+    for name in ("rl", "rl-sample"):
+        monkeypatch.setitem(METHODS, name, fake_rl.stand_in(name, plan))
+
+
+def test_the_checkpoint_note_says_when_training_kept_the_starting_weights():
+    note = labels.checkpoint_note(KEPT, "dcell:n=5,k=1")
+    assert note == f"checkpoint dcell_n5_k1, trained on this topology; {KEPT_START}"
+    assert "iteration 0" in note and "kept" not in labels.checkpoint_note(dict(KEPT, kept_start=False), "x")
+
+
+def test_player_says_the_checkpoint_kept_its_starting_weights(monkeypatch):
+    kept_start_rl(monkeypatch)
+    at = open_app("player")
+    at.multiselect(key="w:player.methods").set_value(["critical-path", "rl"]).run()
+    (line,) = [c.value for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
+    assert KEPT_START in line
+
+
+def test_debugger_says_the_checkpoint_kept_its_starting_weights(monkeypatch):
+    kept_start_rl(monkeypatch)
+    at = open_app("debugger")
+    assert any(c.value == f"Hierarchical RL: checkpoint dcell_n5_k1, trained on this topology; {KEPT_START}."
+               for c in at.caption)
+
+
+def test_compare_notes_say_the_checkpoint_kept_its_starting_weights(monkeypatch):
+    kept_start_rl(monkeypatch)
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
+    assert (f"- BCube(3,1), Hierarchical RL: checkpoint dcell_n5_k1, trained on this topology; {KEPT_START}"
+            in texts(at).splitlines())
+
+
+def test_compare_says_a_method_on_other_routes_is_left_out_of_the_best_gap(missing_rl):
+    """time-aware picks balanced routes on BCube(4,1) (18 rounds against the shortest routes' bound of 24): the page
+    names its routes and its own DAG's bound, and leaves it out of the best gap (core: e448229)."""
+    at = open_app("compare")
+    at.selectbox(key="w:preset").set_value("BCube(4,1)").run()
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "time-aware"]).run()
+    row = compare_topology(make_topology("bcube:n=4,k=1"), ["critical-path", "time-aware"], seeds=5,
+                           config=ScheduleConfig(time_limit=10.0), name="BCube(4,1)")
+    own = row.results["time-aware"]
+    assert own.routing and own.rounds < row.lower_bound  # else this test shows nothing
+    assert (f"- BCube(4,1), Time-aware (HEFT): chose {own.routing} routes, so it is left out of the best gap (the "
+            f"lower bound column is for the routes the others use; its own DAG's bound: {own.own_bound})"
+            in texts(at).splitlines())
+    frame = at.dataframe[0].value
+    cp = row.results["critical-path"].rounds
+    assert frame.iloc[0]["best gap %"] == 100 * (cp / row.lower_bound - 1)  # critical-path's, not time-aware's

@@ -1,0 +1,26 @@
+"""Wide tables made to fit 1280 px: columns split by estimated width, a table on its side."""
+
+from __future__ import annotations
+
+from dashboard import tables
+
+
+def test_columns_are_split_in_order_each_group_led_by_the_key_and_within_the_width():
+    rows = [{"tree": f"s{i}", **{f"value: feature_{k}": 0.1234 * k for k in range(12)}} for i in range(9)]
+    groups = tables.split_columns(rows, ["tree"], fit_px=400)
+    assert len(groups) > 1 and all(g[0] == "tree" for g in groups)
+    assert [c for g in groups for c in g[1:]] == list(rows[0])[1:]  # every column once, in order
+    for g in groups:
+        assert sum(tables.column_px(c, [r[c] for r in rows]) for c in g) <= 400
+    assert tables.split_columns(rows, ["tree"], fit_px=10_000) == [list(rows[0])]  # fits: one table
+
+
+def test_a_column_is_as_wide_as_its_header_or_its_widest_cell():
+    assert tables.column_px("sent_last_round", [0.5]) > tables.column_px("tail", [0.5])
+    assert tables.column_px("x", ["#129 reduce s01->s02 (tree s22)"]) > tables.column_px("x", [1.0])
+
+
+def test_a_table_on_its_side_has_a_row_per_column_and_a_column_per_row():
+    rows = [{"workload": 3, "value: a": 1.0, "value: b": 2.0}, {"workload": 5, "value: a": 3.0, "value: b": 4.0}]
+    assert tables.transpose(rows, ["#3", "#5"], ["value: a", "value: b"], "feature") == [
+        {"feature": "value: a", "#3": 1.0, "#5": 3.0}, {"feature": "value: b", "#3": 2.0, "#5": 4.0}]
