@@ -56,8 +56,9 @@ class MethodResult:
     replan: dict = field(default_factory=dict)
     """With a mid-run link event: the re-planned run's numbers (`Replan.summary`), mean over seeds."""
     routing: str | None = None
-    """The routing of the DAG it scheduled when that is not the row's (time-aware tries every mode): its rounds
-    are then not compared with the row's bound, which is for the row's routes."""
+    """When the DAG it scheduled is not the row's flow-tree DAG (time-aware tries every routing mode and a ring):
+    that DAG's routing mode, or "ring"; its rounds are then not compared with the row's bound, which is for the
+    row's DAG (`other_dag_words`)."""
 
     @property
     def std(self) -> float:
@@ -207,7 +208,9 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
                 sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
-                if get_method(m).dag == "tree" and sched.dag.meta.get("routing") != row_routing:
+                if get_method(m).dag == "tree" and sched.dag.kind != "tree":
+                    routing = sched.dag.kind  # time-aware's ring: the row's bound is not a bound for it
+                elif get_method(m).dag == "tree" and sched.dag.meta.get("routing") != row_routing:
                     routing = sched.dag.meta.get("routing")
                 # schedule's lean report (the DAG's derived arrays dropped once used); the bounds on the first seed
                 stats, timing = schedule_report(sched, size, with_stats=not own)
@@ -303,6 +306,11 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
     return header, body
 
 
+def other_dag_words(routing: str) -> str:
+    """What a method whose DAG is not the row's chose (`MethodResult.routing`), e.g. "a ring", "balanced routes"."""
+    return "a ring" if routing == "ring" else f"{routing} routes"
+
+
 def routing_notes(rows: list[Row], methods: list[str]) -> list[str]:
     """One line per configuration where a tree-DAG method scheduled other routes than the row's bound is for
     (time-aware picks its routing mode): its rounds, its own DAG's bound, and that it is left out of the gap."""
@@ -311,7 +319,8 @@ def routing_notes(rows: list[Row], methods: list[str]) -> list[str]:
         other = [(m, res) for m in methods if (res := r.results.get(m)) and res.routing and res.rounds is not None]
         if other:
             out.append(f"{r.name}: " + "; ".join(
-                f"{m} chose {res.routing} routes; the table's bound is for the routes the others use, so {m} is "
+                f"{m} chose {other_dag_words(res.routing)}; the table's bound is for the flow-tree DAG the others "
+                f"schedule, so {m} is "
                 f"left out of best gap (its own DAG's bound: {res.own_bound})"
                 for m, res in other))
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import Row, csv_table, csv_text
+from core.compare import Row, csv_table, csv_text, other_dag_words
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE_BYTES
@@ -111,8 +111,9 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
             for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
             if res is not None and res.routing:  # time-aware picks its routes: the bound column is not for them
-                notes.append(f"{r.name}, {method_title(m)}: chose {res.routing} routes, so it is left out of the best "
-                             f"gap (the lower bound column is for the routes the others use; its own DAG's bound: "
+                notes.append(f"{r.name}, {method_title(m)}: chose {other_dag_words(res.routing)}, so it is left out "
+                             f"of the best gap (the lower bound column is for the flow-tree DAG the others schedule; "
+                             f"its own DAG's bound: "
                              f"{res.own_bound})")
         best = r.best_merged()
         rec["lower bound"] = r.lower_bound

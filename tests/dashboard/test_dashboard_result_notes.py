@@ -73,7 +73,7 @@ def test_compare_says_a_method_on_other_routes_is_left_out_of_the_best_gap(missi
     own = row.results["time-aware"]
     assert own.routing and own.rounds < row.lower_bound  # else this test shows nothing
     assert (f"- BCube(4,1), Time-aware (HEFT): chose {own.routing} routes, so it is left out of the best gap (the "
-            f"lower bound column is for the routes the others use; its own DAG's bound: {own.own_bound})"
+            f"lower bound column is for the flow-tree DAG the others schedule; its own DAG's bound: {own.own_bound})"
             in texts(at).splitlines())
     frame = at.dataframe[0].value
     cp = row.results["critical-path"].rounds
