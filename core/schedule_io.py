@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -114,9 +116,23 @@ def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = No
         write_npz(path, head, columns_of(schedule))
         return head
     head = header_dict(schedule, stats, trace, timing, extra)
-    with atomic_file(path) as f:
+    with atomic_file(path) as f, _no_cycle_collection():
         _write_json(f, head, _body(schedule))
     return head
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused: a part's dicts and lists hold no cycles (reference counting frees them),
+    and the collections their allocations set off took a third of the writer's CPU (BCube(8,2) PS: 7.5 s, 5.0 s
+    paused)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _write_json(f: BinaryIO, head: dict[str, Any], body: list[tuple[str, Iterator[list]]]) -> None:

@@ -144,3 +144,25 @@ def test_writer_never_builds_the_whole_document(tmp_path, monkeypatch):
     total = f.stat().st_size
     assert sum(sizes) >= total - 2 * len(sizes)  # every byte came from one of these calls (+ brackets and commas)
     assert max(sizes) < total / 10, (max(sizes), total)
+
+
+def test_cycle_collection_is_paused_only_while_writing(tmp_path, monkeypatch):
+    import gc
+    s = schedule("bcube:n=2,k=1", "critical-path")
+    states = []
+    real = sio._write_json
+    monkeypatch.setattr(sio, "_write_json", lambda *a: (states.append(gc.isenabled()), real(*a)))
+    assert gc.isenabled()
+    write_schedule(s, tmp_path / "a.json")
+    assert states == [False] and gc.isenabled()
+    monkeypatch.setattr(sio, "_write_json", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        write_schedule(s, tmp_path / "b.json")
+    assert gc.isenabled() and not (tmp_path / "b.json").exists()
+    gc.disable()
+    try:
+        monkeypatch.setattr(sio, "_write_json", real)
+        write_schedule(s, tmp_path / "c.json")
+        assert not gc.isenabled()  # a caller's own pause is kept
+    finally:
+        gc.enable()
