@@ -50,15 +50,17 @@ def _body(schedule: Schedule) -> list[tuple[str, Iterator[list]]]:
 
 _PART = 2 ** 14  # workloads (or groups) per part; a part's dicts and text are the writer's working set beside the
 #   DAG: +21-24 MiB writing BCube(8,2) PS (1.4 M workloads) with these sizes, +109 MiB with 2^16 workloads and 2^20 ids
+_PART_ENTRIES = 2 ** 18  # path nodes + prefix entries per part (a workload with more is one part)
 _PART_IDS = 2 ** 16  # round entries per part (a round longer than that is one part)
 
 
 def _workload_parts(dag) -> Iterator[list[dict[str, Any]]]:
     """The workloads as dicts (the file's form: ids >= n in a prefix list name group id - n, moved to the
-    workload's ``prefix_groups``), `_PART` at a time."""
+    workload's ``prefix_groups``), in parts of at most `_PART` workloads and about `_PART_ENTRIES` list entries."""
     n, grouped = dag.n, bool(dag.n_groups)
-    for a in range(0, n, _PART):
-        b = min(a + _PART, n)
+    a = 0
+    while a < n:
+        b = _part_end(dag.path.ptr, dag.prefix.ptr, a, n)
         phase = ["reduce" if p == 0 else "broadcast" for p in dag.phase[a:b].tolist()]
         items = [{"id": w, "root": r, "chunk": c, "phase": ph, "path": pa, "prefix": pr, "carries_own": own}
                  for w, r, c, ph, pa, pr, own in zip(range(a, b), dag.root[a:b].tolist(), dag.chunk[a:b].tolist(),
@@ -72,6 +74,17 @@ def _workload_parts(dag) -> Iterator[list[dict[str, Any]]]:
                     item["prefix"] = [p for p in pre if p < n]
                     item["prefix_groups"] = [p - n for p in pre if p >= n]
         yield items
+        a = b
+
+
+def _part_end(path_ptr: np.ndarray, prefix_ptr: np.ndarray, a: int, n: int) -> int:
+    """Where the part of workloads from `a` ends: at most `_PART` workloads holding at most `_PART_ENTRIES` path
+    nodes and prefix entries together (fat-tree k=12 merged: 215 prefix entries per workload), at least one."""
+    b = min(a + _PART, n)
+    cum = path_ptr[a:b + 1] + prefix_ptr[a:b + 1]
+    if cum[-1] - cum[0] <= _PART_ENTRIES:
+        return b
+    return a + max(1, int(np.searchsorted(cum, cum[0] + _PART_ENTRIES, side="right")) - 1)
 
 
 def _round_parts(rounds) -> Iterator[list[list[int]]]:

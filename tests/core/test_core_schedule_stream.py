@@ -59,11 +59,13 @@ CASES = [  # (spec, method, chunks, merge): merged trees, plain trees with prefi
 ]
 
 
-@pytest.mark.parametrize("part,part_ids", [(None, None), (1, 1), (3, 7), (64, 5)])
+@pytest.mark.parametrize("part,entries,part_ids", [(None, None, None), (1, 1, 1), (3, 10 ** 6, 7), (64, 40, 5),
+                                                   (10 ** 6, 1, 10 ** 6)])
 @pytest.mark.parametrize("spec,method,chunks,merge", CASES)
-def test_file_is_the_old_writers_bytes(tmp_path, monkeypatch, spec, method, chunks, merge, part, part_ids):
-    if part is not None:  # parts of 1 workload and 1 round id, and sizes that split rows unevenly
+def test_file_is_the_old_writers_bytes(tmp_path, monkeypatch, spec, method, chunks, merge, part, entries, part_ids):
+    if part is not None:  # parts of 1 workload, entry or round id, and sizes that split rows unevenly
         monkeypatch.setattr(sio, "_PART", part)
+        monkeypatch.setattr(sio, "_PART_ENTRIES", entries)
         monkeypatch.setattr(sio, "_PART_IDS", part_ids)
     s = schedule(spec, method, chunks=chunks, merge=merge)
     stats = s.stats()
@@ -128,6 +130,7 @@ def test_cli_file_is_the_old_writers_bytes(tmp_path, monkeypatch, capsys, argv):
 def test_writer_never_builds_the_whole_document(tmp_path, monkeypatch):
     """The largest piece of JSON text the writer encodes at once is one part, not the document."""
     monkeypatch.setattr(sio, "_PART", 8)
+    monkeypatch.setattr(sio, "_PART_ENTRIES", 10 ** 9)
     monkeypatch.setattr(sio, "_PART_IDS", 16)
     sizes = []
     real = json.dumps
@@ -166,3 +169,17 @@ def test_cycle_collection_is_paused_only_while_writing(tmp_path, monkeypatch):
         assert not gc.isenabled()  # a caller's own pause is kept
     finally:
         gc.enable()
+
+
+def test_parts_are_cut_by_list_entries_too(monkeypatch):
+    """Merged trees with S-1 fan-in (fat-tree) hold hundreds of prefix entries per workload: a part is cut at
+    `_PART_ENTRIES` path nodes and prefix entries as well as at `_PART` workloads."""
+    monkeypatch.setattr(sio, "_PART", 10 ** 6)
+    monkeypatch.setattr(sio, "_PART_ENTRIES", 200)
+    dag = schedule("fattree:k=4", "critical-path").dag
+    parts = list(sio._workload_parts(dag))
+    assert sum(map(len, parts)) == dag.n and len(parts) > 1
+    for part in parts:
+        entries = sum(len(w["path"]) + len(w["prefix"]) + len(w.get("prefix_groups", [])) for w in part)
+        assert entries <= 200 or len(part) == 1
+    assert [w["id"] for part in parts for w in part] == list(range(dag.n))
