@@ -122,13 +122,12 @@ def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = No
                    trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
     """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
     file renamed), or in the columnar form when the path ends in ``.npz`` (docs/scale.md); returns the
-    document's header (every field but its workloads, rounds and prefix groups). JSON is written one part
-    at a time (`_PART` workloads), the same bytes as ``json.dumps`` of `schedule_to_dict` without building it."""
+    document's header (every field but its workloads, rounds and prefix groups). JSON is written one
+    part at a time (`_part_end`), the same bytes as ``json.dumps`` of `schedule_to_dict` without building it."""
+    head = header_dict(schedule, stats, trace, timing, extra)
     if str(path).lower().endswith(".npz"):
-        head = header_dict(schedule, stats, trace, timing, extra)
         write_npz(path, head, columns_of(schedule))
         return head
-    head = header_dict(schedule, stats, trace, timing, extra)
     with atomic_file(path) as f, _no_cycle_collection():
         _write_json(f, head, _body(schedule))
     return head
