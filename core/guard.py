@@ -91,14 +91,19 @@ B_REPORT = {"tree": 60, "plain": 40, "ring": 190}  # bytes per workload after sc
 #   plain-DAG commands re-measured (1.02-1.45x; it was 125 B, and the old report's peaks would need 60-95 B)
 B_REPORT_BASE = {"tree": 0, "plain": 40 * 2 ** 20, "ring": 0}  # ... and bytes once: the report's kernels and buffers
 #   (BCube(8,2) PS, 1.4 M workloads, peaks 82 MiB over its DAG's estimate; DCell(5,2) PS, 9.7 M, under it)
-B_OUT = {"json": (850, 40), "npz": (40, 0)}  # writing the file, last: bytes per workload and per path node + prefix
-#   entry (JSON: a dict per workload with its path and prefix lists, then the text and its bytes, 7-10x the file;
+B_OUT = {"json": (24, 0), "npz": (40, 0)}  # writing the file, last: bytes per workload and per path node + prefix
+#   entry. JSON is written part by part (core.schedule_io; docs/limits.md, "Streaming the JSON file"): a part (at most
+#   2^14 workloads and 2^18 list entries, ~20-30 MiB, under the report's peak) and the arrays the writer derives and
+#   the DAG keeps (paths as nodes, roots, chunks), ~24 B per workload. On the 25 calibrated JSON runs, re-measured,
+#   the peak stayed the scheduling's or the report's; the estimate is 1.05-1.69x it (before: 850 B + 40 B per entry,
+#   a dict per workload, the text and its bytes, 7-10x the file).
 #   .npz: 20 B fitted on runs of at most 9.7 M workloads left BCube(16,2) PS to .npz at 0.999x its 12.24 GiB peak,
 #   `schedule bcube:16,2 --method ps --out s.npz`, 4.46 GiB over the same command without --out: 40 B, 1.14x)
-S_OUT = {"json": (1e-5, 3.5e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
-#   prefix entry (the CPU of the whole command less that of the same command without --out: JSON 3.9-10.7 us per
-#   workload, the most at DCell(5,2) PS's 9.3 M, and fat-tree k=12 critical-path's 80 M prefix entries 28 s; .npz
-#   0-0.44 us per workload)
+S_OUT = {"json": (5e-6, 2e-7), "npz": (5e-7, 0.0)}  # seconds of writing the file per workload and per path node +
+#   prefix entry (the CPU of the whole command less that of the same command without --out, both measured by
+#   `bench_guard.py cli` in one lock hold: JSON, streamed, 2.3-4.7 us per workload (BCube(8,2) PS 3.1, BCube(10,2) PS
+#   4.7, DCell(5,2) PS 4.1, BCube(10,2) critical-path 2.3) and fat-tree k=12 critical-path's 80 M prefix entries
+#   11.5 s; it was 1e-5 and 3.5e-7 for the writer that built the document; .npz 0-0.44 us per workload)
 OUT_FORMS = tuple(B_OUT)
 B_VALIDATE_CELL = 16      # bytes per (flow-tree, server) cell of the validator's sum tables
 

@@ -695,11 +695,15 @@ def test_schedule_file_is_written_whole(capsys, tmp_path):
 
 
 def test_oserror_prints_the_file_not_an_errno(capsys, tmp_path, monkeypatch):
+    from contextlib import contextmanager
+
     import core.schedule_io as sio
 
-    def fail(path, data):
+    @contextmanager
+    def fail(path):  # the JSON writer opens its file through atomic_file, then writes it part by part
         raise PermissionError(13, "Permission denied", str(path))
-    monkeypatch.setattr(sio, "write_atomic", fail)
+        yield
+    monkeypatch.setattr(sio, "atomic_file", fail)
     code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--out", str(tmp_path / "s.json"))
     assert_one_line_error(code, err, "s.json", "Permission denied")
 
