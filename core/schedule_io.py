@@ -118,6 +118,11 @@ def header_dict(schedule: Schedule, stats: dict | None = None, trace: bool = Fal
     return doc
 
 
+def file_form(path: str | Path) -> str:
+    """The form `write_schedule` writes to `path`: "npz" for a name ending in ``.npz`` (either case), else "json"."""
+    return "npz" if str(path).lower().endswith(".npz") else "json"
+
+
 def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = None,
                    trace: bool = False, timing: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
     """Write the schedule as JSON (with the trace only if asked), whole or not at all (a temporary
@@ -125,7 +130,7 @@ def write_schedule(schedule: Schedule, path: str | Path, stats: dict | None = No
     document's header (every field but its workloads, rounds and prefix groups). JSON is written one
     part at a time (`_part_end`), the same bytes as ``json.dumps`` of `schedule_to_dict` without building it."""
     head = header_dict(schedule, stats, trace, timing, extra)
-    if str(path).lower().endswith(".npz"):
+    if file_form(path) == "npz":
         write_npz(path, head, columns_of(schedule))
         return head
     with atomic_file(path) as f, _no_cycle_collection():

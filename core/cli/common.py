@@ -14,6 +14,7 @@ from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
 from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
+from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
@@ -208,7 +209,7 @@ def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
 def out_form(out: str | None) -> str | None:
     """The form a schedule file written to `out` takes, as `write_schedule` chooses it: "npz" for a name ending
     in ``.npz``, else "json"; None without a file."""
-    return None if not out else "npz" if str(out).lower().endswith(".npz") else "json"
+    return file_form(out) if out else None
 
 
 def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
