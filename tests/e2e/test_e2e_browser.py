@@ -234,9 +234,17 @@ SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="s
 """[content width, visible width] of every table drawn (a closed expander's is not): wider content scrolls sideways."""
 
 
-def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
-    """The candidates' feature values (17 columns: ~2170 px of content in ~784 px) and the flow-trees' features
-    (~1270 px) scrolled sideways inside their expanders. With both expanders open, every table on the page fits."""
+def assert_tables_fit_with_sizes_open(page) -> None:
+    """Opens Compare's "Sizes and notes" and checks that every table drawn (its three) fits its width."""
+    page.get_by_text("Sizes and notes").click()
+    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
+    page.wait_for_timeout(1500)
+    widths = page.evaluate(SIDEWAYS_TABLES)
+    assert all(content <= shown + 1 for content, shown in widths), widths
+
+
+def open_debugger(page, app_url: str) -> None:
+    """The Policy debugger, its tables drawn (why, every step, and the two differences); skips without RL."""
     page.goto(f"{app_url}/debugger")
     page.get_by_role("heading", name="Policy debugger").wait_for()
     page.wait_for_function("() => document.body.innerText.includes('Why step') "
@@ -244,6 +252,12 @@ def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
     if "Why step" not in page.inner_text("body"):
         pytest.skip("the RL scheduler is not available here")
     page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 4")
+
+
+def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
+    """The candidates' feature values (17 columns: ~2170 px of content in ~784 px) and the flow-trees' features
+    (~1270 px) scrolled sideways inside their expanders. With both expanders open, every table on the page fits."""
+    open_debugger(page, app_url)
     before = len(page.evaluate(SIDEWAYS_TABLES))
     for title in ("Flow-tree features and probabilities", "Feature values of the candidates"):
         page.get_by_text(title).first.click()
@@ -257,13 +271,7 @@ def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
 def test_debugger_tables_fit_1280_px(page, app_url):
     """The "why" table (each candidate's score split into terms) scrolled sideways at 1280 px: headed
     "term: link_pressure_max" and the like. Every table shown on the page fits its width."""
-    page.goto(f"{app_url}/debugger")
-    page.get_by_role("heading", name="Policy debugger").wait_for()
-    page.wait_for_function("() => document.body.innerText.includes('Why step') "
-                           "|| document.body.innerText.includes('not available')")
-    if "Why step" not in page.inner_text("body"):
-        pytest.skip("the RL scheduler is not available here")
-    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 4")  # why, every step, and the two differences
+    open_debugger(page, app_url)
     page.wait_for_timeout(1000)
     widths = page.evaluate(SIDEWAYS_TABLES)
     assert widths and all(content <= shown + 1 for content, shown in widths), widths
@@ -334,11 +342,7 @@ def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
     page.wait_for_function("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
         el => el.data && el.data.filter(t => t.type === 'bar').length === 8)""")
     wait_text(page, "Spread over seeds")
-    page.get_by_text("Sizes and notes").click()
-    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
-    page.wait_for_timeout(1500)
-    widths = page.evaluate(SIDEWAYS_TABLES)
-    assert all(content <= shown + 1 for content, shown in widths), widths
+    assert_tables_fit_with_sizes_open(page)
     assert page.evaluate(CHART_CUT) == [0, 0]
     (tags,) = page.evaluate(TAGS_SCROLL)
     assert tags == [8, 0], tags
@@ -353,11 +357,7 @@ def test_compare_sizes_and_notes_table_fits_1280_px(page_with_scrollbars, app_ur
     page = page_with_scrollbars
     page.goto(f"{app_url}/compare")
     wait_text(page, "Rounds per configuration")
-    page.get_by_text("Sizes and notes").click()
-    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
-    page.wait_for_timeout(1500)
-    widths = page.evaluate(SIDEWAYS_TABLES)
-    assert all(content <= shown + 1 for content, shown in widths), widths
+    assert_tables_fit_with_sizes_open(page)
     sizes = page.locator('[data-testid="stExpander"] [data-testid="stDataFrame"]').first.bounding_box()
     expander = page.locator('[data-testid="stExpander"]').first.bounding_box()
     assert sizes["width"] < expander["width"] - 100, (sizes, expander)  # its own width, not the page's
