@@ -98,7 +98,7 @@ def schedule_out(text: str) -> str:
     text = out_file(text)
     suffix = Path(text).suffix
     if suffix and suffix.lower() not in SCHEDULE_FORMS:
-        forms = ", ".join(f"{k} ({v})" for k, v in SCHEDULE_FORMS.items())
+        forms = " or ".join(f"{k} ({v})" for k, v in SCHEDULE_FORMS.items())
         raise argparse.ArgumentTypeError(f"{_show(text)}: a schedule file is written as {forms}, not {_show(suffix)}; "
                                          f"give a name ending in {' or '.join(SCHEDULE_FORMS)} (or without a suffix: "
                                          "JSON)")

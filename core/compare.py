@@ -109,7 +109,7 @@ class Row:
             "bounds": self.bounds,
             "methods": {m: {"rounds": _rounds(m, r.rounds), "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
-                            "time": r.time, "replan": r.replan or None}
+                            "time": r.time, "replan": r.replan or None, "other_dag": r.routing}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "latency_note": self.latency_note(),
@@ -311,19 +311,35 @@ def other_dag_words(routing: str) -> str:
     return "a ring" if routing == "ring" else f"{routing} routes"
 
 
+def other_dag_note(res: MethodResult) -> str:
+    """Why a method whose DAG is not the row's (`MethodResult.routing`) has no gap: the CLI's and the dashboard's
+    words, after the method's name."""
+    return (f"chose {other_dag_words(res.routing)}; the table's bound is for the flow-tree DAG the others schedule, "
+            f"so it is left out of best gap (its own DAG's bound: {res.own_bound})")
+
+
 def routing_notes(rows: list[Row], methods: list[str]) -> list[str]:
-    """One line per configuration where a tree-DAG method scheduled other routes than the row's bound is for
-    (time-aware picks its routing mode): its rounds, its own DAG's bound, and that it is left out of the gap."""
+    """One line per configuration where a tree-DAG method scheduled another DAG than the row's bound is for
+    (time-aware picks its routing mode, or a ring): what it chose, its own DAG's bound, and that it is left out of
+    the gap (`other_dag_note`)."""
     out = []
     for r in rows:
         other = [(m, res) for m in methods if (res := r.results.get(m)) and res.routing and res.rounds is not None]
         if other:
-            out.append(f"{r.name}: " + "; ".join(
-                f"{m} chose {other_dag_words(res.routing)}; the table's bound is for the flow-tree DAG the others "
-                f"schedule, so {m} is "
-                f"left out of best gap (its own DAG's bound: {res.own_bound})"
-                for m, res in other))
+            out.append(f"{r.name}: " + "; ".join(f"{m} {other_dag_note(res)}" for m, res in other))
     return out
+
+
+OTHER_DAG_CSV = "left out of best gap"
+"""The CSV's column naming the methods that scheduled another DAG than the bound's (`routing_notes`)."""
+
+
+def other_dag_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells (one line per configuration) for the CSV: ``time-aware: a ring (own DAG's bound 28)`` where
+    a method scheduled another DAG than the bound column's, empty elsewhere; no column when no row has one."""
+    cells = ["; ".join(f"{m}: {other_dag_words(res.routing)} (own DAG's bound {res.own_bound})" for m in methods
+                       if (res := r.results.get(m)) and res.routing and res.rounds is not None) for r in rows]
+    return ([OTHER_DAG_CSV], [[c] for c in cells]) if any(cells) else ([], [[] for _ in rows])
 
 
 def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
@@ -470,14 +486,15 @@ def _gaps(replay: dict, numeric: bool = False) -> list[str]:
 
 def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and cells of compare's CSV, the CLI's and the dashboard's (which may add columns after these):
-    the rounds table in numbers (`rows_to_table`), what each learned method ran (`learned_columns`), whether
+    the rounds table in numbers (`rows_to_table`), the methods left out of best gap for scheduling another DAG
+    (`other_dag_column`: only when some row has one), what each learned method ran (`learned_columns`), whether
     each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`), the text's
     latency note (`latency_column`: only when some row is latency-dominated) and, with a mid-run `event`, its
     numbers (`replan_columns`). Every number is a plain number (percent in a header's ``(%)``), every missing value
     an empty cell."""
     header, body = rows_to_table(rows, methods, numeric=True)
-    parts = [learned_columns(rows, methods), optimal_columns(rows, methods), time_columns(rows, methods, size),
-             latency_column(rows, methods)]
+    parts = [other_dag_column(rows, methods), learned_columns(rows, methods), optimal_columns(rows, methods),
+             time_columns(rows, methods, size), latency_column(rows, methods)]
     for head, cells in parts + ([replan_columns(rows, methods)] if event else []):
         header = header + head
         body = [row + more for row, more in zip(body, cells)]

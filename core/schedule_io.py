@@ -196,7 +196,8 @@ def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, An
     try:
         data = json.loads(p.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ScheduleFileError(f"{path}: not JSON ({err})") from None
+        named = " and not a .npz archive (it does not start like a zip file)" if file_form(p) == "npz" else ""
+        raise ScheduleFileError(f"{path}: not JSON ({err}){named}") from None
     except RecursionError:
         raise ScheduleFileError(f"{path}: nested too deeply to be a schedule") from None
     return check_header(data, str(path))

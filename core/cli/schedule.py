@@ -125,7 +125,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key == "status" and key in sched.info:
             print(f"  status: {status_text(sched.info)}")
         elif key in sched.info:
-            print(f"  {key.replace('_', ' ')}: {sched.info[key]}")
+            value = sched.info[key]
+            print(f"  {key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         rolls = sched.info.get("rollout_rounds") or []
         print(f"  kept: the {sched.info['kept_rollout']} rollout"
@@ -164,8 +165,9 @@ def explain_lines(sched, steps: list[dict]) -> None:
     terms = [c for c in steps[0] if c.startswith("term: ")]
     zero = [c for c in terms if all(row[c] == 0 for row in steps)]
     cols = [c for c in steps[0] if c not in zero]
-    print(f"  explain: the first {len(steps)} steps of the lower agent; score = the sum of the terms after tied "
-          "(rounded to 4 decimals): one per feature from the prior, bias, and network (the learned residual), docs/rl.md")
+    print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
+          "the columns after 'tied': one term per feature from the prior, bias, and network (the learned residual); "
+          "docs/rl.md")
     cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
                 [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],

@@ -11,7 +11,7 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
-from core.compare import compare, configurations, default_methods, rows_to_table, time_columns
+from core.compare import compare, configurations, csv_table, default_methods, rows_to_table, time_columns
 from core.seconds import time_report
 from core.topology import preset
 from core.workloads import tree_dag
@@ -414,6 +414,12 @@ def test_a_method_that_ran_a_ring_is_left_out_of_the_gap_to_the_tree_dags_bound(
     assert row.gap("critical-path") > 0
     (note,) = routing_notes([row], ["critical-path", "time-aware"])
     assert "time-aware chose a ring;" in note and f"bound: {ta.own_bound})" in note
+    assert row.as_dict()["methods"]["time-aware"]["other_dag"] == "ring"
+    assert row.as_dict()["methods"]["critical-path"]["other_dag"] is None
+    header, body = csv_table([row], ["critical-path", "time-aware"], 1e8)
+    assert body[0][header.index("left out of best gap")] == f"time-aware: a ring (own DAG's bound {ta.own_bound})"
+    header, _ = csv_table([row], ["critical-path"], 1e8)
+    assert "left out of best gap" not in header  # no such method in the run: no column
 
 
 def test_compare_notes_say_when_a_checkpoint_kept_its_starting_weights(monkeypatch):
