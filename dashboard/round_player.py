@@ -223,7 +223,13 @@ def _mark(source: Source, pb: Playback, config: ScheduleConfig, timeline: Timeli
 
 def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback], show_workloads: bool = False,
          timeline: Timeline = ROUNDS, what: str = "") -> View:
-    """Round controls (first / back / play-pause / next / column slider), view and speed controls, and the figure."""
+    """Round controls (first / back / play-pause / next / column slider), view and speed controls, and the figure.
+    Another topology starts at round 1, stopped: its round 7 is not the last one's (trial 11)."""
+    shown = (source.spec, source.data)
+    if st.session_state.get(f"{key}:source") != shown:
+        st.session_state[f"{key}:source"] = shown
+        st.session_state[f"{key}:round"] = 1
+        st.session_state[f"{key}:playing"] = False
     left, middle, right = st.columns([1.25, 1, 1])
     with left:
         mode = persistent(st.segmented_control, f"{key}.rows", "auto", "Heatmap rows", ROW_MODES,

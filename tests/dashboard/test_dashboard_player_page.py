@@ -105,6 +105,19 @@ def test_a_preset_change_redraws_for_the_new_topology():
     assert metric(at, "Rounds") == [str(s.n_rounds) for s in got.values()]
 
 
+def test_another_topology_starts_at_round_1():
+    """BCube(4,1) at round 4, then DCell(4,1): it showed 'Round 7 of 68' after three Nexts (trial 11); a new
+    topology starts at round 1, and the same topology keeps its round over a rerun."""
+    at = choose_methods(open_app(), ["ps", "critical-path"])
+    for _ in range(3):
+        at.button(key="player:next").click().run()
+    at.run()
+    assert any(t.startswith("**Round 4 of ") for t in texts(at).splitlines())
+    at.selectbox(key="w:preset").set_value("DCell(4,1)").run()
+    last = max(s.n_rounds for s in schedules("dcell:n=4,k=1", ["ps", "critical-path"]).values())
+    assert f"**Round 1 of {last}**" in texts(at)
+
+
 def test_invalid_parameters_show_an_error_and_keep_the_last_good_topology():
     at = choose_methods(open_app(), ["ps", "critical-path"])
     at.radio(key="w:source_mode").set_value("Family").run()
