@@ -270,18 +270,19 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     st.session_state[round_key] = r
     playing = bool(st.session_state.get(play_key))
     cols = st.columns([1, 1, 1.1, 1, 2.4], vertical_alignment="center")
+    # No tooltips on these: their labels say it, and after a click a tooltip stayed over the speed control above
     cols[0].button("First", icon=":material/first_page:", key=f"{key}:first", on_click=_set_round,
-                   args=(round_key, 1), help="first round", width="stretch")
+                   args=(round_key, 1), width="stretch")
     cols[1].button("Back", icon=":material/chevron_left:", key=f"{key}:back", on_click=_step,
-                   args=(round_key, -1, last), help="previous round", width="stretch")
+                   args=(round_key, -1, last), width="stretch")
     if cols[2].button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
-                      key=f"{key}:play", help="play the rounds one after another", width="stretch", type="primary"):
+                      key=f"{key}:play", width="stretch", type="primary"):
         st.session_state[play_key] = not playing
         if not playing and r >= last:
             st.session_state[round_key] = 1
         st.rerun()
     cols[3].button("Next", icon=":material/chevron_right:", key=f"{key}:next", on_click=_step,
-                   args=(round_key, 1, last), help="next round", width="stretch")
+                   args=(round_key, 1, last), width="stretch")
     seconds = view.timeline.seconds
     span = _span(view, st.session_state[round_key])
     cols[4].markdown(f"**Column {st.session_state[round_key]} of {last}: {span}**" if seconds

@@ -82,6 +82,8 @@ def test_stepping_moves_the_counter_the_markers_and_the_busy_links():
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [last - 0.5] * 3
     at.button(key="player:first").click().run()
     assert f"**Round 1 of {last}**" in texts(at)
+    # no tooltips: after a click on Next, its tooltip stayed over the speed control above it (trial 11)
+    assert not any(at.button(key=f"player:{b}").help for b in ("first", "back", "play", "next"))
 
 
 def test_play_advances_a_round_per_run_and_pause_stops():
