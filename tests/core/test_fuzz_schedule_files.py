@@ -37,6 +37,12 @@ def _warm() -> None:
         validate_document(json.loads(base(i)))
 
 
+DEADLINE_MS = 30_000
+"""Per example: catches a document whose checking blows up (a hang, a super-linear pass), not the machine's load.
+At 3 s, a ~1 ms example took 4.5 s in a fresh-clone CI run beside another suite (load ~3) and failed the run;
+speed is the benchmarks' business, not a unit test's."""
+
+
 @st.composite
 def mutated(draw):
     """A base document with 1-3 values (anywhere in the tree) replaced, deleted or duplicated."""
@@ -63,7 +69,7 @@ def mutated(draw):
     return doc
 
 
-@settings(max_examples=300, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=mutated())
 def test_mutated_schedule_documents(doc):
     try:
@@ -75,7 +81,7 @@ def test_mutated_schedule_documents(doc):
         assert "\n" not in v.message and len(v.message) < 600, v.message
 
 
-@settings(max_examples=40, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=mutated())
 def test_validate_command_exits_0_or_2_with_its_report_or_one_line(doc):
     """0 for a valid file; 2 with the report on stdout (its INVALID verdict last) for an invalid one; 2 with one

@@ -236,7 +236,7 @@ SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="s
 
 def assert_tables_fit_with_sizes_open(page) -> None:
     """Opens Compare's "Sizes and notes" and checks that every table drawn (its three) fits its width."""
-    page.get_by_text("Sizes and notes").click()
+    page.get_by_text("Sizes and notes", exact=True).click()  # the caption under the table names it too
     page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
     page.wait_for_timeout(1500)
     widths = page.evaluate(SIDEWAYS_TABLES)
