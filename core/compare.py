@@ -19,7 +19,7 @@ from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
-from .workloads import build_dag
+from .workloads import WorkloadDAG, build_dag
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -55,10 +55,10 @@ class MethodResult:
     (`mean_time_report`)."""
     replan: dict = field(default_factory=dict)
     """With a mid-run link event: the re-planned run's numbers (`Replan.summary`), mean over seeds."""
-    routing: str | None = None
+    other_dag: str | None = None
     """When the DAG it scheduled is not the row's flow-tree DAG (time-aware tries every routing mode and a ring):
-    that DAG's routing mode, or "ring"; its rounds are then not compared with the row's bound, which is for the
-    row's DAG (`other_dag_words`)."""
+    that DAG's routing mode, or "ring" (`other_dag`); its rounds are then not compared with the row's bound, which
+    is for the row's DAG (`other_dag_words`)."""
 
     @property
     def std(self) -> float:
@@ -84,13 +84,17 @@ class Row:
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for) on the row's routes."""
-        got = [r for m, r in self.results.items() if schedules_tree_dag(m) and r.rounds is not None and not r.routing]
+        got = [r for m, r in self.results.items() if schedules_tree_dag(m) and r.rounds is not None and not r.other_dag]
         return min(got, key=lambda r: r.rounds) if got else None
+
+    def other_dags(self, methods: Iterable[str]) -> list[tuple[str, MethodResult]]:
+        """The methods of `methods` that ran here on another DAG than the row's bound is for (`other_dag`)."""
+        return [(m, res) for m in methods if (res := self.results.get(m)) and res.other_dag and res.rounds is not None]
 
     def gap(self, method: str) -> float | None:
         """rounds / lower bound - 1 for a merged-DAG method on the row's routes, else None."""
         r = self.results.get(method)
-        if r is None or r.rounds is None or not schedules_tree_dag(method) or r.routing:
+        if r is None or r.rounds is None or not schedules_tree_dag(method) or r.other_dag:
             return None
         return gap(r.rounds, self.lower_bound)
 
@@ -109,7 +113,7 @@ class Row:
             "bounds": self.bounds,
             "methods": {m: {"rounds": _rounds(m, r.rounds), "std": r.std, "per_seed": r.per_seed, "own_dag_bound": r.own_bound,
                             "gap": self.gap(m), "seconds": round(r.seconds, 3), "info": r.info, "error": r.error,
-                            "time": r.time, "replan": r.replan or None, "other_dag": r.routing}
+                            "time": r.time, "replan": r.replan or None, "other_dag": r.other_dag}
                         for m, r in self.results.items()},
             "best_merged_gap": gap(best.rounds, self.lower_bound) if best else None,
             "latency_note": self.latency_note(),
@@ -202,16 +206,13 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
             progress(f"{name} {m}")
         start = time.perf_counter()
         runs = range(seeds) if get_method(m).randomized else [base.seed]
-        per_seed, info, own, reports, moved, routing = [], {}, 0, [], [], None
+        per_seed, info, own, reports, moved, other = [], {}, 0, [], [], None
         try:
             for s in runs:
                 sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
-                if get_method(m).dag == "tree" and sched.dag.kind != "tree":
-                    routing = sched.dag.kind  # time-aware's ring: the row's bound is not a bound for it
-                elif get_method(m).dag == "tree" and sched.dag.meta.get("routing") != row_routing:
-                    routing = sched.dag.meta.get("routing")
+                other = other_dag(m, sched.dag, row_routing) or other
                 # schedule's lean report (the DAG's derived arrays dropped once used); the bounds on the first seed
                 stats, timing = schedule_report(sched, size, with_stats=not own)
                 own = own or stats["bounds"]["best"]
@@ -226,7 +227,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
             continue
         results[m] = MethodResult(m, float(np.mean(per_seed)), per_seed, own, time.perf_counter() - start,
                                   _small_info(info), time=mean_time_report(reports), replan=_mean_report(moved),
-                                  routing=routing)
+                                  other_dag=other)
     return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, n_workloads, lb.best, lb.as_dict(), results,
                paper, base.merge)
 
@@ -306,15 +307,27 @@ def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
     return header, body
 
 
-def other_dag_words(routing: str) -> str:
-    """What a method whose DAG is not the row's chose (`MethodResult.routing`), e.g. "a ring", "balanced routes"."""
-    return "a ring" if routing == "ring" else f"{routing} routes"
+def other_dag(method: str, dag: WorkloadDAG, row_routing: str | None) -> str | None:
+    """For a method of the tree DAG whose run scheduled another DAG than the row's (time-aware tries every routing
+    mode and a ring): "ring", or the routing mode of its trees; None when it scheduled the row's DAG (or is a method
+    of another DAG, whose rounds the row's bound is not read against anyway)."""
+    if get_method(method).dag != "tree":
+        return None
+    if dag.kind != "tree":
+        return dag.kind  # time-aware's ring: the tree DAG's bound is no bound for it
+    routing = dag.meta.get("routing")
+    return routing if routing != row_routing else None
+
+
+def other_dag_words(other: str) -> str:
+    """What a method whose DAG is not the row's chose (`MethodResult.other_dag`), e.g. "a ring", "balanced routes"."""
+    return "a ring" if other == "ring" else f"{other} routes"
 
 
 def other_dag_note(res: MethodResult) -> str:
-    """Why a method whose DAG is not the row's (`MethodResult.routing`) has no gap: the CLI's and the dashboard's
+    """Why a method whose DAG is not the row's (`MethodResult.other_dag`) has no gap: the CLI's and the dashboard's
     words, after the method's name."""
-    return (f"chose {other_dag_words(res.routing)}; the table's bound is for the flow-tree DAG the others schedule, "
+    return (f"chose {other_dag_words(res.other_dag)}; the table's bound is for the flow-tree DAG the others schedule, "
             f"so it is left out of best gap (its own DAG's bound: {res.own_bound})")
 
 
@@ -324,8 +337,7 @@ def routing_notes(rows: list[Row], methods: list[str]) -> list[str]:
     the gap (`other_dag_note`)."""
     out = []
     for r in rows:
-        other = [(m, res) for m in methods if (res := r.results.get(m)) and res.routing and res.rounds is not None]
-        if other:
+        if other := r.other_dags(methods):
             out.append(f"{r.name}: " + "; ".join(f"{m} {other_dag_note(res)}" for m, res in other))
     return out
 
@@ -337,8 +349,8 @@ OTHER_DAG_CSV = "left out of best gap"
 def other_dag_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) for the CSV: ``time-aware: a ring (own DAG's bound 28)`` where
     a method scheduled another DAG than the bound column's, empty elsewhere; no column when no row has one."""
-    cells = ["; ".join(f"{m}: {other_dag_words(res.routing)} (own DAG's bound {res.own_bound})" for m in methods
-                       if (res := r.results.get(m)) and res.routing and res.rounds is not None) for r in rows]
+    cells = ["; ".join(f"{m}: {other_dag_words(res.other_dag)} (own DAG's bound {res.own_bound})"
+                       for m, res in r.other_dags(methods)) for r in rows]
     return ([OTHER_DAG_CSV], [[c] for c in cells]) if any(cells) else ([], [[] for _ in rows])
 
 

@@ -162,8 +162,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
     if not steps:
         print("  explain: no trace (the schedule kept is not the policy's: see fallback)")
         return
-    terms = [c for c in steps[0] if c.startswith("term: ")]
-    zero = [c for c in terms if all(row[c] == 0 for row in steps)]
+    from ..rl.explain import zero_terms
+    zero = zero_terms(steps)
     cols = [c for c in steps[0] if c not in zero]
     print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
           "the columns after 'tied': one term per feature from the prior, bias, and network (the learned residual); "

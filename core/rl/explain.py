@@ -178,6 +178,12 @@ def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
     return rows
 
 
+def zero_terms(rows: list[dict]) -> list[str]:
+    """The ``term: NAME`` columns of `rows` (`step_table` or `chosen_steps`) that are 0 in every row: named beside
+    the table by the CLI's --explain and the debugger, not drawn."""
+    return [c for c in rows[0] if c.startswith("term: ") and all(row[c] == 0 for row in rows)]
+
+
 def step_note(trace: dict, r: int, k: int) -> str:
     """One line about step k of round r: how many candidates were scored and shown, and any tie."""
     s = trace["steps"][r][k]

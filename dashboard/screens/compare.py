@@ -110,9 +110,9 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
             for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
-            if res is not None and res.routing:  # time-aware picks its routes: the bound column is not for them
+            if res is not None and res.other_dag:  # time-aware picks its routes or a ring: the bound is not for them
                 notes.append(f"{r.name}, {method_title(m)}: {other_dag_note(res)}")
-                others.setdefault(method_title(m), []).append(f"{r.name} ({other_dag_words(res.routing)})")
+                others.setdefault(method_title(m), []).append(f"{r.name} ({other_dag_words(res.other_dag)})")
         best = r.best_merged()
         rec["lower bound"] = r.lower_bound
         rec["best gap %"] = 100 * gap(best.rounds, r.lower_bound) if best else None

@@ -212,7 +212,7 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
     residual), then its feature values; terms that are 0 for every shown candidate are named, not drawn."""
     rows = explain.step_table(trace, r - 1, k - 1, d.describe)
     terms = [c for c in rows[0] if c.startswith("term: ")]
-    zero = [c for c in terms if all(row[c] == 0 for row in rows)]
+    zero = explain.zero_terms(rows)
     st.markdown(f"**Why step {k} chose it: each candidate's score split into its terms**")
     shown = [c for c in terms if c not in zero]
     st.dataframe([{c: v for c, v in row.items() if not c.startswith("value: ") and c not in zero} for row in rows],

@@ -393,9 +393,9 @@ def test_a_method_on_other_routes_is_left_out_of_the_gap_to_the_tables_bound():
     from core.compare import routing_notes
     (row,) = compare(configurations(None, ["bcube:4,1"]), ["critical-path", "time-aware"], seeds=1)
     ta = row.results["time-aware"]
-    assert ta.routing == "balanced" and ta.rounds == 18 == ta.own_bound and row.lower_bound == 24
+    assert ta.other_dag == "balanced" and ta.rounds == 18 == ta.own_bound and row.lower_bound == 24
     assert row.gap("time-aware") is None and row.best_merged() is row.results["critical-path"]
-    assert row.results["critical-path"].routing is None and row.gap("critical-path") == 0.0
+    assert row.results["critical-path"].other_dag is None and row.gap("critical-path") == 0.0
     assert rows_to_table([row], ["critical-path", "time-aware"])[1][0][6:8] == ["24", "0.0%"]
     (note,) = routing_notes([row], ["critical-path", "time-aware"])
     assert "time-aware chose balanced routes" in note and "bound: 18" in note
@@ -409,7 +409,7 @@ def test_a_method_that_ran_a_ring_is_left_out_of_the_gap_to_the_tree_dags_bound(
     (row,) = compare(configurations(None, ["jellyfish:switches=15,ports=5,switch_ports=4,seed=1"]),
                      ["critical-path", "time-aware"], seeds=1)
     ta = row.results["time-aware"]
-    assert "ring_adjacent" in ta.info and ta.routing == "ring" and ta.rounds < row.lower_bound  # else: nothing shown
+    assert "ring_adjacent" in ta.info and ta.other_dag == "ring" and ta.rounds < row.lower_bound  # else: nothing shown
     assert row.gap("time-aware") is None and row.best_merged() is row.results["critical-path"]
     assert row.gap("critical-path") > 0
     (note,) = routing_notes([row], ["critical-path", "time-aware"])

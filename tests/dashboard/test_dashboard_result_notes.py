@@ -71,11 +71,11 @@ def test_compare_says_a_method_on_other_routes_is_left_out_of_the_best_gap(missi
     row = compare_topology(make_topology("bcube:n=4,k=1"), ["critical-path", "time-aware"], seeds=5,
                            config=ScheduleConfig(time_limit=10.0), name="BCube(4,1)")
     own = row.results["time-aware"]
-    assert own.routing and own.rounds < row.lower_bound  # else this test shows nothing
-    assert (f"- BCube(4,1), Time-aware (HEFT): chose {own.routing} routes; the table's bound is for the flow-tree "
+    assert own.other_dag and own.rounds < row.lower_bound  # else this test shows nothing
+    assert (f"- BCube(4,1), Time-aware (HEFT): chose {own.other_dag} routes; the table's bound is for the flow-tree "
             f"DAG the others schedule, so it is left out of best gap (its own DAG's bound: {own.own_bound})"
             in texts(at).splitlines())
-    assert (f"Time-aware (HEFT) scheduled another DAG than the lower bound's on BCube(4,1) ({own.routing} routes): "
+    assert (f"Time-aware (HEFT) scheduled another DAG than the lower bound's on BCube(4,1) ({own.other_dag} routes): "
             "the bound is not one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes)."
             in texts(at).splitlines())
     frame = at.dataframe[0].value
