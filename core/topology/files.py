@@ -20,7 +20,7 @@ import numpy as np
 
 from ..guard import check, estimate_json
 from ..units import UnitError, parse_bandwidth, parse_latency
-from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError, clip
 
 if TYPE_CHECKING:  # networkx is imported where a GraphML file is read: ~0.1 s that presets never need
     import networkx as nx
@@ -200,7 +200,7 @@ def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:
     p = Path(path)
     spec = f"file:{path}"
     if not p.is_file():
-        raise TopologyError(f"file:{path}: no such file")
+        raise TopologyError(f"file:{clip(str(path), 300)}: no such file")  # a newline in the name stays escaped
     check(estimate_json(p.stat().st_size, p.name), force=force)
     text = p.read_bytes()
     return parse_topology_bytes(text, p.name, spec, force=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from core.topology import Topology, TopologyError, make_topology
@@ -30,6 +30,7 @@ def specs(draw) -> str:
 
 @settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=specs())
+@example(spec="file:n=\n0")  # a missing file's name with a newline: its message was two lines (a fresh-clone run)
 def test_spec_strings_build_or_are_refused_in_one_line(spec):
     try:
         t = make_topology(spec)
