@@ -186,24 +186,41 @@ def machine_output(args: argparse.Namespace) -> bool:
 
 
 LONG_RUN_S = 10.0
-"""Estimated CPU seconds from which a command says, before it starts, how long it is expected to take."""
+"""Estimated CPU seconds from which a command says, before it starts, how long it is expected to take (the part that
+surely runs: CP-SAT's search, a ceiling that it may not reach or start, is said beside it, not counted)."""
 
 
 def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
-    """One line with the guard's estimate of `what` when its CPU time is `LONG_RUN_S` or more, else None: a run
-    admitted by the guard can still take minutes without a word. Several `estimates` (runs one after the
-    other): their CPU in all and the largest memory."""
+    """One line with the guard's estimate of `what` when the part of its CPU time that surely runs
+    (`Estimate.sure`) is `LONG_RUN_S` or more, else None: a run admitted by the guard can still take minutes
+    without a word. CP-SAT's part (`Estimate.search`) is said apart, as the ceiling it is: on a small DAG the
+    heuristic often meets the lower bound and CP-SAT never runs (`search_note` speaks when it does). Several
+    `estimates` (runs one after the other): their CPU in all and the largest memory."""
     if not estimates:
         return None
-    seconds = sum(e.seconds for e in estimates)
-    if seconds < LONG_RUN_S:
+    sure, search = sum(e.sure for e in estimates), sum(e.search for e in estimates)
+    if sure < LONG_RUN_S:
         return None
     peak = max(e.bytes for e in estimates)
     size = f"{fmt_bytes(peak)} at most" if len(estimates) > 1 else \
         f"{fmt_bytes(peak)}" + (f" for {estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
-    return (f"note: {what}: ~{fmt_seconds(seconds)} CPU{' in all' if len(estimates) > 1 else ''}, ~{size}, "
+    ceiling = f", plus up to ~{fmt_seconds(search)} of CP-SAT ({SEARCH_WHEN})" if search > 0 else ""
+    return (f"note: {what}: ~{fmt_seconds(sure)} CPU{' in all' if len(estimates) > 1 else ''}{ceiling}, ~{size}, "
             "the size guard's rough estimate (memory is meant to be above the peak; time can be under: "
             "docs/limits.md)")
+
+
+SEARCH_WHEN = "--time-limit; it runs only when critical-path's schedule misses the lower bound, and stops when it proves the optimum"
+"""When CP-SAT's search runs and how long, as the notes say it."""
+
+
+def search_note(what: str, estimate: Estimate) -> str | None:
+    """The line to print when CP-SAT starts searching (the heuristic's schedule missed the lower bound), for a run
+    whose search may take `LONG_RUN_S` or more and whose `long_run_note` (which says it) was not printed; else None."""
+    if estimate.search < LONG_RUN_S or estimate.sure >= LONG_RUN_S:
+        return None
+    return (f"note: {what}: critical-path's schedule misses the lower bound, so CP-SAT searches for up to "
+            f"~{fmt_seconds(estimate.search)} (--time-limit; it stops when it proves the optimum)")
 
 
 def out_form(out: str | None) -> str | None:
