@@ -20,6 +20,7 @@ from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
 from .workloads import WorkloadDAG, build_dag
+from .units import time_unit
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -240,14 +241,17 @@ def _replan_numbers(r: Replan) -> dict:
 
 def replan_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the mid-run event table: failure-free and re-planned finish, time lost."""
-    header = ["config", "method", "event ms", "failure-free ms", "finish ms", "lost ms", "lost", "re-sent",
-              "re-routed", "re-plan s"]
+    keys = ("at_s", "failure_free_s", "finish_s", "lost_s")
+    found = list(_with(rows, methods, "replan"))
+    unit, per_second = time_unit(res.replan[k] for _, _, res in found for k in keys)
+    header = ["config", "method", f"event {unit}", f"failure-free {unit}", f"finish {unit}", f"lost {unit}", "lost",
+              "re-sent", "re-routed", "re-plan s"]
     body = []
-    for r, m, res in _with(rows, methods, "replan"):
+    for r, m, res in found:
         x = res.replan
-        body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
-                     f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
-                     f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
+        body.append([r.name, m] + [f"{x[k] * per_second:.3f}" for k in keys]
+                    + [f"{100 * x['lost_share']:+.1f}%", f"{x['resent']:.0f}", f"{x['rerouted']:.0f}",
+                       f"{x['replan_wall_s']:.3f}"])
     return header, body
 
 
@@ -296,13 +300,16 @@ def _mean_report(reports: list[dict]) -> dict:
 
 
 def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the seconds table: one line per configuration and method."""
-    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
+    """Header and cells of the seconds table: one line per configuration and method, the times in one unit for the
+    whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms)."""
+    found = list(_with(rows, methods, "time"))
+    unit, per_second = time_unit(res.time[mode]["time_s"] for _, _, res in found for mode in MODES)
+    header = ["config", "method", "rounds"] + [f"{m} {unit}" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
     body = []
-    for r, m, res in _with(rows, methods, "time"):
+    for r, m, res in found:
         a = res.time["async"]
         body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
-                    + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                    + [f"{res.time[mode]['time_s'] * per_second:.3f}" for mode in MODES]
                     + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}"] + _gaps(a))
     return header, body
 
