@@ -358,7 +358,14 @@ def other_dag_column(rows: list[Row], methods: list[str]) -> tuple[list[str], li
     a method scheduled another DAG than the bound column's, empty elsewhere; no column when no row has one."""
     cells = ["; ".join(f"{m}: {other_dag_words(res.other_dag)} (own DAG's bound {res.own_bound})"
                        for m, res in r.other_dags(methods)) for r in rows]
-    return ([OTHER_DAG_CSV], [[c] for c in cells]) if any(cells) else ([], [[] for _ in rows])
+    return optional_column(OTHER_DAG_CSV, cells)
+
+
+def optional_column(name: str, cells: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of a CSV column that only some rows fill (one cell per row, "" where empty): the column
+    when some cell is not empty, else no column at all (the rule of every optional column of compare's CSV, the
+    CLI's and the dashboard's: a column empty on every row says nothing)."""
+    return ([name], [[c] for c in cells]) if any(cells) else ([], [[] for _ in cells])
 
 
 def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
@@ -494,7 +501,7 @@ def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list
     configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated;
     no column at all when no row has a note (it was empty on every row of a run at 100 MB, unexplained)."""
     notes = [r.latency_note(methods) or "" for r in rows]
-    return ([LATENCY_NOTE_CSV], [[n] for n in notes]) if any(notes) else ([], [[] for _ in rows])
+    return optional_column(LATENCY_NOTE_CSV, notes)
 
 
 def _gaps(replay: dict, numeric: bool = False) -> list[str]:
