@@ -165,13 +165,15 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
             seeds: int = 5, config: ScheduleConfig | None = None,
             progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
             fail: str | None = None, slow: str | None = None,
-            event: tuple[str, str | None, str | None] | None = None) -> list[Row]:
+            event: tuple[str, str | None, str | None] | None = None,
+            searching: Callable[[str, str], None] | None = None) -> list[Row]:
     """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
 
     Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
     `fail` and `slow` fail or slow links before the run (texts of `core.topology.degrade`, read on each
     configuration); `event` = (when, fail, slow) changes links during the run (`LinkEvent.parse`) and every
-    method re-plans the rest (`MethodResult.replan`).
+    method re-plans the rest (`MethodResult.replan`). `searching(configuration, method)` is called when a
+    CP-SAT method starts searching there (optimal: critical-path's schedule missed the lower bound).
     """
     base = config or ScheduleConfig()
     methods = list(default_methods() if methods is None else methods)
@@ -184,17 +186,18 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         topo = degrade(make_topology(spec), fail=fail, slow=slow)
         change = LinkEvent.parse(topo, *event) if event else None
         rows.append(compare_topology(topo, methods, seeds, base, name=name, paper=paper, progress=progress,
-                                     size=size, change=change))
+                                     size=size, change=change, searching=searching))
     return rows
 
 
 def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,
                      name: str | None = None, paper: Preset | None = None,
                      progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
-                     change: LinkEvent | None = None) -> Row:
+                     change: LinkEvent | None = None, searching: Callable[[str, str], None] | None = None) -> Row:
     """Every method on one built topology (e.g. an uploaded file); randomized ones averaged over `seeds` seeds.
 
     With `change`, every schedule is also re-planned after that mid-run link event (`MethodResult.replan`).
+    `searching(name, method)`: called once per run in which a CP-SAT method starts searching.
     """
     base = config or ScheduleConfig()
     name = name or topo.spec
@@ -210,7 +213,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
         per_seed, info, own, reports, moved, other = [], {}, 0, [], [], None
         try:
             for s in runs:
-                sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
+                sched = run_method(m, topo, replace(base, seed=s, size=int(size)), _search_progress(searching, name, m))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
                 other = other_dag(m, sched.dag, row_routing) or other
@@ -231,6 +234,21 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
                                   other_dag=other)
     return Row(name, topo.spec, topo.n_nodes, topo.n_edges, topo.n_servers, n_workloads, lb.best, lb.as_dict(), results,
                paper, base.merge)
+
+
+def _search_progress(searching: Callable[[str, str], None] | None, name: str,
+                     method: str) -> Callable[[float], None] | None:
+    """The progress callback of one run of `method` that calls `searching(name, method)` at its first call (a CP-SAT
+    method's first is when its search starts: `core.schedulers.optimal.solve_optimal`); None for other methods."""
+    if searching is None or get_method(method).solver != "cp-sat":
+        return None
+    said = []
+
+    def progress(_share: float) -> None:
+        if not said:
+            said.append(True)
+            searching(name, method)
+    return progress
 
 
 def _replan_numbers(r: Replan) -> dict:

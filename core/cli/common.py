@@ -214,13 +214,20 @@ SEARCH_WHEN = "--time-limit; it runs only when critical-path's schedule misses t
 """When CP-SAT's search runs and how long, as the notes say it."""
 
 
-def search_note(what: str, estimate: Estimate) -> str | None:
-    """The line to print when CP-SAT starts searching (the heuristic's schedule missed the lower bound), for a run
-    whose search may take `LONG_RUN_S` or more and whose `long_run_note` (which says it) was not printed; else None."""
-    if estimate.search < LONG_RUN_S or estimate.sure >= LONG_RUN_S:
+def search_note(method: str, estimates: list[Estimate], where: str | None = None) -> str | None:
+    """The line to print when `method`'s CP-SAT starts searching (critical-path's schedule missed the lower bound),
+    `where` the configuration (compare's runs, `estimates`) or None (schedule's one run): for runs whose search may
+    take `LONG_RUN_S` or more in all, and whose `long_run_note`, which says it, was not printed; else None."""
+    search = sum(e.search for e in estimates)
+    if search < LONG_RUN_S or sum(e.sure for e in estimates) >= LONG_RUN_S:
         return None
-    return (f"note: {what}: critical-path's schedule misses the lower bound, so CP-SAT searches for up to "
-            f"~{fmt_seconds(estimate.search)} (--time-limit; it stops when it proves the optimum)")
+    one, limit = fmt_seconds(max(e.search for e in estimates)), "--time-limit; it stops when it proves the optimum"
+    if where is None:
+        return (f"note: {method}: critical-path's schedule misses the lower bound, so CP-SAT searches for up to ~{one} "
+                f"({limit})")
+    return (f"note: compare: critical-path's schedule misses the lower bound on {where}, so {method}'s CP-SAT searches "
+            f"there for up to ~{one}, as on each configuration where it does (~{fmt_seconds(search)} at most in all; "
+            f"{limit})")
 
 
 def out_form(out: str | None) -> str | None:

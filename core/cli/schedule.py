@@ -74,7 +74,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     estimate = guard(t, [a.method], a, out=a.out)
     if not said:  # a file: known once it is read
         announce_run(a, estimate)
-    searching = search_note(a.method, estimate[0]) if not machine_output(a) else None
+    searching = search_note(a.method, estimate) if not machine_output(a) else None
     event = read_event(a, t)
     cfg = config(a)
     if a.explain is not None:

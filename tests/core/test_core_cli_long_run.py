@@ -86,3 +86,16 @@ def test_optimal_says_its_search_when_it_starts(capsys):
                      "~11 s (--time-limit; it stops when it proves the optimum)"], notes
     assert cli.main(argv + ["--format", "json"]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_compare_says_the_first_search_once_and_nothing_when_none_starts(capsys):
+    """compare: no note where critical-path meets every bound (bcube:2,1); where CP-SAT searches (example:fig3), one
+    line naming the configuration and the ceiling of all the runs' searches."""
+    assert cli.main(["compare", "bcube:2,1", "--methods", "optimal,ring"]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert cli.main(["compare", "example:fig3", "bcube:2,1", "example:fig3", "--methods", "ring,optimal",
+                     "--time-limit", "9"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert notes == ["note: compare: critical-path's schedule misses the lower bound on example:fig3, so optimal's "
+                     "CP-SAT searches there for up to ~11 s, as on each configuration where it does (~32 s at most in "
+                     "all; --time-limit; it stops when it proves the optimum)"], notes
