@@ -210,7 +210,8 @@ def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
             "docs/limits.md)")
 
 
-SEARCH_WHEN = "--time-limit; it runs only when critical-path's schedule misses the lower bound, and stops when it proves the optimum"
+SEARCH_WHEN = ("--time-limit; it runs only when critical-path's schedule misses the lower bound, and stops when it "
+               "proves the optimum")
 """When CP-SAT's search runs and how long, as the notes say it."""
 
 

@@ -84,7 +84,7 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
     solver.parameters.random_seed = int(seed)
     start = time.perf_counter()
     if progress is not None:
-        progress(0.0)  # the search starts (never reached when the heuristic meets the bound: the CLI's note says so)
+        progress(0.0)  # the search starts: the CLI says so then (not before: it may not start, as above)
 
     class _Progress(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
