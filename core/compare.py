@@ -20,6 +20,7 @@ from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
 from .workloads import WorkloadDAG, build_dag
+from .units import time_unit
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -164,13 +165,15 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
             seeds: int = 5, config: ScheduleConfig | None = None,
             progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
             fail: str | None = None, slow: str | None = None,
-            event: tuple[str, str | None, str | None] | None = None) -> list[Row]:
+            event: tuple[str, str | None, str | None] | None = None,
+            searching: Callable[[str, str], None] | None = None) -> list[Row]:
     """Run every method on every configuration; randomized methods are averaged over `seeds` seeds.
 
     Each schedule is also replayed in seconds for a message of `size` bytes (`MethodResult.time`).
     `fail` and `slow` fail or slow links before the run (texts of `core.topology.degrade`, read on each
     configuration); `event` = (when, fail, slow) changes links during the run (`LinkEvent.parse`) and every
-    method re-plans the rest (`MethodResult.replan`).
+    method re-plans the rest (`MethodResult.replan`). `searching(configuration, method)` is called when a
+    CP-SAT method starts searching there (optimal: critical-path's schedule missed the lower bound).
     """
     base = config or ScheduleConfig()
     methods = list(default_methods() if methods is None else methods)
@@ -183,17 +186,18 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         topo = degrade(make_topology(spec), fail=fail, slow=slow)
         change = LinkEvent.parse(topo, *event) if event else None
         rows.append(compare_topology(topo, methods, seeds, base, name=name, paper=paper, progress=progress,
-                                     size=size, change=change))
+                                     size=size, change=change, searching=searching))
     return rows
 
 
 def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,
                      name: str | None = None, paper: Preset | None = None,
                      progress: Callable[[str], None] | None = None, size: float = DEFAULT_SIZE_BYTES,
-                     change: LinkEvent | None = None) -> Row:
+                     change: LinkEvent | None = None, searching: Callable[[str, str], None] | None = None) -> Row:
     """Every method on one built topology (e.g. an uploaded file); randomized ones averaged over `seeds` seeds.
 
     With `change`, every schedule is also re-planned after that mid-run link event (`MethodResult.replan`).
+    `searching(name, method)`: called once per run in which a CP-SAT method starts searching.
     """
     base = config or ScheduleConfig()
     name = name or topo.spec
@@ -209,7 +213,7 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
         per_seed, info, own, reports, moved, other = [], {}, 0, [], [], None
         try:
             for s in runs:
-                sched = run_method(m, topo, replace(base, seed=s, size=int(size)))
+                sched = run_method(m, topo, replace(base, seed=s, size=int(size)), _search_progress(searching, name, m))
                 per_seed.append(sched.n_rounds)
                 info = sched.info
                 other = other_dag(m, sched.dag, row_routing) or other
@@ -232,6 +236,21 @@ def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, con
                paper, base.merge)
 
 
+def _search_progress(searching: Callable[[str, str], None] | None, name: str,
+                     method: str) -> Callable[[float], None] | None:
+    """The progress callback of one run of `method` that calls `searching(name, method)` at its first call (a CP-SAT
+    method's first is when its search starts: `core.schedulers.optimal.solve_optimal`); None for other methods."""
+    if searching is None or get_method(method).solver != "cp-sat":
+        return None
+    said = []
+
+    def progress(_share: float) -> None:
+        if not said:
+            said.append(True)
+            searching(name, method)
+    return progress
+
+
 def _replan_numbers(r: Replan) -> dict:
     """The numeric part of a re-planned run's summary (averaged over seeds by `_mean_report`)."""
     s = r.summary()
@@ -240,14 +259,17 @@ def _replan_numbers(r: Replan) -> dict:
 
 def replan_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the mid-run event table: failure-free and re-planned finish, time lost."""
-    header = ["config", "method", "event ms", "failure-free ms", "finish ms", "lost ms", "lost", "re-sent",
-              "re-routed", "re-plan s"]
+    keys = ("at_s", "failure_free_s", "finish_s", "lost_s")
+    found = list(_with(rows, methods, "replan"))
+    unit, per_second = time_unit(res.replan[k] for _, _, res in found for k in keys)
+    header = ["config", "method", f"event {unit}", f"failure-free {unit}", f"finish {unit}", f"lost {unit}", "lost",
+              "re-sent", "re-routed", "re-plan s"]
     body = []
-    for r, m, res in _with(rows, methods, "replan"):
+    for r, m, res in found:
         x = res.replan
-        body.append([r.name, m, f"{x['at_s'] * 1e3:.3f}", f"{x['failure_free_s'] * 1e3:.3f}",
-                     f"{x['finish_s'] * 1e3:.3f}", f"{x['lost_s'] * 1e3:.3f}", f"{100 * x['lost_share']:+.1f}%",
-                     f"{x['resent']:.0f}", f"{x['rerouted']:.0f}", f"{x['replan_wall_s']:.3f}"])
+        body.append([r.name, m] + [f"{x[k] * per_second:.3f}" for k in keys]
+                    + [f"{100 * x['lost_share']:+.1f}%", f"{x['resent']:.0f}", f"{x['rerouted']:.0f}",
+                       f"{x['replan_wall_s']:.3f}"])
     return header, body
 
 
@@ -296,13 +318,16 @@ def _mean_report(reports: list[dict]) -> dict:
 
 
 def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the seconds table: one line per configuration and method."""
-    header = ["config", "method", "rounds"] + [f"{m} ms" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
+    """Header and cells of the seconds table: one line per configuration and method, the times in one unit for the
+    whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms)."""
+    found = list(_with(rows, methods, "time"))
+    unit, per_second = time_unit(res.time[mode]["time_s"] for _, _, res in found for mode in MODES)
+    header = ["config", "method", "rounds"] + [f"{m} {unit}" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
     body = []
-    for r, m, res in _with(rows, methods, "time"):
+    for r, m, res in found:
         a = res.time["async"]
         body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
-                    + [f"{res.time[mode]['time_s'] * 1e3:.3f}" for mode in MODES]
+                    + [f"{res.time[mode]['time_s'] * per_second:.3f}" for mode in MODES]
                     + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}"] + _gaps(a))
     return header, body
 
@@ -351,7 +376,14 @@ def other_dag_column(rows: list[Row], methods: list[str]) -> tuple[list[str], li
     a method scheduled another DAG than the bound column's, empty elsewhere; no column when no row has one."""
     cells = ["; ".join(f"{m}: {other_dag_words(res.other_dag)} (own DAG's bound {res.own_bound})"
                        for m, res in r.other_dags(methods)) for r in rows]
-    return ([OTHER_DAG_CSV], [[c] for c in cells]) if any(cells) else ([], [[] for _ in rows])
+    return optional_column(OTHER_DAG_CSV, cells)
+
+
+def optional_column(name: str, cells: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of a CSV column that only some rows fill (one cell per row, "" where empty): the column
+    when some cell is not empty, else no column at all (the rule of every optional column of compare's CSV, the
+    CLI's and the dashboard's: a column empty on every row says nothing)."""
+    return ([name], [[c] for c in cells]) if any(cells) else ([], [[] for _ in cells])
 
 
 def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
@@ -487,7 +519,7 @@ def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list
     configuration's name (``ps, ring: latency-dominated: ...``), empty where no method's time is latency-dominated;
     no column at all when no row has a note (it was empty on every row of a run at 100 MB, unexplained)."""
     notes = [r.latency_note(methods) or "" for r in rows]
-    return ([LATENCY_NOTE_CSV], [[n] for n in notes]) if any(notes) else ([], [[] for _ in rows])
+    return optional_column(LATENCY_NOTE_CSV, notes)
 
 
 def _gaps(replay: dict, numeric: bool = False) -> list[str]:

@@ -146,10 +146,19 @@ class Estimate:
     bytes: int
     seconds: float
     workloads: int = 0
+    search: float = 0.0
+    """The part of `seconds` that CP-SAT may spend: building its model, then searching up to its ``--time-limit``.
+    A ceiling: it stops sooner when the bound is met or proven, and optimal does not start it at all when the
+    heuristic's schedule (its warm start) already meets the lower bound."""
+
+    @property
+    def sure(self) -> float:
+        """The seconds that will be spent whatever CP-SAT does: `seconds` less `search`."""
+        return self.seconds - self.search
 
     def __add__(self, other: "Estimate") -> "Estimate":
         return Estimate(self.what, self.bytes + other.bytes, self.seconds + other.seconds,
-                        max(self.workloads, other.workloads))
+                        max(self.workloads, other.workloads), self.search + other.search)
 
 
 # ---- estimates ----------------------------------------------------------------------------------
@@ -233,14 +242,15 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
         what += f" and writing it as {out.upper()}"
     if solver == "cp-sat":
         x = w * (seg - 1) * rounds
-        total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, S_CPSAT * x + S_CPSAT_WORK * time_limit)
+        search = S_CPSAT * x + S_CPSAT_WORK * time_limit
+        total = total + Estimate("cp-sat", B_CPSAT_BASE + B_CPSAT * x, search, search=search)
         what += " with CP-SAT"
     elif solver == "rl":
         total = total + Estimate("rl", B_TORCH + B_RL * w, (S_RL_GREEDY + S_RL * max(0, rollouts - 1)) * w * rounds)
         what += f" with {rollouts} RL rollout" + ("s" if rollouts > 1 else "")
     elif solver is not None:
         raise ValueError(f"solver must be None, 'cp-sat' or 'rl', got {solver!r}")
-    return Estimate(what, total.bytes, total.seconds, w)
+    return Estimate(what, total.bytes, total.seconds, w, total.search)
 
 
 def per_out(out: str, workloads: int, entries: int) -> int:

@@ -54,13 +54,47 @@ _cold_hook: Callable[[], None] | None = None
 
 
 def on_cold_compile(hook: Callable[[], None] | None) -> None:
-    """Call `hook` once, just before the first kernel that is not cached is compiled (None: no hook)."""
+    """Call `hook` once, just before the first kernel that is not cached is compiled (None: no hook): when a
+    kernel's dispatcher is made and numba's cache holds nothing for it (`kernel_cached`), or when numba starts
+    any compile (its ``numba:compile`` event: a kernel cached for other argument types only compiles anew, which
+    the first check alone let pass without a word)."""
     global _cold_hook
     _cold_hook = hook
 
 
+def _cold() -> None:
+    """Call the `on_cold_compile` hook, once."""
+    hook = _cold_hook
+    if hook is not None:
+        on_cold_compile(None)
+        hook()
+
+
+_listening = False
+"""True once `_listen_for_compiles` has registered its listener (once per process)."""
+
+
+def _listen_for_compiles() -> None:
+    """Call `_cold` whenever numba starts compiling (not when it loads a function from its cache); once."""
+    global _listening
+    if _listening:
+        return
+    _listening = True
+    from numba.core import event
+
+    class _OnCompile(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            _cold()
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", _OnCompile())
+
+
 def kernel_cached(dispatcher: Any) -> bool:
-    """True when numba's cache holds a fresh entry for this kernel (its index exists and matches the source);
+    """True when numba's cache holds a fresh entry for this kernel (its index exists and matches the source), for
+    some argument types (whether for those of the coming call only the compile event tells: `on_cold_compile`);
     without numba's cache internals, whether any kernel is cached (`kernels_cached`)."""
     try:
         return bool(dispatcher._cache._cache_file._load_index())  # numba has no public "is it cached?"
@@ -95,10 +129,9 @@ class Kernel:
             from numba import njit
             self._dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
             _loaded = True
+            _listen_for_compiles()
             if _cold_hook is not None and not kernel_cached(self._dispatcher):
-                hook = _cold_hook
-                on_cold_compile(None)
-                hook()
+                _cold()
         return self._dispatcher
 
     @property

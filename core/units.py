@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 
 DEFAULT_SIZE = "100MB"
 """Default AllReduce message size M (the issue's example; a mid-size gradient bucket set)."""
@@ -100,10 +101,24 @@ def format_size(n_bytes: float) -> str:
     return f"{n_bytes:.0f} B"
 
 
+TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6))
+"""The units durations are shown in, and each one's count per second."""
+
+
+def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
+    """The one unit (name, count per second) for durations shown together, a table's or a single value's: µs when
+    every one is under 1 ms, s when every one is 1 s or more, else ms (and ms for none). Signs are ignored (a time
+    lost may be negative); NaN does not count."""
+    sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
+    if sizes and all(x < 1e-3 for x in sizes):
+        return TIME_UNITS[2]
+    if sizes and all(x >= 1 for x in sizes):
+        return TIME_UNITS[0]
+    return TIME_UNITS[1]
+
+
 def format_seconds(seconds: float) -> str:
-    """A readable duration: ``12.3 ms``, ``4.56 µs``, ``1.20 s``."""
-    if seconds >= 1:
-        return f"{seconds:.3g} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds * 1e6:.3g} µs"
+    """A readable duration, 3 significant digits in the unit `time_unit` picks for it alone: ``12.3 ms``,
+    ``4.56 µs``, ``1.2 s``."""
+    unit, per_second = time_unit([seconds])
+    return f"{seconds * per_second:.3g} {unit}"

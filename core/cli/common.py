@@ -186,24 +186,49 @@ def machine_output(args: argparse.Namespace) -> bool:
 
 
 LONG_RUN_S = 10.0
-"""Estimated CPU seconds from which a command says, before it starts, how long it is expected to take."""
+"""Estimated CPU seconds from which a command says, before it starts, how long it is expected to take (the part that
+surely runs: CP-SAT's search, a ceiling that it may not reach or start, is said beside it, not counted)."""
 
 
 def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
-    """One line with the guard's estimate of `what` when its CPU time is `LONG_RUN_S` or more, else None: a run
-    admitted by the guard can still take minutes without a word. Several `estimates` (runs one after the
-    other): their CPU in all and the largest memory."""
+    """One line with the guard's estimate of `what` when the part of its CPU time that surely runs
+    (`Estimate.sure`) is `LONG_RUN_S` or more, else None: a run admitted by the guard can still take minutes
+    without a word. CP-SAT's part (`Estimate.search`) is said apart, as the ceiling it is: on a small DAG the
+    heuristic often meets the lower bound and CP-SAT never runs (`search_note` speaks when it does). Several
+    `estimates` (runs one after the other): their CPU in all and the largest memory."""
     if not estimates:
         return None
-    seconds = sum(e.seconds for e in estimates)
-    if seconds < LONG_RUN_S:
+    sure, search = sum(e.sure for e in estimates), sum(e.search for e in estimates)
+    if sure < LONG_RUN_S:
         return None
     peak = max(e.bytes for e in estimates)
     size = f"{fmt_bytes(peak)} at most" if len(estimates) > 1 else \
         f"{fmt_bytes(peak)}" + (f" for {estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
-    return (f"note: {what}: ~{fmt_seconds(seconds)} CPU{' in all' if len(estimates) > 1 else ''}, ~{size}, "
+    ceiling = f", plus up to ~{fmt_seconds(search)} of CP-SAT ({SEARCH_WHEN})" if search > 0 else ""
+    return (f"note: {what}: ~{fmt_seconds(sure)} CPU{' in all' if len(estimates) > 1 else ''}{ceiling}, ~{size}, "
             "the size guard's rough estimate (memory is meant to be above the peak; time can be under: "
             "docs/limits.md)")
+
+
+SEARCH_WHEN = ("--time-limit; it runs only when critical-path's schedule misses the lower bound, and stops when it "
+               "proves the optimum")
+"""When CP-SAT's search runs and how long, as the notes say it."""
+
+
+def search_note(method: str, estimates: list[Estimate], where: str | None = None) -> str | None:
+    """The line to print when `method`'s CP-SAT starts searching (critical-path's schedule missed the lower bound),
+    `where` the configuration (compare's runs, `estimates`) or None (schedule's one run): for runs whose search may
+    take `LONG_RUN_S` or more in all, and whose `long_run_note`, which says it, was not printed; else None."""
+    search = sum(e.search for e in estimates)
+    if search < LONG_RUN_S or sum(e.sure for e in estimates) >= LONG_RUN_S:
+        return None
+    one, limit = fmt_seconds(max(e.search for e in estimates)), "--time-limit; it stops when it proves the optimum"
+    if where is None:
+        return (f"note: {method}: critical-path's schedule misses the lower bound, so CP-SAT searches for up to ~{one} "
+                f"({limit})")
+    return (f"note: compare: critical-path's schedule misses the lower bound on {where}, so {method}'s CP-SAT searches "
+            f"there for up to ~{one}, as on each configuration where it does (~{fmt_seconds(search)} at most in all; "
+            f"{limit})")
 
 
 def out_form(out: str | None) -> str | None:

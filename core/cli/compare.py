@@ -17,7 +17,7 @@ from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
 from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, and_list, config,
                      event_texts, guard, ignored_note, long_run_note, machine_output, method_reads, note_failed_again,
-                     parse_event, print_table)
+                     parse_event, print_table, search_note)
 
 
 def register(sub) -> None:
@@ -63,7 +63,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     configs = configurations(a.preset, a.specs)
     event = event_texts(a)  # read on each configuration; its form is checked once here
-    runs = []  # the estimate of every run compare makes: each method, each seed of a seeded one
+    runs, run_methods = [], []  # the estimate of every run compare makes (each method, each seed of a seeded one)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
         is_file = parse_spec(spec)[0] in ("file", "example")
         built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
@@ -71,11 +71,20 @@ def cmd_compare(a: argparse.Namespace) -> int:
             note_failed_again(built, a.fail_links, a.slow_links)
         estimates = guard(built if is_file else spec, ["critical-path", *methods], a)
         runs += [e for m, e in zip(methods, estimates[1:]) for _ in range(a.seeds if get_method(m).randomized else 1)]
+        run_methods += [m for m in methods for _ in range(a.seeds if get_method(m).randomized else 1)]
         if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
             parse_event(degrade(built or make_topology(spec, force=a.force), fail=a.fail_links, slow=a.slow_links), event)
     note = long_run_note(f"compare, {len(runs)} runs", runs)
     if note and not machine_output(a):
         print(note, file=sys.stderr)
+    said = bool(note) or machine_output(a)
+
+    def searching(name: str, method: str) -> None:  # said once, at the first CP-SAT search (long_run_note's part)
+        nonlocal said
+        line = None if said else search_note(method, [e for m, e in zip(run_methods, runs) if m == method], name)
+        if line:
+            tqdm.write(line, file=sys.stderr)  # above the bar, if any
+        said = True
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
@@ -85,7 +94,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     cfg = config(a)
     size = cfg.size
     rows = compare(configs, methods, a.seeds, cfg, progress, size=size, fail=a.fail_links, slow=a.slow_links,
-                   event=event)
+                   event=event, searching=searching)
     bar.close()
     if a.format == "json":
         print(json.dumps(json_numbers([r.as_dict() for r in rows]), indent=2, default=float))  # numbers as the CSV has them

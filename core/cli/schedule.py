@@ -22,7 +22,7 @@ from ..topology import changes, describe_changes
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
                      ignored_note, long_run_note, machine_output, method_reads, print_table, read_event, read_network,
-                     replan_lines, time_lines)
+                     replan_lines, search_note, time_lines)
 from .kinds import schedule_file
 
 
@@ -74,6 +74,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     estimate = guard(t, [a.method], a, out=a.out)
     if not said:  # a file: known once it is read
         announce_run(a, estimate)
+    searching = search_note(a.method, estimate) if not machine_output(a) else None
     event = read_event(a, t)
     cfg = config(a)
     if a.explain is not None:
@@ -86,6 +87,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
+        nonlocal searching
+        if searching is not None and method.solver == "cp-sat":  # its first call: CP-SAT starts searching
+            tqdm.write(searching, file=sys.stderr)  # above the bar, if any
+            searching = None
         if bar is not None:
             bar.n = frac
             bar.refresh()
@@ -191,8 +196,6 @@ def explain_cells(values: list) -> list[str]:
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
     note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
-    if note and get_method(a.method).solver == "cp-sat":  # its estimate is the whole --time-limit, a ceiling
-        note += "; CP-SAT's part is its time limit, a ceiling: it stops sooner when the bound is met or proven"
     if note and not machine_output(a):
         print(note, file=sys.stderr)
     return bool(estimates)

@@ -28,7 +28,10 @@ WALL_SAFETY = 4.0
 def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndarray] | None = None,
                   workers: int = 2, seed: int = 0,
                   progress: Callable[[float], None] | None = None) -> tuple[list[np.ndarray], dict]:
-    """Rounds of the best schedule CP-SAT finds, and {status, proven_optimal, proven_bound, ...}."""
+    """Rounds of the best schedule CP-SAT finds, and {status, proven_optimal, proven_bound, ...}.
+
+    `progress` is called with 0.0 when CP-SAT starts searching (not at all when `hint` already meets the lower
+    bound), then with the share of `time_limit` spent at each better solution."""
     if hint is None:
         hint = list_schedule(dag, critical_path_rank(dag))
     horizon = len(hint)
@@ -80,6 +83,8 @@ def solve_optimal(dag: WorkloadDAG, time_limit: float = 60.0, hint: list[np.ndar
     solver.parameters.interleave_search = True
     solver.parameters.random_seed = int(seed)
     start = time.perf_counter()
+    if progress is not None:
+        progress(0.0)  # the search starts: the CLI says so then (not before: it may not start, as above)
 
     class _Progress(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:

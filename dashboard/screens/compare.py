@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import Row, csv_table, csv_text, other_dag_note, other_dag_words
+from core.compare import Row, csv_table, csv_text, optional_column, other_dag_note, other_dag_words
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE_BYTES
@@ -20,6 +20,8 @@ SCOPES = ("Table 2 (nine configurations)", "The topology in the sidebar")
 PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
 """Our method -> the paper's column it is set beside."""
 SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
+NOTES_CSV = "notes"
+"""The download's column of the page's notes (optimal's, RL's, another DAG's), only when some row has one."""
 
 
 def render() -> None:
@@ -156,11 +158,14 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
 def export_csv(rows: list[Row], methods: list[str], notes: list[str]) -> str:
     """The CSV download: compare's CSV with the CLI's headers and formats (`core.compare.csv_table`: rounds,
     bounds, the paper's numbers, learned-method columns, seconds, algbw, busbw and gaps), then the page's own
-    columns: the paper's workload count and each row's notes."""
+    columns: the paper's workload count and, only when some row has one (`optional_column`, the CLI's rule for
+    its optional columns), each row's notes."""
     header, body = csv_table(rows, methods, DEFAULT_SIZE_BYTES)  # data.compare_cell times at compare's default M
-    extra = [[_count(r.paper.paper_workloads if r.paper else None),
-              " | ".join(n.split(": ", 1)[1] for n in notes if n.startswith(r.name + ","))] for r in rows]
-    return csv_text(header + ["paper workloads", "notes"], [cells + more for cells, more in zip(body, extra)])
+    papers = [_count(r.paper.paper_workloads if r.paper else None) for r in rows]
+    note_head, note_cells = optional_column(NOTES_CSV, [" | ".join(n.split(": ", 1)[1] for n in notes
+                                                                   if n.startswith(r.name + ",")) for r in rows])
+    return csv_text(header + ["paper workloads"] + note_head,
+                    [cells + [paper] + more for cells, paper, more in zip(body, papers, note_cells)])
 
 
 def _count(x: float | None) -> str:

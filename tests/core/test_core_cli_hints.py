@@ -139,3 +139,44 @@ def test_link_option_help_names_every_form_they_take():
         for form in forms:
             assert form in text, (option, form, text)
             degrade(t, **{key: form})
+
+
+KERNEL_RUN = """
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from core import jit
+import kmod
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+term = Terminal()
+jit.announce_compile(term)
+kmod.twice(float(sys.argv[2]) if "." in sys.argv[2] else int(sys.argv[2]))
+print(term.getvalue(), end="")
+"""
+
+
+def test_a_kernel_cached_for_other_argument_types_says_it_compiles(tmp_path):
+    """The check when a kernel's dispatcher is made sees an index with an entry for some argument types and counted
+    the kernel as cached: a call with other types compiled anew without a word. numba's compile event says it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    (tmp_path / "kmod.py").write_text("from core.jit import kernel\n\n\n@kernel\ndef twice(x):\n    return 2 * x\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
+
+    def run(arg: str) -> str:
+        done = subprocess.run([sys.executable, "-c", KERNEL_RUN, str(tmp_path), arg], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    note = "allreduce-lab: " + jit.COMPILE_NOTE + "\n"
+    assert run("1") == note  # nothing cached: said when the dispatcher is made
+    assert run("2") == ""  # an int again: loaded from the cache, nothing compiles
+    assert run("2.5") == note  # a float: cached for an int only, so it compiles (said nothing before)
+    assert run("3.5") == ""

@@ -54,3 +54,48 @@ def test_a_file_topology_says_its_estimate_once_read(monkeypatch, capsys, tmp_pa
 def test_a_quick_run_says_nothing(capsys):
     assert cli.main(["schedule", "bcube:2,1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_cpsat_search_is_said_apart_as_a_ceiling():
+    """CP-SAT's part of an estimate (its --time-limit) is a ceiling it may not reach or start: it is said beside the
+    sure part and does not make a note by itself (`schedule bcube:2,1 --method optimal` said '~72 s' for a 2.5 s
+    run whose heuristic met the bound)."""
+    from core.guard import S_CPSAT_WORK, Size, estimate_schedule
+    size = Size(servers=4, switches=4, edges=8, name="BCube(2,1)")
+    plain, exact = estimate_schedule(size, "tree"), estimate_schedule(size, "tree", solver="cp-sat", time_limit=60)
+    assert exact.sure == pytest.approx(plain.seconds) and exact.search >= S_CPSAT_WORK * 60
+    assert plain.search == 0 and (plain + exact).search == exact.search
+    assert common.long_run_note("optimal: x", [Estimate("x", 1 << 30, 72.5, 24, search=72.0)]) is None
+    note = common.long_run_note("optimal: x", [Estimate("x", 1 << 30, 92.0, 24, search=72.0)])
+    assert note.startswith("note: optimal: x: ~20 s CPU, plus up to ~72 s of CP-SAT (--time-limit; it runs only "
+                           "when critical-path's schedule misses the lower bound"), note
+
+
+def test_optimal_says_nothing_when_the_heuristic_meets_the_bound(capsys):
+    assert cli.main(["schedule", "bcube:2,1", "--method", "optimal"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_optimal_says_its_search_when_it_starts(capsys):
+    """example:fig3: critical-path's 6 rounds miss the lower bound of 5, so CP-SAT searches (up to 1.2 x 9 s, over
+    LONG_RUN_S): said once, when it starts; not with --format json."""
+    argv = ["schedule", "example:fig3", "--method", "optimal", "--time-limit", "9"]
+    assert cli.main(argv) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert notes == ["note: optimal: critical-path's schedule misses the lower bound, so CP-SAT searches for up to "
+                     "~11 s (--time-limit; it stops when it proves the optimum)"], notes
+    assert cli.main(argv + ["--format", "json"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_compare_says_the_first_search_once_and_nothing_when_none_starts(capsys):
+    """compare: no note where critical-path meets every bound (bcube:2,1); where CP-SAT searches (example:fig3), one
+    line naming the configuration and the ceiling of all the runs' searches."""
+    assert cli.main(["compare", "bcube:2,1", "--methods", "optimal,ring"]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert cli.main(["compare", "example:fig3", "bcube:2,1", "example:fig3", "--methods", "ring,optimal",
+                     "--time-limit", "9"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert notes == ["note: compare: critical-path's schedule misses the lower bound on example:fig3, so optimal's "
+                     "CP-SAT searches there for up to ~11 s, as on each configuration where it does (~32 s at most in "
+                     "all; --time-limit; it stops when it proves the optimum)"], notes

@@ -443,3 +443,33 @@ def test_compare_notes_say_when_a_checkpoint_kept_its_starting_weights(monkeypat
     assert row.results["rl"].info["kept_start"] is True
     assert learned_notes([row], ["rl"]) == [f"BCube(2,1): rl: checkpoint dcell_n5_k1 (trained on this topology: yes); "
                                             f"{KEPT_START}"]
+
+
+def test_one_time_unit_per_table_by_one_rule():
+    """core.units.time_unit: µs when every time is under 1 ms, s when every one is 1 s or more, else ms; the rule
+    `format_seconds` applies to one value (`schedule`'s times), signs ignored."""
+    from core.units import format_seconds, time_unit
+    assert time_unit([4.3e-5, 3.2e-5, 0.0]) == ("µs", 1e6)
+    assert time_unit([1.2, 3.0]) == ("s", 1.0)
+    assert time_unit([5e-4, 2.0]) == time_unit([1e-3]) == time_unit([]) == ("ms", 1e3)
+    assert time_unit([-5e-6, float("nan")]) == ("µs", 1e6)
+    assert [format_seconds(x) for x in (4.56e-6, 0.0123, 1.2, -0.5)] == ["4.56 µs", "12.3 ms", "1.2 s", "-500 ms"]
+
+
+def test_cli_compare_text_picks_the_unit_of_its_seconds_table(capsys):
+    """At 1 KB every time is a few µs: the text table said 0.043 ms; it says µs (and s at 10 GB); the CSV keeps ms."""
+    argv = ["compare", "bcube:n=3,k=1", "--methods", "ring,critical-path"]
+    for size, unit, per_second in (("1KB", "µs", 1e6), ("100MB", "ms", 1e3), ("10GB", "s", 1.0)):
+        assert cli.main(argv + ["--size", size]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        head = next(line for line in lines if line.startswith("config") and "algbw" in line)
+        assert f"sync {unit}  async {unit}" in head, head
+        ring = next(line.split() for line in lines[lines.index(head):] if line.split()[1:2] == ["ring"])
+        assert cli.main(argv + ["--size", size, "--format", "json"]) == 0
+        seconds = json.loads(capsys.readouterr().out)[0]["methods"]["ring"]["time"]["async"]["time_s"]
+        assert float(ring[4]) == pytest.approx(seconds * per_second, abs=1e-3)
+    assert cli.main(argv + ["--size", "1KB", "--format", "csv"]) == 0
+    assert "ring async ms" in capsys.readouterr().out.splitlines()[0]
+    assert cli.main(argv + ["--size", "1KB", "--fail-at", "1us:3"]) == 0  # the event table: its own unit, same rule
+    out = capsys.readouterr().out
+    assert "event µs  failure-free µs  finish µs  lost µs" in out and "re-plan s" in out, out

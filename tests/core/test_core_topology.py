@@ -16,6 +16,7 @@ from core.topology import (FAMILIES, TopologyError, bcube, dcell, dcell_servers,
 from core.topology.jellyfish import jellyfish_links
 
 from _corelib import to_nx
+from _fuzzlib import DEADLINE_MS
 
 
 def kinds_match(a, b):
@@ -334,7 +335,7 @@ def _family_values():
         st.tuples(st.just("jellyfish"), st.tuples(st.integers(0, 12), st.integers(0, 6), small, st.integers(-1, 5))))
 
 
-@settings(max_examples=80, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(fv=_family_values(), links=st.sampled_from(["", ",bw=100/25", ",lat=2"]))
 def test_positional_and_keyed_specs_build_the_same_topology(fv, links):
     """Any values, given by position or by key (link options after either), build the same topology or are refused

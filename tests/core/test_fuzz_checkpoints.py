@@ -16,7 +16,8 @@ pytest.importorskip("torch")
 
 from core.rl.checkpoint import CheckpointError, checkpoint_dir, load_checkpoint  # noqa: E402
 
-from _fuzzlib import JSON, SCALARS, assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: E402,F401
+from _fuzzlib import (DEADLINE_MS, JSON, SCALARS, assert_exit_0_or_one_line, assert_one_line,  # noqa: E402,F401
+                      cheap_limits, run_cli)
 
 SHIPPED = checkpoint_dir() / "bcube_n3_k1"
 POLICY_KEYS = ["hidden", "upper_bias", "prior", "prior_scale", "features_version", "n_lower", "n_dynamic",
@@ -62,7 +63,7 @@ def write(d: Path, side: str, weights: bytes) -> Path:
     return d / "ck"
 
 
-@settings(max_examples=200, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(ck=damaged())
 def test_damaged_checkpoints_load_or_raise_one_line(ck):
     with tempfile.TemporaryDirectory() as d:
@@ -75,7 +76,7 @@ def test_damaged_checkpoints_load_or_raise_one_line(ck):
         assert policy.config.hidden <= 1024 and isinstance(meta, dict)
 
 
-@settings(max_examples=15, deadline=10000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(ck=damaged())
 def test_schedule_with_a_damaged_checkpoint_exits_0_or_2(ck):
     with tempfile.TemporaryDirectory() as d:

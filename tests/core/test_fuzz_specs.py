@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from core.topology import Topology, TopologyError, make_topology
 
-from _fuzzlib import assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: F401
+from _fuzzlib import DEADLINE_MS, assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: F401
 
 FAMILIES = ["bcube", "dcell", "fattree", "fat-tree", "jellyfish", "leafspine", "BCube", "torus", "file", "example", ""]
 KEYS = ["n", "k", "switches", "ports", "switch_ports", "seed", "N", "", "k ", "\u00e9", "bw", "lat", "link_seed", "leaves", "spines", "servers"]
@@ -28,7 +28,7 @@ def specs(draw) -> str:
     return draw(st.sampled_from([f"{head}:{body}", f"{head}{body}", body, f" {head} : {body} "]))
 
 
-@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=specs())
 @example(spec="file:n=\n0")  # a missing file's name with a newline: its message was two lines (a fresh-clone run)
 def test_spec_strings_build_or_are_refused_in_one_line(spec):
@@ -40,7 +40,7 @@ def test_spec_strings_build_or_are_refused_in_one_line(spec):
     assert isinstance(t, Topology) and t.n_servers >= 2
 
 
-@settings(max_examples=60, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=specs())
 def test_topology_command_exits_0_or_2_with_one_line(spec):
     code, out, err = run_cli("topology", spec)

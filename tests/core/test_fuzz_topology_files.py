@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from core.topology import TopologyError, make_topology, parse_topology_bytes
 
-from _fuzzlib import JSON, SCALARS, assert_exit_0_or_one_line, assert_one_line, cheap_limits, run_cli  # noqa: F401
+from _fuzzlib import (DEADLINE_MS, JSON, SCALARS, assert_exit_0_or_one_line, assert_one_line,  # noqa: F401
+                      cheap_limits, run_cli)
 
 KIND = st.sampled_from(["server", "switch", "SERVER", "router", ""]) | SCALARS
 NODE = st.fixed_dictionaries({"id": st.integers(0, 6) | SCALARS, "kind": KIND}, optional={"label": JSON})
@@ -43,7 +44,7 @@ def read(raw: bytes, suffix: str):
         return None
 
 
-@settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=json_topologies())
 def test_json_topology_files(doc):
     t = read(json.dumps(doc).encode(), ".json")
@@ -72,7 +73,7 @@ def graphml_bytes(draw) -> bytes:
     return raw
 
 
-@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=graphml_bytes())
 def test_graphml_topology_files(raw):
     t = read(raw, ".graphml")
@@ -80,7 +81,7 @@ def test_graphml_topology_files(raw):
         assert t.n_servers >= 2
 
 
-@settings(max_examples=40, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=json_topologies(), raw=graphml_bytes())
 def test_cli_topology_and_schedule_on_files(doc, raw):
     with tempfile.TemporaryDirectory() as d:

@@ -78,12 +78,12 @@ def test_the_csv_download_is_the_clis_csv_plus_the_pages_columns(missing_rl, mon
     page = list(csv.reader(io.StringIO(got["compare-table2.csv"].decode())))
     assert main(["compare", "--preset", "table2", "--methods", ",".join(FAST), "--seeds", "2", "--format", "csv"]) == 0
     cli = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert page[0] == cli[0] + ["paper workloads", "notes"]
+    assert page[0] == cli[0] + ["paper workloads"]  # no "notes": no row has one (the CLI's rule for such columns)
     assert "greedy gap BW bound (%)" in cli[0] and "critical-path gap own bound (%)" in cli[0]
     numbers = [i for i, h in enumerate(page[0]) if h.endswith("(%)")]  # percent numbers, not text like 12.5%
     assert len(numbers) == 5 and all(float(row[i]) >= 0 for row in page[1:] for i in numbers)
     assert [row[:len(cli[0])] for row in page[1:]] == cli[1:]
-    assert page[1][-2:] == ["144", ""]  # BCube(3,1): the paper's 144 workloads, no notes
+    assert page[1][-1] == "144"  # BCube(3,1): the paper's 144 workloads
 
 
 def test_rl_missing_on_some_configurations_leaves_those_rows_without_it(monkeypatch):
@@ -179,8 +179,8 @@ def test_csv_carries_the_latency_note_of_the_cli():
     row = compare_topology(make_topology("bcube:n=3,k=1"), ["ring", "critical-path"], seeds=1, size=1e3,
                            name="BCube(3,1)")
     header, *body = list(csv.reader(io.StringIO(export_csv([row], ["ring", "critical-path"], []))))
-    assert header[-3:] == ["latency note", "paper workloads", "notes"]
-    assert body[0][-3] == row.latency_note() and body[0][-3].startswith("ring, critical-path: latency-dominated: ")
+    assert header[-2:] == ["latency note", "paper workloads"]  # no notes on the page: no "notes" column
+    assert body[0][-2] == row.latency_note() and body[0][-2].startswith("ring, critical-path: latency-dominated: ")
 
 
 def test_every_registered_method_can_be_compared_at_once(missing_rl):
@@ -208,3 +208,23 @@ def test_whole_rounds_show_without_a_decimal_and_means_with_one():
     assert _number_format(pd.Series([16.0, 18.0, None])) == "%d"
     assert _number_format(pd.Series([21.2, 18.0])) == "%.1f"
     assert _number_format(pd.Series([None, None], dtype=float)) == "%.1f"
+
+
+def test_the_csv_has_a_notes_column_only_when_some_row_has_a_note(missing_rl, monkeypatch):
+    """As the CLI's optional columns (`compare --help`: written only when some row has one): the page wrote its
+    `notes` column empty on every row when no result had a note."""
+    import csv
+    import io
+
+    got = capture_downloads(monkeypatch)
+    at = open_app("compare")
+    at.session_state["keep:compare.time"] = 2  # optimal's time limit (s)
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    headers = {}
+    for methods in (["critical-path"], ["critical-path", "optimal"]):
+        at.multiselect(key="w:compare.methods").set_value(methods).run()
+        assert not at.exception
+        (name,) = [n for n in got if n != "compare-table2.csv"]
+        headers[len(methods)], *body = list(csv.reader(io.StringIO(got.pop(name).decode())))
+    assert "notes" not in headers[1] and headers[1][-1] == "paper workloads"
+    assert headers[2][-2:] == ["paper workloads", "notes"] and body[0][-1].startswith("proven optimal"), body
