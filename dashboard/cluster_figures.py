@@ -8,7 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-JOB_COLOURS = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
+JOB_COLOURS = tuple(c for c in qualitative.Dark24 + qualitative.Light24 if c != "#222A2A")
+"""Job colours: plotly's 48 but its near-black, which read as the black of the marks shared by several jobs."""
 SIZE_COLOURS = {1: "#9ecae1", 2: "#6baed6", 4: "#3182bd", 8: "#08519c", 16: "#d94801", 32: "#a50f15"}
 EDGE, SERVER, SWITCH, IDLE, SHARED = "#c8c8c8", "#d9d9d9", "#ff7f0e", "#eeeeee", "#222222"
 
@@ -62,59 +63,72 @@ def jct_figure(jct_hours: dict[str, np.ndarray], height: int = 360) -> go.Figure
 
 def snapshot_figure(x: np.ndarray, y: np.ndarray, edges: np.ndarray, is_server: np.ndarray, labels: Sequence[str],
                     jobs: Sequence[dict], title: str = "", height: int = 480) -> go.Figure:
-    """The network at one moment: each running job's servers and AllReduce links in its colour, with one legend
-    entry per running job (servers and links together, even where a job's colour is hidden under a shared mark);
-    links used by several jobs at once get a dark dotted line on top, servers running several jobs a dark marker.
-    Every colour drawn has a legend entry: a per-point colour on one "servers" trace used to show only the
-    legend's one colour, and a job without links had no entry at all (trial 12)."""
+    """The network at one moment: each running job's servers and AllReduce links in its colour, one legend entry per
+    running job (servers and links together). A server running several jobs is filled with the colour of the one
+    with most GPUs there and ringed in black; a link used by several jobs at once is drawn black dotted on white. A
+    job whose colour shows nowhere (no links, only on servers another job fills) says so in its entry. Every colour
+    drawn has a legend entry: a per-point colour on one "servers" trace used to show only one colour in the legend,
+    and a job without links had no entry at all (trial 12)."""
     fig = go.Figure()
     is_server = np.asarray(is_server, bool)
     fig.add_trace(_lines(x, y, edges, range(len(edges)), EDGE, 1.0, "links"))
     users: dict[int, int] = {}
-    hosts: dict[int, list[dict]] = {}
+    hosts: dict[int, list[tuple[int, dict]]] = {}  # server -> (GPUs, job) of every job on it
     for job in jobs:
         for e in job["edges"]:
             users[e] = users.get(e, 0) + 1
-        for v in job["nodes"]:
-            hosts.setdefault(v, []).append(job)
+        for v, g in zip(job["nodes"], job["gpus_on"]):
+            hosts.setdefault(v, []).append((int(g), job))
+    main = {v: max(on, key=lambda gj: gj[0])[1]["job"] for v, on in hosts.items()}  # first of the largest
 
     def hover(v: int) -> str:
-        return labels[v] + "".join(f"<br>{j['job_id']}: {g} GPU(s)" for j in hosts.get(v, ())
-                                   for u, g in zip(j["nodes"], j["gpus_on"]) if u == v)
+        return labels[v] + "".join(f"<br>{j['job_id']}: {g} GPU(s)" for g, j in hosts.get(v, ()))
 
     for job in jobs:
         colour, group = job_colour(job["job"]), f"job {job['job']}"
         name = f"{job['job_id']} ({job['gpus']} GPU{'s' if job['gpus'] > 1 else ''})"
+        own = [v for v in job["nodes"] if main[v] == job["job"]]
+        if not own and not job["edges"]:
+            name += ", on a shared server"
         fig.add_trace(_lines(x, y, edges, job["edges"], colour, 3.0, name, legendgroup=group, showlegend=False))
-        own = [v for v in job["nodes"] if len(hosts[v]) == 1]
         fig.add_trace(_servers(x, y, own, colour, [hover(v) for v in own], name, legendgroup=group,
-                               showlegend=False))
+                               showlegend=False, ring=[len(hosts[v]) > 1 for v in own]))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", name=name, legendgroup=group,
                                  line=dict(color=colour, width=3), marker=dict(color=colour, size=10),
                                  hoverinfo="skip"))
     shared = sorted(e for e, n in users.items() if n > 1)
-    if shared:
-        fig.add_trace(_lines(x, y, edges, shared, SHARED, 1.5, "link shared by several jobs", dash="dot"))
+    if shared:  # white under the black dots: no one job's colour on a link several use (dots on a dark one were lost)
+        fig.add_trace(_lines(x, y, edges, shared, "white", 3.5, "link shared by several jobs",
+                             legendgroup="shared", showlegend=False))
+        fig.add_trace(_lines(x, y, edges, shared, SHARED, 2.0, "link shared by several jobs", dash="dot",
+                             legendgroup="shared"))
+    if any(len(on) > 1 for on in hosts.values()):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="server running several jobs",
+                                 marker=dict(color="white", size=12, line=dict(color=SHARED, width=3)),
+                                 hoverinfo="skip"))
     sw = np.flatnonzero(~is_server)
     fig.add_trace(go.Scatter(x=x[sw], y=y[sw], mode="markers", marker=dict(symbol="square", size=8, color=SWITCH),
                              hovertext=[labels[v] for v in sw.tolist()], hoverinfo="text", name="switches"))
-    for name, colour, pick in (("server running several jobs", SHARED, lambda v: len(hosts.get(v, ())) > 1),
-                               ("idle server", IDLE, lambda v: v not in hosts)):
-        vs = [v for v in np.flatnonzero(is_server).tolist() if pick(v)]
-        if vs:
-            fig.add_trace(_servers(x, y, vs, colour, [hover(v) for v in vs], name))
-    fig.update_layout(height=height, title=dict(text=title, x=0.01), margin=dict(l=4, r=4, t=34, b=4),
-                      showlegend=True, plot_bgcolor="white", legend=dict(font=dict(size=10)))
+    idle = [v for v in np.flatnonzero(is_server).tolist() if v not in hosts]
+    if idle:
+        fig.add_trace(_servers(x, y, idle, IDLE, [labels[v] for v in idle], "idle server"))
+    entries = len(jobs) + 5
+    fig.update_layout(height=max(height, 60 + 20 * entries), title=dict(text=title, x=0.01),
+                      margin=dict(l=4, r=4, t=34, b=4), showlegend=True, plot_bgcolor="white",
+                      legend=dict(font=dict(size=10), itemsizing="constant", tracegroupgap=0))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
     return fig
 
 
 def _servers(x: np.ndarray, y: np.ndarray, nodes: Sequence[int], colour: str, hover: list[str], name: str,
-             **legend) -> go.Scatter:
+             ring: Sequence[bool] = (), **legend) -> go.Scatter:
+    """Server markers in one colour; those with `ring` True (running several jobs) ringed in black."""
     idx = np.asarray(nodes, dtype=np.int64)
-    return go.Scatter(x=x[idx], y=y[idx], mode="markers", marker=dict(size=12, color=colour,
-                                                                     line=dict(color="#555555", width=1)),
+    ring = list(ring) or [False] * len(idx)
+    return go.Scatter(x=x[idx], y=y[idx], mode="markers",
+                      marker=dict(size=12, color=colour, line=dict(color=[SHARED if r else "#555555" for r in ring],
+                                                                   width=[3 if r else 1 for r in ring])),
                       hovertext=hover, hoverinfo="text", name=name, **legend)
 
 

@@ -120,7 +120,9 @@ def _legend(fig: dict) -> dict[str, set[str]]:
 
 def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_one():
     """Trial 12: BCube(3,1), 60 jobs, fifo+first-fit at 11 h showed 15 jobs running but a legend of 3 (only the
-    jobs with links: a trace with no point gets no entry) and one "servers" entry for servers in 12 colours."""
+    jobs with links: a trace with no point gets no entry) and one "servers" entry for servers in 12 colours. Now
+    every colour drawn is a legend entry's, every running job has one, and one whose colour shows nowhere (no links,
+    only on servers another job fills) says so."""
     from core.cluster import make_cluster, run_schedulers, snapshot
     from core.cluster.traces import load_trace
     from core.topology import make_topology
@@ -133,11 +135,15 @@ def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_o
     running = snapshot(res, 10.97 * 3600)
     assert len(running) > 3 and f"{len(running)} jobs running" in fig["layout"]["title"]["text"]
     legend = _legend(fig)
-    drawn = set().union(*(_drawn_colours(tr) for tr in fig["data"]))
+    drawn = set().union(*(_drawn_colours(tr) for tr in fig["data"])) - {"white"}  # the background's, under shared links
     assert drawn <= set().union(*legend.values())
     assert fig["layout"]["showlegend"] is True
     jobs = [n for n in legend if n.split(" (")[0] in {j["job_id"] for j in running}]
     assert len(jobs) == len(running) and len(set().union(*(legend[n] for n in jobs))) == len(running)
+    several = sum(len([j for j in running if v in j["nodes"]]) > 1 for v in range(200))
+    assert several and "server running several jobs" in legend  # ringed in black, filled by its largest job
+    for n in jobs:  # a job whose colour shows nowhere says so
+        assert (legend[n] <= drawn) != n.endswith(", on a shared server"), n
 
 
 @pytest.mark.parametrize("state, says", [
