@@ -64,12 +64,13 @@ def options(source: Source) -> tuple[str, ScheduleConfig]:
     st.sidebar.subheader("RL schedule")
     method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
                         format_func=method_title)
+    checkpoint = checkpoint_picker(source)
     seed = persistent(st.sidebar.number_input, "debug.seed", 0, "Seed", min_value=0, max_value=10_000, step=1)
     samples = 16
     if method == "rl-sample":
         samples = int(persistent(st.sidebar.number_input, "debug.samples", 16, "Sampled rollouts", min_value=1,
                                  max_value=256, step=1))
-    return method, ScheduleConfig(seed=int(seed), samples=samples, checkpoint=checkpoint_picker(source))
+    return method, ScheduleConfig(seed=int(seed), samples=samples, checkpoint=checkpoint)
 
 
 DEFAULT_CHECKPOINT = "default for this topology"
