@@ -258,7 +258,7 @@ def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=36),
                       title=dict(text=title or "", x=0.01, font=dict(size=14)))
     fig.update_xaxes(title=dict(text="round", standoff=4), range=[edges[0], edges[-1]])
-    fig.update_yaxes(autorange="reversed", **row_axis(row_names, row_labels(n_rows, height - 6 - 36 - (34 if title else 6))))
+    fig.update_yaxes(autorange="reversed", **row_axis(row_names, row_labels(n_rows, height - 36 - (34 if title else 6))))
     return fig
 
 

@@ -108,13 +108,22 @@ def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule 
                                partial(_schedule, source, method, config), 0.5 * config.samples)
         else:
             rl = data.schedule(source, method, config)
-    except (MethodUnavailable, ImportError, ValueError) as err:  # ValueError: CheckpointError, an unreadable one
+    except (MethodUnavailable, ImportError, checkpoint_error()) as err:
         st.warning(f"{method_title(method)} not available: {err}")
         st.caption("This page shows, for an RL schedule, the upper agent's flow-tree probabilities and choices "
                    "per round, the lower agent's candidate scores per step, and where the schedule differs from "
                    "critical-path. It works as soon as core's RL scheduler is installed.")
         return None, None
     return rl, data.schedule(source, BASELINE, replace(config, checkpoint=None))
+
+
+def checkpoint_error() -> type[Exception]:
+    """What loading an unreadable checkpoint raises (core.rl.checkpoint.CheckpointError; without torch, nothing new)."""
+    try:
+        from core.rl.checkpoint import CheckpointError
+    except ImportError:
+        return MethodUnavailable
+    return CheckpointError
 
 
 def _schedule(source: Source, method: str, config: ScheduleConfig, progress) -> Schedule:

@@ -175,3 +175,20 @@ def test_the_checkpoint_picker_runs_the_one_picked_and_says_which_ran():
             and notes[0].endswith(", NOT on this one."))
     at.selectbox(key="w:debug.checkpoint").set_value(None).run()
     assert any(c.value.endswith("(default for this topology).") for c in at.caption)
+
+
+def test_an_unreadable_checkpoint_picked_is_one_warning_and_the_page_keeps_running(monkeypatch, tmp_path):
+    """A sidecar without its weights (a training stopped half-way) is offered, and picking it says what is wrong."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from core.rl.checkpoint import checkpoint_dir
+    for suffix in (".json", ".safetensors"):
+        shutil.copy(checkpoint_dir() / f"universal{suffix}", tmp_path / f"universal{suffix}")
+    shutil.copy(checkpoint_dir() / "universal.json", tmp_path / "half.json")
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    at = open_app("debugger")
+    assert at.selectbox(key="w:debug.checkpoint").options[1:] == ["universal (all families)", "half"]
+    at.selectbox(key="w:debug.checkpoint").set_value("half").run()
+    assert not at.exception and len(at.warning) == 1
+    assert at.warning[0].value.startswith("Hierarchical RL not available: ") and "half" in at.warning[0].value
