@@ -143,8 +143,7 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
     cols[3].metric("Rounds that differ", differ, help="rounds whose workload set is not critical-path's")
     note = labels.checkpoint_note(rl.info, source.spec)
     if note:
-        st.caption(f"{method_title(rl.method)}: {note}"
-                   + (f" ({DEFAULT_CHECKPOINT})." if rl.config.checkpoint is None else "."))
+        st.caption(f"{method_title(rl.method)}: {note}.")
     return only_rl, only_cp
 
 
