@@ -110,6 +110,9 @@ def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule 
             rl = data.schedule(source, method, config)
     except (MethodUnavailable, ImportError, checkpoint_error()) as err:
         st.warning(f"{method_title(method)} not available: {err}")
+        if config.checkpoint is not None and isinstance(err, checkpoint_error()):
+            st.caption("Pick another checkpoint in the sidebar.")
+            return None, None
         st.caption("This page shows, for an RL schedule, the upper agent's flow-tree probabilities and choices "
                    "per round, the lower agent's candidate scores per step, and where the schedule differs from "
                    "critical-path. It works as soon as core's RL scheduler is installed.")

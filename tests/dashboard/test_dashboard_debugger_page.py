@@ -191,3 +191,4 @@ def test_an_unreadable_checkpoint_picked_is_one_warning_and_the_page_keeps_runni
     at.selectbox(key="w:debug.checkpoint").set_value("half").run()
     assert not at.exception and len(at.warning) == 1
     assert at.warning[0].value.startswith("Hierarchical RL not available: ") and "half" in at.warning[0].value
+    assert "Pick another checkpoint in the sidebar." in [c.value for c in at.caption]
