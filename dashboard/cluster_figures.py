@@ -8,9 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-JOB_COLOURS = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
+JOB_COLOURS = tuple(c for c in qualitative.Dark24 + qualitative.Light24 if c != "#222A2A")
+"""Job colours: plotly's 48 but its near-black, which read as the black of the marks shared by several jobs."""
 SIZE_COLOURS = {1: "#9ecae1", 2: "#6baed6", 4: "#3182bd", 8: "#08519c", 16: "#d94801", 32: "#a50f15"}
-EDGE, SERVER, SWITCH, IDLE = "#c8c8c8", "#d9d9d9", "#ff7f0e", "#eeeeee"
+EDGE, SERVER, SWITCH, IDLE, SHARED = "#c8c8c8", "#d9d9d9", "#ff7f0e", "#eeeeee", "#222222"
 
 
 def job_colour(job: int) -> str:
@@ -62,50 +63,82 @@ def jct_figure(jct_hours: dict[str, np.ndarray], height: int = 360) -> go.Figure
 
 def snapshot_figure(x: np.ndarray, y: np.ndarray, edges: np.ndarray, is_server: np.ndarray, labels: Sequence[str],
                     jobs: Sequence[dict], title: str = "", height: int = 480) -> go.Figure:
-    """The network at one moment: each running job's servers and AllReduce links in its colour
-    (links used by several jobs at once are marked with a dark dotted line on top)."""
+    """The network at one moment: each running job's servers and AllReduce links in its colour, one legend entry per
+    running job (servers and links together). A server running several jobs is filled with the colour of the one
+    with most GPUs there and ringed in black; a link used by several jobs at once is drawn black dotted on white. A
+    job whose colour shows nowhere (no links, only on servers another job fills) says so in its entry. Every colour
+    drawn has a legend entry: a per-point colour on one "servers" trace used to show only one colour in the legend,
+    and a job without links had no entry at all (trial 12)."""
     fig = go.Figure()
-    xs = np.c_[x[edges[:, 0]], x[edges[:, 1]], np.full(len(edges), np.nan)].ravel()
-    ys = np.c_[y[edges[:, 0]], y[edges[:, 1]], np.full(len(edges), np.nan)].ravel()
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=EDGE, width=1), hoverinfo="skip",
-                             name="links"))
+    is_server = np.asarray(is_server, bool)
+    fig.add_trace(_lines(x, y, edges, range(len(edges)), EDGE, 1.0, "links"))
     users: dict[int, int] = {}
+    hosts: dict[int, list[tuple[int, dict]]] = {}  # server -> (GPUs, job) of every job on it
     for job in jobs:
         for e in job["edges"]:
             users[e] = users.get(e, 0) + 1
-    owner: dict[int, int] = {}
+        for v, g in zip(job["nodes"], job["gpus_on"]):
+            hosts.setdefault(v, []).append((int(g), job))
+    main = {v: max(on, key=lambda gj: gj[0])[1]["job"] for v, on in hosts.items()}  # first of the largest
+
+    def hover(v: int) -> str:
+        return labels[v] + "".join(f"<br>{j['job_id']}: {g} GPU(s)" for g, j in hosts.get(v, ()))
+
     for job in jobs:
-        for v in job["nodes"]:
-            owner.setdefault(v, job["job"])
-        fig.add_trace(_lines(x, y, edges, job["edges"], job_colour(job["job"]), 3.0,
-                             f"{job['job_id']} ({job['gpus']} GPUs)"))
+        colour, group = job_colour(job["job"]), f"job {job['job']}"
+        name = f"{job['job_id']} ({job['gpus']} GPU{'s' if job['gpus'] > 1 else ''})"
+        own = [v for v in job["nodes"] if main[v] == job["job"]]
+        if not own and not job["edges"]:
+            name += ", on a shared server"
+        fig.add_trace(_lines(x, y, edges, job["edges"], colour, 3.0, name, legendgroup=group, showlegend=False))
+        fig.add_trace(_servers(x, y, own, colour, [hover(v) for v in own], name, legendgroup=group,
+                               showlegend=False, ring=[len(hosts[v]) > 1 for v in own]))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", name=name, legendgroup=group,
+                                 line=dict(color=colour, width=3), marker=dict(color=colour, size=10),
+                                 hoverinfo="skip"))
     shared = sorted(e for e, n in users.items() if n > 1)
-    if shared:
-        fig.add_trace(_lines(x, y, edges, shared, "#222222", 1.5, "shared by several jobs", dash="dot"))
-    srv = np.flatnonzero(is_server)
-    sw = np.flatnonzero(~np.asarray(is_server, bool))
-    gpus_on = {(v, j["job"]): g for j in jobs for v, g in zip(j["nodes"], j["gpus_on"])}
+    if shared:  # white under the black dots: no one job's colour on a link several use (dots on a dark one were lost)
+        fig.add_trace(_lines(x, y, edges, shared, "white", 3.5, "link shared by several jobs",
+                             legendgroup="shared", showlegend=False))
+        fig.add_trace(_lines(x, y, edges, shared, SHARED, 2.0, "link shared by several jobs", dash="dot",
+                             legendgroup="shared"))
+    if any(len(on) > 1 for on in hosts.values()):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="server running several jobs",
+                                 marker=dict(color="white", size=12, line=dict(color=SHARED, width=3)),
+                                 hoverinfo="skip"))
+    sw = np.flatnonzero(~is_server)
     fig.add_trace(go.Scatter(x=x[sw], y=y[sw], mode="markers", marker=dict(symbol="square", size=8, color=SWITCH),
                              hovertext=[labels[v] for v in sw.tolist()], hoverinfo="text", name="switches"))
-    colours = [job_colour(owner[v]) if v in owner else IDLE for v in srv.tolist()]
-    hover = [labels[v] + "".join(f"<br>{j['job_id']}: {gpus_on[(v, j['job'])]} GPU(s)" for j in jobs
-                                 if (v, j["job"]) in gpus_on) for v in srv.tolist()]
-    fig.add_trace(go.Scatter(x=x[srv], y=y[srv], mode="markers",
-                             marker=dict(size=12, color=colours, line=dict(color="#555555", width=1)),
-                             hovertext=hover, hoverinfo="text", name="servers"))
-    fig.update_layout(height=height, title=dict(text=title, x=0.01), margin=dict(l=4, r=4, t=34, b=4),
-                      showlegend=len(jobs) <= 20, plot_bgcolor="white", legend=dict(font=dict(size=10)))
+    idle = [v for v in np.flatnonzero(is_server).tolist() if v not in hosts]
+    if idle:
+        fig.add_trace(_servers(x, y, idle, IDLE, [labels[v] for v in idle], "idle server"))
+    entries = len(jobs) + 5
+    fig.update_layout(height=max(height, 60 + 20 * entries), title=dict(text=title, x=0.01),
+                      margin=dict(l=4, r=4, t=34, b=4), showlegend=True, plot_bgcolor="white",
+                      legend=dict(font=dict(size=10), itemsizing="constant", tracegroupgap=0))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
     return fig
 
 
+def _servers(x: np.ndarray, y: np.ndarray, nodes: Sequence[int], colour: str, hover: list[str], name: str,
+             ring: Sequence[bool] = (), **legend) -> go.Scatter:
+    """Server markers in one colour; those with `ring` True (running several jobs) ringed in black."""
+    idx = np.asarray(nodes, dtype=np.int64)
+    ring = list(ring) or [False] * len(idx)
+    return go.Scatter(x=x[idx], y=y[idx], mode="markers",
+                      marker=dict(size=12, color=colour, line=dict(color=[SHARED if r else "#555555" for r in ring],
+                                                                   width=[3 if r else 1 for r in ring])),
+                      hovertext=hover, hoverinfo="text", name=name, **legend)
+
+
 def _lines(x: np.ndarray, y: np.ndarray, edges: np.ndarray, ids: Sequence[int], colour: str, width: float, name: str,
-           dash: str | None = None) -> go.Scatter:
+           dash: str | None = None, **legend) -> go.Scatter:
+    ids = list(ids)
     e = edges[np.asarray(ids, dtype=np.int64)] if len(ids) else np.zeros((0, 2), np.int64)
     return go.Scatter(x=np.c_[x[e[:, 0]], x[e[:, 1]], np.full(len(e), np.nan)].ravel(),
                       y=np.c_[y[e[:, 0]], y[e[:, 1]], np.full(len(e), np.nan)].ravel(), mode="lines",
-                      line=dict(color=colour, width=width, dash=dash), hoverinfo="skip", name=name)
+                      line=dict(color=colour, width=width, dash=dash), hoverinfo="skip", name=name, **legend)
 
 
 def contention_figure(series: dict[str, dict[str, np.ndarray]], height: int = 320) -> go.Figure:

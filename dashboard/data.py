@@ -333,6 +333,29 @@ def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: T
     return heatmap_table(pb, names).to_csv(index=False)
 
 
+@st.cache_data(show_spinner=False, ttl=30)
+def rl_checkpoints() -> tuple[str, ...]:
+    """The RL checkpoints in the checkpoints folder by the names --checkpoint takes, universal first (re-read every
+    30 s, so one trained meanwhile shows up); none without torch."""
+    try:
+        from core.rl.checkpoint import checkpoint_names
+    except ImportError:
+        return ()
+    return tuple(checkpoint_names())
+
+
+@st.cache_data(show_spinner=False, ttl=30)
+def default_checkpoint(source: Source) -> str | None:
+    """The checkpoint RL runs on `source` when none is given (core's resolution, as the CLI's): the one trained on
+    this topology, else universal; None without one or without torch."""
+    try:
+        from core.rl.checkpoint import find_checkpoint
+    except ImportError:
+        return None
+    found = find_checkpoint(topology(source).spec)
+    return found.stem if found else None
+
+
 @st.cache_data(show_spinner=False, ttl=120)
 def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), source: Source = DEFAULT_SOURCE
                    ) -> str | None:

@@ -7,6 +7,7 @@ draws them as static SVG (dashboard/svg.py) and never instantiates a plotly obje
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -257,13 +258,46 @@ def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=36),
                       title=dict(text=title or "", x=0.01, font=dict(size=14)))
     fig.update_xaxes(title=dict(text="round", standoff=4), range=[edges[0], edges[-1]])
-    fig.update_yaxes(autorange="reversed", showticklabels=n_rows <= ROW_LABELS, tickfont=dict(size=11))
+    fig.update_yaxes(autorange="reversed", **row_axis(row_names, row_labels(n_rows, height - 36 - (34 if title else 6))))
     return fig
 
 
 _COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4)
-ROW_LABELS = 30
-"""Heatmaps with at most this many rows name every row on the axis; bigger ones name them on hover."""
+ROW_FONT, MIN_ROW_FONT = 11, 9
+"""Font sizes (px) of a heatmap's row names: the usual one, and the smallest used before naming only every k-th row."""
+LINE = 1.2
+"""A row name needs this many times its font size of height: plotly's own rule for a category axis (its
+``Lib.bigFont``), by which it silently drops every other name when it sets the ticks itself."""
+ROW_PITCH = 14
+"""Height (px) a heatmap panel gives each row, so that names at ROW_FONT fit (1.2 x 11 = 13.2)."""
+HEAT_PX = (90, 14 * 32 + 24)
+"""Smallest and largest height of one method's heatmap in the player (px): above ~41 rows (at MIN_ROW_FONT) only
+every k-th row is named."""
+
+
+@dataclass(frozen=True)
+class RowLabels:
+    """How a heatmap names its rows: every `stride`-th row (1: all) at `font` px."""
+
+    stride: int
+    font: int
+
+
+def row_labels(n_rows: int, panel_px: float) -> RowLabels:
+    """The row names that fit `n_rows` rows in a panel `panel_px` tall: all of them at the largest font that fits (down
+    to MIN_ROW_FONT), else every k-th at MIN_ROW_FONT."""
+    pitch = panel_px / max(n_rows, 1)
+    font = min(ROW_FONT, int(pitch / LINE))
+    if font >= MIN_ROW_FONT:
+        return RowLabels(1, font)
+    return RowLabels(max(2, math.ceil(LINE * MIN_ROW_FONT / max(pitch, 1e-9))), MIN_ROW_FONT)
+
+
+def row_axis(names: Sequence[str], labels: RowLabels) -> dict:
+    """A heatmap's row axis naming the rows `labels` says, set explicitly (plotly's own ticks skip names it thinks
+    would overlap, without saying so)."""
+    return dict(tickmode="array", tickvals=list(names)[::labels.stride], ticktext=list(names)[::labels.stride],
+                tickfont=dict(size=labels.font), showticklabels=True)
 
 
 @dataclass(frozen=True)
@@ -403,8 +437,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
         top = int(np.clip(260 * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9) + 50, 170, 320))
     else:
         top = 36 + 20 * len(group_names)
-    heat_h = [int(np.clip(17 * h.z.shape[0] + 24, 90, 240) if h.z.shape[0] <= ROW_LABELS
-                  else np.clip(3 * h.z.shape[0] + 24, 90, 200)) for h in heats]
+    heat_h = [int(np.clip(ROW_PITCH * h.z.shape[0] + 24, *HEAT_PX)) for h in heats]
     total = top + sum(heat_h) + 60 * k + 40
     specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
     fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h,
@@ -412,6 +445,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     height = height_hint or total
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
     unnamed = 0
+    strides: list[int] = []  # per heatmap: every how many rows is named (1: all)
     names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
         if d is not None:
@@ -435,11 +469,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                              automargin=True,
                              type="category", categoryorder="array", categoryarray=list(group_names))
         fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", axis=axis), row=1 + i, col=1)
-        named = h.z.shape[0] <= ROW_LABELS
-        fig.update_yaxes(autorange="reversed", showticklabels=named, ticks="", tickfont=dict(size=11), row=1 + i, type="category",
-                         automargin=True,
-                         col=1, title=dict(text="" if named else f"{h.z.shape[0]} links", standoff=6,
-                                           font=dict(size=12)))
+        rows = h.z.shape[0]
+        named = row_labels(rows, _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin))
+        strides.append(named.stride)
+        fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=True, col=1,
+                         title=dict(text="" if named.stride == 1 else f"{rows} rows", standoff=6, font=dict(size=12)),
+                         **row_axis(h.names, named))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
                          matches=_axis_name("x", k + 1) if i > 1 else None, showticklabels=True,
                          title=dict(text=axis.title, standoff=2) if i == k else None)
@@ -465,7 +500,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                                    xpad=4, tickfont=dict(size=11))),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
-                            "unnamed": unnamed})
+                            "unnamed": unnamed, "row_stride": max(strides, default=1)})
     out = fig.to_dict()
     out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
     return out
@@ -476,6 +511,11 @@ def network_ranges(d: NetDrawing) -> tuple[list[float], list[float]]:
     names' places, computed in pixels, are where they are drawn)."""
     pad = RANGE_PAD * d.span
     return ([float(d.x.min() - pad), float(d.x.max() + pad)], [float(d.y.min() - pad), float(d.y.max() + pad)])
+
+
+def _domain_px(domain: Sequence[float], height_px: float, margin: dict) -> float:
+    """Height in px of a subplot's y domain in a figure `height_px` tall."""
+    return (domain[1] - domain[0]) * (height_px - margin["t"] - margin["b"])
 
 
 def _panel_px(layout, i: int, width_px: float, height_px: float, margin: dict) -> tuple[float, float]:

@@ -305,7 +305,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
     charts.show(fig, f"{key}:figure", f"{file_stem(source)}-{'column' if seconds else 'round'}{r}",
                 buttons=("resetScale2d",), theme=None, width=view.width)
-    st.caption(_legend_text(view, base["layout"].get("meta", {}).get("unnamed", 0)))
+    meta = base["layout"].get("meta", {})
+    st.caption(_legend_text(view, meta.get("unnamed", 0), meta.get("row_stride", 1)))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
@@ -320,9 +321,9 @@ def _span(view: View, r: int) -> str:
     return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
 
 
-def _legend_text(view: View, unnamed: int = 0) -> str:
+def _legend_text(view: View, unnamed: int = 0, row_stride: int = 1) -> str:
     """What the figure shows, in words, under it; `unnamed`: how many nodes of a network panel have no room for their
-    name (`figures.name_offsets`)."""
+    name (`figures.name_offsets`); `row_stride`: every how many heatmap rows is named (`figures.row_labels`)."""
     unit = "time column" if view.timeline.seconds else "round"
     what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
             "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
@@ -340,11 +341,20 @@ def _legend_text(view: View, unnamed: int = 0) -> str:
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
                  "node for its name.")
+    if row_stride > 1:
+        text += (f" The heatmaps have no room to name every row: every {ordinal(row_stride)} {rows.split(' (')[0]} "
+                 "is named on the left; hover a row for the rest.")
     if view.changed:
         text += (f" Pink dashed: {view.changed[1]}" + ("; the dashed red line marks the change on each heatmap"
                  + (", shaded while the transfers in flight drain" if view.timeline.seconds else "")
                  if view.marks else "") + ".")
     return text
+
+
+def ordinal(n: int) -> str:
+    """2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _panel(pb: Playback, r: int, view: View, groups, link_names: tuple[str, ...]) -> figures.PlayerPanel:

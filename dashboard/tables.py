@@ -18,11 +18,11 @@ HEADER_PAD_PX, CELL_PAD_PX = 28.0, 20.0
 
 
 def cell_text(value: object) -> str:
-    """A value as the table shows it (roughly: a bool is a check box, a float at most 4 decimals)."""
+    """A value as the table shows it (roughly: a bool is a check box, a float with 4 decimals, trailing zeros kept)."""
     if isinstance(value, bool):
         return "xx"
     if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if value == value else ""
+        return f"{value:.4f}" if value == value else ""
     return "" if value is None else str(value)
 
 

@@ -301,6 +301,16 @@ def training_fit(meta: dict[str, Any], spec: str, *, merge: bool, chunks: int, r
             "trained_with": trained_with, "run_with": run_with}
 
 
+def checkpoint_names(directory: Path | None = None) -> list[str]:
+    """The RL checkpoints in `directory` (default `checkpoint_dir`) by the names --checkpoint takes (their stems):
+    universal first, then the others by name (the per-topology ones shipped, and any trained into the folder); a
+    JSON file that is not an RL sidecar is none."""
+    d = directory or checkpoint_dir()
+    if not d.is_dir():
+        return []
+    return sorted((f.stem for f, _ in _sidecars(d)), key=lambda n: (n != UNIVERSAL, n))
+
+
 def find_checkpoint(spec: str, directory: Path | None = None) -> Path | None:
     """The checkpoint for a topology spec: one trained on exactly this topology (link speeds
     aside: `round_spec`), else the universal one (the default on every topology), else None."""

@@ -190,7 +190,7 @@ def step_note(trace: dict, r: int, k: int) -> str:
     shown = len(s["candidates"])
     line = f"{s['n_valid']} candidates scored, {shown} shown (best first; the chosen one always)."
     if s["n_tied"] > 1:
-        line += f" {s['n_tied']} tied for the chosen score {s['score']}; broken by {s['tie_broken_by']}."
+        line += f" {s['n_tied']} tied for the chosen score {s['score']:.4f}; broken by {s['tie_broken_by']}."
     return line
 
 

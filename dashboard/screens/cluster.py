@@ -117,8 +117,10 @@ def render() -> None:
     charts.show(cluster_figures.snapshot_figure(pos[:, 0], pos[:, 1], t.edges, t.is_server, t.labels, running,
                                                 f"{pick} at {at:.1f} h: {len(running)} jobs running"),
                 "cluster:snapshot", "cluster-snapshot")
-    st.caption("Servers and AllReduce links in the colour of the job using them; dark dotted links carry the "
-               "AllReduces of several jobs at once (their bandwidth is split between them).")
+    st.caption("Servers and AllReduce links in the colour of the job using them, one legend entry per running job. "
+               "Black dotted links carry the AllReduces of several jobs at once (their bandwidth is split between "
+               "them); a server ringed in black runs several jobs and is filled with the colour of the one with most "
+               "GPUs there (hover a server for all its jobs; a job whose colour shows nowhere says so in the legend).")
 
     st.subheader("Link contention over time")
     charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}),

@@ -9,6 +9,7 @@ from `core.rl.explain` (docs/rl.md §6); this screen only displays them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -24,6 +25,15 @@ from ..controls import forget, method_title, persistent, remembered, with_progre
 from ..sources import Source, file_stem
 
 BASELINE = "critical-path"
+DECIMALS = "%.4f"
+"""How every score, term, probability and feature value is shown: the trace's 4 decimals with trailing zeros kept, as
+the CLI's --explain writes them (Streamlit's default dropped them: 16.2040 read 16.204 under "rounded to 4 decimals",
+trial 12)."""
+
+
+def four(label: str | None = None, help: str | None = None) -> st.column_config.NumberColumn:
+    """A number column shown with 4 decimals."""
+    return st.column_config.NumberColumn(label, help=help, format=DECIMALS)
 
 
 def render() -> None:
@@ -32,7 +42,7 @@ def render() -> None:
     st.caption("The upper agent picks flow-trees each round; the lower agent then picks workloads one step at a "
                "time from those trees. Compare its rounds with critical-path's on the same workload DAG.")
     source = controls.topology_picker()
-    method, config = options()
+    method, config = options(source)
     rl, cp = load(source, method, config)
     if rl is None or cp is None:
         return
@@ -49,17 +59,43 @@ def render() -> None:
     differences(rl, cp, only_rl, only_cp, r, stem)
 
 
-def options() -> tuple[str, ScheduleConfig]:
-    """Sidebar: which RL method, its seed and (for rl-sample) the number of sampled rollouts."""
+def options(source: Source) -> tuple[str, ScheduleConfig]:
+    """Sidebar: which RL method, its checkpoint, its seed and (for rl-sample) the number of sampled rollouts."""
     st.sidebar.subheader("RL schedule")
     method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
                         format_func=method_title)
+    checkpoint = checkpoint_picker(source)
     seed = persistent(st.sidebar.number_input, "debug.seed", 0, "Seed", min_value=0, max_value=10_000, step=1)
     samples = 16
     if method == "rl-sample":
         samples = int(persistent(st.sidebar.number_input, "debug.samples", 16, "Sampled rollouts", min_value=1,
                                  max_value=256, step=1))
-    return method, ScheduleConfig(seed=int(seed), samples=samples)
+    return method, ScheduleConfig(seed=int(seed), samples=samples, checkpoint=checkpoint)
+
+
+DEFAULT_CHECKPOINT = "default for this topology"
+
+
+def checkpoint_picker(source: Source) -> str | None:
+    """Sidebar: the RL checkpoint, by the name the CLI's --checkpoint takes (None: core picks, as the CLI does without
+    --checkpoint: the one trained on this topology, else universal). The checkpoints are the folder's
+    (`core.rl.checkpoint.checkpoint_names`): universal, the per-topology ones, and any trained into it."""
+    names = list(data.rl_checkpoints())
+    choices: list[str | None] = [None, *names]
+    if remembered("debug.checkpoint", None) not in choices:  # gone from the folder since it was picked
+        forget("debug.checkpoint", None)
+    default = data.default_checkpoint(source)
+
+    def title(name: str | None) -> str:
+        if name is None:
+            return DEFAULT_CHECKPOINT + (f" ({default})" if default else "")
+        return name + (" (all families)" if name == "universal" else "")
+
+    return persistent(st.sidebar.selectbox, "debug.checkpoint", None, "Checkpoint", choices, format_func=title,
+                      help="The RL checkpoint the schedule runs with, as the CLI's `--checkpoint` takes it: the "
+                           "default is the one trained on this topology, else `universal`. The checkpoints are "
+                           "those in the checkpoints folder (a checkpoint trained into it shows up here). The line "
+                           "under the numbers says which ran and whether it was trained on this topology.")
 
 
 def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule | None, Schedule | None]:
@@ -72,13 +108,25 @@ def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule 
                                partial(_schedule, source, method, config), 0.5 * config.samples)
         else:
             rl = data.schedule(source, method, config)
-    except (MethodUnavailable, ImportError) as err:
+    except (MethodUnavailable, ImportError, checkpoint_error()) as err:
         st.warning(f"{method_title(method)} not available: {err}")
+        if config.checkpoint is not None and isinstance(err, checkpoint_error()):
+            st.caption("Pick another checkpoint in the sidebar.")
+            return None, None
         st.caption("This page shows, for an RL schedule, the upper agent's flow-tree probabilities and choices "
                    "per round, the lower agent's candidate scores per step, and where the schedule differs from "
                    "critical-path. It works as soon as core's RL scheduler is installed.")
         return None, None
-    return rl, data.schedule(source, BASELINE, config)
+    return rl, data.schedule(source, BASELINE, replace(config, checkpoint=None))
+
+
+def checkpoint_error() -> type[Exception]:
+    """What loading an unreadable checkpoint raises (core.rl.checkpoint.CheckpointError; without torch, nothing new)."""
+    try:
+        from core.rl.checkpoint import CheckpointError
+    except ImportError:
+        return MethodUnavailable
+    return CheckpointError
 
 
 def _schedule(source: Source, method: str, config: ScheduleConfig, progress) -> Schedule:
@@ -162,8 +210,9 @@ def upper_tables(rows: list[dict]) -> None:
     A feature's column is headed by its name alone (the full name on hover) unless a column of the table has it."""
     names = {c: c.removeprefix("value: ") for c in rows[0]}
     headers = {c: (h if c.startswith("value: ") and h not in rows[0] else c) for c, h in names.items()}
-    config = {c: st.column_config.NumberColumn(headers[c], help=f"{c}: the upper agent's input feature of this tree")
+    config = {c: four(headers[c], help=f"{c}: the upper agent's input feature of this tree")
               for c in rows[0] if c.startswith("value: ")}
+    config["probability"] = four()
     for group in tables.split_columns(rows, ["tree"], headers):
         st.dataframe([{c: row[c] for c in group} for row in rows], hide_index=True, width="stretch",
                      column_config={c: config[c] for c in group if c in config})
@@ -201,7 +250,8 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"candidates": st.column_config.NumberColumn(help="workloads the lower agent scored "
+                 column_config={"score": four(), "best score": four(),
+                                "candidates": st.column_config.NumberColumn(help="workloads the lower agent scored "
                                                                              "at this step (all valid ones)"),
                                 "shown": st.column_config.NumberColumn(help="kept in the trace: the best, and the "
                                                                        "chosen one always")})
@@ -216,7 +266,7 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
     st.markdown(f"**Why step {k} chose it: each candidate's score split into its terms**")
     shown = [c for c in terms if c not in zero]
     st.dataframe([{c: v for c, v in row.items() if not c.startswith("value: ") and c not in zero} for row in rows],
-                 hide_index=True, width="stretch", column_config=term_columns(shown))
+                 hide_index=True, width="stretch", column_config={"score": four(), **term_columns(shown)})
     st.caption("score = the sum of the terms (rounded to 4 decimals): one term per feature from the heuristic prior "
                "(the skip path), `bias`, and `network`, the residual the network learned (docs/rl.md §6). "
                + (f"Zero for every candidate shown: {', '.join(c.removeprefix('term: ') for c in zero)}. " if zero
@@ -239,14 +289,13 @@ def feature_values(rows: list[dict], describe) -> None:
     for group in tables.split_columns(table, ["feature"]):
         st.dataframe([{c: line[c] for c in group} for line in table], hide_index=True, width="stretch",
                      height=tables.rows_height(len(table)),  # all 15 features, no scrolling inside the table
-                     column_config={c: st.column_config.NumberColumn(c, help=help_of[c])
-                                    for c in group if c in help_of})
+                     column_config={c: four(c, help=help_of[c]) for c in group if c in help_of})
 
 
 def term_columns(columns: list[str]) -> dict:
     """Each `term: NAME` column headed by NAME alone (the heading says they are terms; the full name on hover), so the
     table fits a 1280-px window: "term: link_pressure_max" and its like made it scroll sideways."""
-    return {c: st.column_config.NumberColumn(c.removeprefix("term: "), help=f"{c}: this term of the score" + (
+    return {c: four(c.removeprefix("term: "), help=f"{c}: this term of the score" + (
         " (the network's learned residual)" if c == "term: network" else " (the heuristic prior's, for this feature)"
         if c != "term: bias" else " (the prior's constant)")) for c in columns}
 

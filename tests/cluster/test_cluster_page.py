@@ -93,6 +93,59 @@ def test_time_slider_changes_the_snapshot():
     assert first != last and "0 jobs running" in last
 
 
+def _drawn_colours(tr: dict) -> set[str]:
+    """The colours a trace puts on the picture: its line where it draws lines, its markers where it draws points."""
+    xs = [v for v in tr.get("x", []) if v is not None and v == v]
+    if not xs:
+        return set()
+    mode, out = tr.get("mode", "lines"), set()
+    if "lines" in mode:
+        out.add(tr["line"]["color"])
+    if "markers" in mode:
+        c = tr["marker"]["color"]
+        out |= set(c) if isinstance(c, (list, tuple)) else {c}
+    return out
+
+
+def _legend(fig: dict) -> dict[str, set[str]]:
+    """Legend entry name -> the colours its sample shows (a trace with no point has no entry in plotly's legend)."""
+    out = {}
+    for tr in fig["data"]:
+        if tr.get("showlegend", True) and len(tr.get("x", [])):
+            mode = tr.get("mode", "lines")
+            out[tr["name"]] = ({tr["line"]["color"]} if "lines" in mode else set()) | (
+                {tr["marker"]["color"]} if "markers" in mode and isinstance(tr["marker"]["color"], str) else set())
+    return out
+
+
+def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_one():
+    """Trial 12: BCube(3,1), 60 jobs, fifo+first-fit at 11 h showed 15 jobs running but a legend of 3 (only the
+    jobs with links: a trace with no point gets no entry) and one "servers" entry for servers in 12 colours. Now
+    every colour drawn is a legend entry's, every running job has one, and one whose colour shows nowhere (no links,
+    only on servers another job fills) says so."""
+    from core.cluster import make_cluster, run_schedulers, snapshot
+    from core.cluster.traces import load_trace
+    from core.topology import make_topology
+    from dashboard.sources import DEFAULT_SOURCE
+    at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:schedulers": ["fifo+first-fit"]})
+    at.slider(key="cluster:time").set_value(10.97).run()
+    fig = charts(at)[2]
+    (res,) = run_schedulers(make_cluster(make_topology(DEFAULT_SOURCE.spec), 4), load_trace("synthetic:jobs=60,seed=0"),
+                            ["fifo+first-fit"])
+    running = snapshot(res, 10.97 * 3600)
+    assert len(running) > 3 and f"{len(running)} jobs running" in fig["layout"]["title"]["text"]
+    legend = _legend(fig)
+    drawn = set().union(*(_drawn_colours(tr) for tr in fig["data"])) - {"white"}  # the background's, under shared links
+    assert drawn <= set().union(*legend.values())
+    assert fig["layout"]["showlegend"] is True
+    jobs = [n for n in legend if n.split(" (")[0] in {j["job_id"] for j in running}]
+    assert len(jobs) == len(running) and len(set().union(*(legend[n] for n in jobs))) == len(running)
+    several = sum(len([j for j in running if v in j["nodes"]]) > 1 for v in range(200))
+    assert several and "server running several jobs" in legend  # ringed in black, filled by its largest job
+    for n in jobs:  # a job whose colour shows nowhere says so
+        assert (legend[n] <= drawn) != n.endswith(", on a shared server"), n
+
+
 @pytest.mark.parametrize("state, says", [
     ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
     ({"cluster:trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),

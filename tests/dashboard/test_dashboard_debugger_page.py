@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from apptest_tools import charts, metric, open_app, traces
@@ -132,3 +134,61 @@ def test_real_trace_explains_every_choice():
         assert list(values[column]) == [v for c, v in row.items() if c.startswith("value: ")]
     assert list(steps["candidates"]) == [s["n_valid"] for s in trace["steps"][1]]
     assert list(steps["shown"]) == [len(s["candidates"]) for s in trace["steps"][1]]
+    # "rounded to 4 decimals" is what every score, term, probability and feature value shows (16.2040, not 16.204)
+    checked = 0
+    for el in at.dataframe:
+        frame, config = el.value, json.loads(el.proto.columns)
+        floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+        assert all(config[c]["type_config"]["format"] == "%.4f" for c in floats), (floats, config)
+        checked += bool(floats)
+    assert checked == len(uppers) + 3  # the flow-trees' tables, the split, the feature values, every step
+    if step["n_tied"] > 1:
+        assert f"tied for the chosen score {step['score']:.4f};" in note
+
+
+def test_the_checkpoint_picker_runs_the_one_picked_and_says_which_ran():
+    """Issue 12: the debugger ran only the default checkpoint (universal or a self-trained one could only be inspected
+    with the CLI's --explain). The picker offers the checkpoints folder's (universal first), passes the name through
+    ScheduleConfig.checkpoint as the CLI does, and the line under the numbers says which ran and whether it was
+    trained on this topology; critical-path is the same schedule whatever is picked."""
+    pytest.importorskip("torch")
+    from core.rl.checkpoint import checkpoint_names
+    at = open_app("debugger")
+    box = at.selectbox(key="w:debug.checkpoint")
+    assert box.options == ["default for this topology (bcube_n3_k1)", *[
+        n + (" (all families)" if n == "universal" else "") for n in checkpoint_names()]]
+    assert "Hierarchical RL: checkpoint bcube_n3_k1, trained on this topology." in [c.value for c in at.caption]
+    t = make_topology(BCUBE)
+    cp = run_method("critical-path", t, ScheduleConfig()).n_rounds
+    for name in ("universal", "dcell_n4_k1"):
+        at.selectbox(key="w:debug.checkpoint").set_value(name).run()
+        assert not at.exception and not at.warning
+        want = run_method("rl", t, ScheduleConfig(checkpoint=name))
+        assert want.info["checkpoint"] == name
+        assert metric(at, "Hierarchical RL") == [str(want.n_rounds)] and metric(at, "Critical-path") == [str(cp)]
+        notes = [c.value for c in at.caption if c.value.startswith("Hierarchical RL: checkpoint")]
+        here = want.info["trained_on_this_topology"]  # universal was trained on BCube(3,1) too, DCell(4,1)'s not
+        assert here == (name == "universal")
+        assert notes == [f"Hierarchical RL: checkpoint {name}, trained on this topology."] if here else (
+            len(notes) == 1 and notes[0].startswith(f"Hierarchical RL: checkpoint {name}, trained on dcell:")
+            and notes[0].endswith(", NOT on this one."))
+    at.selectbox(key="w:debug.checkpoint").set_value(None).run()
+    assert "Hierarchical RL: checkpoint bcube_n3_k1, trained on this topology." in [c.value for c in at.caption]
+
+
+def test_an_unreadable_checkpoint_picked_is_one_warning_and_the_page_keeps_running(monkeypatch, tmp_path):
+    """A sidecar without its weights (a training stopped half-way) is offered, and picking it says what is wrong."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from core.rl.checkpoint import checkpoint_dir
+    for suffix in (".json", ".safetensors"):
+        shutil.copy(checkpoint_dir() / f"universal{suffix}", tmp_path / f"universal{suffix}")
+    shutil.copy(checkpoint_dir() / "universal.json", tmp_path / "half.json")
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    at = open_app("debugger")
+    assert at.selectbox(key="w:debug.checkpoint").options[1:] == ["universal (all families)", "half"]
+    at.selectbox(key="w:debug.checkpoint").set_value("half").run()
+    assert not at.exception and len(at.warning) == 1
+    assert at.warning[0].value.startswith("Hierarchical RL not available: ") and "half" in at.warning[0].value
+    assert "Pick another checkpoint in the sidebar." in [c.value for c in at.caption]

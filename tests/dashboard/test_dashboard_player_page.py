@@ -10,6 +10,7 @@ from core.methods import run_method
 from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from dashboard.controls import method_title
+from dashboard.round_player import ordinal
 
 BCUBE = "bcube:n=3,k=1"
 
@@ -299,3 +300,47 @@ def test_node_names_without_room_are_said_under_the_figure():
     named = [a for a in fig["layout"]["annotations"] if a.get("name", "").endswith("label") and a["xref"] == "x"]
     assert unnamed > 0 and len(named) + unnamed == 25
     assert f"{unnamed} node names have no room in a panel this narrow: hover a node for its name." in texts(at)
+
+
+def _row_axes(fig: dict) -> list[tuple[dict, list[str], float]]:
+    """Each heatmap's row axis, its rows and its panel height in px."""
+    lay = fig["layout"]
+    plot_px = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    out = []
+    for h in traces(fig, "heatmap"):
+        ax = lay["yaxis" + h["yaxis"].removeprefix("y")]
+        out.append((ax, list(h["y"]), (ax["domain"][1] - ax["domain"][0]) * plot_px))
+    return out
+
+
+def test_every_heatmap_row_is_named_when_the_rows_fit():
+    """An uploaded 20-link GraphML showed only every other link's name (trial 12): plotly drops category ticks it
+    thinks would overlap. The ticks are set explicitly: BCube(3,1)'s 36 rows, 3 methods, are all named, in a font
+    whose line (1.2 x its size, plotly's own rule) fits a row, and nothing is said about names left out."""
+    at = open_app()
+    for ax, rows, px in _row_axes(charts(at)[0]):
+        assert ax["tickmode"] == "array" and list(ax["tickvals"]) == rows and list(ax["ticktext"]) == rows
+        assert len(rows) == 36 and 9 <= ax["tickfont"]["size"] and 1.2 * ax["tickfont"]["size"] <= px / len(rows)
+    assert "no room to name every row" not in texts(at)
+
+
+def test_heatmap_rows_too_many_to_name_say_which_are_named():
+    """BCube(4,1) in auto shows its 64 directed links, DCell(6,1) with "every link" its 126: no font fits them all, so
+    every k-th is named (at 9 px, each name's line within its k rows, k the fewest that fit) and the caption says so;
+    DCell(6,1) in auto names its 8 link groups, all of them."""
+    at = choose_methods(open_app(), ["ps"])
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    for spec, mode, n in [("bcube:4,1", "auto", 64), ("dcell:6,1", "every link", 126)]:
+        at.text_input(key="w:spec").set_value(spec).run()
+        at.segmented_control(key="w:player.rows").set_value(mode).run()
+        fig = charts(at)[0]
+        (ax, rows, px), = _row_axes(fig)
+        k = fig["layout"]["meta"]["row_stride"]
+        assert len(rows) == n and k > 1 and list(ax["tickvals"]) == rows[::k]
+        line = 1.2 * ax["tickfont"]["size"]
+        assert ax["tickfont"]["size"] == 9 and (k - 1) * px / n < line <= k * px / n
+        assert (f"The heatmaps have no room to name every row: every {ordinal(k)} directed link is named on the "
+                "left; hover a row for the rest.") in texts(at)
+    at.segmented_control(key="w:player.rows").set_value("auto").run()
+    (ax, rows, px), = _row_axes(charts(at)[0])
+    assert len(rows) == 8 and list(ax["tickvals"]) == rows and "no room to name every row" not in texts(at)
