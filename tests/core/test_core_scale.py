@@ -483,7 +483,7 @@ def hashed_classes(dag) -> tuple[np.ndarray, np.ndarray]:
     return greedy._class_ids(dag.links.ptr, dag.links.values, width, len(dag.topology.link_capacity))
 
 
-@pytest.mark.parametrize("spec", SPECS + ["bcube:n=4,k=2", "dcell:n=4,k=1", "fattree:k=6"])
+@pytest.mark.parametrize("spec", SPECS + ["bcube:n=4,k=2", "dcell:n=4,k=1", "dcell:n=3,k=2", "fattree:k=6"])
 @pytest.mark.parametrize("mode", ["shortest", "balanced", "bandwidth"])
 def test_plain_builder_finds_the_hashed_route_classes(spec, mode):
     """The plain PS builder's classes, found once per hop, are the hashed ones: same class of every workload
