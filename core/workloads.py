@@ -590,14 +590,16 @@ def _plain_tree(routes: Routes) -> _Built:
     tree, so its class is its hop's, found once per hop (`_plain_classes`) instead of per workload.
     """
     s = routes.parent.shape[0]
-    par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
-    starts = _plain_starts(par, depth, seg_len)
+    par, seg_len, seg_links = routes.parent, routes.seg_len, routes.seg_links
+    width = max(1, int(seg_len.max()) if seg_len.size else 1)  # the most links of one workload
+    hop_class = np.empty((2, s, s), np.int32)  # allocated by numpy: huge pages (docs/scale.md, tenth step)
+    # the hops' classes on a second core, beside the depths and the blocks' starts
+    clinks, (depth, starts) = both(
+        lambda: _plain_classes(par, seg_len, seg_links, width, len(routes.topology.link_capacity), hop_class),
+        lambda: (routes.depth, _plain_starts(par, routes.depth, seg_len)), size=s * s)
     n, n_links, n_entries = int(starts[s, 0]), int(starts[s, 1]), int(starts[s, 2] + starts[s, 3])
     # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
     ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
-    width = max(1, int(seg_len.max()) if seg_len.size else 1)  # the most links of one workload
-    hop_class = np.empty((2, s, s), np.int32)  # allocated by numpy: huge pages (docs/scale.md, tenth step)
-    clinks = _plain_classes(par, depth, seg_len, seg_links, width, len(routes.topology.link_capacity), hop_class)
     tree, phase, own, cls = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool), np.empty(n, np.int32)
     lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
     dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
@@ -710,8 +712,8 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, hop_class, tr
                     sptr[w] = se
 
 
-@kernel(interpret_below=SMALL)
-def _plain_classes(parent, depth, seg_len, seg_links, width, sentinel, hop_class):  # pragma: no cover - compiled
+@kernel(interpret_below=SMALL, nogil=True)
+def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # pragma: no cover - compiled
     """Route classes of the plain PS DAG's hops, numbered as `core.greedy._class_ids` numbers them over the
     workloads (by first appearance in id order), but found once per hop instead of once per workload.
 
@@ -730,7 +732,7 @@ def _plain_classes(parent, depth, seg_len, seg_links, width, sentinel, hop_class
     n_cls = 0
     key = np.empty(width, np.int64)
     hop_class[:] = -1
-    todo = np.empty(max(1, depth.max()) if s else 1, np.int64)
+    todo = np.empty(max(1, s), np.int64)  # a chain has fewer hops than servers
     for i in range(s):
         for ph in range(2):
             for j in range(s):
