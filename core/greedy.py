@@ -345,24 +345,17 @@ def _place_class(place, cls, state):  # pragma: no cover - compiled
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]],
-                 classes: tuple[np.ndarray, np.ndarray] | None = None):
+    def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]]):
         """`prepare()` returns (place, state), and runs while the route classes are found on a second core
         (`jit.both`): `place[w]` is workload w's position in the walk order (a permutation of 0..n-1),
         `state` the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose PLACE and
-        CLASS columns this fills. `classes`: the route classes as `_class_ids` returns them (each workload's,
-        and each class's links padded with the sentinel link to the most links of one workload), when the
-        DAG's builder found them (`WorkloadDAG.take_route_classes`); then nothing is hashed."""
+        CLASS columns this fills."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
         # the classes' links are padded with the sentinel link (`n_links`)
-        if classes is not None and classes[1].shape[1:] == (width,) and len(classes[0]) == n:
-            (cls, clinks), (place, state) = classes, prepare()
-        else:
-            (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links),
-                                                 prepare, size=n)
-        del classes
+        (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links), prepare,
+                                             size=n)
         n_cls = len(clinks)
         # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
         # cache line the release has just read (docs/scale.md)

@@ -29,10 +29,6 @@ DAG_KINDS = ("tree", "plain", "ring")
 (merge always off: Parameter Server), or the server ring."""
 
 
-_CLASSES = "_route_classes"
-"""Where a builder leaves the route classes it found (`WorkloadDAG.take_route_classes`)."""
-
-
 def _no_groups() -> CSR:
     return CSR(np.zeros(1, np.int64), np.zeros(0, csr.ID))
 
@@ -110,15 +106,6 @@ class WorkloadDAG:
         if "path" in self.__dict__:
             return self.path.values[self.path.ptr[1:] - 1]
         return csr.ids(self.topology.link_dst[self.links.values[self.links.ptr[1:] - 1]])
-
-    def take_route_classes(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The route classes the DAG's builder found (`core.greedy`: workloads with the same link tuple),
-        handed over once: (each workload's class, int32; each class's links, int64, padded to the longest
-        workload's link count with the sentinel link ``len(topology.link_capacity)``), classes numbered by
-        first appearance in id order. The first list scheduler takes them, so that a DAG kept afterwards does
-        not hold 4 B per workload more; None afterwards, or when the builder made none (the plain PS DAG of one
-        chunk makes them, docs/scale.md): the scheduler then finds them by hashing the links."""
-        return self.__dict__.pop(_CLASSES, None)
 
     def _replace(self, **changes) -> "WorkloadDAG":
         """`dataclasses.replace` that keeps given paths (everything else derived is derived afresh)."""
@@ -419,13 +406,10 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     else:
         tree = b.root_of
     s = topology.n_servers
-    dag = assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
-                       prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
-                       tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
-                       relations=b.relations if chunks == 1 else None)
-    if b.classes is not None and chunks == 1:
-        dag.__dict__[_CLASSES] = b.classes
-    return dag
+    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
+                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
+                        tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
+                        relations=b.relations if chunks == 1 else None)
 
 
 @dataclass
@@ -441,7 +425,6 @@ class _Built:
     group_root: np.ndarray
     chunk_of: np.ndarray | None = None
     relations: tuple[CSR, CSR] | None = None  # (deps, successors), when the builder made them
-    classes: tuple[np.ndarray, np.ndarray] | None = None  # route classes, when the builder made them
 
 
 def _replicate_chunks(b: _Built, chunks: int) -> _Built:
@@ -585,37 +568,29 @@ def _plain_tree(routes: Routes) -> _Built:
     Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
     then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
     for prefix group i: the last reduce hop (into i) of every origin. One compiled pass writes
-    every array in its final form (docs/scale.md), including `deps` and `successors`, and each
-    workload's route class (`WorkloadDAG.take_route_classes`): a workload is one hop of a node
-    tree, so its class is its hop's, found once per hop (`_plain_classes`) instead of per workload.
+    every array in its final form (docs/scale.md), including `deps` and `successors`.
     """
     s = routes.parent.shape[0]
-    par, seg_len, seg_links = routes.parent, routes.seg_len, routes.seg_links
-    width = max(1, int(seg_len.max()) if seg_len.size else 1)  # the most links of one workload
-    hop_class = np.empty((2, s, s), np.int32)  # allocated by numpy: huge pages (docs/scale.md, tenth step)
-    # the hops' classes on a second core, beside the depths and the blocks' starts
-    clinks, (depth, starts) = both(
-        lambda: _plain_classes(par, seg_len, seg_links, width, len(routes.topology.link_capacity), hop_class),
-        lambda: (routes.depth, _plain_starts(par, routes.depth, seg_len)), size=s * s)
+    par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
+    starts = _plain_starts(par, depth, seg_len)
     n, n_links, n_entries = int(starts[s, 0]), int(starts[s, 1]), int(starts[s, 2] + starts[s, 3])
     # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
     ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
-    tree, phase, own, cls = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool), np.empty(n, np.int32)
+    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool)
     lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
     dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
     sptr, sval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
     # the roots' blocks are disjoint: two halves (by workloads) are written at once on two cores
     mid = int(np.searchsorted(starts[:, 0], n // 2))
-    arrays = (par, depth, seg_len, seg_links, hop_class, tree, phase, own, cls, lptr, lval, dptr, dval, sptr, sval)
+    arrays = (par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
     both(lambda: _plain_fill(0, mid, starts, *arrays), lambda: _plain_fill(mid, s, starts, *arrays),
          size=n)
-    del hop_class
     _plain_groups(depth, starts, dptr, sptr, sval)
     deps = CSR(dptr, dval)
     prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
     groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
     return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s),
-                  relations=(deps, CSR(sptr, sval)), classes=(cls, clinks))
+                  relations=(deps, CSR(sptr, sval)))
 
 
 @kernel(interpret_below=SMALL)
@@ -646,12 +621,11 @@ def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
 
 
 @kernel(interpret_below=SMALL, nogil=True)
-def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, hop_class, tree, phase, own, cls, lptr, lval, dptr,
-                dval, sptr, sval):  # pragma: no cover - compiled
+def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
+                sval):  # pragma: no cover - compiled
     """Write roots i0..i1-1 of the plain PS DAG (see `_plain_tree`) at their `starts`: tree, phase,
-    carries_own, route class (``hop_class[phase, root, server]``, `_plain_classes`), links, the workloads'
-    rows of deps (then one row per prefix group: its members) and of successors (the groups' rows:
-    `_plain_groups`)."""
+    carries_own, links, the workloads' rows of deps (then one row per prefix group: its members) and
+    of successors (the groups' rows: `_plain_groups`)."""
     s = parent.shape[0]
     n = len(tree)
     chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
@@ -680,7 +654,6 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, hop_class, tr
                     own[w] = ph == 0 and k == 0
                     if ph == 0:
                         x = chain[k]
-                        cls[w] = hop_class[0, i, x]
                         for e in range(seg_len[i, x]):
                             lval[le] = seg_links[i, x, e]
                             le += 1
@@ -696,7 +669,6 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, hop_class, tr
                         se += 1
                     else:
                         x = chain[d - 1 - k]
-                        cls[w] = hop_class[1, i, x]
                         ln = seg_len[i, x]
                         for e in range(ln):
                             lval[le] = seg_links[i, x, ln - 1 - e] ^ 1
@@ -710,86 +682,6 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, hop_class, tr
                     lptr[w] = le
                     dptr[w] = de
                     sptr[w] = se
-
-
-@kernel(interpret_below=SMALL, nogil=True)
-def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # pragma: no cover - compiled
-    """Route classes of the plain PS DAG's hops, numbered as `core.greedy._class_ids` numbers them over the
-    workloads (by first appearance in id order), but found once per hop instead of once per workload.
-
-    ``hop_class[0, i, x]`` is the class of the reduce hop from server x to its parent in tree i (the links
-    ``seg_links[i, x]``), ``hop_class[1, i, x]`` the broadcast hop back (those links reversed, each the
-    other direction: ``^ 1``); returns each class's links padded with `sentinel` to `width`. Root i's
-    workloads visit, for each origin j ascending, the hops of j's chain bottom-up (reduce), then top-down
-    (broadcast); a hop already seen in this root has every hop above it seen too, so each chain is walked
-    only up to its first seen hop, and each hop is looked up once (S^2 lookups in all, not one per
-    workload)."""
-    s = parent.shape[0]
-    size = 1024
-    table = np.full(size, -1, np.int64)  # slot -> class id
-    clinks = np.full((512, width), sentinel, np.int64)
-    chash = np.empty(512, np.int64)
-    n_cls = 0
-    key = np.empty(width, np.int64)
-    hop_class[:] = -1
-    todo = np.empty(max(1, s), np.int64)  # a chain has fewer hops than servers
-    for i in range(s):
-        for ph in range(2):
-            for j in range(s):
-                # the hops of j's chain not seen yet in this root and phase, bottom-up; the workloads visit
-                # them bottom-up (reduce) or top-down (broadcast)
-                m = 0
-                x = j
-                while x != i and x >= 0 and hop_class[ph, i, x] < 0:
-                    todo[m] = x
-                    m += 1
-                    x = parent[i, x]
-                for t in range(m):
-                    x = todo[t] if ph == 0 else todo[m - 1 - t]
-                    ln = seg_len[i, x]
-                    h = np.int64(0)  # below 2^32 (no overflow, run interpreted too)
-                    for k in range(width):
-                        if k < ln:
-                            key[k] = seg_links[i, x, k] if ph == 0 else seg_links[i, x, ln - 1 - k] ^ 1
-                        else:
-                            key[k] = sentinel
-                        h = (h * 1000003 + key[k] + 1) & 0xFFFFFFFF
-                    slot = h % size
-                    while True:
-                        c = table[slot]
-                        if c < 0:  # a new class
-                            if n_cls == len(clinks):
-                                bigger = np.full((2 * n_cls, width), sentinel, np.int64)
-                                bigger[:n_cls] = clinks
-                                clinks = bigger
-                                hb = np.empty(2 * n_cls, np.int64)
-                                hb[:n_cls] = chash
-                                chash = hb
-                            clinks[n_cls] = key
-                            chash[n_cls] = h
-                            table[slot] = n_cls
-                            hop_class[ph, i, x] = n_cls
-                            n_cls += 1
-                            if 2 * n_cls > size:  # grow and rehash
-                                size *= 4
-                                table = np.full(size, -1, np.int64)
-                                for cc in range(n_cls):
-                                    s2 = chash[cc] % size
-                                    while table[s2] >= 0:
-                                        s2 = (s2 + 1) % size
-                                    table[s2] = cc
-                            break
-                        same = chash[c] == h
-                        if same:
-                            for k in range(width):
-                                if clinks[c, k] != key[k]:
-                                    same = False
-                                    break
-                        if same:
-                            hop_class[ph, i, x] = c
-                            break
-                        slot = (slot + 1) % size
-    return clinks[:n_cls].copy()
 
 
 @kernel(interpret_below=SMALL)

@@ -14,7 +14,7 @@ SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
 INNER = [graph._spread]  # called only from other kernels: compiled into them, it never gets a dispatcher of its own
 INTERPRETED = [graph._bfs, graph._spread, graph._components, routing._next_hops, routing._segment_lengths, routing._segment_nodes,
-               routing._segment_links, workloads._segments, workloads._plain_classes, csr._bucket]
+               routing._segment_links, workloads._segments, csr._bucket]
 
 
 def first_screen(spec: str, mode: str) -> list[np.ndarray]:
