@@ -345,25 +345,38 @@ def _place_class(place, cls, state):  # pragma: no cover - compiled
 class ClassHeads:
     """State of the class-head list scheduler over one DAG and one priority order."""
 
-    def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]]):
+    def __init__(self, links: CSR, capacity: np.ndarray, prepare: Callable[[], tuple[np.ndarray, np.ndarray]],
+                 classes: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None):
         """`prepare()` returns (place, state), and runs while the route classes are found on a second core
         (`jit.both`): `place[w]` is workload w's position in the walk order (a permutation of 0..n-1),
         `state` the engine's int32 rows (one per workload first, at least CLASS + 1 columns), whose PLACE and
-        CLASS columns this fills."""
+        CLASS columns this fills. `classes(state)`, when given, writes the classes into the CLASS column itself
+        (the plain PS DAG's, from its hops: `workloads.PlainClasses`) and returns (each class's links padded with
+        the sentinel link to the most links of one workload, as `_class_ids` gives them; each class's size);
+        then nothing is hashed."""
         n = links.n_rows
         n_links = len(capacity)
         width = max(1, int(links.lengths.max()) if n else 1)
         # the classes' links are padded with the sentinel link (`n_links`)
-        (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links), prepare,
-                                             size=n)
+        if classes is not None:
+            place, state = prepare()
+            clinks, size = classes(state)
+            if clinks.shape[1:] != (width,):
+                raise ValueError(f"route classes of {clinks.shape[1:]} links for workloads of up to {width}")
+            self.state = state
+            state[: len(place), PLACE] = place
+            del place
+        else:
+            (cls, clinks), (place, state) = both(lambda: _class_ids(links.ptr, links.values, width, n_links),
+                                                 prepare, size=n)
+            # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
+            # cache line the release has just read (docs/scale.md)
+            self.state = state
+            _place_class(np.asarray(place), cls, state)
+            del place
+            size = np.bincount(cls, minlength=len(clinks))
+            del cls
         n_cls = len(clinks)
-        # in the engine's rows: pushing a workload that the engine's release has just made ready reads a
-        # cache line the release has just read (docs/scale.md)
-        self.state = state
-        _place_class(np.asarray(place), cls, state)
-        del place
-        size = np.bincount(cls, minlength=n_cls)
-        del cls
         cap = np.asarray(capacity, dtype=np.int64)
         self.cap = np.r_[cap, 2 ** 30]  # the sentinel link never fills
         # one row per class (see `_round`): links, capacity, front, lo, hi; rows of a power of two

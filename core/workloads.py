@@ -29,6 +29,10 @@ DAG_KINDS = ("tree", "plain", "ring")
 (merge always off: Parameter Server), or the server ring."""
 
 
+_CLASSES = "_route_classes"
+"""Where a builder leaves the route classes it found (`WorkloadDAG.take_route_classes`)."""
+
+
 def _no_groups() -> CSR:
     return CSR(np.zeros(1, np.int64), np.zeros(0, csr.ID))
 
@@ -106,6 +110,14 @@ class WorkloadDAG:
         if "path" in self.__dict__:
             return self.path.values[self.path.ptr[1:] - 1]
         return csr.ids(self.topology.link_dst[self.links.values[self.links.ptr[1:] - 1]])
+
+    def take_route_classes(self) -> "PlainClasses | None":
+        """Where the route classes (`core.greedy`: workloads with the same link tuple) can be found without
+        hashing every workload's links, handed over once: the plain PS DAG of one chunk keeps its hops
+        (`PlainClasses`) for the first list scheduler, which finds the classes from them and then drops them
+        (≈ 400 MB at 4096 servers that a DAG kept afterwards does not hold). None afterwards, and for every
+        other DAG: the scheduler then hashes the links."""
+        return self.__dict__.pop(_CLASSES, None)
 
     def _replace(self, **changes) -> "WorkloadDAG":
         """`dataclasses.replace` that keeps given paths (everything else derived is derived afresh)."""
@@ -406,10 +418,13 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     else:
         tree = b.root_of
     s = topology.n_servers
-    return assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
-                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
-                        tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
-                        relations=b.relations if chunks == 1 else None)
+    dag = assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
+                       prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
+                       tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
+                       relations=b.relations if chunks == 1 else None)
+    if b.classes is not None and chunks == 1:
+        dag.__dict__[_CLASSES] = b.classes
+    return dag
 
 
 @dataclass
@@ -425,6 +440,7 @@ class _Built:
     group_root: np.ndarray
     chunk_of: np.ndarray | None = None
     relations: tuple[CSR, CSR] | None = None  # (deps, successors), when the builder made them
+    classes: "PlainClasses | None" = None  # where the route classes can be found, when the builder says
 
 
 def _replicate_chunks(b: _Built, chunks: int) -> _Built:
@@ -568,7 +584,8 @@ def _plain_tree(routes: Routes) -> _Built:
     Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
     then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
     for prefix group i: the last reduce hop (into i) of every origin. One compiled pass writes
-    every array in its final form (docs/scale.md), including `deps` and `successors`.
+    every array in its final form (docs/scale.md), including `deps` and `successors`. The route
+    classes are left to the scheduler that takes them (`PlainClasses`), with the hops they come from.
     """
     s = routes.parent.shape[0]
     par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
@@ -590,7 +607,57 @@ def _plain_tree(routes: Routes) -> _Built:
     prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
     groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
     return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s),
-                  relations=(deps, CSR(sptr, sval)))
+                  relations=(deps, CSR(sptr, sval)), classes=PlainClasses(routes))
+
+
+class PlainClasses:
+    """The route classes of a plain PS DAG (one chunk), from its hops (docs/scale.md, tenth step).
+
+    A plain workload is one hop of a node tree, so its class (its link tuple) is its hop's: the reduce hop
+    from server x to its parent in tree i, or the broadcast hop back. `find` looks each hop up once (S^2
+    look-ups per phase, against one hash per workload), `write` gives every workload its hop's class.
+    """
+
+    def __init__(self, routes: Routes):
+        self.parent, self.seg_len, self.seg_links = routes.parent, routes.seg_len, routes.seg_links
+        self.topology = routes.topology
+        self.width = max(1, int(self.seg_len.max()) if self.seg_len.size else 1)  # the most links of one hop
+
+    def find(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the class of every hop, (2, S, S) int32 by phase, root and server; each class's links, int64, padded
+        with the sentinel link ``len(topology.link_capacity)`` to the most links of one hop), classes numbered as
+        `core.greedy._class_ids` numbers them over the workloads (`_plain_classes`)."""
+        s = self.parent.shape[0]
+        hop_class = np.empty((2, s, s), np.int32)  # allocated by numpy: huge pages
+        clinks = _plain_classes(self.parent, self.seg_len, self.seg_links, self.width,
+                                len(self.topology.link_capacity), hop_class)
+        return hop_class, clinks
+
+    def write(self, dag: "WorkloadDAG", hop_class: np.ndarray, state: np.ndarray, column: int,
+              n_classes: int) -> np.ndarray:
+        """Write every workload's class (its hop's, from `find`) into ``state[w, column]``; returns the number of
+        workloads of each class."""
+        t = self.topology
+        return _plain_class_rows(dag.tree, dag.phase, dag.links.ptr, dag.links.values, t.link_src, t.link_dst,
+                                 t.server_index, hop_class, state, column, n_classes)
+
+
+@kernel(interpret_below=SMALL)
+def _plain_class_rows(tree, phase, lptr, lval, link_src, link_dst, server_index, hop_class, state, column,
+                      n_classes):  # pragma: no cover - compiled
+    """Each workload's class ``hop_class[phase, tree, x]`` into ``state[w, column]``, x the server at the hop's
+    lower end (a reduce hop's first link starts there, a broadcast hop's last link ends there); returns the
+    class sizes. One pass in id order over arrays already in memory."""
+    size = np.zeros(n_classes, np.int64)
+    for w in range(len(tree)):
+        if phase[w] == 0:
+            x = server_index[link_src[lval[lptr[w]]]]
+        else:
+            x = server_index[link_dst[lval[lptr[w + 1] - 1]]]
+        c = hop_class[phase[w], tree[w], x]
+        state[w, column] = c
+        size[c] += 1
+    return size
 
 
 @kernel(interpret_below=SMALL)
@@ -682,6 +749,86 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                     lptr[w] = le
                     dptr[w] = de
                     sptr[w] = se
+
+
+@kernel(interpret_below=SMALL, nogil=True)
+def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # pragma: no cover - compiled
+    """Route classes of the plain PS DAG's hops, numbered as `core.greedy._class_ids` numbers them over the
+    workloads (by first appearance in id order), but found once per hop instead of once per workload.
+
+    ``hop_class[0, i, x]`` is the class of the reduce hop from server x to its parent in tree i (the links
+    ``seg_links[i, x]``), ``hop_class[1, i, x]`` the broadcast hop back (those links reversed, each the
+    other direction: ``^ 1``); returns each class's links padded with `sentinel` to `width`. Root i's
+    workloads visit, for each origin j ascending, the hops of j's chain bottom-up (reduce), then top-down
+    (broadcast); a hop already seen in this root has every hop above it seen too, so each chain is walked
+    only up to its first seen hop, and each hop is looked up once (S^2 lookups in all, not one per
+    workload)."""
+    s = parent.shape[0]
+    size = 1024
+    table = np.full(size, -1, np.int64)  # slot -> class id
+    clinks = np.full((512, width), sentinel, np.int64)
+    chash = np.empty(512, np.int64)
+    n_cls = 0
+    key = np.empty(width, np.int64)
+    hop_class[:] = -1
+    todo = np.empty(max(1, s), np.int64)  # a chain has fewer hops than servers
+    for i in range(s):
+        for ph in range(2):
+            for j in range(s):
+                # the hops of j's chain not seen yet in this root and phase, bottom-up; the workloads visit
+                # them bottom-up (reduce) or top-down (broadcast)
+                m = 0
+                x = j
+                while x != i and x >= 0 and hop_class[ph, i, x] < 0:
+                    todo[m] = x
+                    m += 1
+                    x = parent[i, x]
+                for t in range(m):
+                    x = todo[t] if ph == 0 else todo[m - 1 - t]
+                    ln = seg_len[i, x]
+                    h = np.int64(0)  # below 2^32 (no overflow, run interpreted too)
+                    for k in range(width):
+                        if k < ln:
+                            key[k] = seg_links[i, x, k] if ph == 0 else seg_links[i, x, ln - 1 - k] ^ 1
+                        else:
+                            key[k] = sentinel
+                        h = (h * 1000003 + key[k] + 1) & 0xFFFFFFFF
+                    slot = h % size
+                    while True:
+                        c = table[slot]
+                        if c < 0:  # a new class
+                            if n_cls == len(clinks):
+                                bigger = np.full((2 * n_cls, width), sentinel, np.int64)
+                                bigger[:n_cls] = clinks
+                                clinks = bigger
+                                hb = np.empty(2 * n_cls, np.int64)
+                                hb[:n_cls] = chash
+                                chash = hb
+                            clinks[n_cls] = key
+                            chash[n_cls] = h
+                            table[slot] = n_cls
+                            hop_class[ph, i, x] = n_cls
+                            n_cls += 1
+                            if 2 * n_cls > size:  # grow and rehash
+                                size *= 4
+                                table = np.full(size, -1, np.int64)
+                                for cc in range(n_cls):
+                                    s2 = chash[cc] % size
+                                    while table[s2] >= 0:
+                                        s2 = (s2 + 1) % size
+                                    table[s2] = cc
+                            break
+                        same = chash[c] == h
+                        if same:
+                            for k in range(width):
+                                if clinks[c, k] != key[k]:
+                                    same = False
+                                    break
+                        if same:
+                            hop_class[ph, i, x] = c
+                            break
+                        slot = (slot + 1) % size
+    return clinks[:n_cls].copy()
 
 
 @kernel(interpret_below=SMALL)

@@ -14,7 +14,9 @@ from ..workloads import WorkloadDAG
 
 def random_order(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Rounds:
     """Each round sends ready workloads in one fixed seeded random order, skipping conflicts."""
-    return list_schedule(dag, lambda: random_rank(dag, config.seed))  # drawn beside the route classes
+    # drawn on a second core (beside the route classes, or the engine's rows when the DAG came with its classes);
+    # the seeded draw is a permutation by construction (its check skipped)
+    return list_schedule(dag, lambda: random_rank(dag, config.seed), permutation=True)
 
 
 def critical_path(dag: WorkloadDAG, config: ScheduleConfig, progress=None) -> Rounds:

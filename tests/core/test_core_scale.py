@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import greedy, jit, shuffle
+from core import engine as engine_module, greedy, jit, shuffle
 from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
 from core.greedy import ClassHeads
@@ -475,3 +475,85 @@ def test_list_schedule_with_the_compiled_draw(spec):
             finally:
                 shuffle.FAST_MIN = old
             assert got == want
+
+
+def builder_classes(dag) -> tuple[np.ndarray, np.ndarray]:
+    """The route classes a plain DAG hands over (`PlainClasses`), as `_class_ids` returns them: each workload's
+    (written into a state column), each class's links; the sizes it counts are checked on the way."""
+    source = dag.take_route_classes()
+    hop_class, clinks = source.find()
+    state = np.full((dag.n, 4), -7, np.int32)
+    size = source.write(dag, hop_class, state, 3, len(clinks))
+    assert np.all(state[:, :3] == -7)  # the other columns untouched
+    cls = state[:, 3].copy()
+    assert np.array_equal(size, np.bincount(cls, minlength=len(clinks)))
+    return cls, clinks
+
+
+def hashed_classes(dag) -> tuple[np.ndarray, np.ndarray]:
+    """The route classes as the list scheduler finds them when a DAG comes without them: by hashing the links."""
+    width = max(1, int(dag.links.lengths.max()))
+    return greedy._class_ids(dag.links.ptr, dag.links.values, width, len(dag.topology.link_capacity))
+
+
+@pytest.mark.parametrize("spec", SPECS + ["bcube:n=4,k=2", "dcell:n=4,k=1", "dcell:n=3,k=2", "fattree:k=6"])
+@pytest.mark.parametrize("mode", ["shortest", "balanced", "bandwidth"])
+def test_plain_builder_finds_the_hashed_route_classes(spec, mode):
+    """The plain PS DAG's classes, found once per hop, are the hashed ones: same class of every workload
+    (numbered alike, by first appearance in id order) and the same links of every class; handed over once."""
+    t = topo(spec)
+    dag = tree_dag(t, merge=False, routes=compute_routes(t, mode))
+    cls, clinks = builder_classes(dag)
+    want_cls, want_links = hashed_classes(dag)
+    assert cls.dtype == want_cls.dtype and np.array_equal(cls, want_cls)
+    assert clinks.dtype == want_links.dtype and np.array_equal(clinks, want_links)
+    assert dag.take_route_classes() is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16))
+def test_plain_builder_route_classes_on_random_and_failed_graphs(t, fail):
+    """On random graphs, with some links failed where the servers stay connected (routes around them: hops of
+    several switches, classes of one tree reused by others)."""
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    dag = tree_dag(t, merge=False)
+    cls, clinks = builder_classes(dag)
+    want_cls, want_links = hashed_classes(dag)
+    assert np.array_equal(cls, want_cls) and np.array_equal(clinks, want_links)
+
+
+def test_only_the_plain_dag_of_one_chunk_comes_with_classes():
+    t = topo("bcube:n=3,k=1")
+    assert tree_dag(t).take_route_classes() is None
+    assert tree_dag(t, merge=False, chunks=2).take_route_classes() is None
+    assert ring_dag(t).take_route_classes() is None
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_list_schedule_takes_the_builders_classes(k, monkeypatch):
+    """PS on a fresh plain DAG hashes nothing and skips the permutation check of its seeded draw (drawn beside
+    the engine's rows); its rounds are the one-by-one list scheduler's, and a second schedule of the same DAG
+    (its classes taken) hashes them and gives the same rounds."""
+    t = with_caps(topo("bcube:n=4,k=2"), 1)
+    calls = {"hash": 0, "check": 0}
+    hashing, checking = greedy._class_ids, engine_module._is_permutation
+
+    def counted(name, f):
+        def g(*a):
+            calls[name] += 1
+            return f(*a)
+        return g
+    monkeypatch.setattr(greedy, "_class_ids", counted("hash", hashing))
+    monkeypatch.setattr(engine_module, "_is_permutation", counted("check", checking))
+    dag = tree_dag(t, merge=False)
+    with threads(k):
+        first = [r.tolist() for r in run_method("ps", t, ScheduleConfig(seed=3)).rounds]
+    assert calls == {"hash": 0, "check": 0}
+    assert first == reference_list_schedule(dag, random_rank(dag, 3))
+    dag.take_route_classes()
+    with threads(k):
+        again = [r.tolist() for r in list_schedule(dag, random_rank(dag, 3))]
+    assert calls == {"hash": 1, "check": 1} and again == first
