@@ -15,6 +15,15 @@ The gap is taken against the best proven lower bound: the larger of the merged D
     python benchmarks/bench_generalization.py              # K = 16, CP-SAT 30 s on small DAGs
     python benchmarks/bench_generalization.py --samples 4 --cp-sat 0 --json gen.json
     python benchmarks/bench_generalization.py --set confirmation   # the fresh held-out set (instances.CONFIRMATION)
+
+Across seeds (`--seeds 0-7` or `0,1,2`): critical-path, the bounds, CP-SAT and `rl` once per
+instance, rl-sample once per seed with the method's own seeding (the rounds `schedule --method
+rl-sample --seed S` gives); per instance the rounds per seed, how many seeds are no worse than
+critical-path and how many within 5% of the best bound, and the totals over (instance, seed)
+pairs. `--set table2` runs the paper's nine Table 2 configurations with this checkpoint (by
+default the universal one: Table 2's universal column).
+
+    python benchmarks/bench_generalization.py --seeds 0-7 --set confirmation --json conf.json
 """
 
 from __future__ import annotations
@@ -30,11 +39,16 @@ from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.checkpoint import load_checkpoint
 from core.rl.features import Observer
-from core.rl.instances import CONFIRMATION, GENERALIZATION
+from core.rl.instances import CONFIRMATION, GENERALIZATION, Instance
 from core.rl.rollout import play
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
-from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
+from core.topology import preset
+from _common import add_checkpoint_option, seed_list  # benchmarks/_common.py, beside this script
+
+SETS = {"generalization": GENERALIZATION, "confirmation": CONFIRMATION,
+        "table2": tuple(Instance(p.spec) for p in preset("table2"))}
+"""The rows of each --set: Table 2's nine are universal training instances, run here as its universal column."""
 
 
 def select_all(dag, policy, samples: int, seed: int = 0,
@@ -60,17 +74,24 @@ def main() -> None:
                          " (default %(default)s)")
     ap.add_argument("--cp-sat-max-workloads", type=int, default=800,
                     help="run CP-SAT only on DAGs this small (default %(default)s)")
-    ap.add_argument("--set", choices=("generalization", "confirmation"), default="generalization",
-                    help="the rows: instances.GENERALIZATION, or CONFIRMATION (the fresh set added after the "
-                         "DCell(2,2) miss was known, docs/rl.md) (default %(default)s)")
+    ap.add_argument("--set", choices=tuple(SETS), default="generalization",
+                    help="the rows: instances.GENERALIZATION, CONFIRMATION (the fresh set added after the "
+                         "DCell(2,2) miss was known, docs/rl.md) or the nine Table 2 configurations "
+                         "(default %(default)s)")
+    ap.add_argument("--seeds", type=seed_list, default=None,
+                    help="rl-sample once per seed (0-7 or 0,1,2), the other columns once per instance; "
+                         "default: seed 0 and the full table with the select-all ablation")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
+    if a.seeds is not None:
+        across_seeds(a)
+        return
     policy, _ = load_checkpoint(a.checkpoint)
     t0, c0 = time.perf_counter(), time.process_time()
     print(f"{'instance':58} {'CP':>5} {'LB':>5} {'CP-SAT':>6} {'rl':>5} {'rl-s':>5} {'gap':>6} {'all':>5} {'all-s':>5} "
           f"{'s':>6}")
     rows = []
-    for inst in (GENERALIZATION if a.set == "generalization" else CONFIRMATION):
+    for inst in SETS[a.set]:
         topo, t1 = inst.topology(), time.perf_counter()
         cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False,
                              temperature=a.temperature)
@@ -107,6 +128,67 @@ def main() -> None:
     print(f"learned upper agent vs select-all: greedy better/equal/worse {sum(d[0] < 0 for d in diff)}/"
           f"{sum(d[0] == 0 for d in diff)}/{sum(d[0] > 0 for d in diff)}; best-of-samples "
           f"{sum(d[1] < 0 for d in diff)}/{sum(d[1] == 0 for d in diff)}/{sum(d[1] > 0 for d in diff)}")
+    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=2, default=float)
+
+
+def seed_rounds(topo, chunks: int, seeds: list[int], samples: int, checkpoint: str,
+                temperature=DEFAULT_TEMPERATURE) -> list:
+    """rl-sample's Plan per seed: the method itself, as `schedule --method rl-sample --seed S` runs it."""
+    return [run_method("rl-sample", topo, ScheduleConfig(chunks=chunks, samples=samples, checkpoint=checkpoint,
+                                                         trace=False, temperature=temperature, seed=s))
+            for s in seeds]
+
+
+def across_seeds(a: argparse.Namespace) -> None:
+    """The --seeds table: rl-sample per seed against critical-path and the best bound, with totals."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    seeds, rows = a.seeds, []
+    print(f"rl-sample (K={a.samples}, T={a.temperature:g}) per seed {seeds[0]}..{seeds[-1]} ({len(seeds)} seeds), "
+          f"set {a.set}, checkpoint {a.checkpoint}")
+    print(f"{'instance':58} {'CP':>5} {'LB':>5} {'CP-SAT':>6} {'rl':>5}  rl-sample per seed  <=CP  5%     s")
+    for inst in SETS[a.set]:
+        topo, t1 = inst.topology(), time.perf_counter()
+        cfg = ScheduleConfig(chunks=inst.chunks, checkpoint=a.checkpoint, trace=False)
+        cp = run_method("critical-path", topo, cfg)
+        lb = lower_bounds(cp.dag).best
+        rl = run_method("rl", topo, cfg).n_rounds
+        plans = seed_rounds(topo, inst.chunks, seeds, a.samples, a.checkpoint, a.temperature)
+        got = [p.n_rounds for p in plans]
+        sat = None
+        if a.cp_sat > 0 and max(got) > lb and plans[0].dag.n <= a.cp_sat_max_workloads:
+            sat = int(solve_optimal(plans[0].dag, a.cp_sat)[1]["proven_bound"])
+        bound = max(lb, sat or 0)
+        le_cp = [r <= cp.n_rounds for r in got]
+        within = [r <= 1.05 * bound + 1e-9 for r in got]
+        row = {"instance": inst.name, "critical_path": cp.n_rounds, "lower_bound": lb, "cp_sat_bound": sat,
+               "bound": bound, "rl": rl, "seeds": seeds, "rl_sample": got, "le_cp": le_cp, "within_5pct": within,
+               "within_5pct_merged_bound": [r <= 1.05 * lb + 1e-9 for r in got],
+               "seconds": round(time.perf_counter() - t1, 1)}
+        rows.append(row)
+        print(f"{inst.name:58} {cp.n_rounds:5d} {lb:5d} {'-' if sat is None else sat:>6} {rl:5d}  "
+              f"{' '.join(map(str, got))}  {sum(le_cp)}/{len(seeds)}  {sum(within)}/{len(seeds)} "
+              f"{row['seconds']:6.1f}", flush=True)
+    pairs = len(rows) * len(seeds)
+    cp_ok = sum(sum(r["le_cp"]) for r in rows)
+    gap_ok = sum(sum(r["within_5pct"]) for r in rows)
+    print()
+    print(f"(instance, seed) pairs no worse than critical-path: {cp_ok}/{pairs}; within 5% of the best bound: "
+          f"{gap_ok}/{pairs} (merged-DAG bound alone: {sum(sum(r['within_5pct_merged_bound']) for r in rows)}/{pairs}); "
+          f"total rounds {sum(sum(r['rl_sample']) for r in rows)}")
+    for i, s in enumerate(seeds):
+        misses = [r["instance"] for r in rows if not r["le_cp"][i]]
+        print(f"seed {s}: no worse than critical-path {len(rows) - len(misses)}/{len(rows)}, within 5% "
+              f"{sum(r['within_5pct'][i] for r in rows)}/{len(rows)}, rounds {sum(r['rl_sample'][i] for r in rows)}"
+              + (f"; worse than critical-path: {', '.join(misses)}" if misses else ""))
+    every = sum(all(r["le_cp"]) for r in rows)
+    print(f"target rl-sample <= critical-path on every topology: met at {sum(all(r['le_cp'][i] for r in rows) for i in range(len(seeds)))}"
+          f"/{len(seeds)} seeds; instances no worse at every seed {every}/{len(rows)}")
+    print(f"target within 5% on >= 90%: met at "
+          f"{sum(sum(r['within_5pct'][i] for r in rows) >= 0.9 * len(rows) for i in range(len(seeds)))}/{len(seeds)} seeds")
     print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
           f"load average {os.getloadavg()[0]:.2f}")
     if a.json:

@@ -4,60 +4,105 @@ rl-sample keeps the best of greedy decoding and K sampled rollouts; each sampled
 workload with probability proportional to exp(score / T). This benchmark runs rl-sample (the
 method itself) with the universal checkpoint on `core.rl.instances.UNIVERSAL_TRAINING` (never on
 the generalization set, so the choice does not peek at the topologies the generalization
-benchmark reports) for every T of --temperatures, and prints per T: instances within 5% of the merged-DAG lower bound, instances no
-worse than critical-path, and the total rounds. The default of `ScheduleConfig.temperature` is the
-T this prints as chosen (most within 5%, then most no worse than critical-path, then fewest rounds).
+benchmark reports) for every candidate of --temperatures and every seed of --seeds (rl-sample's
+own seeding, as `schedule --seed S`), and prints per candidate, over the (instance, seed) pairs:
+pairs within 5% of the merged-DAG lower bound, pairs no worse than critical-path, and the total
+rounds. A candidate is one temperature (`0.5`) or a split (`0.2,1`: the samples spread over the
+listed temperatures in turn, rl-sample's `--temperature 0.2,1`). The rule (docs/rl.md section 1,
+fixed before the held-out sets were run with any new candidate): most pairs within 5%, then most
+no worse than critical-path, then fewest rounds; a tie on all three keeps the current default.
 
-    python benchmarks/bench_temperature.py                      # K = 16, T in 0.1 0.2 0.3 0.5 0.7 1.0
-    python benchmarks/bench_temperature.py --temperatures 0.5,1 --samples 8
+    python benchmarks/bench_temperature.py                      # K = 16, seed 0, T in 0.1 0.2 0.3 0.5 0.7 1.0
+    python benchmarks/bench_temperature.py --seeds 0-3 --temperatures 0.1 0.2 0.3 0.5 0.7 1 0.2,1 --json a.json
+    python benchmarks/bench_temperature.py --combine a.json b.json   # the rule over several runs' rows
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
+from core import argtypes as at
 from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.instances import UNIVERSAL_TRAINING
-from core.schedule import ScheduleConfig
-from _common import add_checkpoint_option  # benchmarks/_common.py, beside this script
+from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig, show_temperature
+from _common import add_checkpoint_option, seed_list  # benchmarks/_common.py, beside this script
+
+
+def choose(rows: list[dict]) -> tuple[list[str], dict[str, dict], str]:
+    """The candidates (in order), per candidate its counts over the (instance, seed) pairs of `rows`
+    (one row per instance and seed: critical-path, the merged-DAG bound and each candidate's rounds), and the one
+    the rule picks: most within 5% of the bound, then most no worse than critical-path, then fewest rounds, then
+    the current default (else the first listed)."""
+    cands = list(dict.fromkeys(c for r in rows for c in r["rounds"]))
+    stats = {c: {"pairs": 0, "within_5pct": 0, "le_cp": 0, "rounds": 0} for c in cands}
+    for r in rows:
+        for c, got in r["rounds"].items():
+            s = stats[c]
+            s["pairs"] += 1
+            s["within_5pct"] += got <= 1.05 * r["lower_bound"] + 1e-9
+            s["le_cp"] += got <= r["critical_path"]
+            s["rounds"] += got
+    default = show_temperature(DEFAULT_TEMPERATURE)
+    chosen = max(cands, key=lambda c: (stats[c]["within_5pct"], stats[c]["le_cp"], -stats[c]["rounds"],
+                                       c == default, -cands.index(c)))
+    return cands, stats, chosen
+
+
+def report(rows: list[dict], samples: int | None) -> None:
+    """Print each candidate's counts and the chosen one."""
+    cands, stats, chosen = choose(rows)
+    seeds = sorted({r["seed"] for r in rows})
+    print(f"\nover {len({r['instance'] for r in rows})} instances x seeds {','.join(map(str, seeds))}:")
+    for c in cands:
+        s = stats[c]
+        print(f"T={c}: within 5% of the lower bound {s['within_5pct']}/{s['pairs']}, no worse than critical-path "
+              f"{s['le_cp']}/{s['pairs']}, total rounds {s['rounds']}")
+    print(f"chosen T={chosen}" + (f" (K={samples})" if samples else ""))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=16, help="rl-sample's samples K per instance (default %(default)s)")
-    ap.add_argument("--temperatures", default="0.1,0.2,0.3,0.5,0.7,1.0",
-                    help="comma-separated temperatures to try (default %(default)s)")
+    ap.add_argument("--temperatures", nargs="+", type=at.temperature, default=[0.1, 0.2, 0.3, 0.5, 0.7, 1.0],
+                    help="the candidates, space-separated; each a temperature or a comma-separated split "
+                         "(0.2,1) as rl-sample's --temperature takes it (default 0.1 0.2 0.3 0.5 0.7 1.0)")
+    ap.add_argument("--seeds", type=seed_list, default=[0],
+                    help="rl-sample's seeds, each a run per instance and candidate (0-7 or 0,1,2) (default 0)")
+    ap.add_argument("--json", help="also write the rows (one per instance and seed) here, for --combine")
+    ap.add_argument("--combine", nargs="+", metavar="JSON",
+                    help="run nothing: apply the rule to the rows of these --json files together (default: run)")
     add_checkpoint_option(ap)
     a = ap.parse_args()
-    temps = [float(t) for t in a.temperatures.split(",")]
+    if a.combine:
+        report([r for path in a.combine for r in json.load(open(path))], None)
+        return
+    cands = [(show_temperature(t), t) for t in a.temperatures]
     t0, c0 = time.perf_counter(), time.process_time()
-    print(f"{'instance':58} {'CP':>4} {'LB':>4} " + " ".join(f"{'T=' + format(t, 'g'):>6}" for t in temps))
-    within = {t: 0 for t in temps}
-    le_cp = {t: 0 for t in temps}
-    total = {t: 0 for t in temps}
+    print(f"{'instance':58} {'seed':>4} {'CP':>4} {'LB':>4} " + " ".join(f"{'T=' + c:>8}" for c, _ in cands))
+    rows = []
     for inst in UNIVERSAL_TRAINING:
         topo = inst.topology()
         cp = run_method("critical-path", topo, ScheduleConfig(chunks=inst.chunks))
         lb = lower_bounds(cp.dag).best
-        got = {t: run_method("rl-sample", topo, ScheduleConfig(chunks=inst.chunks, samples=a.samples, temperature=t,
-                                                               checkpoint=a.checkpoint, trace=False)).n_rounds
-               for t in temps}
-        for t, r in got.items():
-            within[t] += r <= 1.05 * lb + 1e-9
-            le_cp[t] += r <= cp.n_rounds
-            total[t] += r
-        print(f"{inst.name:58} {cp.n_rounds:4d} {lb:4d} " + " ".join(f"{got[t]:6d}" for t in temps), flush=True)
-    n = len(UNIVERSAL_TRAINING)
-    print()
-    for t in temps:
-        print(f"T={t:g}: within 5% of the lower bound {within[t]}/{n}, no worse than critical-path {le_cp[t]}/{n}, "
-              f"total rounds {total[t]}")
-    chosen = max(temps, key=lambda t: (within[t], le_cp[t], -total[t]))
-    print(f"chosen T={chosen:g} (K={a.samples}); wall {time.perf_counter() - t0:.0f} s, "
-          f"CPU {time.process_time() - c0:.0f} s, load average {os.getloadavg()[0]:.2f}")
+        for seed in a.seeds:
+            got = {c: run_method("rl-sample", topo, ScheduleConfig(chunks=inst.chunks, samples=a.samples, seed=seed,
+                                                                   temperature=t, checkpoint=a.checkpoint,
+                                                                   trace=False)).n_rounds
+                   for c, t in cands}
+            rows.append({"instance": inst.name, "seed": seed, "critical_path": cp.n_rounds, "lower_bound": lb,
+                         "rounds": got})
+            print(f"{inst.name:58} {seed:4d} {cp.n_rounds:4d} {lb:4d} " + " ".join(f"{got[c]:8d}" for c, _ in cands),
+                  flush=True)
+    report(rows, a.samples)
+    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=2)
 
 
 if __name__ == "__main__":

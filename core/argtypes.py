@@ -56,8 +56,23 @@ def seconds(hi: float) -> Callable[[str], float]:
     return parse
 
 
-temperature = positive(100)
-"""A sampling temperature: finite, > 0 and at most 100."""
+MAX_TEMPERATURES = 100
+"""The most temperatures one --temperature lists."""
+
+
+def temperature(text: str) -> float | tuple[float, ...]:
+    """A sampling temperature (finite, > 0, at most 100), or a comma-separated list of them (``0.2,1``, at most
+    100), over which rl-sample spreads its samples in turn: a float for one, a tuple for several."""
+    one = positive(100)
+    parts = text.split(",")
+    try:
+        if len(parts) > MAX_TEMPERATURES:
+            raise argparse.ArgumentTypeError("")
+        got = tuple(one(p) for p in parts)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 100] or a comma-separated list of at most "
+                                         f"{MAX_TEMPERATURES} of them (0.2 or 0.2,1), got {_show(text)}") from None
+    return got[0] if len(got) == 1 else got
 
 
 def seed(text: str) -> int:

@@ -13,7 +13,7 @@ import numpy as np
 from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
-from .schedule import ScheduleConfig
+from .schedule import ScheduleConfig, show_temperature
 from .schedulers.learned import KEPT_START, training_answer
 from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
@@ -451,7 +451,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
                 continue
             txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
-                txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
+                txt += f", best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
             if info.get("kept_start"):
                 txt += f"; {KEPT_START}"
             parts.append(txt)
@@ -481,7 +481,7 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
                  (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
                  (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:
-            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: f"{i['temperature']:g}")]
+            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: show_temperature(i["temperature"]))]
     body = [[cell(r.results[m].info) if m in r.results and "checkpoint" in r.results[m].info else ""
              for m, _, cell in cols] for r in rows]  # a method that could not run there has no result
     return [f"{m} {what}" for m, what, _ in cols], body

@@ -28,6 +28,26 @@ DEFAULT_TEMPERATURE = 0.2
 """rl-sample's sampling temperature, chosen on the universal policy's training instances
 (benchmarks/bench_temperature.py; docs/rl.md)."""
 
+Temperature = float | tuple[float, ...]
+"""One sampling temperature, or several over which rl-sample spreads its samples cyclically (sample k at
+the (k mod n)-th)."""
+
+
+def temperatures(t: Temperature) -> tuple[float, ...]:
+    """The temperatures of `t` as a tuple (one for a single temperature)."""
+    return tuple(t) if isinstance(t, (tuple, list)) else (t,)
+
+
+def temperature_of(t: Temperature, k: int) -> float:
+    """The temperature rl-sample's k-th sample (from 0) draws at: the listed ones in turn."""
+    ts = temperatures(t)
+    return ts[k % len(ts)]
+
+
+def show_temperature(t: Temperature | list) -> str:
+    """A temperature as the CLI takes and prints it: ``0.2``, or ``0.2,1`` for a split."""
+    return ",".join(f"{x:g}" for x in temperatures(t))
+
 
 @dataclass(frozen=True)
 class ScheduleConfig:
@@ -45,9 +65,10 @@ class ScheduleConfig:
     """Seconds CP-SAT may search (optimal)."""
     samples: int = 16
     """Sampled rollouts of rl-sample; the best is kept."""
-    temperature: float = DEFAULT_TEMPERATURE
+    temperature: Temperature = DEFAULT_TEMPERATURE
     """Sampling temperature of rl-sample's rollouts: a step draws a workload with probability
-    proportional to exp(score / temperature) (docs/rl.md: how the default was chosen)."""
+    proportional to exp(score / temperature) (docs/rl.md: how the default was chosen). A tuple
+    spreads the samples over its temperatures in turn (`temperature_of`)."""
     checkpoint: str | None = None
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
@@ -71,9 +92,11 @@ class ScheduleConfig:
             raise ValueError(f"time_limit must be > 0 seconds and finite, got {self.time_limit!r}")
         if isinstance(self.samples, bool) or not isinstance(self.samples, (int, np.integer)) or self.samples < 1:
             raise ValueError(f"samples must be >= 1 (an integer), got {self.samples!r}")
-        if not (isinstance(self.temperature, (int, float)) and not isinstance(self.temperature, bool)
-                and math.isfinite(self.temperature) and self.temperature > 0):
-            raise ValueError(f"temperature must be a finite number > 0, got {self.temperature!r}")
+        if not (not isinstance(self.temperature, list) and temperatures(self.temperature)
+                and all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t > 0
+                        for t in temperatures(self.temperature))):
+            raise ValueError(f"temperature must be a finite number > 0 or a non-empty tuple of them, "
+                             f"got {self.temperature!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
         if self.trace not in (None, True, False):

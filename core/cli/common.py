@@ -98,7 +98,8 @@ def add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=at.int_in(1, 10_000), default=16, action=Given, help="sampled rollouts for rl-sample (default 16)")
     p.add_argument("--temperature", type=at.temperature, default=DEFAULT_TEMPERATURE, action=Given,
                    help=f"sampling temperature of rl-sample's rollouts (default {DEFAULT_TEMPERATURE:g}, "
-                        "chosen on the training instances: docs/rl.md)")
+                        "chosen on the training instances: docs/rl.md), or a comma-separated list (0.2,1) over "
+                        "which the samples are spread in turn")
     p.add_argument("--checkpoint", default=None, action=Given, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 

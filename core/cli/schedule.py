@@ -13,6 +13,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
+from ..schedule import show_temperature
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, training_answer
 from ..schedulers.status import status_text
@@ -130,7 +131,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key == "status" and key in sched.info:
             print(f"  status: {status_text(sched.info)}")
         elif key in sched.info:
-            value = sched.info[key]
+            value = sched.info[key] if key != "temperature" else show_temperature(sched.info[key])
             print(f"  {key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         rolls = sched.info.get("rollout_rounds") or []

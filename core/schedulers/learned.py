@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..schedule import Plan, ScheduleConfig
+from ..schedule import Plan, ScheduleConfig, temperature_of, temperatures
 from ..topology import Topology
 from ..workloads import WorkloadDAG
 
@@ -97,7 +97,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     tried = [best.n_rounds]
     if sample:
         for k in range(config.samples):
-            ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs, temperature=config.temperature)
+            ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs,
+                      temperature=temperature_of(config.temperature, k))
             tried.append(ep.n_rounds)
             if ep.n_rounds < best.n_rounds:
                 best, best_k = ep, k
@@ -106,7 +107,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     trace = best.trace
     if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
         again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
-                     observer=obs, trace=True, temperature=config.temperature)
+                     observer=obs, trace=True, temperature=temperature_of(config.temperature, max(best_k, 0)))
         if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
@@ -118,8 +119,9 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
     if meta.get("kept_iteration") == 0 and not meta.get("init"):  # training never beat its starting weights
         info["kept_start"] = True
-    if sample:
-        info["temperature"] = config.temperature
+    if sample:  # one number, or the list the samples were spread over (sample k at the (k mod n)-th)
+        ts = temperatures(config.temperature)
+        info["temperature"] = ts[0] if len(ts) == 1 else list(ts)
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path

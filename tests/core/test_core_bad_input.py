@@ -133,6 +133,10 @@ def test_unknown_preset_and_method():
     ({"temperature": 0}, "temperature must be a finite number > 0"),
     ({"temperature": float("nan")}, "temperature must be a finite number > 0"),
     ({"temperature": True}, "temperature must be a finite number > 0"),
+    ({"temperature": ()}, "temperature must be a finite number > 0 or a non-empty tuple"),
+    ({"temperature": (0.2, 0.0)}, "temperature must be a finite number > 0 or a non-empty tuple"),
+    ({"temperature": (0.2, float("inf"))}, "temperature must be a finite number > 0 or a non-empty tuple"),
+    ({"temperature": [0.2, 1.0]}, "temperature must be a finite number > 0 or a non-empty tuple"),
 ])
 def test_bad_schedule_config(kwargs, needle):
     with pytest.raises(ValueError, match=needle):
@@ -660,6 +664,9 @@ def test_size_guard_under_a_memory_limit():
     (["schedule", "bcube:n=3,k=1", "--samples", "1000000000"], ["--samples", "1..10000"]),
     (["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--temperature", "0"], ["--temperature", "got '0'"]),
     (["schedule", "bcube:n=3,k=1", "--temperature", "inf"], ["--temperature", "'inf'"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--temperature", "0.2,0"], ["--temperature", "'0.2,0'"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--temperature", "0.2,"], ["--temperature", "'0.2,'"]),
+    (["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--temperature", "0.2;1"], ["--temperature", "'0.2;1'"]),
     (["compare", "bcube:n=3,k=1", "--seeds", "1000000000"], ["--seeds", "1..1000"]),
     (["train", "bcube:n=3,k=1", "--budget", "-5"], ["--budget", "'-5'"]),
     (["train", "bcube:n=3,k=1", "--budget", "nan"], ["--budget", "'nan'"]),
