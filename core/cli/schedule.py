@@ -174,7 +174,12 @@ def explain_lines(sched, steps: list[dict]) -> None:
                 left=[0, 2] if "chosen" in cols else 1)
     if zero:
         print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
-    tie = (sched.trace or {}).get("tie_rule", "lowest workload id")
+    trace = sched.trace or {}
+    tie = trace.get("tie_rule", "lowest workload id")
+    if trace.get("decoding") == "sampled":
+        print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = the temperature, "
+              f"{sched.info.get('temperature', '?')}), not taken as the top score; best score: the highest score at "
+              f"that step, picked best: whether the pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
@@ -183,6 +188,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
 def explain_cells(values: list) -> list[str]:
     """One `--explain` column as text: counts and names as they are, scores and terms with the trace's 4 decimals
     (5.319 beside 5.3521 read 5.3190 and 5.3521; 5.0 reads 5.0000)."""
+    if all(isinstance(v, bool) for v in values):
+        return ["yes" if v else "no" for v in values]
     if not all(isinstance(v, float) for v in values):
         return [str(v) for v in values]
     return [f"{v:.4f}" for v in values]
