@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot,
-                          summarize)
+                          summarize, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -85,6 +85,11 @@ def render() -> None:
         st.info("Pick at least one scheduler.")
         return
     try:
+        names, left_out = unfit(names, gpus)  # topdrl on a cluster its network does not read: the rest run
+        for line in left_out:
+            st.caption(line + ".")
+        if not names:
+            return
         runs = data.cluster_runs(source, gpus, trace, tuple(names), upload)
     except (TopologyError, ValueError, FileNotFoundError) as err:
         st.error(labels.plain(str(err)))  # only what is wrong: a generic "change the trace, ..." after it read as

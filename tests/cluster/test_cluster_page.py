@@ -190,3 +190,14 @@ def test_gpus_per_server_take_the_clis_bounds():
         make_cluster("bcube:n=3,k=1", 65)
     at.number_input(key="cluster:gpus").set_value(32).run()  # above the old limit of 16
     assert not at.error and len(charts(at)) == 4
+
+
+def test_topdrl_is_left_out_with_a_note_on_a_cluster_its_network_does_not_read():
+    """With 8 GPUs per server the page (topdrl in its default schedulers) showed only TopDRL's error (trial 12)."""
+    at = _open(**{"cluster:gpus": 8, "cluster:schedulers": FAST + ["topdrl"]})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert list(at.dataframe[0].value.index) == FAST
+    assert any("topdrl left out: its network was built for 4 GPUs per server, the cluster has 8" in c.value
+               for c in at.caption)
+    at.number_input(key="cluster:gpus").set_value(4).run()
+    assert list(at.dataframe[0].value.index) == FAST + ["topdrl"]
