@@ -22,8 +22,9 @@ def register(sub) -> None:
     p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
                    # core.cluster is imported only when the command runs (it loads torch); a test keeps the
                    # rate written here equal to traces.DEFAULT_RATE
-                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B] (rate defaults to "
-                        "6 jobs an hour, mix to sjf-bco, models to the whole catalog); csv:PATH[,limit=N]; "
+                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] (rate defaults "
+                        "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
+                        "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
                         "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
                         "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
@@ -54,7 +55,7 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
+    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
                           metric_text, run_schedulers, summarize, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
@@ -68,7 +69,10 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep={p.strip() for p in a.scheduler.split(",")})
     for line in left_out:
         print(f"note: {line}", file=sys.stderr)
-    trace = load_trace(a.trace)
+    trace = load_trace(a.trace, fit_gpus=cluster.n_gpus)  # a synthetic draw larger than the cluster: capped, noted
+    capped = capped_note(a.trace, trace)
+    if capped:
+        print(f"note: {capped}", file=sys.stderr)
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
     bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
                bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot,
-                          summarize, unfit)
+from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
+                          link_contention, snapshot, summarize, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -96,6 +96,9 @@ def render() -> None:
         # a second, contradicting instruction (trial 9: "choose uploaded file ... Change the trace")
         return
 
+    capped = capped_note(trace, next(iter(runs.values())).trace)
+    if capped:
+        st.caption(capped)
     st.subheader("Results")
     table, config = results_table([summarize(r) for r in runs.values()])
     st.dataframe(table, column_config=config, width="stretch")

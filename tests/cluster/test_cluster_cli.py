@@ -43,7 +43,7 @@ def test_json_and_csv_agree(capsys, tmp_path):
     (["--scheduler", "sjf+nearest"], "unknown scheduler 'sjf+nearest'"),
     (["--trace", "synthetic:jobs=-3"], "jobs must be an integer >= 1"),
     (["--gpus-per-server", "0"], "gpus per server must be an integer in 1..64"),
-    (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0"], "needs 32 GPUs, but the cluster"),
+    (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0,max_gpus=32"], "needs 32 GPUs, but the cluster"),
     (["--checkpoint", "/no/such", "--scheduler", "topdrl"], "need both such.json and such.safetensors"),
     (["--checkpoint", "universal", "--scheduler", "topdrl"],
      "format must be 'allreduce-lab-topdrl/1', got 'allreduce-lab-rl/1'; it is a round-model RL checkpoint"),
@@ -174,3 +174,19 @@ def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
         assert err == ["allreduce-lab: error: TopDRL network was built for 4 GPUs per server; the cluster has 8"]
     assert main(args[:4] + ["4"] + args[5:] + ["--scheduler", "all"]) == 0  # 4 GPUs: topdrl runs
     assert "topdrl," in capsys.readouterr().out
+
+
+def test_a_synthetic_trace_larger_than_the_cluster_is_capped_with_a_note(capsys):
+    """On a 6-server topology the default synthetic trace had a 32-GPU job against 24 GPUs and nothing ran (trial
+    12): a synthetic draw is capped at the cluster's GPUs, said in a note and in the trace's name."""
+    args = ["cluster", "--topology", "bcube:n=2,k=1", "--gpus-per-server", "4", "--scheduler", "gadget", "--format",
+            "json", "--trace"]
+    assert main(args + ["synthetic:jobs=60,seed=0"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == ["note: synthetic:jobs=60,seed=0: GPU demands capped at 16, the cluster's GPUs (the mix "
+                                "draws jobs larger than the cluster): the trace run is synthetic:jobs=60,seed=0,max_gpus=16"]
+    capped = json.loads(out)
+    assert capped["trace"] == "synthetic:jobs=60,seed=0,max_gpus=16"
+    assert main(args + ["synthetic:jobs=60,seed=0,max_gpus=16"]) == 0  # the name is a spec that makes the same trace
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["results"][0]["avg_jct_h"] == capped["results"][0]["avg_jct_h"]

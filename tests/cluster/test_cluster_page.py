@@ -96,7 +96,7 @@ def test_time_slider_changes_the_snapshot():
 @pytest.mark.parametrize("state, says", [
     ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
     ({"cluster:trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),
-    ({"cluster:trace": "synthetic:jobs=160,seed=0", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
+    ({"cluster:trace": "synthetic:jobs=160,seed=0,max_gpus=32", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
 ])
 def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at = _open(**state)
@@ -201,3 +201,13 @@ def test_topdrl_is_left_out_with_a_note_on_a_cluster_its_network_does_not_read()
                for c in at.caption)
     at.number_input(key="cluster:gpus").set_value(4).run()
     assert list(at.dataframe[0].value.index) == FAST + ["topdrl"]
+
+
+def test_the_default_trace_runs_on_a_small_cluster():
+    """On a 6-server topology the page's default trace (a 32-GPU job against 24 GPUs) showed only an error (trial
+    12): the synthetic draw is capped at the cluster's GPUs, and the page says so."""
+    at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:gpus": 2})  # the default topology: 9 servers
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("GPU demands capped at 18, the cluster's GPUs" in c.value and "max_gpus=18" in c.value
+               for c in at.caption)
+    assert list(at.dataframe[0].value.index) == FAST
