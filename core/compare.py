@@ -14,7 +14,7 @@ from .bounds import gap, lower_bounds
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig
-from .schedulers.learned import KEPT_START, training_answer
+from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
@@ -417,7 +417,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             info = _part(r, m, "info")
             if "checkpoint" not in info:
                 continue
-            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
+            txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {info['temperature']:g}"
             if info.get("kept_start"):
@@ -445,7 +445,7 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
         meth = get_method(m)
         if meth.solver != "rl":
             continue
-        cols += [(m, "checkpoint", lambda i: str(i["checkpoint"])),
+        cols += [(m, "checkpoint", checkpoint_label),
                  (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
                  (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:

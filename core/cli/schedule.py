@@ -14,7 +14,7 @@ from ..argtypes import UsageError
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule_io import write_schedule
-from ..schedulers.learned import KEPT_START, training_answer
+from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
@@ -132,7 +132,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  kept: the {sched.info['kept_rollout']} rollout"
               + (f" (rounds of the greedy one and the samples: {min(rolls)}-{max(rolls)})" if rolls else ""))
     if "checkpoint" in sched.info:
-        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
+        print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
         if sched.info.get("kept_start"):
             print(f"  {KEPT_START}")
     if sched.info.get("fallback"):

@@ -28,3 +28,38 @@ def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_dr
     assert {row.split()[5] for row in rows} == {"yes", "no"}  # after score and best score
     assert any("drawn at random from the softmax of score / T (T = the temperature, 2.0)" in line for line in out)
     assert "broken by the random draw (Gumbel noise)" in out[-1] and "broken by sampled" not in out[-1]
+
+
+def test_a_checkpoint_of_ones_own_is_named_by_its_path(tmp_path, capsys):
+    """`--checkpoint /tmp/x/universal` printed 'checkpoint: universal', as the shipped one does (trial 12)."""
+    import shutil
+
+    from core.rl.checkpoint import checkpoint_dir
+    for ext in (".json", ".safetensors"):
+        shutil.copy(checkpoint_dir() / f"universal{ext}", tmp_path / f"universal{ext}")
+    own = tmp_path / "universal"
+    lines = {}
+    for given in (str(own), "universal"):
+        assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--checkpoint", given]) == 0
+        lines[given] = [line.strip() for line in capsys.readouterr().out.splitlines() if "checkpoint:" in line]
+    assert lines[str(own)] == [f"checkpoint: {own.resolve()} (trained on this topology: yes)"]
+    assert lines["universal"] == ["checkpoint: universal (trained on this topology: yes)"]
+
+
+def test_a_checkpoint_that_is_no_checkpoint_file_says_what_it_is(tmp_path, capsys):
+    """A training log said "need both dcell_n4_k1.log.json and dcell_n4_k1.log.safetensors", a folder "need both
+    tmp.json and tmp.safetensors" (trial 12): one line saying what it is, exit 2; a missing one keeps its message."""
+    log = tmp_path / "dcell_n4_k1.log.csv"
+    log.write_text("iteration,rounds\n")
+    pair = "a checkpoint is X.json + X.safetensors (give X or either file)"
+    for given, says in ((log, f"checkpoint {log}: not a checkpoint file: {pair}"),
+                        (tmp_path, f"checkpoint {tmp_path}: a directory, not a checkpoint file: {pair}"),
+                        ("dcell_n4_k1.log.csv", f"checkpoint dcell_n4_k1.log.csv: not a checkpoint file: {pair}"),
+                        (tmp_path / "gone", "checkpoint " + str(tmp_path / "gone") + ": need both gone.json and "
+                                                                                      "gone.safetensors")):
+        assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--checkpoint", str(given)]) == 2
+        assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: {says}"]
+    assert cli.main(["cluster", "--topology", "bcube:2,1", "--trace", "synthetic:jobs=3,seed=0", "--scheduler",
+                     "topdrl", "--checkpoint", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: TopDRL checkpoint {tmp_path}: a directory, "
+                                                    f"not a checkpoint file: {pair}"]
