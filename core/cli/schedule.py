@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
+from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule_io import write_schedule
@@ -105,7 +106,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     steps = explained_steps(sched, a.explain) if a.explain is not None else None
     if a.format == "json":
         more = {"explain": steps} if steps is not None else {}
-        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra, **more}, indent=2, default=float))
+        # numbers as compare's JSON has them (0.012806, not 0.012806000000000001); the explained steps keep their
+        # 4 decimals
+        print(json.dumps({**json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more}, indent=2,
+                         default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if "network" in extra:

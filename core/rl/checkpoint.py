@@ -99,9 +99,9 @@ def not_a_checkpoint(path: str | Path) -> str | None:
     of another kind (its name ended in .csv: "need both NAME.csv.json and ..." read as if a checkpoint were missing,
     trial 12); None when it may name a checkpoint that is missing."""
     p = Path(path)
+    if p.is_dir():  # as given: checkpoints/topdrl is no folder one names (`--checkpoint topdrl` has its own hint)
+        return f"checkpoint {path}: a directory, not a checkpoint file: {PAIR}"
     for q in (p,) if p.is_absolute() else (p, checkpoint_dir() / p):  # a relative name may be a shipped file's
-        if q.is_dir():
-            return f"checkpoint {path}: a directory, not a checkpoint file: {PAIR}"
         if q.is_file() and q.suffix not in (".json", ".safetensors"):
             return f"checkpoint {path}: not a checkpoint file: {PAIR}"
     return None

@@ -63,3 +63,26 @@ def test_a_checkpoint_that_is_no_checkpoint_file_says_what_it_is(tmp_path, capsy
                      "topdrl", "--checkpoint", str(tmp_path)]) == 2
     assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: TopDRL checkpoint {tmp_path}: a directory, "
                                                     f"not a checkpoint file: {pair}"]
+
+
+def test_schedule_json_writes_numbers_as_compare_does(capsys, tmp_path):
+    """`schedule --format json` gave size_bytes 100000000.0 and 0.012806000000000001 where compare's JSON gave
+    100000000 and 0.012806 (trial 12): one rule (core.jsonnumbers) for both."""
+    import json
+
+    def floats(x):
+        if isinstance(x, dict):
+            return [v for y in x.values() for v in floats(y)]
+        if isinstance(x, list):
+            return [v for y in x for v in floats(y)]
+        return [x] if isinstance(x, float) else []
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", "dcell:n=3,k=1", "--format", "json", "--out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert type(doc["time"]["size_bytes"]) is int and doc["time"]["size_bytes"] == 100_000_000
+    got = floats(doc)
+    assert got and all(v == float(f"{v:.6g}") for v in got)
+    assert any(v != float(f"{v:.6g}") for v in floats(json.loads(out.read_text())["timing"]))  # the noise it had
+    assert cli.main(["compare", "dcell:n=3,k=1", "--methods", "critical-path", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["methods"]["critical-path"]["time"] == doc["time"]  # the same numbers, written the same way
