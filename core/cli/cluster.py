@@ -55,8 +55,8 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
-                          metric_text, run_schedulers, summarize, unfit)
+    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
+                          make_cluster, metric_text, run_schedulers, summarize, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
@@ -66,7 +66,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     cluster = make_cluster(a.topology, a.gpus_per_server)
     # `all` (or `topdrl` among others from a group) leaves out TopDRL on a cluster its network does not read;
     # `--scheduler topdrl`, named, still refuses it
-    names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep={p.strip() for p in a.scheduler.split(",")})
+    named = {part.strip() for part in a.scheduler.split(",")}
+    names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep=named)
     for line in left_out:
         print(f"note: {line}", file=sys.stderr)
     trace = load_trace(a.trace, fit_gpus=cluster.n_gpus)  # a synthetic draw larger than the cluster: capped, noted

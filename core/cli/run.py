@@ -78,7 +78,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [mean(k) for k in cols])]
     # one format per column: ms with 2 decimals; GB/s to 3 significant digits, every row of a column with the same
     # decimals (0.1 beside 0.0399 read 0.1000 and 0.0399)
-    cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s") else same_decimals([float(f"{v:.3g}") for v in column])
+    cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s")
+             else same_decimals([float(f"{v:.3g}") for v in column])
              for k, column in zip(cols, zip(*(values for _, values in lines)))]
     print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
                 [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)], left=1)

@@ -64,7 +64,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
         opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": "",
                                      "max_gpus": ""})
         cap = int(_num(spec, "max_gpus", opts["max_gpus"], 1, high=MAX_JOB_GPUS)) if opts["max_gpus"] != "" else None
-        args = dict(jobs=int(_num(spec, "jobs", opts["jobs"], 1, high=MAX_JOBS)), seed=int(_num(spec, "seed", opts["seed"], 0)),
+        args = dict(jobs=int(_num(spec, "jobs", opts["jobs"], 1, high=MAX_JOBS)),
+                    seed=int(_num(spec, "seed", opts["seed"], 0)),
                     rate=_num(spec, "rate", opts["rate"], 0, integer=False), mix=str(opts["mix"]),
                     models=_model_list(spec, str(opts["models"])))
         trace = synthetic(**args, max_gpus=cap, name=spec)
@@ -182,8 +183,8 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
         arrival = np.zeros(jobs)
     compute = np.array([get_model(m).compute_s for m in models])[model]
     iterations = np.maximum(1.0, np.round(seconds / compute))
-    return Trace(name or f"synthetic:jobs={jobs},seed={seed}" + (f",max_gpus={max_gpus}" if max_gpus else ""), tuple(f"j{i}" for i in range(jobs)), arrival, gpus,
-                 model, iterations, models)
+    name = name or f"synthetic:jobs={jobs},seed={seed}" + (f",max_gpus={max_gpus}" if max_gpus else "")
+    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models)
 
 
 # ---- files --------------------------------------------------------------------------------------
