@@ -11,10 +11,11 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .bounds import gap, lower_bounds
+from .jsonnumbers import WHOLE_KEYS, json_numbers  # noqa: F401 - compare's JSON rule, also the CLI's (re-exported)
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, show_temperature
-from .schedulers.learned import KEPT_START, training_answer
+from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
@@ -128,25 +129,6 @@ class Row:
 def _rounds(method: str, rounds: float | None) -> float | int | None:
     """A method's rounds as the table writes them: a mean over seeds (a float) for a seeded method, else the count."""
     return rounds if rounds is None or get_method(method).randomized else int(rounds)
-
-
-WHOLE_KEYS = frozenset({"size_bytes"})
-"""Keys of compare's JSON whose values are whole numbers held as floats (the message size: the CSV's ``M bytes``)."""
-
-
-def json_numbers(x: Any, digits: int = 6) -> Any:
-    """A JSON-ready copy of `x` with every float to `digits` significant digits, as the CSV writes seconds, gaps and
-    re-plan figures, and a whole number under `WHOLE_KEYS` an integer (counts are integers already)."""
-    if isinstance(x, dict):
-        return {k: int(v) if k in WHOLE_KEYS and isinstance(v, (int, float)) and float(v).is_integer()
-                else json_numbers(v, digits) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [json_numbers(v, digits) for v in x]
-    if isinstance(x, (float, np.floating)):
-        return float(f"{float(x):.{digits}g}")
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
 
 
 def configurations(preset_name: str | None = None, specs: Iterable[str] = ()) -> list[tuple[str, str, Preset | None]]:
@@ -449,7 +431,7 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             info = _part(r, m, "info")
             if "checkpoint" not in info:
                 continue
-            txt = f"{m}: checkpoint {info['checkpoint']} (trained on this topology: {training_answer(info)})"
+            txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
             if info.get("kept_start"):
@@ -477,7 +459,7 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
         meth = get_method(m)
         if meth.solver != "rl":
             continue
-        cols += [(m, "checkpoint", lambda i: str(i["checkpoint"])),
+        cols += [(m, "checkpoint", checkpoint_label),
                  (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
                  (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:

@@ -412,12 +412,13 @@ def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[
     as that kind. A trace naming a file on the server is refused: the page reads only what the user uploaded."""
     from core.cluster import make_cluster, run_schedulers
     cluster = make_cluster(topology(source), gpus_per_server)
-    return dict(zip(names, run_schedulers(cluster, load_trace_input(trace, upload), list(names))))
+    return dict(zip(names, run_schedulers(cluster, load_trace_input(trace, upload, cluster.n_gpus), list(names))))
 
 
-def load_trace_input(trace: str, upload: bytes = b""):
+def load_trace_input(trace: str, upload: bytes = b"", fit_gpus: int | None = None):
     """The `core.cluster.Trace` of the Cluster page's input (see `cluster_runs`); errors name the upload, never
-    the temporary file it was read from."""
+    the temporary file it was read from. A synthetic trace's GPU demands are capped at `fit_gpus` (the cluster's
+    GPUs) where its draw has larger jobs (`core.cluster.load_trace`; the page notes it by `capped_note`)."""
     import tempfile
     from pathlib import Path
 
@@ -428,7 +429,7 @@ def load_trace_input(trace: str, upload: bytes = b""):
         if not (sep and kind == "synthetic"):
             raise TraceError(f"{trace.strip()!r}: the dashboard reads no trace file on the server; choose "
                              "\"uploaded file\" to use a CSV, Philly or Helios trace, or type synthetic:jobs=N,seed=S")
-        return load_trace(trace)
+        return load_trace(trace, fit_gpus)
     if kind not in TRACE_FILES:
         raise TraceError(f"unknown trace file kind {kind!r}; use {', '.join(TRACE_FILES)}")
     if len(upload) > MAX_UPLOAD_BYTES:

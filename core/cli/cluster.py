@@ -22,12 +22,15 @@ def register(sub) -> None:
     p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
                    # core.cluster is imported only when the command runs (it loads torch); a test keeps the
                    # rate written here equal to traces.DEFAULT_RATE
-                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B] (rate defaults to "
-                        "6 jobs an hour, mix to sjf-bco, models to the whole catalog); csv:PATH[,limit=N]; "
+                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] (rate defaults "
+                        "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
+                        "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
                         "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
                         "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
-                   help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default all)")
+                   help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default "
+                        "all); topdrl runs only with the GPUs per server its checkpoint was trained for (4 for the "
+                        "shipped one): 'all' leaves it out with a note on other clusters, 'topdrl' named refuses them")
     p.add_argument("--seed", type=at.seed, default=0, action=Given,
                    help=f"seed of random placement (read by ORDER+random only), 0..{at.SEED_MAX} (default 0)")
     p.add_argument("--checkpoint", default=None, action=Given,
@@ -52,8 +55,8 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, check_fits, events_table, expand_names, jobs_table, load_trace, make_cluster,
-                          metric_text, run_schedulers, summarize)
+    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
+                          make_cluster, metric_text, run_schedulers, summarize, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
@@ -61,7 +64,16 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     if note:
         print(note, file=sys.stderr)
     cluster = make_cluster(a.topology, a.gpus_per_server)
-    trace = load_trace(a.trace)
+    # `all` (or `topdrl` among others from a group) leaves out TopDRL on a cluster its network does not read;
+    # `--scheduler topdrl`, named, still refuses it
+    named = {part.strip() for part in a.scheduler.split(",")}
+    names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep=named)
+    for line in left_out:
+        print(f"note: {line}", file=sys.stderr)
+    trace = load_trace(a.trace, fit_gpus=cluster.n_gpus)  # a synthetic draw larger than the cluster: capped, noted
+    capped = capped_note(a.trace, trace)
+    if capped:
+        print(f"note: {capped}", file=sys.stderr)
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
     bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
                bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")

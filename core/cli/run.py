@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
-from .common import print_table
+from .common import print_table, same_decimals
 
 
 def register(sub) -> None:
@@ -75,10 +75,14 @@ def cmd_run(a: argparse.Namespace) -> int:
     rows = rep.rows()
     mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
     cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
+    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [mean(k) for k in cols])]
+    # one format per column: ms with 2 decimals; GB/s to 3 significant digits, every row of a column with the same
+    # decimals (0.1 beside 0.0399 read 0.1000 and 0.0399)
+    cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s")
+             else same_decimals([float(f"{v:.3g}") for v in column])
+             for k, column in zip(cols, zip(*(values for _, values in lines)))]
     print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
-                 [[f"  {label}"] + [f"{1e3 * v:.2f}" if k.endswith("_s") else f"{v:.3g}" for k, v in zip(cols, values)]
-                  for label, values in [(str(r["rep"]), [r[k] for k in cols]) for r in rows]
-                  + [("avg", [mean(k) for k in cols])]], left=1)
+                [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)], left=1)
     print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
           f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")

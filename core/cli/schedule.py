@@ -11,11 +11,12 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
+from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import show_temperature
 from ..schedule_io import write_schedule
-from ..schedulers.learned import KEPT_START, training_answer
+from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
@@ -111,7 +112,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     steps = explained_steps(sched, a.explain) if a.explain is not None else None
     if a.format == "json":
         more = {"explain": steps} if steps is not None else {}
-        print(json.dumps({**stats, "time": timing, "info": sched.info, **extra, **more}, indent=2, default=float))
+        # numbers as compare's JSON has them (0.012806, not 0.012806000000000001); the explained steps keep their
+        # 4 decimals
+        print(json.dumps({**json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more}, indent=2,
+                         default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if "network" in extra:
@@ -138,7 +142,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  kept: the {sched.info['kept_rollout']} rollout"
               + (f" (rounds of the greedy one and the samples: {min(rolls)}-{max(rolls)})" if rolls else ""))
     if "checkpoint" in sched.info:
-        print(f"  checkpoint: {sched.info['checkpoint']} (trained on this topology: {training_answer(sched.info)})")
+        print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
         if sched.info.get("kept_start"):
             print(f"  {KEPT_START}")
     if sched.info.get("fallback"):
@@ -180,7 +184,12 @@ def explain_lines(sched, steps: list[dict]) -> None:
                 left=[0, 2] if "chosen" in cols else 1)
     if zero:
         print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
-    tie = (sched.trace or {}).get("tie_rule", "lowest workload id")
+    trace = sched.trace or {}
+    tie = trace.get("tie_rule", "lowest workload id")
+    if trace.get("decoding") == "sampled":
+        print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = the temperature, "
+              f"{sched.info.get('temperature', '?')}), not taken as the top score; best score: the highest score at "
+              f"that step, picked best: whether the pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
@@ -189,6 +198,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
 def explain_cells(values: list) -> list[str]:
     """One `--explain` column as text: counts and names as they are, scores and terms with the trace's 4 decimals
     (5.319 beside 5.3521 read 5.3190 and 5.3521; 5.0 reads 5.0000)."""
+    if all(isinstance(v, bool) for v in values):
+        return ["yes" if v else "no" for v in values]
     if not all(isinstance(v, float) for v in values):
         return [str(v) for v in values]
     return [f"{v:.4f}" for v in values]

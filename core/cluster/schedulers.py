@@ -11,6 +11,8 @@ and candidates, ring AllReduce).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .comm import METHOD_CHOICES
 from .gadget import Gadget
 from .placement import PLACEMENTS
@@ -60,6 +62,24 @@ def make_scheduler(name: str, seed: int = 0, checkpoint: str | None = None) -> S
         h.name = "ours"
         return h
     return Heuristic(*kind, seed=seed)
+
+
+def unfit(names: list[str], gpus_per_server: int, checkpoint: str | None = None,
+          keep: Collection[str] = ()) -> tuple[list[str], list[str]]:
+    """(the names that can run on a cluster of `gpus_per_server` GPUs a server, one line per name left out): TopDRL's
+    network reads a fixed number of GPU slots per server (its checkpoint's, 4 for the shipped one), so on another
+    cluster it is left out, naming why, and the rest run. A name in `keep` (the user named it) is not left out:
+    its run refuses the cluster (`topdrl.CheckpointError`)."""
+    if "topdrl" not in names or "topdrl" in keep:
+        return list(names), []
+    from . import topdrl  # torch only when TopDRL is asked for
+    net, _ = topdrl.load(checkpoint)
+    built = net.cfg.gpus_per_server
+    if built == gpus_per_server:
+        return list(names), []
+    return [n for n in names if n != "topdrl"], [
+        f"topdrl left out: its network was built for {built} GPUs per server, the cluster has {gpus_per_server} "
+        f"(docs/cluster.md §6); the other schedulers run"]
 
 
 def expand_names(text: str) -> list[str]:

@@ -340,6 +340,9 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
     stem = checkpoint_stem(path) if path else default_checkpoint()
     side, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side.is_file() or not weights.is_file():
+        from ..rl.checkpoint import not_a_checkpoint
+        if path and (why := not_a_checkpoint(path)) is not None:
+            raise CheckpointError(f"TopDRL {why}")
         where = "" if Path(path or stem).is_absolute() else " (looked in the working folder, checkpoints/topdrl and checkpoints)"
         raise CheckpointError(f"TopDRL checkpoint {stem}: need both {side.name} and {weights.name}{where}; "
                               f"train one with: allreduce-lab cluster-train")

@@ -2,11 +2,13 @@
 
 Specs (docs/cluster.md, "Traces"):
 
-- ``synthetic:jobs=160,seed=0,rate=6,mix=sjf-bco`` — seeded jobs whose GPU counts follow the
+- ``synthetic:jobs=160,seed=0,rate=6,mix=sjf-bco[,max_gpus=M]`` — seeded jobs whose GPU counts follow the
   SJF-BCO scaling of Microsoft's Philly trace (80×1, 14×2, 26×4, 30×8, 8×16, 2×32 per 160 jobs)
   or Gavel's Philly sampler (``mix=gavel``: 70% 1, 10% 2, 15% 4, 5% 8 GPUs), whose durations
   follow Gavel's Philly fit (10^x minutes, x ~ U[1.5, 3] w.p. 0.8, U[3, 4] w.p. 0.2), with Poisson
-  arrivals at `rate` jobs an hour (``rate=0``: all at time 0) and models drawn from the catalog;
+  arrivals at `rate` jobs an hour (``rate=0``: all at time 0) and models drawn from the catalog; ``max_gpus=M``
+  caps every job's GPU count at M (`load_trace`'s `fit_gpus` adds it, at the cluster's GPUs, to a spec whose
+  draw does not fit);
 - ``csv:PATH`` (or a path ending in .csv): columns ``arrival_s, gpus, model`` and
   ``iterations`` or ``duration_s``; ``job_id`` optional;
 - ``philly:PATH`` — Philly's ``cluster_job_log`` (JSON list of jobs with ``jobid``,
@@ -44,8 +46,13 @@ DEFAULT_RATE = 6.0
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
-def load_trace(spec: str) -> Trace:
-    """The trace a spec names (TraceError naming the rule, the row or the option)."""
+def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
+    """The trace a spec names (TraceError naming the rule, the row or the option).
+
+    `fit_gpus` (the cluster's GPUs): a synthetic spec without ``max_gpus=`` whose draw has a job larger than that is
+    drawn again with ``max_gpus=fit_gpus`` and named by the spec plus that option (`capped_note` says so), so a
+    default trace runs on a small cluster; a trace file is never changed (a job larger than the cluster is refused
+    by `check_fits`: it is the user's data)."""
     if not isinstance(spec, str) or not spec.strip():
         raise TraceError("trace spec is empty; try synthetic:jobs=160,seed=0")
     spec = spec.strip()
@@ -54,10 +61,17 @@ def load_trace(spec: str) -> Trace:
     if not sep and spec.lower().endswith(".csv"):
         kind, rest = "csv", spec
     if kind == "synthetic":
-        opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": ""})
-        return synthetic(int(_num(spec, "jobs", opts["jobs"], 1, high=MAX_JOBS)), int(_num(spec, "seed", opts["seed"], 0)),
-                         rate=_num(spec, "rate", opts["rate"], 0, integer=False), mix=str(opts["mix"]),
-                         models=_model_list(spec, str(opts["models"])), name=spec)
+        opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": "",
+                                     "max_gpus": ""})
+        cap = int(_num(spec, "max_gpus", opts["max_gpus"], 1, high=MAX_JOB_GPUS)) if opts["max_gpus"] != "" else None
+        args = dict(jobs=int(_num(spec, "jobs", opts["jobs"], 1, high=MAX_JOBS)),
+                    seed=int(_num(spec, "seed", opts["seed"], 0)),
+                    rate=_num(spec, "rate", opts["rate"], 0, integer=False), mix=str(opts["mix"]),
+                    models=_model_list(spec, str(opts["models"])))
+        trace = synthetic(**args, max_gpus=cap, name=spec)
+        if cap is None and fit_gpus is not None and len(trace.gpus) and int(trace.gpus.max()) > fit_gpus:
+            trace = synthetic(**args, max_gpus=fit_gpus, name=f"{spec},max_gpus={fit_gpus}")
+        return trace
     if kind in ("csv", "philly", "helios"):
         path, _, more = rest.partition(",")
         if not path:
@@ -138,14 +152,28 @@ def philly_minutes(n: int, rng: np.random.Generator) -> np.ndarray:
     return 10.0 ** x
 
 
+def capped_note(spec: str, trace: Trace) -> str | None:
+    """One line when `load_trace(spec, fit_gpus)` capped a synthetic trace's GPU demands at the cluster's GPUs (its
+    name then ends in the ``max_gpus=`` it added); None when the trace is the spec's as drawn."""
+    head = spec.strip() + ",max_gpus="
+    if not trace.name.startswith(head):
+        return None
+    cap = trace.name.removeprefix(head)
+    return (f"{spec.strip()}: GPU demands capped at {cap}, the cluster's GPUs (the mix draws jobs larger than the "
+            f"cluster): the trace run is {trace.name}")
+
+
 def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
-              models: tuple[str, ...] | None = None, name: str | None = None) -> Trace:
-    """A seeded synthetic trace following published Philly statistics (see the module docstring)."""
+              models: tuple[str, ...] | None = None, name: str | None = None, max_gpus: int | None = None) -> Trace:
+    """A seeded synthetic trace following published Philly statistics (see the module docstring); `max_gpus` caps
+    each job's GPU demand (the same draws otherwise: every job at most that large keeps its demand)."""
     if not 1 <= jobs <= MAX_JOBS:
         raise TraceError(f"synthetic: jobs must be from 1 to {MAX_JOBS:,}, got {jobs}")
     rng = np.random.default_rng(seed)
     models = tuple(models or model_names())
     gpus = gpu_counts(jobs, mix, rng)
+    if max_gpus is not None:
+        gpus = np.minimum(gpus, max_gpus)
     seconds = 60.0 * philly_minutes(jobs, rng)
     model = rng.integers(len(models), size=jobs)
     if rate > 0:
@@ -155,8 +183,8 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
         arrival = np.zeros(jobs)
     compute = np.array([get_model(m).compute_s for m in models])[model]
     iterations = np.maximum(1.0, np.round(seconds / compute))
-    return Trace(name or f"synthetic:jobs={jobs},seed={seed}", tuple(f"j{i}" for i in range(jobs)), arrival, gpus,
-                 model, iterations, models)
+    name = name or f"synthetic:jobs={jobs},seed={seed}" + (f",max_gpus={max_gpus}" if max_gpus else "")
+    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models)
 
 
 # ---- files --------------------------------------------------------------------------------------

@@ -91,6 +91,22 @@ def checkpoint_stem(path: str | Path, folders: Sequence[Path] | None = None) -> 
     return stem
 
 
+PAIR = "a checkpoint is X.json + X.safetensors (give X or either file)"
+
+
+def not_a_checkpoint(path: str | Path) -> str | None:
+    """Why `path`, whose checkpoint pair was not found, is no checkpoint at all, in one line: a directory, or a file
+    of another kind (its name ended in .csv: "need both NAME.csv.json and ..." read as if a checkpoint were missing,
+    trial 12); None when it may name a checkpoint that is missing."""
+    p = Path(path)
+    if p.is_dir():  # as given: checkpoints/topdrl is no folder one names (`--checkpoint topdrl` has its own hint)
+        return f"checkpoint {path}: a directory, not a checkpoint file: {PAIR}"
+    for q in (p,) if p.is_absolute() else (p, checkpoint_dir() / p):  # a relative name may be a shipped file's
+        if q.is_file() and q.suffix not in (".json", ".safetensors"):
+            return f"checkpoint {path}: not a checkpoint file: {PAIR}"
+    return None
+
+
 def checkpoint_name(stem: str | Path) -> str:
     """A checkpoint's stem as files and `info` record it: relative to `checkpoint_dir` when it lies there
     (``universal``: what --checkpoint accepts, the same from any checkout), else absolute."""
@@ -110,6 +126,8 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     stem = checkpoint_stem(path)
     side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
     if not side_path.is_file() or not weights.is_file():
+        if (why := not_a_checkpoint(path)) is not None:
+            raise CheckpointError(why)
         where = f" (looked in the working folder and in {checkpoint_dir()})" if not stem.is_absolute() else ""
         if not Path(path).is_absolute() and (checkpoint_dir() / "topdrl" / side_path.name).is_file():
             where += f"; checkpoints/topdrl/{stem.name} is TopDRL's job picker, for cluster --scheduler topdrl"

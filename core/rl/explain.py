@@ -26,7 +26,8 @@ def terms(policy) -> tuple[str, ...]:
     """The score terms of `policy`'s trace: its round-start features, the dynamic ones, bias, network."""
     return tuple(policy.lower_features) + tuple(DYNAMIC_FEATURES) + ("bias", "network")
 GREEDY_TIE_RULE = "lowest workload id"
-SAMPLED_TIE_RULE = "sampled (Gumbel noise)"
+SAMPLED_TIE_RULE = "the random draw (Gumbel noise)"
+"""A sampled rollout draws each pick from the softmax of score / T: equal scores are as likely, the draw decides."""
 
 
 class TraceBuilder:
@@ -78,7 +79,8 @@ class TraceBuilder:
         chosen = np.array([s[0] for s in steps])
         n_valid = np.array([s[3] for s in steps])
         scores = np.stack([s[1] for s in steps])                     # (m, k): -inf where invalid
-        best = scores[np.arange(m), chosen]
+        best = scores[np.arange(m), chosen]                           # the chosen one's score
+        top = scores.max(axis=1)                                      # the step's best score (a sample may not take it)
         cols = np.arange(scores.shape[1])
         rank = (scores > best[:, None]).sum(1) + ((scores == best[:, None]) & (cols < chosen[:, None])).sum(1)
         count = np.minimum(self.k, n_valid)
@@ -116,6 +118,7 @@ class TraceBuilder:
             tie, bf = n_tied > 1, float(best[i])
             out.append({
                 "chosen": int(pool[j]), "score": round(bf, 4), "rank": int(rank[i]), "n_valid": int(nv),
+                "best_score": round(float(top[i]), 4), "picked_best": bool(bf == top[i]),
                 "n_tied": n_tied, "tie_broken_by": self.tr["tie_rule"] if tie else None,
                 "candidates": ids[at:at + n], "scores": sc_l[at:at + n],
                 "tied": [v == bf for v in sc_full[at:at + n]] if tie else [False] * n,
@@ -162,17 +165,31 @@ def step_table(trace: dict, r: int, k: int, describe=None) -> list[dict]:
     return rows
 
 
+def best_score(step: dict) -> float:
+    """The highest score any candidate had at `step` (a trace step): the chosen one's under greedy decoding, not
+    always under sampling. A trace made before the field was kept has it as the first shown candidate's."""
+    return step["best_score"] if "best_score" in step else max(step["scores"])
+
+
+def picked_best(step: dict) -> bool:
+    """Whether `step`'s pick had the step's best score (always true for a greedy trace)."""
+    return step["picked_best"] if "picked_best" in step else step["score"] >= best_score(step)
+
+
 def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
     """The first `n` steps of the trace, round by round, one row each: round and step (1-based), the workload
-    chosen, its score, the candidates scored, how many tied for it, then its ``term: NAME`` split (`step_table`'s
-    row of the chosen candidate; the terms add up to the score)."""
+    chosen, its score, for a sampled trace the step's ``best score`` and whether the pick had it (``picked best``:
+    a sample draws its pick, the best score is only the likeliest), the candidates scored, how many tied for it,
+    then its ``term: NAME`` split (`step_table`'s row of the chosen candidate; the terms add up to the score)."""
     rows: list[dict] = []
+    sampled = trace.get("decoding") == "sampled"
     for r, steps in enumerate(trace["steps"]):
         for k, s in enumerate(steps):
             if len(rows) >= n:
                 return rows
             chosen = next(row for row in step_table(trace, r, k, describe) if row["chosen"])
-            rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"],
+            best = {"best score": best_score(s), "picked best": picked_best(s)} if sampled else {}
+            rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"], **best,
                          "scored": s["n_valid"], "tied": s["n_tied"],
                          **{c: v + 0.0 for c, v in chosen.items() if c.startswith("term: ")}})  # + 0.0: no -0.0
     return rows

@@ -37,6 +37,12 @@ KEPT_START = ("its training kept the starting weights (iteration 0): the heurist
 `schedule` and by the dashboard's checkpoint notes."""
 
 
+def checkpoint_label(info: dict) -> str:
+    """A learned method's checkpoint as the CLI and `compare` name it: a shipped one by its name (``universal``),
+    any other by its path (a stem of one's own named ``universal`` read as the shipped one, trial 12)."""
+    return str(info.get("checkpoint_path") or info["checkpoint"])
+
+
 def training_answer(info: dict) -> str | None:
     """Whether a learned method's checkpoint was trained on this topology, in words: "yes", "no", or
     "yes (topology only; trained with chunks 1, run with chunks 2)" when the DAG's options differ from

@@ -66,8 +66,10 @@ def _topology(spec: str, kinds: list[bool], edges: list[tuple[int, int]], props:
                     latency=np.array(lat, np.float64), failed=np.array(failed, bool))
 
 
-def _link_props(data: dict, edge: tuple) -> tuple[int, float, float, bool]:
-    """(capacity, bandwidth Gbit/s, latency µs, failed) of one edge's attributes, defaults filled in."""
+def _link_props(data: dict, edge: tuple, typed: bool = False) -> tuple[int, float, float, bool]:
+    """(capacity, bandwidth Gbit/s, latency µs, failed) of one edge's attributes, defaults filled in; `typed` (JSON,
+    whose numbers are numbers): a capacity must be a JSON number, not a string (GraphML's may be: its attributes
+    are text unless the file declares a type)."""
     try:
         bw = parse_bandwidth(data.get("bandwidth", DEFAULT_BANDWIDTH), f"edge {_show(edge)}: bandwidth")
         lat = parse_latency(data.get("latency", DEFAULT_LATENCY), f"edge {_show(edge)}: latency")
@@ -78,7 +80,7 @@ def _link_props(data: dict, edge: tuple) -> tuple[int, float, float, bool]:
         failed = failed.lower() in ("true", "1")
     if not isinstance(failed, (bool, np.bool_)) and failed not in (0, 1):
         raise TopologyError(f"edge {_show(edge)}: failed must be true or false, got {_show(failed)}")
-    return _capacity(data.get("capacity", 1), edge), bw, lat, bool(failed)
+    return _capacity(data.get("capacity", 1), edge, typed), bw, lat, bool(failed)
 
 
 def from_dict(data: dict[str, Any], spec: str = "json") -> Topology:
@@ -159,7 +161,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             if x not in index:
                 raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
         edges.append((index[u], index[v]))
-        props.append(_link_props(link, (u, v)))
+        props.append(_link_props(link, (u, v), typed=True))
     failed = data.get("failed", [])
     if not isinstance(failed, list) or not all(_is_index(i, len(props)) for i in failed):
         raise TopologyError(f"'failed' must be a list of link indices in 0..{len(props) - 1}, got {_show(failed, 80)}")
@@ -231,8 +233,11 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = Fals
     raise TopologyError(f"{name}: unknown file type {suffix or '(none)'}; use .graphml or .json")
 
 
-def _capacity(value: Any, edge: tuple) -> int:
-    """A link capacity: an integer (or integral float or digit string) in 1..MAX_CAPACITY."""
+def _capacity(value: Any, edge: tuple, typed: bool = False) -> int:
+    """A link capacity: an integer (or integral float, or with not `typed` a digit string) in 1..MAX_CAPACITY."""
+    if typed and isinstance(value, str):  # JSON's "1" is text: the docs ask for a positive integer (trial 12)
+        raise TopologyError(f"edge {_show(edge)}: capacity must be a JSON integer in 1..{MAX_CAPACITY}, not a string, "
+                            f"got {_show(value)}")
     c = None
     if isinstance(value, int) and not isinstance(value, bool):
         c = value

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, gantt_rows, link_contention, snapshot,
-                          summarize)
+from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
+                          link_contention, snapshot, summarize, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -85,12 +85,20 @@ def render() -> None:
         st.info("Pick at least one scheduler.")
         return
     try:
+        names, left_out = unfit(names, gpus)  # topdrl on a cluster its network does not read: the rest run
+        for line in left_out:
+            st.caption(line + ".")
+        if not names:
+            return
         runs = data.cluster_runs(source, gpus, trace, tuple(names), upload)
     except (TopologyError, ValueError, FileNotFoundError) as err:
         st.error(labels.plain(str(err)))  # only what is wrong: a generic "change the trace, ..." after it read as
         # a second, contradicting instruction (trial 9: "choose uploaded file ... Change the trace")
         return
 
+    capped = capped_note(trace, next(iter(runs.values())).trace)
+    if capped:
+        st.caption(capped)
     st.subheader("Results")
     table, config = results_table([summarize(r) for r in runs.values()])
     st.dataframe(table, column_config=config, width="stretch")

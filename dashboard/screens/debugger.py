@@ -246,7 +246,7 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
                      "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
                      "tied for the top": s.get("n_tied", 1),
-                     "best score": max(scores.values()) if scores else None,
+                     "best score": explain.best_score(s) if scores else None,
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch",

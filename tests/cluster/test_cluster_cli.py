@@ -43,7 +43,7 @@ def test_json_and_csv_agree(capsys, tmp_path):
     (["--scheduler", "sjf+nearest"], "unknown scheduler 'sjf+nearest'"),
     (["--trace", "synthetic:jobs=-3"], "jobs must be an integer >= 1"),
     (["--gpus-per-server", "0"], "gpus per server must be an integer in 1..64"),
-    (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0"], "needs 32 GPUs, but the cluster"),
+    (["--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=160,seed=0,max_gpus=32"], "needs 32 GPUs, but the cluster"),
     (["--checkpoint", "/no/such", "--scheduler", "topdrl"], "need both such.json and such.safetensors"),
     (["--checkpoint", "universal", "--scheduler", "topdrl"],
      "format must be 'allreduce-lab-topdrl/1', got 'allreduce-lab-rl/1'; it is a round-model RL checkpoint"),
@@ -155,3 +155,38 @@ def test_the_events_are_a_table_too(capsys, tmp_path):
     assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == [
         "scheduler", "avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
         "mean_link_users", "preemptions", "wall_s", "cpu_s"]
+
+
+def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
+    """`--scheduler all` with 8 GPUs per server exited 2 ('TopDRL network was built for 4 GPUs per server') and
+    nothing ran (trial 12): TopDRL is left out with one note naming why, the rest run; `topdrl` named still refuses."""
+    args = ["cluster", "--topology", "bcube:2,1", "--gpus-per-server", "8", "--trace", "synthetic:jobs=3,seed=0",
+            "--format", "csv"]
+    assert main(args + ["--scheduler", "all"]) == 0
+    out, err = capsys.readouterr()
+    from core.cluster import ALL
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == [n for n in ALL if n != "topdrl"]
+    assert err.splitlines() == ["note: topdrl left out: its network was built for 4 GPUs per server, the cluster has 8 "
+                                "(docs/cluster.md §6); the other schedulers run"]
+    for named in ("topdrl", "gadget,topdrl"):
+        assert main(args + ["--scheduler", named]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err == ["allreduce-lab: error: TopDRL network was built for 4 GPUs per server; the cluster has 8"]
+    assert main(args[:4] + ["4"] + args[5:] + ["--scheduler", "all"]) == 0  # 4 GPUs: topdrl runs
+    assert "topdrl," in capsys.readouterr().out
+
+
+def test_a_synthetic_trace_larger_than_the_cluster_is_capped_with_a_note(capsys):
+    """On a 6-server topology the default synthetic trace had a 32-GPU job against 24 GPUs and nothing ran (trial
+    12): a synthetic draw is capped at the cluster's GPUs, said in a note and in the trace's name."""
+    args = ["cluster", "--topology", "bcube:n=2,k=1", "--gpus-per-server", "4", "--scheduler", "gadget", "--format",
+            "json", "--trace"]
+    assert main(args + ["synthetic:jobs=60,seed=0"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == ["note: synthetic:jobs=60,seed=0: GPU demands capped at 16, the cluster's GPUs (the mix "
+                                "draws jobs larger than the cluster): the trace run is synthetic:jobs=60,seed=0,max_gpus=16"]
+    capped = json.loads(out)
+    assert capped["trace"] == "synthetic:jobs=60,seed=0,max_gpus=16"
+    assert main(args + ["synthetic:jobs=60,seed=0,max_gpus=16"]) == 0  # the name is a spec that makes the same trace
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["results"][0]["avg_jct_h"] == capped["results"][0]["avg_jct_h"]

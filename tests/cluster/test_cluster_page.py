@@ -149,7 +149,7 @@ def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_o
 @pytest.mark.parametrize("state, says", [
     ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
     ({"cluster:trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),
-    ({"cluster:trace": "synthetic:jobs=160,seed=0", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
+    ({"cluster:trace": "synthetic:jobs=160,seed=0,max_gpus=32", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
 ])
 def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at = _open(**state)
@@ -243,3 +243,24 @@ def test_gpus_per_server_take_the_clis_bounds():
         make_cluster("bcube:n=3,k=1", 65)
     at.number_input(key="cluster:gpus").set_value(32).run()  # above the old limit of 16
     assert not at.error and len(charts(at)) == 4
+
+
+def test_topdrl_is_left_out_with_a_note_on_a_cluster_its_network_does_not_read():
+    """With 8 GPUs per server the page (topdrl in its default schedulers) showed only TopDRL's error (trial 12)."""
+    at = _open(**{"cluster:gpus": 8, "cluster:schedulers": FAST + ["topdrl"]})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert list(at.dataframe[0].value.index) == FAST
+    assert any("topdrl left out: its network was built for 4 GPUs per server, the cluster has 8" in c.value
+               for c in at.caption)
+    at.number_input(key="cluster:gpus").set_value(4).run()
+    assert list(at.dataframe[0].value.index) == FAST + ["topdrl"]
+
+
+def test_the_default_trace_runs_on_a_small_cluster():
+    """On a 6-server topology the page's default trace (a 32-GPU job against 24 GPUs) showed only an error (trial
+    12): the synthetic draw is capped at the cluster's GPUs, and the page says so."""
+    at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:gpus": 2})  # the default topology: 9 servers
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("GPU demands capped at 18, the cluster's GPUs" in c.value and "max_gpus=18" in c.value
+               for c in at.caption)
+    assert list(at.dataframe[0].value.index) == FAST

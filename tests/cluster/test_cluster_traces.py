@@ -209,3 +209,21 @@ def test_jobs_larger_than_the_cluster():
     t = load_trace("synthetic:jobs=160,seed=0")
     with pytest.raises(TraceError, match=r"row \d+ \(job j\d+\): needs 32 GPUs, but the cluster has 16; a job must fit"):
         check_fits(t, 16)
+
+
+def test_a_synthetic_draw_is_capped_at_the_cluster_only_where_it_does_not_fit():
+    """The default synthetic trace did not fit a 24-GPU cluster (trial 12): `fit_gpus` caps a synthetic draw there
+    (named by max_gpus=), leaves a draw that fits, and never touches an explicit max_gpus."""
+    from core.cluster.traces import capped_note
+    full = load_trace("synthetic:jobs=160,seed=0")
+    same = load_trace("synthetic:jobs=160,seed=0", fit_gpus=32)  # the largest job is 32: nothing to cap
+    assert same.name == full.name and capped_note(full.name, same) is None
+    for key in ("arrival", "gpus", "model", "iterations"):
+        assert np.array_equal(getattr(same, key), getattr(full, key))
+    small = load_trace("synthetic:jobs=160,seed=0", fit_gpus=24)
+    assert small.name == "synthetic:jobs=160,seed=0,max_gpus=24"
+    assert np.array_equal(small.gpus, np.minimum(full.gpus, 24)) and np.array_equal(small.iterations, full.iterations)
+    assert "capped at 24" in capped_note("synthetic:jobs=160,seed=0", small)
+    assert load_trace("synthetic:jobs=160,seed=0,max_gpus=32", fit_gpus=24).gpus.max() == 32  # as the user asked
+    with pytest.raises(TraceError, match="max_gpus must be an integer >= 1"):
+        load_trace("synthetic:jobs=3,max_gpus=0")

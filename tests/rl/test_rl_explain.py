@@ -106,3 +106,22 @@ def test_step_table_rows():
     assert rows[0]["workload"] == dag.describe(s["chosen"])
     assert sum(v for k, v in rows[0].items() if k.startswith("term: ")) == pytest.approx(rows[0]["score"], abs=2e-3)
     assert f"{s['n_valid']} candidates scored" in step_note(tr, 1, 0)
+
+
+def test_a_sampled_trace_keeps_each_steps_best_score_and_whether_the_pick_had_it():
+    """rl-sample's --explain showed a pick of 16.2038 beside no word of the 16.3241 available (trial 12): a sampled
+    step keeps its best score and whether the pick had it; `chosen_steps` shows both for a sampled trace only."""
+    from core.rl.explain import SAMPLED_TIE_RULE, best_score, chosen_steps, picked_best
+    dag = dag_of("dcell:n=4,k=1")
+    sampled = play(dag, trained_looking(), sample=True, rng=np.random.default_rng(2), trace=True, temperature=2.0).trace
+    steps = [s for r in sampled["steps"] for s in r]
+    assert all(best_score(s) == max(s["scores"]) and picked_best(s) == (s["score"] == best_score(s)) for s in steps)
+    below = [s for s in steps if not picked_best(s)]
+    assert below and all(s["score"] < s["best_score"] and s["rank"] > 0 for s in below)
+    rows = chosen_steps(sampled, len(steps))
+    assert [(r["best score"], r["picked best"]) for r in rows] == [(s["best_score"], s["picked_best"]) for s in steps]
+    assert list(rows[0])[:8] == ["round", "step", "chosen", "score", "best score", "picked best", "scored", "tied"]
+    assert sampled["tie_rule"] == SAMPLED_TIE_RULE and f"broken by {SAMPLED_TIE_RULE}".startswith("broken by the ")
+    greedy = play(dag, trained_looking(), sample=False, trace=True).trace
+    assert all(s["picked_best"] and s["best_score"] == s["score"] for r in greedy["steps"] for s in r)
+    assert "best score" not in chosen_steps(greedy, 3)[0]  # greedy: the pick is the best, no column to say so

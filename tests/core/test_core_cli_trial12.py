@@ -1,0 +1,88 @@
+"""What the new-user trial 12 found in the CLI: sampled --explain, cluster with topdrl, checkpoints by path, JSON."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from core import cli
+
+
+def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_drawn(capsys):
+    """`--explain` on rl-sample showed a pick of 16.2038 while 16.3241 was available, with no best-score column, and
+    its footer read 'broken by sampled (Gumbel noise)' (trial 12)."""
+    from core.cli.schedule import explain_lines
+    from core.rl.explain import chosen_steps
+    from core.rl.rollout import play
+    from tests.rl.test_rl_explain import dag_of, trained_looking
+    trace = play(dag_of("dcell:n=4,k=1"), trained_looking(), sample=True, rng=np.random.default_rng(2), trace=True,
+                 temperature=2.0).trace
+    steps = chosen_steps(trace, 40)
+    assert any(not s["picked best"] for s in steps)
+    explain_lines(types.SimpleNamespace(trace=trace, info={"temperature": 2.0}), steps)
+    out = capsys.readouterr().out.splitlines()
+    head = next(line for line in out if line.strip().startswith("round"))
+    assert head.split()[:9] == ["round", "step", "chosen", "score", "best", "score", "picked", "best", "scored"]
+    rows = out[out.index(head) + 1:out.index(head) + 1 + len(steps)]
+    assert {row.split()[5] for row in rows} == {"yes", "no"}  # after score and best score
+    assert any("drawn at random from the softmax of score / T (T = the temperature, 2.0)" in line for line in out)
+    assert "broken by the random draw (Gumbel noise)" in out[-1] and "broken by sampled" not in out[-1]
+
+
+def test_a_checkpoint_of_ones_own_is_named_by_its_path(tmp_path, capsys):
+    """`--checkpoint /tmp/x/universal` printed 'checkpoint: universal', as the shipped one does (trial 12)."""
+    import shutil
+
+    from core.rl.checkpoint import checkpoint_dir
+    for ext in (".json", ".safetensors"):
+        shutil.copy(checkpoint_dir() / f"universal{ext}", tmp_path / f"universal{ext}")
+    own = tmp_path / "universal"
+    lines = {}
+    for given in (str(own), "universal"):
+        assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--checkpoint", given]) == 0
+        lines[given] = [line.strip() for line in capsys.readouterr().out.splitlines() if "checkpoint:" in line]
+    assert lines[str(own)] == [f"checkpoint: {own.resolve()} (trained on this topology: yes)"]
+    assert lines["universal"] == ["checkpoint: universal (trained on this topology: yes)"]
+
+
+def test_a_checkpoint_that_is_no_checkpoint_file_says_what_it_is(tmp_path, capsys):
+    """A training log said "need both dcell_n4_k1.log.json and dcell_n4_k1.log.safetensors", a folder "need both
+    tmp.json and tmp.safetensors" (trial 12): one line saying what it is, exit 2; a missing one keeps its message."""
+    log = tmp_path / "dcell_n4_k1.log.csv"
+    log.write_text("iteration,rounds\n")
+    pair = "a checkpoint is X.json + X.safetensors (give X or either file)"
+    for given, says in ((log, f"checkpoint {log}: not a checkpoint file: {pair}"),
+                        (tmp_path, f"checkpoint {tmp_path}: a directory, not a checkpoint file: {pair}"),
+                        ("dcell_n4_k1.log.csv", f"checkpoint dcell_n4_k1.log.csv: not a checkpoint file: {pair}"),
+                        (tmp_path / "gone", "checkpoint " + str(tmp_path / "gone") + ": need both gone.json and "
+                                                                                      "gone.safetensors")):
+        assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--checkpoint", str(given)]) == 2
+        assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: {says}"]
+    assert cli.main(["cluster", "--topology", "bcube:2,1", "--trace", "synthetic:jobs=3,seed=0", "--scheduler",
+                     "topdrl", "--checkpoint", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: TopDRL checkpoint {tmp_path}: a directory, "
+                                                    f"not a checkpoint file: {pair}"]
+
+
+def test_schedule_json_writes_numbers_as_compare_does(capsys, tmp_path):
+    """`schedule --format json` gave size_bytes 100000000.0 and 0.012806000000000001 where compare's JSON gave
+    100000000 and 0.012806 (trial 12): one rule (core.jsonnumbers) for both."""
+    import json
+
+    def floats(x):
+        if isinstance(x, dict):
+            return [v for y in x.values() for v in floats(y)]
+        if isinstance(x, list):
+            return [v for y in x for v in floats(y)]
+        return [x] if isinstance(x, float) else []
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", "dcell:n=3,k=1", "--format", "json", "--out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert type(doc["time"]["size_bytes"]) is int and doc["time"]["size_bytes"] == 100_000_000
+    got = floats(doc)
+    assert got and all(v == float(f"{v:.6g}") for v in got)
+    assert any(v != float(f"{v:.6g}") for v in floats(json.loads(out.read_text())["timing"]))  # the noise it had
+    assert cli.main(["compare", "dcell:n=3,k=1", "--methods", "critical-path", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["methods"]["critical-path"]["time"] == doc["time"]  # the same numbers, written the same way
