@@ -118,7 +118,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     print_table(*time_table(rows, methods), 2)
     over = f"; {' and '.join(seeded)}: the mean time over seeds, and algbw, busbw and gaps of that mean time" \
         if seeded else ""
-    print(f"seconds for M = {format_size(size)}; algbw = M / async time, busbw = algbw·2(n-1)/n (nccl-tests); "
+    print(f"times for M = {format_size(size)}; algbw = M / async time, busbw = algbw·2(n-1)/n (nccl-tests); "
           f"gaps of the async time to the bandwidth bound (any AllReduce) and to the best bound of the method's own "
           f"DAG{over}")
     for line in latency_notes(rows, methods):

@@ -14,7 +14,7 @@ from ..argtypes import UsageError
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import show_temperature
+from ..schedule import show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
@@ -140,7 +140,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         rolls = sched.info.get("rollout_rounds") or []
         print(f"  kept: the {sched.info['kept_rollout']} rollout"
-              + (f" (rounds of the greedy one and the samples: {min(rolls)}-{max(rolls)})" if rolls else ""))
+              + (f" (rounds of the greedy one and the samples: {rounds_range(rolls)})" if rolls else ""))
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
         if sched.info.get("kept_start"):
@@ -187,12 +187,28 @@ def explain_lines(sched, steps: list[dict]) -> None:
     trace = sched.trace or {}
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
-        print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = the temperature, "
-              f"{sched.info.get('temperature', '?')}), not taken as the top score; best score: the highest score at "
+        print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
+              f"{kept_temperature(sched.info)}), not taken as the top score; best score: the highest score at "
               f"that step, picked best: whether the pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
+
+
+def rounds_range(rolls: list[int]) -> str:
+    """The rollouts' rounds as a range, ``42-43``, or ``all 43`` when they agree."""
+    return f"all {rolls[0]}" if min(rolls) == max(rolls) else f"{min(rolls)}-{max(rolls)}"
+
+
+def kept_temperature(info: dict) -> str:
+    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one."""
+    t = info.get("temperature")
+    kept = str(info.get("kept_rollout", ""))
+    if t is None or not kept.startswith("sample "):
+        return "the temperature" if t is None else show_temperature(t)
+    k = int(kept.split()[1])
+    one = f"{temperature_of(t, k):g}"
+    return one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
 
 
 def explain_cells(values: list) -> list[str]:

@@ -26,7 +26,7 @@ def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_dr
     assert head.split()[:9] == ["round", "step", "chosen", "score", "best", "score", "picked", "best", "scored"]
     rows = out[out.index(head) + 1:out.index(head) + 1 + len(steps)]
     assert {row.split()[5] for row in rows} == {"yes", "no"}  # after score and best score
-    assert any("drawn at random from the softmax of score / T (T = the temperature, 2.0)" in line for line in out)
+    assert any("drawn at random from the softmax of score / T (T = 2)" in line for line in out)
     assert "broken by the random draw (Gumbel noise)" in out[-1] and "broken by sampled" not in out[-1]
 
 
@@ -86,3 +86,14 @@ def test_schedule_json_writes_numbers_as_compare_does(capsys, tmp_path):
     assert cli.main(["compare", "dcell:n=3,k=1", "--methods", "critical-path", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["methods"]["critical-path"]["time"] == doc["time"]  # the same numbers, written the same way
+
+
+def test_explain_names_the_kept_samples_own_temperature_of_a_split_and_equal_rounds_read_all() -> None:
+    """Trial 13: with `--temperature 0.2,1` the sentence printed the Python list ([0.2, 1.0]) and never said which
+    temperature the kept sample drew at; rollouts that all took 43 rounds read '43-43'."""
+    from core.cli.schedule import kept_temperature, rounds_range
+    assert kept_temperature({"temperature": [0.2, 1.0], "kept_rollout": "sample 1"}) == \
+        "1, sample 1's temperature in the split 0.2,1"
+    assert kept_temperature({"temperature": [0.2, 1.0], "kept_rollout": "sample 2"}).startswith("0.2, sample 2's")
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5"}) == "0.2"
+    assert rounds_range([43, 43, 43]) == "all 43" and rounds_range([44, 42, 43]) == "42-44"

@@ -129,7 +129,7 @@ def test_cli_compare_csv_and_text(capsys):
     lines = out.splitlines()
     # rounds: header, two rows, footnote; a blank line; seconds: header, 2 configs x 2 methods, footnote
     assert len(lines) == 4 + 1 + 6 and lines[5].split()[:4] == ["config", "method", "rounds", "sync"]
-    assert lines[6].split()[:2] == ["bcube:n=2,k=1", "greedy"] and "seconds for M = 100 MB" in lines[10]
+    assert lines[6].split()[:2] == ["bcube:n=2,k=1", "greedy"] and "times for M = 100 MB" in lines[10]
     assert lines[1].startswith("bcube:n=2,k=1") and lines[2].startswith("fattree:k=2")
     assert "*" not in lines[1]  # proven optimal: no asterisk
     assert "* = not proven optimal" in lines[3]
