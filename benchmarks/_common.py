@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import time
 
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, shown_path
 
@@ -38,3 +41,13 @@ def seed_list(text: str) -> list[int]:
     if len(set(seeds)) != len(seeds):
         raise argparse.ArgumentTypeError(f"seeds must not repeat, got {text!r}")
     return seeds
+
+
+def finish(wall0: float, cpu0: float, rows: list, json_path: str | None) -> None:
+    """A benchmark's last line, its wall and CPU seconds since (`wall0`, `cpu0`) (`time.perf_counter`,
+    `time.process_time`) and the load average, then its rows written to `json_path` when given (--json)."""
+    print(f"wall {time.perf_counter() - wall0:.0f} s, CPU {time.process_time() - cpu0:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=2, default=float)

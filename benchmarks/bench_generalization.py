@@ -29,8 +29,6 @@ default the universal one: Table 2's universal column).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 
 import numpy as np
@@ -44,7 +42,7 @@ from core.rl.rollout import play
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
 from core.topology import preset
-from _common import add_checkpoint_option, seed_list  # benchmarks/_common.py, beside this script
+from _common import add_checkpoint_option, finish, seed_list  # benchmarks/_common.py, beside this script
 
 SETS = {"generalization": GENERALIZATION, "confirmation": CONFIRMATION,
         "table2": tuple(Instance(p.spec) for p in preset("table2"))}
@@ -128,11 +126,7 @@ def main() -> None:
     print(f"learned upper agent vs select-all: greedy better/equal/worse {sum(d[0] < 0 for d in diff)}/"
           f"{sum(d[0] == 0 for d in diff)}/{sum(d[0] > 0 for d in diff)}; best-of-samples "
           f"{sum(d[1] < 0 for d in diff)}/{sum(d[1] == 0 for d in diff)}/{sum(d[1] > 0 for d in diff)}")
-    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=2, default=float)
+    finish(t0, c0, rows, a.json)
 
 
 def seed_rounds(topo, chunks: int, seeds: list[int], samples: int, checkpoint: str,
@@ -189,11 +183,7 @@ def across_seeds(a: argparse.Namespace) -> None:
           f"/{len(seeds)} seeds; instances no worse at every seed {every}/{len(rows)}")
     print(f"target within 5% on >= 90%: met at "
           f"{sum(sum(r['within_5pct'][i] for r in rows) >= 0.9 * len(rows) for i in range(len(seeds)))}/{len(seeds)} seeds")
-    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=2, default=float)
+    finish(t0, c0, rows, a.json)
 
 
 if __name__ == "__main__":

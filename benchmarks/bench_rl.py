@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +29,7 @@ from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
 from core.topology import make_topology, preset
 from core.workloads import build_dag
+from _common import finish  # benchmarks/_common.py, beside this script
 
 README_RL = {"BCube(3,1)": 12, "BCube(4,1)": 24, "BCube(5,1)": 40, "DCell(4,1)": 24, "DCell(5,1)": 40,
              "DCell(6,1)": 60, "Jellyfish(10)": 18, "Jellyfish(15)": 29, "Jellyfish(20)": 42}
@@ -105,11 +105,7 @@ def main() -> None:
         worse = sum(r["universal_rl_sample"] > r["rl_sample"] for r in done)
         print(f"universal vs per-topology rl-sample: better on {better}, equal on {len(done) - better - worse}, "
               f"worse on {worse} (per-topology checkpoints stay the default where they exist)")
-    print(f"wall {time.perf_counter() - start:.0f} s, CPU {time.process_time() - cpu0:.0f} s, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=2, default=float)
+    finish(start, cpu0, rows, a.json)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 
 from core import argtypes as at
@@ -29,7 +28,7 @@ from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.instances import UNIVERSAL_TRAINING
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig, show_temperature
-from _common import add_checkpoint_option, seed_list  # benchmarks/_common.py, beside this script
+from _common import add_checkpoint_option, finish, seed_list  # benchmarks/_common.py, beside this script
 
 
 def choose(rows: list[dict]) -> tuple[list[str], dict[str, dict], str]:
@@ -98,11 +97,7 @@ def main() -> None:
             print(f"{inst.name:58} {seed:4d} {cp.n_rounds:4d} {lb:4d} " + " ".join(f"{got[c]:8d}" for c, _ in cands),
                   flush=True)
     report(rows, a.samples)
-    print(f"wall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    finish(t0, c0, rows, a.json)
 
 
 if __name__ == "__main__":
