@@ -183,3 +183,35 @@ def test_bench_temperature_candidates_take_an_opening():
     assert bt.choose(rows)[2] == "0.2"  # a tie keeps the default (no opening), whatever the order
     rows[0]["rounds"]["0.2"] = 11
     assert bt.choose(rows)[2] == "0.2@1:0.3"
+
+
+def test_explain_names_the_opening_of_the_kept_sample():
+    from core.cli.schedule import kept_temperature
+    o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": o}) == \
+        "0.2; 1 in the first 13 rounds, the opening"
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": None}) == "0.2"
+
+
+def test_compare_notes_and_csv_name_the_opening():
+    from core.compare import compare, configurations, learned_columns, learned_notes
+    rows = compare(configurations(specs=["bcube:n=2,k=1"]), ["rl-sample"],
+                   config=ScheduleConfig(samples=2, opening=(1.0, 0.3), trace=False))
+    assert "after an opening 1:0.3 (T = 1 in the first" in " ".join(learned_notes(rows, ["rl-sample"]))
+    header, body = learned_columns(rows, ["rl-sample"])
+    assert body[0][header.index("rl-sample opening")].startswith("1:0.3")
+
+
+def test_bench_generalization_passes_the_methods_defaults():
+    """bench_generalization runs rl-sample with the method's own temperature and opening unless told otherwise."""
+    import inspect
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        bg = importlib.import_module("bench_generalization")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    params = inspect.signature(bg.seed_rounds).parameters
+    assert params["temperature"].default == ScheduleConfig().temperature
+    assert params["opening"].default == ScheduleConfig().opening
+    params = inspect.signature(bg.select_all).parameters
+    assert params["opening"].default == ScheduleConfig().opening
