@@ -39,7 +39,8 @@ from core.rl.checkpoint import load_checkpoint
 from core.rl.features import Observer
 from core.rl.instances import CONFIRMATION, GENERALIZATION, Instance
 from core.rl.rollout import play
-from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
+from core import argtypes as at
+from core.schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, Opening, ScheduleConfig, opening_rounds, show_opening
 from core.schedulers.optimal import solve_optimal
 from core.topology import preset
 from _common import add_checkpoint_option, finish, seed_list  # benchmarks/_common.py, beside this script
@@ -49,13 +50,14 @@ SETS = {"generalization": GENERALIZATION, "confirmation": CONFIRMATION,
 """The rows of each --set: Table 2's nine are universal training instances, run here as its universal column."""
 
 
-def select_all(dag, policy, samples: int, seed: int = 0,
-               temperature: float = DEFAULT_TEMPERATURE) -> tuple[int, int]:
-    """Greedy and best-of-samples rounds with the upper agent replaced by select-all (rl-sample's seeding and
-    temperature)."""
+def select_all(dag, policy, samples: int, seed: int = 0, temperature: float = DEFAULT_TEMPERATURE,
+               opening: Opening = DEFAULT_OPENING) -> tuple[int, int]:
+    """Greedy and best-of-samples rounds with the upper agent replaced by select-all (rl-sample's seeding,
+    temperature and opening, its rounds counted on this greedy rollout)."""
     obs = Observer(dag)
     greedy = play(dag, policy, sample=False, observer=obs, upper="all").n_rounds
-    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all", temperature=temperature,
+    op = {"opening_rounds": opening_rounds(opening, greedy), "opening_temperature": opening[0] if opening else None}
+    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all", temperature=temperature, **op,
                                 rng=np.random.default_rng(np.random.SeedSequence([seed, k]))).n_rounds
                            for k in range(samples)])
     return greedy, best
@@ -67,6 +69,8 @@ def main() -> None:
     add_checkpoint_option(ap)
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
+    ap.add_argument("--opening", type=at.opening, default=DEFAULT_OPENING, metavar="T:F",
+                    help=f"rl-sample's opening, T:F or none (default {show_opening(DEFAULT_OPENING)}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,
                     help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)"
                          " (default %(default)s)")
@@ -92,12 +96,12 @@ def main() -> None:
     for inst in SETS[a.set]:
         topo, t1 = inst.topology(), time.perf_counter()
         cfg = ScheduleConfig(chunks=inst.chunks, samples=a.samples, checkpoint=a.checkpoint, trace=False,
-                             temperature=a.temperature)
+                             temperature=a.temperature, opening=a.opening)
         cp = run_method("critical-path", topo, cfg)
         lb = lower_bounds(cp.dag).best
         rl = run_method("rl", topo, cfg).n_rounds
         rls = run_method("rl-sample", topo, cfg)
-        all_g, all_s = select_all(rls.dag, policy, a.samples, temperature=a.temperature)
+        all_g, all_s = select_all(rls.dag, policy, a.samples, temperature=a.temperature, opening=a.opening)
         sat = None
         if a.cp_sat > 0 and rls.n_rounds > lb and rls.dag.n <= a.cp_sat_max_workloads:
             sat = int(solve_optimal(rls.dag, a.cp_sat)[1]["proven_bound"])
@@ -116,7 +120,7 @@ def main() -> None:
     gap_ok = sum(r["within_5pct"] for r in rows)
     worst_cp = max(rows, key=lambda r: r["rl_sample"] - r["critical_path"])
     print()
-    print(f"target rl-sample (K={a.samples}, T={a.temperature:g}) <= critical-path on every topology: {cp_ok}/{n} "
+    print(f"target rl-sample (K={a.samples}, T={a.temperature:g}, opening {show_opening(a.opening)}) <= critical-path on every topology: {cp_ok}/{n} "
           f"{'MET' if cp_ok == n else 'MISSED'}" + ("" if cp_ok == n else
           f" (worst {worst_cp['instance']}: {worst_cp['rl_sample']} vs {worst_cp['critical_path']})"))
     merged_ok = sum(r["gap_merged_bound"] <= 0.05 + 1e-9 for r in rows)
@@ -130,10 +134,11 @@ def main() -> None:
 
 
 def seed_rounds(topo, chunks: int, seeds: list[int], samples: int, checkpoint: str,
-                temperature=DEFAULT_TEMPERATURE) -> list:
+                temperature=DEFAULT_TEMPERATURE, opening: Opening = DEFAULT_OPENING) -> list:
     """rl-sample's Plan per seed: the method itself, as `schedule --method rl-sample --seed S` runs it."""
     return [run_method("rl-sample", topo, ScheduleConfig(chunks=chunks, samples=samples, checkpoint=checkpoint,
-                                                         trace=False, temperature=temperature, seed=s))
+                                                         trace=False, temperature=temperature, opening=opening,
+                                                         seed=s))
             for s in seeds]
 
 
@@ -141,7 +146,7 @@ def across_seeds(a: argparse.Namespace) -> None:
     """The --seeds table: rl-sample per seed against critical-path and the best bound, with totals."""
     t0, c0 = time.perf_counter(), time.process_time()
     seeds, rows = a.seeds, []
-    print(f"rl-sample (K={a.samples}, T={a.temperature:g}) per seed {seeds[0]}..{seeds[-1]} ({len(seeds)} seeds), "
+    print(f"rl-sample (K={a.samples}, T={a.temperature:g}, opening {show_opening(a.opening)}) per seed {seeds[0]}..{seeds[-1]} ({len(seeds)} seeds), "
           f"set {a.set}, checkpoint {a.checkpoint}")
     print(f"{'instance':58} {'CP':>5} {'LB':>5} {'CP-SAT':>6} {'rl':>5}  rl-sample per seed  <=CP  5%     s")
     for inst in SETS[a.set]:
@@ -150,7 +155,7 @@ def across_seeds(a: argparse.Namespace) -> None:
         cp = run_method("critical-path", topo, cfg)
         lb = lower_bounds(cp.dag).best
         rl = run_method("rl", topo, cfg).n_rounds
-        plans = seed_rounds(topo, inst.chunks, seeds, a.samples, a.checkpoint, a.temperature)
+        plans = seed_rounds(topo, inst.chunks, seeds, a.samples, a.checkpoint, a.temperature, a.opening)
         got = [p.n_rounds for p in plans]
         sat = None
         if a.cp_sat > 0 and max(got) > lb and plans[0].dag.n <= a.cp_sat_max_workloads:

@@ -75,6 +75,25 @@ def temperature(text: str) -> float | tuple[float, ...]:
     return got[0] if len(got) == 1 else got
 
 
+def opening(text: str) -> tuple[float, float] | None:
+    """rl-sample's opening, ``T:F`` (``1:0.3``: the first 30% of the rounds drawn at temperature 1; T in (0, 100],
+    F in (0, 1]), or ``none`` for none."""
+    if text.strip().lower() == "none":
+        return None
+    parts = text.split(":")
+    try:
+        if len(parts) != 2:
+            raise argparse.ArgumentTypeError("")
+        t = positive(100)(parts[0])
+        f = float(parts[1])
+        if not 0 < f <= 1:
+            raise argparse.ArgumentTypeError("")
+    except (argparse.ArgumentTypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be T:F with a temperature T in (0, 100] and a share of the rounds F in "
+                                         f"(0, 1] (1:0.3), or none, got {_show(text)}") from None
+    return (t, f)
+
+
 def seed(text: str) -> int:
     """A seed, 0..2^31-1 for every method (CP-SAT's seeds are 32-bit)."""
     return int_in(0, SEED_MAX)(text)

@@ -14,7 +14,7 @@ from .bounds import gap, lower_bounds
 from .jsonnumbers import WHOLE_KEYS, json_numbers  # noqa: F401 - compare's JSON rule, also the CLI's (re-exported)
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
-from .schedule import ScheduleConfig, show_temperature
+from .schedule import ScheduleConfig, show_opening, show_temperature
 from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from .seconds import latency_line, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
@@ -377,7 +377,7 @@ def latency_notes(rows: list[Row], methods: list[str]) -> list[str]:
 def _small_info(info: dict) -> dict:
     """Drop bulky entries (ring orders, traces) from a schedule's info for the table."""
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
-                                                   "ring_adjacent", "samples", "temperature", "checkpoint", "trained_on",
+                                                   "ring_adjacent", "samples", "temperature", "opening", "checkpoint", "trained_on",
                                                    "trained_on_this_topology", "trained_on_this_configuration",
                                                    "trained_with", "run_with", "kept_start", "fallback",
                                                    "policy_rounds", "critical_path_rounds")}
@@ -434,6 +434,8 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
+                if info.get("opening"):
+                    txt += f" after an opening {show_opening(info['opening'])}"
             if info.get("kept_start"):
                 txt += f"; {KEPT_START}"
             parts.append(txt)
@@ -453,7 +455,7 @@ def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
 def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of what each learned method ran, for the CSV: its
     checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, and for a
-    sampled method its samples and temperature; empty where the method did not run."""
+    sampled method its samples, temperature and opening (``none`` or T:F); empty where the method did not run."""
     cols: list[tuple[str, str, Callable[[dict], str]]] = []
     for m in methods:
         meth = get_method(m)
@@ -463,7 +465,8 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
                  (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
                  (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:
-            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: show_temperature(i["temperature"]))]
+            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: show_temperature(i["temperature"])),
+                     (m, "opening", lambda i: show_opening(i.get("opening")))]
     body = [[cell(r.results[m].info) if m in r.results and "checkpoint" in r.results[m].info else ""
              for m, _, cell in cols] for r in rows]  # a method that could not run there has no result
     return [f"{m} {what}" for m, what, _ in cols], body

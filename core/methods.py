@@ -38,7 +38,8 @@ class InvalidSchedule(RuntimeError):
     """A method returned rounds that break the model's rules (a bug in that method)."""
 
 
-OPTIONAL_FIELDS = frozenset({"seed", "merge", "routing", "time_limit", "samples", "temperature", "checkpoint", "trace"})
+OPTIONAL_FIELDS = frozenset({"seed", "merge", "routing", "time_limit", "samples", "temperature", "opening", "checkpoint",
+                             "trace"})
 """`ScheduleConfig` fields that only some methods read (every method reads chunks, size and force)."""
 
 
@@ -85,7 +86,7 @@ class Method:
     def options(self) -> frozenset[str]:
         """The `OPTIONAL_FIELDS` it reads (the CLI notes the others when given): `reads`, or when that is None,
         routing, and seed if randomized, sampled or CP-SAT, merge on the tree DAG, time_limit for CP-SAT,
-        checkpoint and trace for a learned method, samples and temperature if sampled."""
+        checkpoint and trace for a learned method, samples, temperature and opening if sampled."""
         if self.reads is not None:
             return frozenset(self.reads)
         got = {"routing"}
@@ -98,7 +99,7 @@ class Method:
         if self.solver == "rl":
             got |= {"checkpoint", "trace"}
         if self.sampled:
-            got |= {"samples", "temperature"}
+            got |= {"samples", "temperature", "opening"}
         return frozenset(got)
 
     def problem(self, topology: Topology, config: ScheduleConfig) -> str | None:

@@ -49,6 +49,32 @@ def show_temperature(t: Temperature | list) -> str:
     return ",".join(f"{x:g}" for x in temperatures(t))
 
 
+Opening = tuple[float, float] | None
+"""rl-sample's opening: (T_open, F), the first ceil(F x R) rounds of every sampled rollout drawn at T_open (R: the
+greedy rollout's rounds), or None for none."""
+DEFAULT_OPENING: Opening = None
+"""rl-sample's opening by default (docs/rl.md section 1: chosen by the selection rule on the training instances)."""
+
+
+def opening_rounds(opening: Opening, greedy_rounds: int) -> int:
+    """How many first rounds of a sampled rollout the opening covers: ceil(F x R) for R `greedy_rounds`, 0 without
+    an opening (a hair under the product before the ceiling, so 0.15 x 40 is 6, not 7 by rounding error)."""
+    if opening is None:
+        return 0
+    return min(greedy_rounds, math.ceil(opening[1] * greedy_rounds - 1e-9))
+
+
+def show_opening(opening: Opening | list | dict) -> str:
+    """An opening as the CLI takes and prints it: ``1:0.3`` (T_open:F), or ``none``; also a learned method's
+    `info["opening"]` (a dict, which adds the rounds it covered: ``1:0.3 (T = 1 in the first 13 of 43 rounds)``)."""
+    if opening is None:
+        return "none"
+    if isinstance(opening, dict):
+        return (f"{opening['temperature']:g}:{opening['fraction']:g} (T = {opening['temperature']:g} in the first "
+                f"{opening['rounds']} of {opening['of_rounds']} rounds, the greedy rollout's)")
+    return f"{opening[0]:g}:{opening[1]:g}"
+
+
 @dataclass(frozen=True)
 class ScheduleConfig:
     """Options every method reads (each ignores what does not apply to it)."""
@@ -69,6 +95,9 @@ class ScheduleConfig:
     """Sampling temperature of rl-sample's rollouts: a step draws a workload with probability
     proportional to exp(score / temperature) (docs/rl.md: how the default was chosen). A tuple
     spreads the samples over its temperatures in turn (`temperature_of`)."""
+    opening: Opening = DEFAULT_OPENING
+    """rl-sample's opening (T_open, F): the first ceil(F x R) rounds of every sampled rollout are drawn at T_open,
+    the rest at the sample's temperature, R the greedy rollout's rounds (`opening_rounds`); None: no opening."""
     checkpoint: str | None = None
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
@@ -97,6 +126,12 @@ class ScheduleConfig:
                         for t in temperatures(self.temperature))):
             raise ValueError(f"temperature must be a finite number > 0 or a non-empty tuple of them, "
                              f"got {self.temperature!r}")
+        if self.opening is not None and not (
+                isinstance(self.opening, tuple) and len(self.opening) == 2
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in self.opening)
+                and self.opening[0] > 0 and 0 < self.opening[1] <= 1):
+            raise ValueError(f"opening must be None or (T_open, F) with T_open > 0 finite and F in (0, 1], "
+                             f"got {self.opening!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
         if self.trace not in (None, True, False):

@@ -13,7 +13,7 @@ from ..guard import Estimate, fmt_bytes, fmt_seconds
 from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_MODES
-from ..schedule import DEFAULT_TEMPERATURE, ScheduleConfig
+from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, show_opening
 from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
@@ -33,7 +33,8 @@ class Given(argparse.Action):
 
 
 METHOD_OPTIONS = {"--seed": "seed", "--no-merge": "merge", "--routing": "routing", "--time-limit": "time_limit",
-                  "--samples": "samples", "--temperature": "temperature", "--checkpoint": "checkpoint", "--trace": "trace"}
+                  "--samples": "samples", "--temperature": "temperature", "--opening": "opening",
+                  "--checkpoint": "checkpoint", "--trace": "trace"}
 """Options that only some methods read, with the `ScheduleConfig` field each sets (`Method.options`)."""
 
 
@@ -100,6 +101,10 @@ def add_schedule_options(p: argparse.ArgumentParser) -> None:
                    help=f"sampling temperature of rl-sample's rollouts (default {DEFAULT_TEMPERATURE:g}, "
                         "chosen on the training instances: docs/rl.md), or a comma-separated list (0.2,1) over "
                         "which the samples are spread in turn")
+    p.add_argument("--opening", type=at.opening, default=DEFAULT_OPENING, action=Given, metavar="T:F",
+                   help=f"rl-sample's opening: draw the first F of each sampled rollout's rounds (F in (0, 1], of the "
+                        f"greedy rollout's rounds) at temperature T, the rest at --temperature; 1:0.3, or none "
+                        f"(default {show_opening(DEFAULT_OPENING)}, chosen on the training instances: docs/rl.md)")
     p.add_argument("--checkpoint", default=None, action=Given, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
@@ -133,6 +138,7 @@ def config(a: argparse.Namespace) -> ScheduleConfig:
     return ScheduleConfig(merge=not a.no_merge, chunks=a.chunks, routing=a.routing, seed=a.seed,
                           time_limit=a.time_limit, samples=a.samples, checkpoint=a.checkpoint,
                           temperature=getattr(a, "temperature", DEFAULT_TEMPERATURE),
+                          opening=getattr(a, "opening", DEFAULT_OPENING),
                           size=parse_size(a.size, "--size"), trace=bool(getattr(a, "trace", False)),
                           force=bool(getattr(a, "force", False)))
 

@@ -14,7 +14,7 @@ from ..argtypes import UsageError
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import show_temperature, temperature_of, temperatures
+from ..schedule import show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
@@ -129,13 +129,14 @@ def cmd_schedule(a: argparse.Namespace) -> int:
           f"gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
-    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "routing"):
+    for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "opening",
+                "routing"):
         if key == "samples" and sched.info.get(key) == 0:
             print("  decoding: greedy (rl-sample adds sampled rollouts)")
         elif key == "status" and key in sched.info:
             print(f"  status: {status_text(sched.info)}")
         elif key in sched.info:
-            value = sched.info[key] if key != "temperature" else show_temperature(sched.info[key])
+            value = {"temperature": show_temperature, "opening": show_opening}.get(key, lambda v: v)(sched.info[key])
             print(f"  {key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         rolls = sched.info.get("rollout_rounds") or []
@@ -208,7 +209,9 @@ def kept_temperature(info: dict) -> str:
         return "the temperature" if t is None else show_temperature(t)
     k = int(kept.split()[1])
     one = f"{temperature_of(t, k):g}"
-    return one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
+    one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
+    o = info.get("opening")
+    return one if not o else f"{one}; {o['temperature']:g} in the first {o['rounds']} rounds, the opening"
 
 
 def explain_cells(values: list) -> list[str]:

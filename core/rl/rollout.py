@@ -98,15 +98,30 @@ class _CriticalOrder:
         return self.order[np.flatnonzero(self.ready)]
 
 
+def round_temperature(round_index: int, temperature: float, opening_rounds: int = 0,
+                      opening_temperature: float | None = None) -> float:
+    """The temperature a sampled rollout draws round `round_index` (from 0) at: `opening_temperature` in the
+    first `opening_rounds` rounds (the opening), `temperature` after them."""
+    if opening_temperature is not None and round_index < opening_rounds:
+        return opening_temperature
+    return temperature
+
+
 def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.random.Generator | None = None,
          observer: Observer | None = None, record: bool = False, trace: bool = False,
-         temperature: float = 1.0, upper: str = "learned", trace_shown: int = 8) -> Episode:
+         temperature: float = 1.0, upper: str = "learned", trace_shown: int = 8,
+         opening_rounds: int = 0, opening_temperature: float | None = None) -> Episode:
     """Run the policy to the end of the AllReduce through the engine's round loop (truncated at
     the engine's one round limit) and return the episode.
 
     `upper="all"` replaces the upper agent by select-all (the ablation); `trace` records the
     explanation trace of docs/rl.md, `trace_shown` candidates per step besides the chosen one.
+    A sampled rollout draws its first `opening_rounds` rounds at `opening_temperature` (the opening,
+    `round_temperature`) and the rest at `temperature`; greedy decoding reads neither.
     """
+    if opening_rounds < 0 or (opening_rounds and not (opening_temperature and opening_temperature > 0)):
+        raise ValueError(f"an opening needs opening_rounds >= 0 and opening_temperature > 0, got "
+                         f"{opening_rounds!r} and {opening_temperature!r}")
     if upper not in UPPER_MODES:
         raise ValueError(f"upper must be one of {', '.join(UPPER_MODES)}, got {upper!r}")
     obs = observer or Observer(dag)
@@ -152,7 +167,8 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         if tb:
             tb.open_round(uf, prob, selectable, chosen, fallback, lf)
         if sample or record or tb or not b.n_links_of.all():
-            entries = _steps(b, h, c, rng if sample else None, temperature, record, tb.step if tb else None)
+            t_round = round_temperature(eng.n_rounds, temperature, opening_rounds, opening_temperature)
+            entries = _steps(b, h, c, rng if sample else None, t_round, record, tb.step if tb else None)
         else:  # greedy, nothing kept per step: the compiled loop makes the same picks
             greedy_round(b, h, c)
         ids = b.ids()

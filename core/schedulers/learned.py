@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..schedule import Plan, ScheduleConfig, temperature_of, temperatures
+from ..schedule import Plan, ScheduleConfig, opening_rounds, temperature_of, temperatures
 from ..topology import Topology
 from ..workloads import WorkloadDAG
 
@@ -101,10 +101,13 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
 
     best, best_k = play(dag, policy, sample=False, observer=obs, trace=want_trace and not sample), -1
     tried = [best.n_rounds]
+    # the opening covers the first ceil(F x R) rounds of every sample, R the greedy rollout's rounds (docs/rl.md)
+    opening = {"opening_rounds": opening_rounds(config.opening, best.n_rounds),
+               "opening_temperature": config.opening[0] if config.opening else None}
     if sample:
         for k in range(config.samples):
             ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs,
-                      temperature=temperature_of(config.temperature, k))
+                      temperature=temperature_of(config.temperature, k), **opening)
             tried.append(ep.n_rounds)
             if ep.n_rounds < best.n_rounds:
                 best, best_k = ep, k
@@ -113,7 +116,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     trace = best.trace
     if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
         again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
-                     observer=obs, trace=True, temperature=temperature_of(config.temperature, max(best_k, 0)))
+                     observer=obs, trace=True, temperature=temperature_of(config.temperature, max(best_k, 0)),
+                     **opening)
         if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
@@ -128,6 +132,10 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     if sample:  # one number, or the list the samples were spread over (sample k at the (k mod n)-th)
         ts = temperatures(config.temperature)
         info["temperature"] = ts[0] if len(ts) == 1 else list(ts)
+        # the opening: T_open and F as given, and the rounds it covered (of the greedy rollout's); None: none
+        info["opening"] = None if config.opening is None else {
+            "temperature": config.opening[0], "fraction": config.opening[1],
+            "rounds": opening["opening_rounds"], "of_rounds": tried[0]}
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path
