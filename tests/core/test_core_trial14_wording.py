@@ -88,3 +88,22 @@ def test_a_bad_link_lists_every_form_the_reader_takes(tmp_path):
 def _write(tmp_path, name: str, doc: dict) -> str:
     (tmp_path / name).write_text(json.dumps(doc))
     return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("family", ["bcube", "dcell", "jellyfish", "fattree", "leafspine"])
+def test_an_unknown_spec_parameter_lists_every_one_the_parser_takes(family):
+    """`bcube:n=3,k=1,bandwidth=25` said "expected n, k", leaving out bw, lat and link_seed, which the parser takes
+    (trial 14): the message lists the family's parameters and the link options, and each one it lists is taken."""
+    from core.topology import FAMILIES, LINK_KEYS, parse_spec
+    fam = FAMILIES[family]
+    values = ",".join(f"{k}=1" for k in fam.order)
+    with pytest.raises(TopologyError) as info:
+        parse_spec(f"{family}:{values},bandwidth=25")
+    msg = str(info.value)
+    assert "(bandwidth is set by bw=)" in msg
+    listed = msg.partition(f"; {family} takes ")[2].replace("and the link options ", "").split(", ")
+    names = [item.split(" (")[0] for item in listed]
+    assert names == list(fam.order) + list(LINK_KEYS)
+    for name in names:  # each listed parameter is one the parser takes (not "unknown parameter")
+        spec = f"{family}:{values}" if name in fam.order else f"{family}:{values},{name}=1"
+        parse_spec(spec)
