@@ -107,3 +107,75 @@ def test_an_unknown_spec_parameter_lists_every_one_the_parser_takes(family):
     for name in names:  # each listed parameter is one the parser takes (not "unknown parameter")
         spec = f"{family}:{values}" if name in fam.order else f"{family}:{values},{name}=1"
         parse_spec(spec)
+
+
+MINE = {"nodes": _nodes([f"gpu{i}" for i in range(6)], ["tor0", "tor1", "spine"]),
+        "links": [["gpu0", "tor0"], ["gpu1", "tor0"], ["gpu2", "tor0"], ["gpu3", "tor1"], ["gpu4", "tor1"],
+                  ["gpu5", "tor1"], {"u": "tor0", "v": "spine", "capacity": 2, "bandwidth": "400Gbps"},
+                  {"u": "tor1", "v": "spine", "capacity": 2, "bandwidth": "400Gbps"},
+                  ["gpu2", "gpu3", 1, "25Gbps", "500ns"]]}
+"""The trial's own topology: the 25 Gbit/s shortcut is critical-path's busiest link, so its schedule meets its DAG's
+best bound (32 ms) while the bandwidth bound of any AllReduce is 12.3 ms."""
+
+
+def test_the_seconds_line_says_what_each_gap_is_measured_against(capsys, tmp_path):
+    """'async 32 ms ... gap to best bound 0.0%' beside a bandwidth bound of 12.3 ms read as "as fast as can be"
+    (trial 14): the line names its DAG's best bound and gives the gap to the bandwidth bound too, as compare's two
+    columns do."""
+    path = _write(tmp_path, "mine.json", MINE)
+    assert cli.main(["schedule", f"file:{path}", "--method", "critical-path"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.strip().startswith("async")]
+    assert line.endswith("0.0% above its DAG's best bound, 160.1% above the bandwidth bound"), line
+    assert "gap to best bound" not in out
+    assert "bounds: bandwidth 12.3 ms, busiest link 32 ms" in out
+
+
+def test_rates_at_a_tiny_size_take_a_readable_unit(capsys):
+    """`--size 1B` read "algbw 0.00 GB/s busbw 0.00 GB/s" (trial 14): one unit for the rates shown together, by
+    `core.units.rate_unit`, in schedule's lines and compare's seconds table alike."""
+    from core.units import rate_unit
+    assert rate_unit([3.1e9, 5.2e9]) == ("GB/s", 1e9)
+    assert rate_unit([2.3e7, 4.1e7]) == ("MB/s", 1e6)
+    assert rate_unit([1.7e5, 2.5e5]) == ("KB/s", 1e3)
+    assert rate_unit([12.0]) == ("B/s", 1.0)
+    assert rate_unit([5e8, 2e9]) == ("GB/s", 1e9) and rate_unit([]) == ("GB/s", 1e9)
+    assert cli.main(["schedule", "example:fig3", "--method", "critical-path", "--size", "1B"]) == 0
+    out = capsys.readouterr().out
+    assert "algbw 166.66 KB/s  busbw 250.00 KB/s" in out and " 0.00 " not in out
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "critical-path", "--size", "1B"]) == 0
+    out = capsys.readouterr().out
+    head = next(x for x in out.splitlines() if x.startswith("config") and "algbw" in x)
+    assert "algbw KB/s" in head and "busbw KB/s" in head
+    assert "0.00 " not in out.split(head)[1].splitlines()[1] + " "
+
+
+def test_the_rounds_bound_line_names_whose_bound_it_is(capsys):
+    """`--method optimal` printed "lower bound 6 (link load 4, critical path 4, ports 3, link schedule 5)": the 6 is
+    CP-SAT's proven bound, named only at the bottom; time-aware's read "lower bound 5 of the DAG it chose, 'shortest',
+    (link load ..." (trial 14)."""
+    assert cli.main(["schedule", "example:fig3", "--method", "optimal"]) == 0
+    out = capsys.readouterr().out
+    assert ("workloads 24; lower bound 6, proven by CP-SAT, above the closed-form bounds (link load 4, critical path "
+            "4, ports 3, link schedule 5); gap 0.0%") in out
+    assert cli.main(["schedule", "example:fig3", "--method", "critical-path"]) == 0
+    assert "lower bound 5 (link load 4, critical path 4, ports 3, link schedule 5); gap 20.0%" in capsys.readouterr().out
+    assert cli.main(["schedule", "example:fig3", "--method", "time-aware"]) == 0
+    assert "lower bound 5 of the DAG it chose, 'shortest' (link load 4," in capsys.readouterr().out
+
+
+def test_replay_file_and_compare_seed_help_say_what_they_are(capsys):
+    """`replay`'s file had no help text and `compare --seed` promised "the same schedule file", which compare never
+    writes (trial 14)."""
+    with pytest.raises(SystemExit):
+        cli.main(["replay", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "file an allreduce-schedule/1 file (.json or .npz), as schedule --out writes it" in out
+    with pytest.raises(SystemExit):
+        cli.main(["compare", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    seed = out[out.index("--seed SEED seed of"):][:250]
+    assert "the same seed gives the same rounds and times" in seed and "schedule file" not in seed
+    with pytest.raises(SystemExit):
+        cli.main(["schedule", "--help"])
+    assert "the same seed writes the same schedule file" in " ".join(capsys.readouterr().out.split())
