@@ -21,7 +21,7 @@ from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
 from .workloads import WorkloadDAG, build_dag
-from .units import time_unit
+from .units import rate_unit, time_unit
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -301,16 +301,19 @@ def _mean_report(reports: list[dict]) -> dict:
 
 def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the seconds table: one line per configuration and method, the times in one unit for the
-    whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms)."""
+    whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms) and the rates in one unit
+    (`core.units.rate_unit`: MB/s at 1 KB, not 0.10 GB/s)."""
     found = list(_with(rows, methods, "time"))
     unit, per_second = time_unit(res.time[mode]["time_s"] for _, _, res in found for mode in MODES)
-    header = ["config", "method", "rounds"] + [f"{m} {unit}" for m in MODES] + ["algbw GB/s", "busbw GB/s"] + GAP_COLUMNS
+    rate, per = rate_unit(res.time["async"][k] for _, _, res in found for k in ("algbw_Bps", "busbw_Bps"))
+    header = ["config", "method", "rounds"] + [f"{m} {unit}" for m in MODES] + [f"algbw {rate}", f"busbw {rate}"] \
+        + GAP_COLUMNS
     body = []
     for r, m, res in found:
         a = res.time["async"]
         body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
                     + [f"{res.time[mode]['time_s'] * per_second:.3f}" for mode in MODES]
-                    + [f"{a['algbw_Bps'] / 1e9:.2f}", f"{a['busbw_Bps'] / 1e9:.2f}"] + _gaps(a))
+                    + [f"{a['algbw_Bps'] / per:.2f}", f"{a['busbw_Bps'] / per:.2f}"] + _gaps(a))
     return header, body
 
 

@@ -122,3 +122,17 @@ def format_seconds(seconds: float) -> str:
     ``4.56 µs``, ``1.2 s``."""
     unit, per_second = time_unit([seconds])
     return f"{seconds * per_second:.3g} {unit}"
+
+
+RATE_UNITS = (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3), ("B/s", 1.0))
+"""The units rates (algbw, busbw: bytes per second, decimal as nccl-tests') are shown in, and each one's bytes per
+second."""
+
+
+def rate_unit(bytes_per_second: Iterable[float]) -> tuple[str, float]:
+    """The one unit (name, bytes per second) for rates shown together, as `time_unit` does for durations: GB/s, or
+    the largest unit the largest rate reaches 1 in (MB/s at 1 KB messages, KB/s at 1 B: not ``0.00 GB/s``), B/s
+    below that; GB/s for none. NaN does not count."""
+    rates = [abs(float(x)) for x in bytes_per_second if not math.isnan(x)]
+    top = max(rates, default=math.inf)
+    return next(((name, f) for name, f in RATE_UNITS if top >= f), RATE_UNITS[-1])

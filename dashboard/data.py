@@ -367,11 +367,11 @@ def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), sourc
 # ---- compare ------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=512)
 def compare_cell(source: Source, method: str, seeds: int, config: ScheduleConfig) -> Row | str:
-    """One method on one topology, compared (randomized methods over `seeds` seeds), or the
-    one-line reason it failed (cached too, so a failing method is tried once)."""
+    """One method on one topology, compared (randomized methods over `seeds` seeds) and timed at message size
+    `config.size`, or the one-line reason it failed (cached too, so a failing method is tried once)."""
     try:
         return compare_topology(topology(source), [method], seeds=seeds, config=replace(config, seed=0),
-                                name=source.name, paper=paper_figures(source))
+                                name=source.name, paper=paper_figures(source), size=config.size)
     except Exception as err:  # noqa: BLE001 - the reason is shown on the page
         return str(err) or type(err).__name__
 

@@ -82,9 +82,20 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     elif here:
         answer = training_answer(info)  # the CLI's words: says when merge, chunks or routing differ from training's
         note = f"checkpoint {name}, trained on this topology" + ("" if answer in (None, "yes") else f": {answer}")
-    else:
+    elif across_topologies(info):  # the universal checkpoint is meant for topologies it never saw: information
+        note = (f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, not on this one "
+                f"(as meant: a checkpoint trained across topologies is the default on any other)")
+    else:  # a checkpoint of one topology borrowed for another: a real mismatch, in capitals (Compare warns on NOT)
         note = f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
     return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
+
+
+def across_topologies(info: dict) -> bool:
+    """Whether a learned result's checkpoint was trained across several topologies (the universal one, or one of
+    one's own trained so), and so meant for topologies it never saw (`core.rl.checkpoint.find_checkpoint`'s default
+    on any topology without its own), unlike a checkpoint of one topology borrowed for another."""
+    specs = info.get("trained_on")
+    return isinstance(specs, (list, tuple)) and len(set(map(str, specs))) > 1
 
 
 def trained_on_text(specs) -> str:

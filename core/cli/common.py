@@ -17,6 +17,7 @@ from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, sho
 from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
+from ..units import rate_unit
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
 from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
 
@@ -83,11 +84,13 @@ def and_list(items: list[str], word: str = "and") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def add_schedule_options(p: argparse.ArgumentParser) -> None:
-    """Options every scheduling command takes (seed, chunks, merge, routing, solver limits, --force)."""
+def add_schedule_options(p: argparse.ArgumentParser, writes: bool = True) -> None:
+    """Options every scheduling command takes (seed, chunks, merge, routing, solver limits, --force); `writes`: the
+    command can write a schedule file (`schedule --out`; `compare` writes none)."""
+    same = "writes the same schedule file" if writes else "gives the same rounds and times"
     p.add_argument("--seed", type=at.seed, default=0, action=Given,
                    help=f"seed of random orders, sampled rollouts and CP-SAT, 0..{at.SEED_MAX} (default 0); "
-                        "the same seed writes the same schedule file, optimal included")
+                        f"the same seed {same}, optimal included")
     p.add_argument("--chunks", type=at.int_in(1, 1_000_000), default=1, help="pieces per shard, k (default 1)")
     p.add_argument("--no-merge", action=Given, nargs=0, const=True, default=False, help="do not merge reduce workloads at servers")
     p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest", action=Given,
@@ -296,15 +299,17 @@ def time_lines(rep: dict) -> list[str]:
     lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
              f"(links {span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {span(rep['links']['latency_us'], ' µs')}):"]
     b = rep["bounds"]
-    for mode in MODES:
-        if mode in rep:
-            m = rep[mode]
-            lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / 1e9:6.2f} GB/s  "
-                         f"busbw {m['busbw_Bps'] / 1e9:6.2f} GB/s  gap to best bound {100 * m['gap']['best']:.1f}%")
+    modes = [mode for mode in MODES if mode in rep]
+    unit, per = rate_unit(rep[mode][k] for mode in modes for k in ("algbw_Bps", "busbw_Bps"))  # one unit for both
+    for mode in modes:
+        m = rep[mode]
+        lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / per:6.2f} {unit}  "
+                     f"busbw {m['busbw_Bps'] / per:6.2f} {unit}  {100 * m['gap']['best']:.1f}% above its DAG's best "
+                     f"bound, {100 * m['gap']['bandwidth']:.1f}% above the bandwidth bound")
     lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
     if latency_dominated(rep):
-        lines.append(f"    {latency_note([rep])}")
+        lines.append(f"    {latency_note([rep], bandwidth_gap=True)}")  # the lines above give the gap to it
     return lines
 
 

@@ -36,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable; the CSV adds a 'left out of best gap' and a "
                         "'latency note' column only when some row has one)")
     add_size_option(p)
-    add_schedule_options(p)
+    add_schedule_options(p, writes=False)
     add_network_options(p)
     p.set_defaults(func=cmd_compare)
 

@@ -3,7 +3,8 @@
 GraphML: every node needs a ``kind`` attribute (``server`` or ``switch``; ``type`` is accepted
 too); optional edge attributes ``capacity``, ``bandwidth`` (Gbit/s), ``latency`` (µs) and
 ``failed`` (true/false). JSON: ``{"nodes": [{"id": ..., "kind": ...}], "links": [...]}`` where a
-link is ``[u, v]``, ``[u, v, capacity]``, ``[u, v, capacity, bandwidth, latency]`` or an object
+link is ``[u, v]``, ``[u, v, capacity]``, ``[u, v, capacity, bandwidth]``, ``[u, v, capacity, bandwidth, latency]``
+or an object
 ``{"u": .., "v": .., "capacity": .., "bandwidth": .., "latency": .., "failed": ..}`` (``edges``
 for ``links`` is accepted; an optional ``"failed": [link index, ...]`` marks failed links), or
 ``{"servers": [...], "edges": [[u, v], ...]}``, or a schedule file's ``topology`` object.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Collection
 
 import numpy as np
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:  # networkx is imported where a GraphML file is read: ~0.1 s t
 LINK_FIELDS = ("u", "v", "capacity", "bandwidth", "latency")
 """The positions of a link written as a list (to_dict writes all five)."""
 
+LINK_FORMS = ", ".join(f"[{', '.join(LINK_FIELDS[:k])}]" for k in range(2, len(LINK_FIELDS) + 1))
+"""The list forms a link may take, as messages name them: ``[u, v]`` up to all of `LINK_FIELDS`."""
+
 MAX_CAPACITY = 2 ** 31 - 1
 """Largest link capacity read from a file (workloads per round; numpy int64 arithmetic stays exact)."""
 
@@ -39,14 +43,20 @@ def _kind_problem(kind: str) -> str:
     return f"kind must be 'server' or 'switch', got {_show(kind)}"
 
 
-def from_networkx(g: nx.Graph, spec: str = "networkx") -> Topology:
-    """Build a Topology from a networkx graph whose nodes carry ``kind`` (server/switch)."""
+def from_networkx(g: nx.Graph, spec: str = "networkx", declared: Collection | None = None) -> Topology:
+    """Build a Topology from a networkx graph whose nodes carry ``kind`` (server/switch). `declared`: the node ids
+    the file declares (a GraphML reader adds a node an edge names without declaring it, with no kind), so that such
+    a node is reported as unknown rather than as a node without a kind."""
     nodes = list(g.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     kinds = []
     for v in nodes:
         data = g.nodes[v]
         kind = str(data.get("kind", data.get("type", ""))).lower()
+        if kind not in (SERVER, SWITCH) and declared is not None and v not in declared:
+            u = next(iter(g.neighbors(v)), v)
+            raise TopologyError(f"edge {_show((u, v))} names node {_show(v)}, which is not declared: add "
+                                f"<node id=\"{_cut(str(v), 40)}\"> with kind 'server' or 'switch', or fix the edge")
         if kind not in (SERVER, SWITCH):
             raise TopologyError(f"node {_show(v)}: {_kind_problem(kind)}")
         kinds.append(kind == SERVER)
@@ -103,7 +113,8 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
         raise TopologyError("a JSON topology must be an object with 'nodes' and 'links'")
     links = data.get("links", data.get("edges"))
     if not isinstance(links, list):
-        raise TopologyError("a JSON topology needs a list 'links' (or 'edges') of [u, v] or [u, v, capacity]")
+        raise TopologyError(f"a JSON topology needs a list 'links' (or 'edges') of links, each {LINK_FORMS} or an "
+                            f"object with u and v")
     for k, link in enumerate(links):
         if isinstance(link, dict):
             if "u" not in link or "v" not in link:
@@ -113,8 +124,8 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
                 raise TopologyError(f"link {k}: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
                                     f"known: u, v, capacity, bandwidth, latency, failed")
         elif not isinstance(link, (list, tuple)) or not 2 <= len(link) <= 5:
-            raise TopologyError(f"each link must be [u, v], [u, v, capacity], [u, v, capacity, bandwidth, latency] "
-                                f"or an object with u and v, got {_show(link, 80)}")
+            raise TopologyError(f"link {k}: each link must be {LINK_FORMS} or an object with u and v, "
+                                f"got {_show(link, 80)}")
     links = [link if isinstance(link, dict) else dict(zip(LINK_FIELDS, link)) for link in links]
     ids: list[Any] = []
     kinds: list[bool] = []
@@ -151,7 +162,9 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
         raise TopologyError("a JSON topology needs 'nodes' (with kinds) or a 'servers' list")
     index = {x: i for i, x in enumerate(ids)}
     if len(index) != len(ids):
-        raise TopologyError("node ids must be unique")
+        seen: dict[Any, int] = {}
+        k = next(k for k, x in enumerate(ids) if seen.setdefault(x, k) != k)  # the first id seen before
+        raise TopologyError(f"node ids must be unique: {_show(ids[k])} is the id of nodes {seen[ids[k]]} and {k}")
     edges, props = [], []
     for link in links:
         u, v = link["u"], link["v"]
@@ -220,7 +233,8 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = Fals
             g = nx.read_graphml(io.BytesIO(raw))
             if g.is_directed():
                 g = g.to_undirected()
-            return from_networkx(g, spec)
+            no_kind = any("kind" not in d and "type" not in d for _, d in g.nodes(data=True))
+            return from_networkx(g, spec, _graphml_node_ids(raw) if no_kind else None)
         if suffix == ".json":
             return from_dict(json.loads(raw.decode("utf-8")), spec)
     except TopologyError as err:  # every rule a file breaks is reported with the file's name first
@@ -231,6 +245,14 @@ def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = Fals
     except Exception as err:  # noqa: BLE001 - any parser failure becomes one clear message
         raise TopologyError(f"{name}: not a readable {suffix[1:]} graph ({type(err).__name__}: {err})") from None
     raise TopologyError(f"{name}: unknown file type {suffix or '(none)'}; use .graphml or .json")
+
+
+def _graphml_node_ids(raw: bytes) -> set[str]:
+    """The ids of the ``<node>`` elements a GraphML file declares (at any depth), read only when some node has no
+    kind, to tell a node declared without one from one that only an edge names."""
+    from xml.etree import ElementTree
+
+    return {el.get("id") for el in ElementTree.fromstring(raw).iter() if el.tag.rpartition("}")[2] == "node"}
 
 
 def _capacity(value: Any, edge: tuple, typed: bool = False) -> int:

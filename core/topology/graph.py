@@ -346,7 +346,7 @@ def _check(t: Topology) -> None:
         raise TopologyError(f"self-loops are not allowed (node {t.labels[u]!r})")
     key = np.sort(t.edges, axis=1)
     if len(np.unique(key, axis=0)) != len(key):
-        raise TopologyError("parallel edges are not allowed: give one edge with a larger capacity instead")
+        raise TopologyError(_parallel(t, key))
     if len(t.capacity) != len(t.edges):
         raise TopologyError("capacity: need one value per edge")
     if len(t.capacity) and t.capacity.min() < 1:
@@ -367,9 +367,49 @@ def _check(t: Topology) -> None:
     s = int(t.is_server.sum())
     if s < 2:
         raise TopologyError(f"a topology needs at least 2 servers for AllReduce, got {s}")
-    comps = int(t.components().max()) + 1 if n else 0
-    if comps > 1:
-        raise TopologyError(f"the graph must be connected, got {comps} components")
+    comp = t.components() if n else np.zeros(0, np.int64)
+    if n and int(comp.max()) > 0:
+        raise TopologyError(_disconnected(t, comp))
+
+
+SHOWN_NODES = 6
+"""How many nodes a message names before "and N more"."""
+
+
+def _names(labels: list[str], limit: int = SHOWN_NODES) -> str:
+    """The first `limit` labels, then "and N more"."""
+    more = f" and {len(labels) - limit} more" if len(labels) > limit else ""
+    return ", ".join(labels[:limit]) + more
+
+
+def _parallel(t: Topology, key: np.ndarray) -> str:
+    """The message for parallel edges, naming the first pair of nodes joined twice (in link order) and how often."""
+    order = np.lexsort((key[:, 1], key[:, 0]))  # stable: equal pairs keep link order
+    k = key[order]
+    same = np.flatnonzero((k[1:] == k[:-1]).all(axis=1))
+    first = min(int(order[i + 1]) for i in same)  # the earliest link that repeats an earlier one
+    u, v = (int(x) for x in t.edges[first])
+    times = int(((key[:, 0] == key[first, 0]) & (key[:, 1] == key[first, 1])).sum())
+    return (f"parallel edges are not allowed: {times} links join {t.labels[u]!r} and {t.labels[v]!r}; give one edge "
+            f"with a larger capacity instead")
+
+
+def _disconnected(t: Topology, comp: np.ndarray) -> str:
+    """The message for a network in several pieces: the nodes outside the largest piece (the one with the most
+    servers, then the most nodes), servers first, since those are the ones AllReduce cannot reach."""
+    count = int(comp.max()) + 1
+    if not t.n_edges:
+        return f"the graph must be connected, got {count} components: there are no links"
+    servers = np.bincount(comp[t.is_server], minlength=count)
+    nodes = np.bincount(comp, minlength=count)
+    main = int(np.lexsort((-np.arange(count), nodes, servers))[-1])
+    out = np.flatnonzero(comp != main)
+    out = np.concatenate([out[t.is_server[out]], out[~t.is_server[out]]])
+    n_srv = int(t.is_server[out].sum())
+    what = f"{len(out)} node{'s' if len(out) > 1 else ''}" + (f" ({n_srv} server{'s' if n_srv > 1 else ''})"
+                                                                 if n_srv else " (no server)")
+    return (f"the graph must be connected, got {count} components: {what} not linked to the largest "
+            f"({int(nodes[main])} nodes): {_names([t.labels[x] for x in out.tolist()])}")
 
 
 @kernel(interpret_below=SMALL)

@@ -23,8 +23,11 @@ import numpy as np
 from ..units import UnitError, parse_bandwidth, parse_latency
 from .graph import Topology, TopologyError, clip
 
-LINK_KEYS = ("bw", "lat", "link_seed")
-"""Spec options that set link properties rather than build the graph."""
+LINK_OPTIONS = {"bw": "bandwidth", "lat": "latency", "link_seed": "seed of mixed values"}
+"""Spec options that set link properties rather than build the graph, and what each sets (for messages)."""
+
+LINK_KEYS = tuple(LINK_OPTIONS)
+"""The keys of `LINK_OPTIONS`."""
 
 LEVELS = {
     "bcube": "level l = links to the level-l switches (k+1 levels)",

@@ -21,7 +21,7 @@ from .fattree import fattree
 from .graph import Topology, TopologyError, clip
 from .jellyfish import jellyfish
 from .leafspine import leafspine
-from .links import split_link_options
+from .links import LINK_OPTIONS, split_link_options
 from .sizes import bcube_size, dcell_size, fattree_size, jellyfish_size, leafspine_size
 
 MAX_DIGITS = 18
@@ -43,6 +43,13 @@ class Family:
     def order(self) -> tuple[str, ...]:
         """The parameters in the order a positional spec gives them: the required ones, then the optional."""
         return self.required + tuple(self.optional)
+
+    def takes(self) -> str:
+        """Every parameter a spec of this family accepts, as a message lists them: its own (the optional ones with
+        their defaults), then the link options every spec takes (`core.topology.links`)."""
+        own = list(self.required) + [f"{k} (default {v})" for k, v in self.optional.items()]
+        links = ", ".join(f"{k} ({what})" for k, what in LINK_OPTIONS.items())
+        return f"{self.name} takes {', '.join(own)}, and the link options {links}"
 
 
 FAMILIES: dict[str, Family] = {
@@ -86,8 +93,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
     given: dict[str, int] = {}
     for key, value in _pairs(shown, fam, rest):
         if key not in fam.required and key not in fam.optional:
-            raise TopologyError(f"{shown}: unknown parameter {clip(key)!r} for {family}; "
-                                f"expected {', '.join(fam.order)}")
+            named = next((k for k, what in LINK_OPTIONS.items() if key.lower() == what), None)
+            hint = f" ({key.lower()} is set by {named}=)" if named else ""
+            raise TopologyError(f"{shown}: unknown parameter {clip(key)!r} for {family}{hint}; {fam.takes()}")
         if key in given:
             raise TopologyError(f"{shown}: parameter {key} is given twice; give each parameter once")
         if not _INT.fullmatch(value):

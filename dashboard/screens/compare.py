@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import Row, csv_table, csv_text, optional_column, other_dag_note, other_dag_words
+from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, optional_column, other_dag_note, other_dag_words,
+                          time_table)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
-from core.timing import DEFAULT_SIZE_BYTES
+from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, parse_size
 from core.topology import preset
 
 from .. import charts, controls, data, figures, labels
@@ -43,16 +46,18 @@ def render() -> None:
     if not rows:
         return
     notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
+    seconds_table(rows, methods, config.size)
     stem = "table2" if scope == SCOPES[0] else file_stem(source)
     st.subheader("Rounds per configuration")
     chart(rows, methods, stem)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
-    download(export_csv(rows, methods, notes), stem)
+    download(export_csv(rows, methods, notes, config.size), stem)
 
 
 def options() -> tuple[str, list[str], int, ScheduleConfig]:
-    """Sidebar: where to compare, methods, seeds for the randomized ones, and the optimal solver's time limit."""
+    """Sidebar: where to compare, methods, seeds for the randomized ones, the message size of the seconds table and
+    the CSV, and the optimal solver's time limit."""
     st.sidebar.subheader("Comparison")
     scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
     default = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names()
@@ -60,11 +65,20 @@ def options() -> tuple[str, list[str], int, ScheduleConfig]:
     methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
                            max_value=10, step=1))
+    text = persistent(st.sidebar.text_input, "compare.size", DEFAULT_SIZE, "Message size (seconds table and CSV)",
+                      help=f"the AllReduce's size M the seconds table and the CSV's times are for (the CLI's "
+                           f"compare --size): 100MB, 1.5GiB, 4096 (bytes); default {DEFAULT_SIZE}. The rounds do not "
+                           f"depend on it")
+    try:
+        size = parse_size(text, "message size")
+    except ValueError as err:
+        st.sidebar.error(f"{err}. Using {DEFAULT_SIZE}.")
+        size = DEFAULT_SIZE_BYTES
     limit = 10
     if any(get_method(m).slow for m in methods):
         limit = int(persistent(st.sidebar.slider, "compare.time", 10, "Time limit of slow methods per "
                                "configuration (s)", 2, 60))
-    return scope, methods, seeds, ScheduleConfig(time_limit=float(limit))
+    return scope, methods, seeds, ScheduleConfig(time_limit=float(limit), size=size)
 
 
 def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleConfig) -> list[Row]:
@@ -104,7 +118,7 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers) and
     its sizes and notes; returns the notes ("configuration, method: note"), for the CSV."""
     import pandas as pd  # loaded with this screen, not with the app
-    records, notes, others = [], [], {}
+    records, notes, others, unseen = [], [], {}, {}
     for r in rows:
         rec: dict = {"configuration": r.name}
         for m in methods:
@@ -112,6 +126,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
             for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
+            if res is not None and labels.trained_here(res.info, r.spec) is False and labels.across_topologies(res.info):
+                unseen.setdefault((method_title(m), Path(str(res.info["checkpoint"])).stem), []).append(r.name)
             if res is not None and res.other_dag:  # time-aware picks its routes or a ring: the bound is not for them
                 notes.append(f"{r.name}, {method_title(m)}: {other_dag_note(res)}")
                 others.setdefault(method_title(m), []).append(f"{r.name} ({other_dag_words(res.other_dag)})")
@@ -141,6 +157,9 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     for title, where in others.items():  # shown, not only in the closed notes: its rounds can be below the bound
         st.caption(f"{title} scheduled another DAG than the lower bound's on {', '.join(where)}: the bound is not "
                    "one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes).")
+    for (title, name), where in unseen.items():  # information, as the CLI's "trained on this topology: no"
+        st.caption(f"{title} ran checkpoint {name}, trained across topologies, on {', '.join(where)}, which it was not "
+                   "trained on: the default on a topology without its own checkpoint.")
     if papers:  # its own table, rows in the same order: beside ours, 3 more columns made 8 methods scroll at 1280 px
         st.markdown("**The paper's Table 2** (rounds, same configurations)")
         st.dataframe(frame[["configuration", *papers]], hide_index=True, width="stretch",
@@ -155,12 +174,32 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     return notes
 
 
-def export_csv(rows: list[Row], methods: list[str], notes: list[str]) -> str:
+def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
+    """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
+    same rows, units and numbers) at the sidebar's message size, the one the CSV's times are for; numbers stay
+    numbers so that they sort and align."""
+    import pandas as pd
+    header, body = time_table(rows, methods)
+    if not body:
+        return
+    st.subheader(f"Seconds for M = {labels.size(size)}")
+    gaps = {g: f"{g} %" for g in GAP_COLUMNS}
+    frame = pd.DataFrame([[c if i < 2 else float(c.rstrip("%")) for i, c in enumerate(cells)] for cells in body],
+                         columns=[gaps.get(h, h) for h in header])
+    st.dataframe(frame, hide_index=True, width="stretch")
+    seeded = [method_title(m) for m in methods if get_method(m).randomized]
+    st.caption(f"Replayed at M = {labels.size(size)} (sidebar: Message size; the CSV's times are for the same M). "
+               "algbw = M / async time, busbw = algbw·2(n−1)/n (nccl-tests); gaps of the async time to the bandwidth "
+               "bound (any AllReduce) and to the best bound of the method's own DAG."
+               + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
+
+
+def export_csv(rows: list[Row], methods: list[str], notes: list[str], size: float = DEFAULT_SIZE_BYTES) -> str:
     """The CSV download: compare's CSV with the CLI's headers and formats (`core.compare.csv_table`: rounds,
-    bounds, the paper's numbers, learned-method columns, seconds, algbw, busbw and gaps), then the page's own
-    columns: the paper's workload count and, only when some row has one (`optional_column`, the CLI's rule for
-    its optional columns), each row's notes."""
-    header, body = csv_table(rows, methods, DEFAULT_SIZE_BYTES)  # data.compare_cell times at compare's default M
+    bounds, the paper's numbers, learned-method columns, seconds at message size `size` (its column ``M bytes``),
+    algbw, busbw and gaps), then the page's own columns: the paper's workload count and, only when some row has one
+    (`optional_column`, the CLI's rule for its optional columns), each row's notes."""
+    header, body = csv_table(rows, methods, size)  # the rows were timed at `size` (data.compare_cell)
     papers = [_count(r.paper.paper_workloads if r.paper else None) for r in rows]
     note_head, note_cells = optional_column(NOTES_CSV, [" | ".join(n.split(": ", 1)[1] for n in notes
                                                                    if n.startswith(r.name + ",")) for r in rows])

@@ -281,7 +281,8 @@ def test_parse_spec_takes_values_by_position_in_the_familys_order(positional, ke
     ("bcube:n=8,2", "bcube:n=8,2: value '2' by position comes after 'n=8'; give values by position first, in the "
                     "order bcube:n,k, then key=value"),
     ("bcube:8,n=8", "bcube:8,n=8: parameter n is given twice; give each parameter once"),
-    ("bcube:3,1,foo=2", "bcube:3,1,foo=2: unknown parameter 'foo' for bcube; expected n, k"),
+    ("bcube:3,1,foo=2", "bcube:3,1,foo=2: unknown parameter 'foo' for bcube; bcube takes n, k, and the link options "
+                        "bw (bandwidth), lat (latency), link_seed (seed of mixed values)"),
     ("fattree:4,2", "fattree:4,2: fattree takes at most 1 value by position, in the order fattree:k; got 2"),
     ("jellyfish:10,5,x,seed=3,bw=100/25", "jellyfish:10,5,x,seed=3,bw=100/25: parameter switch_ports must be an "
                                           "integer (ASCII digits, optional sign, at most 18 digits), got 'x'"),

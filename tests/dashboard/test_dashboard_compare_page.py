@@ -228,3 +228,47 @@ def test_the_csv_has_a_notes_column_only_when_some_row_has_a_note(missing_rl, mo
         headers[len(methods)], *body = list(csv.reader(io.StringIO(got.pop(name).decode())))
     assert "notes" not in headers[1] and headers[1][-1] == "paper workloads"
     assert headers[2][-2:] == ["paper workloads", "notes"] and body[0][-1].startswith("proven optimal"), body
+
+
+MINE = b"""{"nodes": [{"id": "gpu0", "kind": "server"}, {"id": "gpu1", "kind": "server"}, {"id": "gpu2", "kind": "server"},
+ {"id": "gpu3", "kind": "server"}, {"id": "gpu4", "kind": "server"}, {"id": "gpu5", "kind": "server"},
+ {"id": "tor0", "kind": "switch"}, {"id": "tor1", "kind": "switch"}, {"id": "spine", "kind": "switch"}],
+ "links": [["gpu0", "tor0"], ["gpu1", "tor0"], ["gpu2", "tor0"], ["gpu3", "tor1"], ["gpu4", "tor1"], ["gpu5", "tor1"],
+  {"u": "tor0", "v": "spine", "capacity": 2, "bandwidth": "400Gbps"},
+  {"u": "tor1", "v": "spine", "capacity": 2, "bandwidth": "400Gbps"}, ["gpu2", "gpu3", 1, "25Gbps", "500ns"]]}"""
+"""The new user's own topology in trial 14."""
+
+
+def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_checkpoint_warning(monkeypatch):
+    """Trial 14: every upload warned "Some results are not what their name promises — ... checkpoint universal ...
+    NOT on this one", though universal is the default on any topology (the CLI says calmly "trained on this
+    topology: no"); and the page showed rounds only, while its CSV carried seconds at a fixed 100 MB. Now the
+    universal checkpoint on an unseen topology is a caption, the page has a size and a seconds table, and the CSV's
+    times are the table's, at that size."""
+    pytest.importorskip("torch")
+    import csv
+    import io
+
+    got = capture_downloads(monkeypatch)
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("mine.json", MINE, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
+    assert not at.exception
+    assert not [w.value for w in at.warning if "not what their name promises" in w.value]
+    assert ("Hierarchical RL ran checkpoint universal, trained across topologies, on mine.json, which it was not "
+            "trained on: the default on a topology without its own checkpoint.") in [c.value for c in at.caption]
+    at.text_input(key="w:compare.size").set_value("1MB").run()
+    assert not at.exception
+    seconds = at.dataframe[-1].value
+    assert list(seconds["method"]) == ["critical-path", "rl"]
+    unit = next(c for c in seconds.columns if c.startswith("async ")).removeprefix("async ")
+    assert unit == "µs" and "Seconds for M = 1 MB" in [h.value for h in at.subheader]
+    (page,) = csv.DictReader(io.StringIO(got["compare-mine.json.csv"].decode()))
+    assert page["M bytes"] == "1000000"
+    for m in ("critical-path", "rl"):  # the CSV's ms are the table's µs, at the same size
+        shown = seconds[seconds["method"] == m].iloc[0]
+        assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(shown["async µs"], abs=1e-3)
+        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown["gap BW bound %"], abs=0.05)
+    assert "NOT" not in page["notes"] and "not on this one (as meant" in page["notes"]

@@ -30,8 +30,11 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
     assert labels.checkpoint_note({"status": "OPTIMAL"}, "x") is None
     universal = {"checkpoint": "checkpoints/universal.safetensors", "trained_on_this_topology": False,
                  "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
+    # trained across topologies, it is the default on any other: said as information, not as a mismatch (trial 14)
     assert (labels.checkpoint_note(universal, "leafspine:leaves=4,spines=2,servers=4")
-            == "checkpoint universal, trained on 3 other topologies (bcube, dcell), NOT on this one")
+            == "checkpoint universal, trained on 3 other topologies (bcube, dcell), not on this one (as meant: a "
+               "checkpoint trained across topologies is the default on any other)")
+    assert "NOT" in labels.checkpoint_note(dict(here, trained_on=["bcube:n=3,k=1"]), "dcell:n=4,k=1")  # one topology
 
 
 def test_gap_note_names_the_dag_and_its_bound():
