@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..schedule_io import check_header, schedule_to_dict
+from ..schedule_npz import Columns, json_rows
 from ..validate import validate_document
 
 SLICE, BUFFER = 0, 1
@@ -163,6 +164,8 @@ def _rank_mapping(servers: list[int], ranks: Sequence[int] | Mapping[int, int] |
 
 
 def _plan(doc: dict[str, Any], ranks: Sequence[int] | Mapping[int, int] | None) -> SchedulePlan:
+    if isinstance(doc["workloads"], Columns):  # the columnar .npz form: walk it as the JSON form's workloads
+        doc = dict(doc, **json_rows(doc["workloads"]))
     nodes = doc["topology"]["nodes"]
     label = {int(n["id"]): str(n.get("label", n["id"])) for n in nodes}
     servers = sorted(int(n["id"]) for n in nodes if n.get("kind") == "server")
