@@ -72,10 +72,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
         if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
     print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
-    rows = rep.rows()
-    mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
+    rows, avg = rep.rows(), rep.average()
     cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
-    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [mean(k) for k in cols])]
+    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [avg[k] for k in cols])]
     # one format per column: ms with 2 decimals; GB/s to 3 significant digits, every row of a column with the same
     # decimals (0.1 beside 0.0399 read 0.1000 and 0.0399)
     cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s")
@@ -84,11 +83,11 @@ def cmd_run(a: argparse.Namespace) -> int:
     print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
                 [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)], left=1)
     print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
-          f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
+          f"{avg['schedule_s'] / avg['all_reduce_s']:.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")
     if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
-        print(f"  CPU seconds per AllReduce, all ranks: schedule {mean('schedule_cpu_s'):.3f}, "
-              f"all_reduce {mean('all_reduce_cpu_s'):.3f}")
+        print(f"  CPU seconds per AllReduce, all ranks: schedule {avg['schedule_cpu_s']:.3f}, "
+              f"all_reduce {avg['all_reduce_cpu_s']:.3f}")
     if rep.mode.startswith("local"):
         print("  loopback has no topology: these times measure the executor, not the network")
     return 0 if rep.correct else 1
