@@ -46,7 +46,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
     if a.backend == "nccl" and not bench.under_torchrun():
         raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
-    plan = build_plan(schedule_file(a.file), ranks)
+    plan = build_plan(schedule_file(a.file), ranks, name=a.file)
     cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
                             repeat=a.repeat, warmup=a.warmup)
     bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)

@@ -139,10 +139,12 @@ def as_document(schedule: Any) -> dict[str, Any]:
     raise TypeError(f"expected a Schedule or an allreduce-schedule/1 document, got {type(schedule).__name__}")
 
 
-def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = None) -> SchedulePlan:
-    """Validate a schedule (refusing it with ScheduleRefused if invalid) and plan every rank."""
+def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = None,
+               name: str = "schedule") -> SchedulePlan:
+    """Validate a schedule (refusing it with ScheduleRefused if invalid; `name` heads the reader's one-line
+    errors) and plan every rank."""
     doc = as_document(schedule)
-    report = validate_document(doc)
+    report = validate_document(doc, name)
     if not report.ok:
         counts = ", ".join(f"{k} {n}" for k, n in report.by_rule().items())
         raise ScheduleRefused(f"schedule refused, nothing was sent: {len(report.violations)} violation(s) "
