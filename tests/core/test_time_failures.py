@@ -79,6 +79,10 @@ def test_slowdowns_absolute_factor_and_random():
     (None, "0:x", "factor"),
     (None, "random:0.1", "FRACTIONxFACTOR"),
     (None, "random:0.1x2", "factor must lie in (0, 1)"),
+    (None, "0:x2", "slowdown factor in '0:x2' must lie in (0, 1)"),  # was taken, and shown as "slowed 100->200"
+    (None, "0:x1", "slowdown factor in '0:x1' must lie in (0, 1)"),
+    (None, "0:200", "would run link 0 (s00-sw0.0) at 200 Gbit/s, faster than its 100 Gbit/s"),
+    (None, "0:1Tbps", "faster than its 100 Gbit/s"),
 ])
 def test_bad_link_choices(fail, slow, needle):
     with pytest.raises(TopologyError, match=None) as err:
