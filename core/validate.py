@@ -425,7 +425,7 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int,
             e = int(np.flatnonzero(dead)[e])
             k, lk = int(rows_[e]), int(links.values[e])
             problems.append(_v("failed", f"workload {ext[k]}: path {_show([node_ids[x] for x in path.row(k).tolist()])} "
-                                         f"crosses failed link "
+                                         f"crosses failed link id "
                                          f"{lk // 2} ({topo.link_label(lk)})", int(ext[k]), None, lk))
 
     n_groups = cols.groups.n_rows

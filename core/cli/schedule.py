@@ -250,8 +250,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
             where.append(f"workload {v.workload}")
         if v.round is not None:
             where.append(f"round {v.round + 1}")
-        if v.link is not None:
-            where.append(f"link {v.link}")
+        if v.link is not None:  # a directed link: 2·id + 0 (u->v as listed) or + 1 (v->u); ids are what --fail-links takes
+            where.append(f"link id {v.link // 2}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
     if len(rep.violations) > a.max_report:
         print(f"  ... {a.max_report} of {len(rep.violations)} violations shown (--max-report N shows more)")

@@ -153,7 +153,7 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     assert code == 2
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 3  # the whole report on stdout (`validate f > report.txt` keeps it), nothing on stderr
-    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link 0)" in line for line in lines)
+    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link id 0)" in line for line in lines)
     assert any(line.startswith("  [prefix]") and "(workload 13, round 1)" in line for line in lines)
     assert lines[0] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""  # the verdict first
     assert cli.main(["validate", str(f), "--max-report", "1"]) == 2  # a cut report says so and how to see more
