@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
-from .common import print_table, same_decimals
+from .common import machine_output, print_table, same_decimals
 
 
 def register(sub) -> None:
@@ -47,8 +47,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.backend == "nccl" and not bench.under_torchrun():
         raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
     plan = build_plan(schedule_file(a.file), ranks, name=a.file)
-    cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
-                            repeat=a.repeat, warmup=a.warmup)
+    numel, rounded = bench.whole_elements(parse_size(a.size, "--size"), a.dtype)
+    if rounded and not machine_output(a):  # --format json gives the bytes that ran in "bytes"
+        print(f"note: --size {a.size}: {rounded}", file=sys.stderr)
+    cfg = bench.BenchConfig(numel=numel, dtype=a.dtype, repeat=a.repeat, warmup=a.warmup)
     bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
     progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
     try:

@@ -54,6 +54,17 @@ def element_size(dtype: str) -> int:
     return torch.empty(0, dtype=_torch_dtype(dtype)).element_size()
 
 
+def whole_elements(nbytes: int, dtype: str) -> tuple[int, str | None]:
+    """Elements of `dtype` a message of `nbytes` bytes runs as (rounded down, at least one), and a one-line note
+    saying what size runs when that is not exactly `nbytes` (None when it is)."""
+    size = element_size(dtype)
+    numel = max(1, nbytes // size)
+    if numel * size == nbytes:
+        return numel, None
+    return numel, (f"{nbytes} bytes is not a whole number of {dtype} elements ({size} bytes each): running "
+                   f"{numel} element{'s' if numel != 1 else ''} = {numel * size} bytes per rank")
+
+
 def float_tolerance(dtype: str, ranks: int) -> float:
     """Largest allowed |schedule - all_reduce| on float inputs in [-1, 1): 2(n-1)·n·eps; 0 for integers."""
     import torch

@@ -81,6 +81,27 @@ def test_the_avg_row_is_bytes_over_the_mean_time_not_the_mean_of_the_rates(ring_
     assert rep.as_dict()["average"] == avg
 
 
+@pytest.mark.parametrize("size,dtype,numel,note", [
+    ("3B", "float32", 1, "--size 3B: 3 bytes is not a whole number of float32 elements (4 bytes each): running "
+                         "1 element = 4 bytes per rank"),
+    ("999B", "int32", 249, "--size 999B: 999 bytes is not a whole number of int32 elements (4 bytes each): running "
+                           "249 elements = 996 bytes per rank"),
+    ("1KB", "int32", 250, None),
+])
+def test_run_says_what_size_ran_when_it_rounds_to_whole_elements(ring_file, capsys, monkeypatch, size, dtype, numel,
+                                                                  note):
+    seen = {}
+
+    def fake(plan, cfg, **kw):
+        seen["numel"] = cfg.numel
+        return _fake_report(plan, cfg)
+    monkeypatch.setattr(bench_mod, "run_local", fake)
+    rc, _, err = run_cli(capsys, ring_file, "--size", size, "--dtype", dtype, "--repeat", "2")
+    assert rc == 0 and seen["numel"] == numel
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert notes == ([f"note: {note}"] if note else []), err
+
+
 def test_bandwidth_definitions():
     # nccl-tests: algbw = bytes / time, busbw = algbw * 2(n-1)/n; GB/s = 1e9 bytes/s
     assert bandwidths(2 * 10 ** 9, 2.0, 9) == pytest.approx((1.0, 16 / 9))
