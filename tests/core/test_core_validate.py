@@ -440,12 +440,15 @@ def _rewire(d):
 
 
 @pytest.mark.parametrize("change,needle", [
-    (lambda d: d["topology"].update(spec="bcube:n=3,k=1"), "its spec 'bcube:n=3,k=1' builds 9 servers, 6 switches "
-     "and 18 links, but the file's nodes and links are 4 servers, 4 switches and 8 links"),
+    (lambda d: d["topology"].update(spec="bcube:n=3,k=1"), "its spec 'bcube:n=3,k=1' builds 9 servers and 6 switches, "
+     "but the file's nodes and links are 4 servers, 4 switches and 8 links"),
+    (lambda d: d["topology"].update(spec="leafspine:leaves=2,spines=2,servers=2"),  # the same counts, other links
+     "builds other links: the file's link s00-sw1.0 (capacity 1) is not in it; its link sw0.0-sw1.0 (capacity 1) "
+     "is not in the file (4 of 8 links differ)"),
     (lambda d: _relabel(d, 0, 4), "node 0 (sw0.0) as a switch, but the file has it as a server"),
     (lambda d: d["topology"]["links"][1].__setitem__(2, 2), "the file's link s01-sw0.0 (capacity 2) is not in it"),
     (_rewire, "builds other links: the file's link s00-sw0.1 (capacity 1) is not in it"),
-], ids=["spec", "kind", "capacity", "rewired"])
+], ids=["spec", "same-counts", "kind", "capacity", "rewired"])
 def test_a_spec_that_builds_other_nodes_or_links_is_refused(bcube_doc, change, needle):
     change(bcube_doc)
     with pytest.raises(ScheduleFileError) as info:
@@ -461,7 +464,8 @@ def test_validate_replay_and_run_refuse_a_wrong_spec_in_one_line(bcube_doc, tmp_
         code = cli.main(argv)
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and err.count("\n") == 1, (argv, out, err)
-        assert err.startswith(f"allreduce-lab: error: {f}: topology: its spec 'bcube:n=3,k=1' builds 9 servers"), err
+        assert err.startswith(f"allreduce-lab: error: {f}: topology: its spec 'bcube:n=3,k=1' builds 9 servers and 6 "
+                              "switches, but the file's nodes and links are 4 servers"), err
 
 
 def test_a_spec_still_matches_renamed_slowed_or_failed_files(bcube_doc):
