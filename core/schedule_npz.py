@@ -130,6 +130,22 @@ def _joined_prefix(cols: Columns) -> dict[str, np.ndarray]:
     return {"prefix_len": _small(joined.lengths), "prefix": csr.ids(joined.values)}
 
 
+def json_rows(cols: Columns) -> dict[str, list]:
+    """The JSON form's ``workloads``, ``rounds`` and ``prefix_groups`` of columns (node ids as in the file), for
+    readers that walk workloads one by one (`core.execute.plan`); small schedules only (one dict per workload)."""
+    phases = ["reduce" if p == 0 else "broadcast" for p in np.asarray(cols.phase).tolist()]
+    paths, prefixes, groups = cols.path.to_lists(), cols.prefix.to_lists(), cols.prefix_groups.to_lists()
+    items = []
+    for w, r, c, ph, pa, pr, g, own in zip(np.asarray(cols.ids).tolist(), np.asarray(cols.root).tolist(),
+                                           np.asarray(cols.chunk).tolist(), phases, paths, prefixes, groups,
+                                           np.asarray(cols.carries_own).astype(bool).tolist()):
+        item = {"id": w, "root": r, "chunk": c, "phase": ph, "path": pa, "prefix": pr, "carries_own": own}
+        if g:
+            item["prefix_groups"] = g
+        items.append(item)
+    return {"workloads": items, "rounds": cols.rounds.to_lists(), "prefix_groups": cols.groups.to_lists()}
+
+
 def is_npz(path: str | Path) -> bool:
     """True when the file starts like a zip archive (the columnar form)."""
     with open(path, "rb") as f:

@@ -1,12 +1,21 @@
 """Units of the time model: one parser each for message sizes, link bandwidths and latencies.
 
 Sizes are bytes (``100MB`` = 100·10^6 B; ``KiB``/``MiB``/``GiB`` are powers of 1024), link
-bandwidths are Gbit/s per direction (a bare number; ``Mbps``/``Gbps``/``Tbps`` suffixes accepted),
-latencies are microseconds (a bare number; ``ns``/``us``/``µs``/``ms``/``s`` suffixes accepted).
-Every parser raises `UnitError` (a ValueError) with one line naming the rule and the value.
+bandwidths are Gbit/s per direction (a bare number), latencies are microseconds (a bare number;
+``ns``/``us``/``µs``/``ms``/``s`` suffixes accepted). Every parser raises `UnitError` (a ValueError)
+with one line naming the rule and the value.
 
->>> parse_size("100MB"), parse_size("1KiB"), parse_bandwidth("25"), parse_latency("500ns")
-(100000000, 1024, 25.0, 0.5)
+One rule tells bits from bytes, the case of the letter b (docs/time.md, units):
+
+- a rate with a capital ``B`` is bytes per second, 8 bits each: ``GB/s``, ``GBps``, ``MB/s``, ``TBps``;
+  a lowercase ``b`` or ``bit`` is bits: ``Gbps``, ``Gb/s``, ``Gbit/s``, ``400Mbps`` (the prefix's case
+  does not matter: ``gbps`` is Gbit/s);
+- a size is always bytes: ``MB``, ``kB``, ``MiB``, or all lowercase (``100mb``, no case told apart); a
+  capital prefix with a lowercase ``b`` (``10Mb``, ``1Gb``, ``4Kib``) or any ``bit`` (``1Gbit``) names bits,
+  and is refused with one line that gives the byte unit to write.
+
+>>> parse_size("100MB"), parse_size("1KiB"), parse_bandwidth("25"), parse_bandwidth("50GBps"), parse_latency("500ns")
+(100000000, 1024, 25.0, 400.0, 0.5)
 """
 
 from __future__ import annotations
@@ -20,7 +29,15 @@ DEFAULT_SIZE = "100MB"
 
 _SIZE_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
                "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
-_BW_UNITS = {"": 1.0, "gbps": 1.0, "gbit/s": 1.0, "mbps": 1e-3, "mbit/s": 1e-3, "tbps": 1e3, "tbit/s": 1e3}
+_BW_PREFIX = {"m": 1e-3, "g": 1.0, "t": 1e3}
+"""Gbit/s per bit/s of a rate prefix (either case)."""
+_BW_BITS = ("bps", "b/s")
+"""Rate endings in bits (case-sensitive: the lowercase b); ``bit/s`` and ``bits/s`` in any case too."""
+_BW_BYTES = ("Bps", "B/s")
+"""Rate endings in bytes (the capital B): 8 bits each; ``byte/s`` and ``bytes/s`` in any case too."""
+_BW_UNITS = {"": 1.0, **{p + e: f for p, f in _BW_PREFIX.items() for e in ("bps", "b/s", "bit/s", "bits/s")},
+             **{p + e: 8 * f for p, f in _BW_PREFIX.items() for e in ("Bps", "B/s", "byte/s", "bytes/s")}}
+"""Every rate unit (prefix lowercase; `_bandwidth_unit` maps what was written onto these), to Gbit/s."""
 _LAT_UNITS = {"": 1.0, "us": 1.0, "\u00b5s": 1.0, "\u03bcs": 1.0, "ns": 1e-3, "ms": 1e3, "s": 1e6}
 _NUMBER = re.compile(r"^\s*([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([^\s0-9.][^\s]*)?\s*$")
 
@@ -29,12 +46,15 @@ class UnitError(ValueError):
     """A size, bandwidth or latency that cannot be read (the message names the rule and the value)."""
 
 
-_SHOWN = {id(_SIZE_UNITS): "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", id(_BW_UNITS): "Mbps, Gbps, Tbps (or none: Gbit/s)",
+_SHOWN = {id(_SIZE_UNITS): "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB",
+          id(_BW_UNITS): "Mbps, Gbps, Tbps, Gbit/s (bits; none: Gbit/s) or MBps, GBps, TBps, GB/s (bytes, 8 bits each; "
+                         "in a spec write GBps, since '/' separates link levels)",
           id(_LAT_UNITS): "ns, us, ms, s (or none: µs)"}
 
 
-def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, float]:
-    """(number, unit factor) of a value given as a number or a string with an optional unit."""
+def _split(text: object, what: str, units: dict, hint: str, key=str.lower) -> tuple[float, float]:
+    """(number, unit factor) of a value given as a number or a string with an optional unit (`key` maps the
+    unit as written onto `units`' keys; None for one it refuses before the lookup)."""
     if isinstance(text, bool):
         raise UnitError(f"{what} must be a number{hint}, got {text!r}")
     if isinstance(text, (int, float)):
@@ -45,7 +65,7 @@ def _split(text: object, what: str, units: dict, hint: str) -> tuple[float, floa
             if isinstance(text, str) and _not_finite(text):  # inf, -inf, nan: the same rule as 1e400's
                 raise UnitError(f"{what} must be a finite number, got {text!r}")
             raise UnitError(f"{what} must be a number{hint}, got {text!r}")
-        unit = (m.group(2) or "").lower()
+        unit = key(m.group(2) or "")
         if unit not in units:
             raise UnitError(f"{what}: unknown unit {m.group(2)!r} in {text!r}; use {_SHOWN[id(units)]}")
         value, factor = float(m.group(1)), units[unit]
@@ -62,8 +82,27 @@ def _not_finite(text: str) -> bool:
         return False
 
 
+_PREFIX_NAME = {"k": "kilo", "m": "mega", "g": "giga", "t": "tera", "ki": "kibi", "mi": "mebi", "gi": "gibi", "ti": "tebi"}
+_BITS = re.compile(r"^(?:(?P<p>[KMGT]i?)b|(?P<q>[kmgt]i?)?bits?)$", re.IGNORECASE)
+
+
+def _size_bits(text: str, value: str, unit: str, what: str) -> None:
+    """Refuse a size written in bits (a capital prefix with a lowercase b, or ``bit``), naming the byte unit."""
+    m = _BITS.match(unit)
+    if m is None or (m.group("p") is not None and (unit[0].islower() or unit[-1] == "B")):
+        return  # not bits: "MB", "kB", "mb" (all lowercase tells no case apart), "MiB", "mib"
+    prefix = (m.group("p") or m.group("q") or "").lower()
+    byte_unit = (prefix[:1].upper() + prefix[1:] + "B") if prefix else "B"
+    bits = f"{_PREFIX_NAME[prefix]}bits" if prefix else "bits"
+    raise UnitError(f"{what}: {text.strip()!r} is in {bits}, but sizes are in bytes; write {byte_unit} "
+                    f"({bits.replace('bits', 'bytes')}): {value}{unit} = {float(value) / 8:g}{byte_unit}")
+
+
 def parse_size(text: object, what: str = "size") -> int:
-    """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0."""
+    """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0. A size in bits
+    (``10Mb``, ``1Gbit``) is refused with the byte unit to write (see the module's rule)."""
+    if isinstance(text, str) and (m := _NUMBER.match(text)) is not None and m.group(2):
+        _size_bits(text, m.group(1), m.group(2), what)
     value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
     size = value * factor
     if size < 1:
@@ -72,9 +111,23 @@ def parse_size(text: object, what: str = "size") -> int:
     return int(round(size))
 
 
+def _bandwidth_unit(unit: str) -> str | None:
+    """The `_BW_UNITS` key of a rate unit as written: the prefix in either case, then a bit ending (``bps``,
+    ``b/s``, ``bit/s``) or a byte ending (``Bps``, ``B/s``, ``byte/s``) told apart by the case of the b."""
+    if unit == "":
+        return ""
+    prefix, end = unit[:1].lower(), unit[1:]
+    if end in _BW_BITS or end.lower() in ("bit/s", "bits/s"):
+        return prefix + end.lower()
+    if end in _BW_BYTES or end.lower() in ("byte/s", "bytes/s"):
+        return prefix + (end if end in _BW_BYTES else end.lower())
+    return None
+
+
 def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
-    """Gbit/s of a link bandwidth such as ``100``, ``25Gbps`` or ``400Mbps``; must be > 0."""
-    value, factor = _split(text, what, _BW_UNITS, " in Gbit/s")
+    """Gbit/s of a link bandwidth such as ``100``, ``25Gbps``, ``400Mbps`` or ``50GBps`` (gigabytes per
+    second: 400 Gbit/s); must be > 0."""
+    value, factor = _split(text, what, _BW_UNITS, " in Gbit/s", key=_bandwidth_unit)
     if value <= 0:
         raise UnitError(f"{what} must be > 0 Gbit/s, got {text!r}")
     return value * factor

@@ -24,9 +24,10 @@ from . import csr
 from .engine import Violation, replay
 from .guard import Estimate, Size, check, estimate_validate
 from .jit import kernel
-from .schedule_io import check_header
+from .schedule_io import ScheduleFileError, check_header
 from .schedule_npz import Columns
-from .topology import Topology, TopologyError, read_topology_dict
+from .guard import SizeError
+from .topology import Topology, TopologyError, make_topology, parse_spec, read_topology_dict, spec_size
 from .workloads import PHASES, WorkloadDAG, assemble_dag
 
 
@@ -48,6 +49,16 @@ class Report:
     def ok(self) -> bool:
         """True when the schedule is correct."""
         return not self.violations
+
+    @property
+    def off_topology(self) -> int:
+        """Workloads whose path breaks a path rule (no such link, a server crossed, an unknown node)."""
+        return len({v.workload for v in self.violations if v.rule == "path" and v.workload is not None})
+
+    def paths_elsewhere(self) -> bool:
+        """True when most workloads' paths do not run on the file's topology: the schedule was made for another
+        network (a schedule pasted onto another topology's file)."""
+        return self.workloads > 0 and 2 * self.off_topology > self.workloads
 
     def by_rule(self) -> dict[str, int]:
         """Number of violations of each rule."""
@@ -99,6 +110,9 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
     except TopologyError as err:
         report.violations.append(_v("topology", f"topology: {err}"))
         return report
+    mismatch = spec_mismatch(data["topology"], topo, node_ids)
+    if mismatch:
+        raise ScheduleFileError(f"{name}: {mismatch}")
     nodes = Nodes(topo, node_ids)
     if isinstance(items, Columns):
         cols = nodes.columns(items)
@@ -129,6 +143,77 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
             report.violations.append(_v("stats", f"stats.rounds says {_show(stats['rounds'])} but the file has "
                                                  f"{len(rounds)} rounds"))
     return report
+
+
+def _counts(servers: int, switches: int, links: int) -> str:
+    return f"{servers} servers, {switches} switches and {links} links"
+
+
+def spec_mismatch(topology: dict, topo: Topology, node_ids: list) -> str | None:
+    """Why a schedule file's topology is not the one its ``spec`` builds, or None when they agree or the spec
+    builds nothing here (a file: spec, a job's sub-topology, free text).
+
+    Compared: the counts (servers and switches before anything is built, so a large spec costs nothing when they
+    differ; links after), then each
+    node's kind and the links with their capacities. Nodes are matched by label (the files this tool writes
+    label every node), else by id; ids may be renamed and listed in any order (MODEL.md §8), and when neither
+    matches, degrees are compared. Bandwidth, latency and failed links may differ (--slow-links, --fail-links)."""
+    spec = topology.get("spec")
+    if not isinstance(spec, str):
+        return None
+    try:
+        family, _ = parse_spec(spec)
+        size = spec_size(spec) if family != "file" else None
+    except TopologyError:
+        return None
+    if family == "file":
+        return None
+    says = f"topology: its spec {spec[:80]!r} builds"
+    have = (topo.n_servers, topo.n_nodes - topo.n_servers, topo.n_edges)
+    if size is not None and (size.servers, size.switches) != have[:2]:  # size.edges is an upper bound (Jellyfish
+        #   may leave port pairs unused), so the links are counted on the built topology
+        return (f"{says} {size.servers} servers and {size.switches} switches, but the file's nodes and links are "
+                f"{_counts(*have)}")
+    try:
+        built = make_topology(spec)
+    except (TopologyError, SizeError):
+        return None
+    if (built.n_servers, built.n_nodes - built.n_servers, built.n_edges) != have:
+        return (f"{says} {_counts(built.n_servers, built.n_nodes - built.n_servers, built.n_edges)}, but the file's "
+                f"nodes and links are {_counts(*have)}")
+    n = topo.n_nodes
+    by_label = {lab: i for i, lab in enumerate(built.labels)}
+    if len(set(topo.labels)) == n and set(topo.labels) == set(by_label):
+        to_built = np.array([by_label[lab] for lab in topo.labels], dtype=np.int64)
+    elif all(_is_int(x) for x in node_ids) and sorted(node_ids) == list(range(n)):
+        to_built = np.array(node_ids, dtype=np.int64)
+    else:
+        def degrees(t: Topology) -> tuple:
+            deg = np.bincount(t.edges.reshape(-1), minlength=t.n_nodes)
+            return sorted(deg[t.is_server].tolist()), sorted(deg[~t.is_server].tolist()), sorted(t.capacity.tolist())
+        return None if degrees(built) == degrees(topo) else (
+            f"{says} a network whose node degrees or link capacities differ from the file's nodes and links")
+    name = lambda i: f"node {_show(node_ids[i])}" + (  # noqa: E731
+        f" ({topo.labels[i]})" if topo.labels[i] != str(node_ids[i]) else "")
+    kind = np.flatnonzero(built.is_server[to_built] != topo.is_server)
+    if len(kind):
+        i = int(kind[0])
+        what = "a server" if topo.is_server[i] else "a switch"
+        return f"{says} {name(i)} as {'a switch' if topo.is_server[i] else 'a server'}, but the file has it as {what}"
+    back = np.empty(n, dtype=np.int64)
+    back[to_built] = np.arange(n)
+
+    def keyed(edges: np.ndarray, capacity: np.ndarray) -> set:
+        lo, hi = edges.min(axis=1), edges.max(axis=1)
+        return {(int(u), int(v), int(c)) for u, v, c in zip(lo.tolist(), hi.tolist(), capacity.tolist())}
+    want, got = keyed(back[built.edges], built.capacity), keyed(topo.edges, topo.capacity)
+    if want != got:
+        extra, missing = sorted(got - want), sorted(want - got)
+        lab = topo.labels
+        parts = ([f"the file's link {lab[u]}-{lab[v]} (capacity {c}) is not in it" for u, v, c in extra[:1]]
+                 + [f"its link {lab[u]}-{lab[v]} (capacity {c}) is not in the file" for u, v, c in missing[:1]])
+        return f"{says} other links: {'; '.join(parts)} ({len(missing)} of {built.n_edges} links differ)"
+    return None
 
 
 def _spec_of(topology: dict) -> str:
@@ -343,7 +428,7 @@ def _dag_from_columns(topo: Topology, cols: Columns, chunks: int,
             e = int(np.flatnonzero(dead)[e])
             k, lk = int(rows_[e]), int(links.values[e])
             problems.append(_v("failed", f"workload {ext[k]}: path {_show([node_ids[x] for x in path.row(k).tolist()])} "
-                                         f"crosses failed link "
+                                         f"crosses failed link id "
                                          f"{lk // 2} ({topo.link_label(lk)})", int(ext[k]), None, lk))
 
     n_groups = cols.groups.n_rows

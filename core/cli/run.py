@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
-from .common import print_table, same_decimals
+from .common import machine_output, print_table, same_decimals
 
 
 def register(sub) -> None:
@@ -46,9 +46,11 @@ def cmd_run(a: argparse.Namespace) -> int:
         raise UsageError(f"--rank-map must list server node ids separated by commas, got {a.rank_map!r}") from None
     if a.backend == "nccl" and not bench.under_torchrun():
         raise UsageError("--backend nccl needs torchrun (one GPU per rank); local runs use gloo")
-    plan = build_plan(schedule_file(a.file), ranks)
-    cfg = bench.BenchConfig(numel=max(1, parse_size(a.size, "--size") // bench.element_size(a.dtype)), dtype=a.dtype,
-                            repeat=a.repeat, warmup=a.warmup)
+    plan = build_plan(schedule_file(a.file), ranks, name=a.file)
+    numel, rounded = bench.whole_elements(parse_size(a.size, "--size"), a.dtype)
+    if rounded and not machine_output(a):  # --format json gives the bytes that ran in "bytes"
+        print(f"note: --size {a.size}: {rounded}", file=sys.stderr)
+    cfg = bench.BenchConfig(numel=numel, dtype=a.dtype, repeat=a.repeat, warmup=a.warmup)
     bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
     progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731
     try:
@@ -72,10 +74,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
         if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
     print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
-    rows = rep.rows()
-    mean = lambda k: sum(r[k] for r in rows) / len(rows)  # noqa: E731
+    rows, avg = rep.rows(), rep.average()
     cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
-    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [mean(k) for k in cols])]
+    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [avg[k] for k in cols])]
     # one format per column: ms with 2 decimals; GB/s to 3 significant digits, every row of a column with the same
     # decimals (0.1 beside 0.0399 read 0.1000 and 0.0399)
     cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s")
@@ -84,11 +85,11 @@ def cmd_run(a: argparse.Namespace) -> int:
     print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
                 [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)], left=1)
     print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
-          f"{mean('schedule_s') / mean('all_reduce_s'):.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
+          f"{avg['schedule_s'] / avg['all_reduce_s']:.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")
     if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
-        print(f"  CPU seconds per AllReduce, all ranks: schedule {mean('schedule_cpu_s'):.3f}, "
-              f"all_reduce {mean('all_reduce_cpu_s'):.3f}")
+        print(f"  CPU seconds per AllReduce, all ranks: schedule {avg['schedule_cpu_s']:.3f}, "
+              f"all_reduce {avg['all_reduce_cpu_s']:.3f}")
     if rep.mode.startswith("local"):
         print("  loopback has no topology: these times measure the executor, not the network")
     return 0 if rep.correct else 1

@@ -244,7 +244,7 @@ def announce_run(a: argparse.Namespace, estimates: list) -> bool:
 
 
 def cmd_validate(a: argparse.Namespace) -> int:
-    """Validate a schedule file; exit 0 when correct, 2 when not. The report (violations, then the verdict)
+    """Validate a schedule file; exit 0 when correct, 2 when not. The report (the verdict, then the violations)
     goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
     data = schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
@@ -252,19 +252,23 @@ def cmd_validate(a: argparse.Namespace) -> int:
         print(f"{a.file}: OK — {rep.workloads} workloads in {rep.rounds} rounds; every server holds the sum "
               f"of all {rep.trees} flow-trees exactly once")
         return 0
+    counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
+    elsewhere = (f"; {rep.off_topology} of {rep.workloads} workloads' paths do not run on the file's topology "
+                 f"({data['topology'].get('spec', 'no spec')!s:.80}): the schedule was made for another network"
+                 if rep.paths_elsewhere() else "")
+    # the report's verdict first (stdout), then the violations it counts
+    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}{elsewhere}")
     for v in rep.violations[: a.max_report]:
         where = []
         if v.workload is not None:
             where.append(f"workload {v.workload}")
         if v.round is not None:
             where.append(f"round {v.round + 1}")
-        if v.link is not None:
-            where.append(f"link {v.link}")
+        if v.link is not None:  # a directed link: 2·id + 0 (u->v as listed) or + 1 (v->u); ids are what --fail-links takes
+            where.append(f"link id {v.link // 2}")
         print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
     if len(rep.violations) > a.max_report:
         print(f"  ... {a.max_report} of {len(rep.violations)} violations shown (--max-report N shows more)")
-    counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
-    print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}")  # the report's verdict: stdout
     return 2
 
 

@@ -54,6 +54,17 @@ def element_size(dtype: str) -> int:
     return torch.empty(0, dtype=_torch_dtype(dtype)).element_size()
 
 
+def whole_elements(nbytes: int, dtype: str) -> tuple[int, str | None]:
+    """Elements of `dtype` a message of `nbytes` bytes runs as (rounded down, at least one), and a one-line note
+    saying what size runs when that is not exactly `nbytes` (None when it is)."""
+    size = element_size(dtype)
+    numel = max(1, nbytes // size)
+    if numel * size == nbytes:
+        return numel, None
+    return numel, (f"{nbytes} bytes is not a whole number of {dtype} elements ({size} bytes each): running "
+                   f"{numel} element{'s' if numel != 1 else ''} = {numel * size} bytes per rank")
+
+
 def float_tolerance(dtype: str, ranks: int) -> float:
     """Largest allowed |schedule - all_reduce| on float inputs in [-1, 1): 2(n-1)·n·eps; 0 for integers."""
     import torch
@@ -163,12 +174,24 @@ class BenchReport:
                         "all_reduce_cpu_s": self.all_reduce_cpu_s[i] if self.all_reduce_cpu_s else None})
         return out
 
+    def average(self) -> dict[str, float]:
+        """The ``avg`` row: the mean seconds of the schedule and of dist.all_reduce over the repetitions, and
+        algbw/busbw of those mean times (bytes / mean time, as algbw is defined; not the mean of the rates)."""
+        out: dict[str, float] = {}
+        for who, times in (("schedule", self.schedule_s), ("all_reduce", self.all_reduce_s)):
+            mean = sum(times) / len(times) if times else math.nan
+            alg, bus = bandwidths(self.nbytes, mean, self.ranks) if times else (math.nan, math.nan)
+            out.update({f"{who}_s": mean, f"{who}_algbw": alg, f"{who}_busbw": bus})
+        for who, cpu in (("schedule", self.schedule_cpu_s), ("all_reduce", self.all_reduce_cpu_s)):
+            out[f"{who}_cpu_s"] = sum(cpu) / len(cpu) if cpu else None
+        return out
+
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
         return {"spec": self.spec, "method": self.method, "ranks": self.ranks, "bytes": self.nbytes,
                 "dtype": self.dtype, "mode": self.mode, "processes": self.processes, "correct": self.correct,
                 "max_abs_diff": self.max_abs_diff, "elements_differ": self.elements_differ,
-                "tolerance": self.tolerance, "repetitions": self.rows(), "wall_s": self.wall_s, "cpu_s": self.cpu_s,
+                "tolerance": self.tolerance, "repetitions": self.rows(), "average": self.average(), "wall_s": self.wall_s, "cpu_s": self.cpu_s,
                 "load": list(self.load), "memory_mib": self.memory_mib}
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..schedule_io import check_header, schedule_to_dict
+from ..schedule_npz import Columns, json_rows
 from ..validate import validate_document
 
 SLICE, BUFFER = 0, 1
@@ -138,10 +139,12 @@ def as_document(schedule: Any) -> dict[str, Any]:
     raise TypeError(f"expected a Schedule or an allreduce-schedule/1 document, got {type(schedule).__name__}")
 
 
-def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = None) -> SchedulePlan:
-    """Validate a schedule (refusing it with ScheduleRefused if invalid) and plan every rank."""
+def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = None,
+               name: str = "schedule") -> SchedulePlan:
+    """Validate a schedule (refusing it with ScheduleRefused if invalid; `name` heads the reader's one-line
+    errors) and plan every rank."""
     doc = as_document(schedule)
-    report = validate_document(doc)
+    report = validate_document(doc, name)
     if not report.ok:
         counts = ", ".join(f"{k} {n}" for k, n in report.by_rule().items())
         raise ScheduleRefused(f"schedule refused, nothing was sent: {len(report.violations)} violation(s) "
@@ -152,17 +155,33 @@ def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = 
 def _rank_mapping(servers: list[int], ranks: Sequence[int] | Mapping[int, int] | None) -> dict[int, int]:
     if ranks is None:
         return {s: i for i, s in enumerate(servers)}
+    rule = (f"a rank mapping must give each of the {len(servers)} servers (node ids {servers[0]}..{servers[-1]}) "
+            f"a distinct rank 0..{len(servers) - 1}")
     if isinstance(ranks, Mapping):
         mapping = {int(k): int(v) for k, v in ranks.items()}
+        given = str(dict(ranks))
     else:
-        mapping = {int(s): i for i, s in enumerate(ranks)}
-    if sorted(mapping) != servers or sorted(mapping.values()) != list(range(len(servers))):
-        raise ValueError(f"a rank mapping must give each of the {len(servers)} servers (node ids "
-                         f"{servers[0]}..{servers[-1]}) a distinct rank 0..{len(servers) - 1}, got {dict(mapping)}")
+        order = [int(s) for s in ranks]
+        given = ",".join(map(str, order))  # as typed (--rank-map 0,0,1,2), not the dict it becomes
+        seen: dict[int, int] = {}
+        for rank, s in enumerate(order):
+            if s in seen:
+                raise ValueError(f"{rule}: server {s} is given twice (ranks {seen[s]} and {rank}), got {given}")
+            seen[s] = rank
+        mapping = {s: i for i, s in enumerate(order)}
+    unknown = sorted(set(mapping) - set(servers))
+    missing = sorted(set(servers) - set(mapping))
+    ranks_used = sorted(mapping.values())
+    if unknown or missing or ranks_used != list(range(len(servers))):
+        why = (f"node {unknown[0]} is not a server" if unknown else f"server {missing[0]} has no rank" if missing
+               else "the ranks are not 0..n-1 once each")
+        raise ValueError(f"{rule}: {why}, got {given}")
     return mapping
 
 
 def _plan(doc: dict[str, Any], ranks: Sequence[int] | Mapping[int, int] | None) -> SchedulePlan:
+    if isinstance(doc["workloads"], Columns):  # the columnar .npz form: walk it as the JSON form's workloads
+        doc = dict(doc, **json_rows(doc["workloads"]))
     nodes = doc["topology"]["nodes"]
     label = {int(n["id"]): str(n.get("label", n["id"])) for n in nodes}
     servers = sorted(int(n["id"]) for n in nodes if n.get("kind") == "server")

@@ -8,7 +8,8 @@ slow together) or a pair of node labels ``u-v`` (``s00-sw0.0``). Texts (docs/tim
   cut a server off, so a random failure can always be scheduled;
 - slowdowns: ``3:25`` (edge 3 at 25 Gbit/s; units as in `core.units`), ``3:x0.25`` (a quarter of
   its bandwidth), ``s00-sw0.0:25,4:x0.5``; ``random:0.1x0.25,seed=1`` slows 10% of the links (or a
-  count) to a quarter of their bandwidth.
+  count) to a quarter of their bandwidth. Every form only slows: a factor lies in (0, 1) and a
+  bandwidth may not exceed the link's (``3:x2`` and ``3:800`` on a 400 Gbit/s link are refused).
 
 The topology stays immutable: `degrade` returns a copy (`Topology.with_links`) with the same link
 ids and spec. Routing (`core.routing`) never uses a failed link and raises for a failure that
@@ -187,11 +188,20 @@ def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") 
                 f = float(value[1:])
                 if not (math.isfinite(f) and 0 < f):
                     raise ValueError
+                if f >= 1:  # the random: form's rule: a slowdown keeps a share of the bandwidth
+                    raise TopologyError(f"{what}: the slowdown factor in {item!r} must lie in (0, 1) (a share of "
+                                        f"the bandwidth), got {value[1:]!r}")
                 bw[e] = t.bandwidth[e] * f
             else:
                 bw[e] = parse_bandwidth(value, f"{what}: link {e}")
+                if bw[e] > t.bandwidth[e]:
+                    raise TopologyError(f"{what}: {item!r} would run link {link_names(t, [e])} at {bw[e]:g} Gbit/s, "
+                                        f"faster than its {t.bandwidth[e]:g} Gbit/s; {what} only slows links (a bandwidth "
+                                        f"below the link's, or xFACTOR with a factor in (0, 1))")
         except UnitError as err:
             raise TopologyError(str(err)) from None
+        except TopologyError:
+            raise
         except ValueError:
             raise TopologyError(f"{what}: the factor in {item!r} must be a number > 0, got {value[1:]!r}") from None
     return bw

@@ -153,12 +153,12 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     assert code == 2
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 3  # the whole report on stdout (`validate f > report.txt` keeps it), nothing on stderr
-    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link 0)" in line for line in lines)
+    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link id 0)" in line for line in lines)
     assert any(line.startswith("  [prefix]") and "(workload 13, round 1)" in line for line in lines)
-    assert lines[-1] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""
+    assert lines[0] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""  # the verdict first
     assert cli.main(["validate", str(f), "--max-report", "1"]) == 2  # a cut report says so and how to see more
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3 and lines[1] == "  ... 1 of 2 violations shown (--max-report N shows more)"
+    assert len(lines) == 3 and lines[2] == "  ... 1 of 2 violations shown (--max-report N shows more)"
 
 
 def test_structure_faults(doc):
@@ -420,3 +420,76 @@ def test_validate_refuses_what_it_cannot_afford(doc, monkeypatch):
     with pytest.raises(SizeError, match="validating the schedule file's 2004 nodes: estimated .* for 24 workloads"):
         validate_document(doc)
     assert validate_document(doc, force=True).by_rule() == {"topology": 1}  # disconnected
+
+
+# ---- the file's spec must build its nodes and links (validate, replay and run share the reader) ---------------
+@pytest.fixture()
+def bcube_doc():
+    return copy.deepcopy(schedule_to_dict(schedule("bcube:n=2,k=1", "critical-path")))
+
+
+def _relabel(d, a, b):
+    nodes = d["topology"]["nodes"]
+    nodes[a]["label"], nodes[b]["label"] = nodes[b]["label"], nodes[a]["label"]
+
+
+def _rewire(d):
+    links = d["topology"]["links"]  # s00-sw0.0 and s10-sw0.1 become s00-sw0.1 and s10-sw0.0: same counts and degrees
+    assert links[0][:2] == [0, 4] and links[2][:2] == [2, 5]
+    links[0][1], links[2][1] = 5, 4
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda d: d["topology"].update(spec="bcube:n=3,k=1"), "its spec 'bcube:n=3,k=1' builds 9 servers and 6 switches, "
+     "but the file's nodes and links are 4 servers, 4 switches and 8 links"),
+    (lambda d: d["topology"].update(spec="leafspine:leaves=2,spines=2,servers=2"),  # the same counts, other links
+     "builds other links: the file's link s00-sw1.0 (capacity 1) is not in it; its link sw0.0-sw1.0 (capacity 1) "
+     "is not in the file (4 of 8 links differ)"),
+    (lambda d: _relabel(d, 0, 4), "node 0 (sw0.0) as a switch, but the file has it as a server"),
+    (lambda d: d["topology"]["links"][1].__setitem__(2, 2), "the file's link s01-sw0.0 (capacity 2) is not in it"),
+    (_rewire, "builds other links: the file's link s00-sw0.1 (capacity 1) is not in it"),
+], ids=["spec", "same-counts", "kind", "capacity", "rewired"])
+def test_a_spec_that_builds_other_nodes_or_links_is_refused(bcube_doc, change, needle):
+    change(bcube_doc)
+    with pytest.raises(ScheduleFileError) as info:
+        validate_document(bcube_doc, "s.json")
+    assert needle in str(info.value) and str(info.value).startswith("s.json: topology: ")
+
+
+def test_validate_replay_and_run_refuse_a_wrong_spec_in_one_line(bcube_doc, tmp_path, capsys):
+    bcube_doc["topology"]["spec"] = "bcube:n=3,k=1"
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(bcube_doc))
+    for argv in (["validate", str(f)], ["replay", str(f)], ["run", str(f), "--size", "1KB"]):
+        code = cli.main(argv)
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and err.count("\n") == 1, (argv, out, err)
+        assert err.startswith(f"allreduce-lab: error: {f}: topology: its spec 'bcube:n=3,k=1' builds 9 servers and 6 "
+                              "switches, but the file's nodes and links are 4 servers"), err
+
+
+def test_a_spec_still_matches_renamed_slowed_or_failed_files(bcube_doc):
+    d = renamed(bcube_doc, lambda x: f"n{x}", order=list(range(8))[::-1])  # matched by label
+    for link in d["topology"]["links"]:
+        link[3] = 25.0  # --slow-links changes bandwidth only
+    assert validate_document(d).ok
+    d["topology"]["failed"] = [1]  # --fail-links: the spec still matches (the paths now cross a failed link)
+    assert set(validate_document(d).by_rule()) == {"failed"}
+    for x in d["topology"]["nodes"]:
+        del x["label"]  # neither labels nor ids 0..n-1 to match nodes by: compared by degrees
+    d["topology"].pop("failed")
+    assert validate_document(d).ok
+
+
+def test_a_schedule_pasted_onto_another_topology_says_so_first(tmp_path, capsys):
+    from core.topology import make_topology, to_dict
+    d = copy.deepcopy(schedule_to_dict(schedule("bcube:n=3,k=1", "critical-path")))
+    d["topology"] = to_dict(make_topology("dcell:n=3,k=1"))  # 12 servers: the paths run elsewhere
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    assert cli.main(["validate", str(f), "--max-report", "2"]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{f}: INVALID — ") and lines[0].endswith(
+        "144 of 144 workloads' paths do not run on the file's topology (dcell:n=3,k=1): the schedule was made for "
+        "another network"), lines[0]
+    assert lines[1].startswith("  [path]") and len(lines) == 4

@@ -78,13 +78,13 @@ def test_mutated_schedule_documents(doc):
 @settings(max_examples=40, deadline=DEADLINE_MS, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=mutated())
 def test_validate_command_exits_0_or_2_with_its_report_or_one_line(doc):
-    """0 for a valid file; 2 with the report on stdout (its INVALID verdict last) for an invalid one; 2 with one
+    """0 for a valid file; 2 with the report on stdout (its INVALID verdict first) for an invalid one; 2 with one
     line on stderr for a file that is not a schedule document at all."""
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "s.json"
         f.write_text(json.dumps(doc))
         code, out, err = run_cli("validate", str(f))
-        if code == 2 and not err.strip():  # a readable but invalid schedule: the report is on stdout, its verdict last
-            assert "Traceback" not in out and out.strip().splitlines()[-1].startswith(f"{f}: INVALID"), out[-1000:]
+        if code == 2 and not err.strip():  # a readable but invalid schedule: the report is on stdout, its verdict first
+            assert "Traceback" not in out and out.strip().splitlines()[0].startswith(f"{f}: INVALID"), out[-1000:]
             return
         assert_exit_0_or_one_line(code, err)  # valid, or one line on stderr: not a schedule document at all

@@ -79,6 +79,10 @@ def test_slowdowns_absolute_factor_and_random():
     (None, "0:x", "factor"),
     (None, "random:0.1", "FRACTIONxFACTOR"),
     (None, "random:0.1x2", "factor must lie in (0, 1)"),
+    (None, "0:x2", "slowdown factor in '0:x2' must lie in (0, 1)"),  # was taken, and shown as "slowed 100->200"
+    (None, "0:x1", "slowdown factor in '0:x1' must lie in (0, 1)"),
+    (None, "0:200", "would run link 0 (s00-sw0.0) at 200 Gbit/s, faster than its 100 Gbit/s"),
+    (None, "0:1Tbps", "faster than its 100 Gbit/s"),
 ])
 def test_bad_link_choices(fail, slow, needle):
     with pytest.raises(TopologyError, match=None) as err:
@@ -165,11 +169,15 @@ def test_validate_rejects_a_path_over_a_failed_link(tmp_path, capsys):
     rep = validate_document(doc)
     assert "failed" in rep.by_rule()
     v = [v for v in rep.violations if v.rule == "failed"][0]
-    assert f"crosses failed link {used}" in v.message and v.link // 2 == used
+    assert f"crosses failed link id {used} (" in v.message and v.link // 2 == used
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))
     code, out, err = run_cli(capsys, "validate", str(path))
     assert code == 2 and "[failed]" in out
+    # one kind of link id on the line: the message's and the where-clause's are the same undirected id (was
+    # "crosses failed link 0 (sw0.0->s00)  (workload 136, link 1)", the second a directed link's number)
+    line = next(x for x in out.splitlines() if x.startswith("  [failed]"))
+    assert line.endswith(f", link id {used})") and f"failed link id {used} (" in line, line
     doc["topology"].pop("failed")
     assert validate_document(doc).ok
 

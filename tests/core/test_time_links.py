@@ -54,6 +54,40 @@ def test_bandwidth_and_latency_units():
             parse_latency(bad)
 
 
+@pytest.mark.parametrize("text,gbit", [
+    ("50GBps", 400.0), ("50GB/s", 400.0), ("50 GB/s", 400.0), ("1TBps", 8000.0), ("100MB/s", 0.8),
+    ("2Gbytes/s", 16.0), ("50Gbps", 50.0), ("50gbps", 50.0), ("50Gb/s", 50.0), ("50Gbit/s", 50.0), ("400Mbps", 0.4),
+])
+def test_rates_tell_bytes_from_bits_by_the_case_of_b(text, gbit):
+    # a capital B is bytes (8 bits), a lowercase b or "bit" is bits; 50GBps used to read as 50 Gbit/s
+    assert parse_bandwidth(text) == pytest.approx(gbit)
+
+
+def test_a_spec_and_a_topology_file_read_gigabytes_per_second(tmp_path):
+    assert set(make_topology("bcube:n=2,k=1,bw=50GBps").bandwidth.tolist()) == {400.0}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}],
+                                "links": [[0, 1, 1, "50GBps"]]}))
+    assert make_topology(f"file:{path}").bandwidth.tolist() == [400.0]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("10Mb", "write MB (megabytes): 10Mb = 1.25MB"), ("8Mb", "8Mb = 1MB"), ("1Gbit", "write GB (gigabytes)"),
+    ("1Gb", "'1Gb' is in gigabits"), ("4Kib", "write KiB"), ("2Mbits", "write MB"), ("1bit", "write B (bytes)"),
+])
+def test_a_size_in_bits_is_refused_naming_the_byte_unit(text, needle):
+    with pytest.raises(UnitError) as info:
+        parse_size(text, "--size")
+    msg = str(info.value)
+    assert needle in msg and "sizes are in bytes" in msg and msg.startswith("--size: ") and "\n" not in msg
+
+
+def test_all_lowercase_sizes_stay_bytes():
+    # the documented "100 mb" form: an all-lowercase unit tells no case apart, so it is read as bytes
+    assert parse_size("100mb") == parse_size("100MB") == 10 ** 8
+    assert parse_size("3kb") == parse_size("3kB") == 3000 and parse_size("1mib") == 2 ** 20
+
+
 # ---- defaults and levels ------------------------------------------------------------------------
 @pytest.mark.parametrize("spec", FAMILIES)
 def test_every_family_has_default_link_properties(spec):

@@ -148,3 +148,21 @@ def test_pipelined_segments_give_the_same_sum(spec, method, chunks, merge, segme
     total = sum(rank_input(r, 203) for r in range(plan.world_size))
     for y in ranks(plan.world_size).run(body):
         assert torch.equal(y, total)
+
+
+@pytest.mark.parametrize("spec,method,chunks,merge", [("bcube:n=2,k=1", "critical-path", 1, True),
+                                                      ("dcell:n=2,k=1", "ps", 2, False)],  # prefix groups
+                         ids=["bcube-cp", "dcell-ps-groups"])
+def test_a_columnar_npz_file_plans_and_runs_like_its_json_file(tmp_path, spec, method, chunks, merge):
+    # docs/execution.md: any allreduce-schedule/1 file runs; the .npz form used to fail in the planner
+    from core.schedule_io import write_schedule
+    sched = schedule(spec, method, chunks, merge)
+    write_schedule(sched, tmp_path / "s.json")
+    write_schedule(sched, tmp_path / "s.npz")
+    from_json = build_plan(read_schedule_file(tmp_path / "s.json"))
+    from_npz = build_plan(read_schedule_file(tmp_path / "s.npz"))
+    assert from_npz == from_json
+    got_json, _, total = execute(from_json, numel=203)
+    got_npz, ref, _ = execute(from_npz, numel=203)
+    for a, b, r in zip(got_npz, got_json, ref):
+        assert torch.equal(a, b) and torch.equal(a, r) and torch.equal(a, total)

@@ -15,7 +15,8 @@ import pytest
 from core import cli
 from core.execute import build_plan
 from core.execute import launch as launch_mod
-from core.execute.bench import BenchConfig, bandwidths, run_local
+from core.execute import bench as bench_mod
+from core.execute.bench import BenchConfig, BenchReport, bandwidths, run_local
 from core.execute.launch import LaunchError, launch_local
 from core.schedule_io import write_schedule
 
@@ -57,6 +58,48 @@ def test_run_json_reports_every_repetition(ring_file, capsys):
     assert rep["max_abs_diff"] <= rep["tolerance"] == pytest.approx(2 * 3 * 4 * 2.0 ** -23)
     r = rep["repetitions"][0]
     assert (r["schedule_algbw"], r["schedule_busbw"]) == pytest.approx(bandwidths(1000, r["schedule_s"], 4))
+
+
+def _fake_report(plan, cfg, **_):
+    """A BenchReport with given per-repetition times (1e6 bytes over 4 ranks), as run_local would return it."""
+    return BenchReport("bcube:n=2,k=1", "ring", 4, 10 ** 6, "float32", [0.010, 0.030], [0.020, 0.020], 0.0, 0, 1e-6,
+                       "local gloo, 127.0.0.1", 4, 1.0, 1.0, (0.0, 0.0, 0.0), [0.1, 0.3], [0.2, 0.2])
+
+
+def test_the_avg_row_is_bytes_over_the_mean_time_not_the_mean_of_the_rates(ring_file, capsys, monkeypatch):
+    # reps of 10 and 30 ms: mean 20 ms, so algbw 1e6 B / 20 ms = 0.05 GB/s (the mean of 0.1 and 0.0333 is 0.0667)
+    monkeypatch.setattr(bench_mod, "run_local", _fake_report)
+    rc, out, _ = run_cli(capsys, ring_file, "--size", "1MB", "--repeat", "2")
+    row = next(line.split() for line in out.splitlines() if line.split()[:1] == ["avg"])
+    assert rc == 0 and [float(x) for x in row[1:]] == [20.0, 0.05, 0.075, 20.0, 0.05, 0.075]
+    rep = _fake_report(None, None)
+    avg = rep.average()
+    assert avg["schedule_s"] == pytest.approx(0.020)
+    assert (avg["schedule_algbw"], avg["schedule_busbw"]) == pytest.approx((0.05, 0.075))
+    assert (avg["all_reduce_algbw"], avg["all_reduce_busbw"]) == pytest.approx((0.05, 0.075))
+    assert avg["schedule_cpu_s"] == pytest.approx(0.2)
+    assert rep.as_dict()["average"] == avg
+
+
+@pytest.mark.parametrize("size,dtype,numel,note", [
+    ("3B", "float32", 1, "--size 3B: 3 bytes is not a whole number of float32 elements (4 bytes each): running "
+                         "1 element = 4 bytes per rank"),
+    ("999B", "int32", 249, "--size 999B: 999 bytes is not a whole number of int32 elements (4 bytes each): running "
+                           "249 elements = 996 bytes per rank"),
+    ("1KB", "int32", 250, None),
+])
+def test_run_says_what_size_ran_when_it_rounds_to_whole_elements(ring_file, capsys, monkeypatch, size, dtype, numel,
+                                                                  note):
+    seen = {}
+
+    def fake(plan, cfg, **kw):
+        seen["numel"] = cfg.numel
+        return _fake_report(plan, cfg)
+    monkeypatch.setattr(bench_mod, "run_local", fake)
+    rc, _, err = run_cli(capsys, ring_file, "--size", size, "--dtype", dtype, "--repeat", "2")
+    assert rc == 0 and seen["numel"] == numel
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert notes == ([f"note: {note}"] if note else []), err
 
 
 def test_bandwidth_definitions():

@@ -185,6 +185,19 @@ def test_group_size_and_rank_mapping_must_fit():
         build_plan([1, 2, 3])
 
 
+@pytest.mark.parametrize("ranks,needle", [
+    ([0, 0, 1, 2], ": server 0 is given twice (ranks 0 and 1), got 0,0,1,2"),  # was "got {0: 1, 1: 2, 2: 3}"
+    ([0, 1, 2], ": server 3 has no rank, got 0,1,2"),
+    ([0, 1, 2, 7], ": node 7 is not a server, got 0,1,2,7"),
+    ({0: 0, 1: 0, 2: 1, 3: 2}, ": the ranks are not 0..n-1 once each, got {0: 0, 1: 0, 2: 1, 3: 2}"),
+])
+def test_a_bad_rank_mapping_echoes_what_was_given_and_names_the_problem(ranks, needle):
+    with pytest.raises(ValueError) as info:
+        build_plan(schedule("example:fig3", "ring"), ranks)
+    assert str(info.value) == ("a rank mapping must give each of the 4 servers (node ids 0..3) a distinct rank 0..3"
+                               + needle)
+
+
 def test_the_plan_counts_buffers_for_memory_estimates():
     plan = build_plan(schedule("dcell:n=2,k=1", "critical-path"))
     n = 6000
