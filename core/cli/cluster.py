@@ -11,6 +11,7 @@ import sys
 from tqdm import tqdm
 
 from .. import argtypes as at
+from ..rl.pair import pair_file, pair_stem
 from .common import Given, ignored_note, print_table
 
 
@@ -122,7 +123,8 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
     command = f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} --out {a.out}"
     meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)
     t = meta["training"]
-    print(f"wrote {a.out}.safetensors and {a.out}.json: kept iteration {meta['kept_iteration']}, validation ratio to "
+    stem = pair_stem(a.out)
+    print(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration {meta['kept_iteration']}, validation ratio to "
           f"{meta['config']['reference']} {meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) "
           f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")

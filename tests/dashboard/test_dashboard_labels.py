@@ -32,6 +32,8 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
                  "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
     assert (labels.checkpoint_note(universal, "leafspine:leaves=4,spines=2,servers=4")
             == "checkpoint universal, trained on 3 other topologies (bcube, dcell), NOT on this one")
+    dotted = {"checkpoint": "my.model", "trained_on_this_topology": True}  # a stem with a dot: named whole
+    assert labels.checkpoint_note(dotted, "x") == "checkpoint my.model, trained on this topology"
 
 
 def test_gap_note_names_the_dag_and_its_bound():
