@@ -5,7 +5,6 @@ which RL checkpoint ran and whether it was trained on this topology. Reads `Sche
 
 from __future__ import annotations
 
-
 from core.methods import get_method
 from core.rl.pair import pair_stem
 from core.schedulers.learned import KEPT_START, training_answer
