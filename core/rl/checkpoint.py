@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -23,7 +22,7 @@ from safetensors.torch import load_file, save
 from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec, split_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
-from .pair import pair_file, pair_stem
+from .pair import _REPOSITORY, checkpoint_dir, checkpoint_stem, pair_file
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
 FORMAT = "allreduce-lab-rl/1"
@@ -35,15 +34,6 @@ MAX_HEADER_BYTES = 1_000_000
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or made for other features/shapes."""
-
-
-_REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def checkpoint_dir() -> Path:
-    """Where shipped checkpoints live (env ALLREDUCE_LAB_CHECKPOINTS overrides)."""
-    env = os.environ.get("ALLREDUCE_LAB_CHECKPOINTS")
-    return Path(env) if env else _REPOSITORY / "checkpoints"
 
 
 def shown_path(path: str | Path) -> str:
@@ -77,18 +67,6 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     path = pair_file(stem, ".json")
     write_atomic(path, json.dumps(side, indent=2, default=float).encode())
     return path
-
-
-def checkpoint_stem(path: str | Path, folders: Sequence[Path] | None = None) -> Path:
-    """A checkpoint's path without suffix, from either file of the pair or the stem; a relative one
-    (``universal``) that is not in the working folder names one in the first of `folders` that has it
-    (default `checkpoint_dir`: a shipped one)."""
-    stem = pair_stem(path)
-    if not stem.is_absolute() and not pair_file(stem, ".json").is_file():
-        for folder in (checkpoint_dir(),) if folders is None else folders:
-            if pair_file(folder / stem, ".json").is_file():
-                return folder / stem
-    return stem
 
 
 PAIR = "a checkpoint is X.json + X.safetensors (give X or either file)"
