@@ -32,6 +32,7 @@ from core.topology import Preset, Topology, make_topology, parse_spec, parse_top
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
 from . import figures
+from .axisnames import BOTH_WAYS
 from .figures import AxisStyle, HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, build_time_playback, heatmap_table
 from .positions import positions
@@ -142,6 +143,14 @@ def link_labels(source: Source) -> tuple[str, ...]:
     """Readable names of the directed links, in link-id order."""
     t = topology(source)
     return tuple(t.link_label(link) for link in range(t.n_links))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def link_pair_names(source: Source) -> tuple[str, ...]:
+    """Each undirected link's name both ways (``s00<->sw0.0``): its directed links 2e and 2e+1 (core's link order)
+    are rows next to each other in a heatmap, named together when not every row can be (`axisnames.naming`)."""
+    t = topology(source)
+    return tuple(f"{t.labels[u]}{BOTH_WAYS}{t.labels[v]}" for u, v in t.edges.tolist())
 
 
 def paper_figures(source: Source) -> Preset | None:
@@ -310,7 +319,7 @@ def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: boo
     """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
     pb = played(source, method, config, timeline)
     if not by_group:
-        return HeatRows(title, pb.util_pct, link_labels(source))
+        return HeatRows(title, pb.util_pct, link_labels(source), link_pair_names(source))
     g = groups(source)
     z = np.rint(g.utilization(pb.util_pct.astype(float))).astype(np.uint8)
     return HeatRows(title, z, group_names(source))
