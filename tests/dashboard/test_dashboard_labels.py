@@ -32,8 +32,6 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
                  "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
     assert (labels.checkpoint_note(universal, "leafspine:leaves=4,spines=2,servers=4")
             == "checkpoint universal, trained on 3 other topologies (bcube, dcell), NOT on this one")
-    dotted = {"checkpoint": "my.model", "trained_on_this_topology": True}  # a stem with a dot: named whole
-    assert labels.checkpoint_note(dotted, "x") == "checkpoint my.model, trained on this topology"
 
 
 def test_gap_note_names_the_dag_and_its_bound():
@@ -60,3 +58,9 @@ def test_plain_escapes_what_markdown_would_act_on_and_nothing_else():
     assert not set("*_<>$~[]`#|:\\") & set(bare) and set(bare) == set(typed) - set("*_<>$~[]`#|:\\")
     assert plain("BCube(3,1) has 15 nodes.") == "BCube(3,1) has 15 nodes."
     assert plain("two\nlines") == "two  \nlines"  # a line break stays a line break
+
+
+def test_a_checkpoint_with_a_dot_in_its_name_is_named_whole():
+    """my.model was cut to "my" (Path.stem), trial 13."""
+    dotted = {"checkpoint": "my.model", "trained_on_this_topology": True}
+    assert labels.checkpoint_note(dotted, "x") == "checkpoint my.model, trained on this topology"
