@@ -18,13 +18,13 @@ import argparse
 import json
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
 from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint
+from core.rl.pair import pair_file, pair_stem
 from core.schedule import DEFAULT_TEMPERATURE, ScheduleConfig
 from core.schedulers.optimal import solve_optimal
 from core.topology import make_topology, preset
@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
     start, cpu0 = time.perf_counter(), time.process_time()
-    uni = Path(a.universal).with_suffix(".json")
+    uni = pair_file(pair_stem(a.universal), ".json")
     rows = []
     print(f"{'config':14} {'CP':>4} {'rl':>4} {'rl-s':>5} {'uni':>4} {'uni-s':>5} {'LB':>4} {'gap':>6} {'ugap':>6} "
           f"{'PS':>6} {'RL/PS':>6} {'paper':>6} {'train s':>8} {'rl s':>6} {'rl cpu':>6}")

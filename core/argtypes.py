@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from .rl.pair import pair_file, pair_stem
+
 SEED_MAX = 2 ** 31 - 1
 """Seeds are 0..2^31-1 for every method: CP-SAT's random_seed is a 32-bit signed integer."""
 _INT = re.compile(r"[+-]?[0-9]{1,19}")
@@ -151,13 +153,12 @@ def csv_out(text: str) -> str:
 
 def out_stem(text: str) -> str:
     """A checkpoint path without suffix: its folder exists and can be written; no file of the pair is a folder."""
-    p = Path(text)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    stem = pair_stem(text)
     if not text or text.endswith(os.sep) or stem.is_dir():
         raise argparse.ArgumentTypeError(f"{_show(text)} is a folder; give a checkpoint name, e.g. {stem / 'mine'}")
     for suffix in (".json", ".safetensors", ".log.csv"):
-        if stem.with_suffix(suffix).is_dir():
-            raise argparse.ArgumentTypeError(f"{_show(str(stem.with_suffix(suffix)))} is a folder")
+        if pair_file(stem, suffix).is_dir():
+            raise argparse.ArgumentTypeError(f"{_show(str(pair_file(stem, suffix)))} is a folder")
     _writable_folder(stem.parent, _show(text))
     return text
 

@@ -2,21 +2,45 @@
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-JOB_COLOURS = tuple(c for c in qualitative.Dark24 + qualitative.Light24 if c != "#222A2A")
-"""Job colours: plotly's 48 but its near-black, which read as the black of the marks shared by several jobs."""
 SIZE_COLOURS = {1: "#9ecae1", 2: "#6baed6", 4: "#3182bd", 8: "#08519c", 16: "#d94801", 32: "#a50f15"}
-EDGE, SERVER, SWITCH, IDLE, SHARED = "#c8c8c8", "#d9d9d9", "#ff7f0e", "#eeeeee", "#222222"
+EDGE, SERVER, SWITCH, IDLE, SHARED = "#c8c8c8", "#d9d9d9", "#666666", "#eeeeee", "#222222"
+"""The snapshot's own colours: links, servers, switches (dark grey squares: they were orange, as job j30's "#FF9616"
+nearly was, trial 13), idle servers, marks shared by several jobs."""
+APART = 60
+"""Least RGB distance (0-441) between a job's colour and any of the snapshot's own colours."""
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    c = colour.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+JOB_COLOURS = tuple(c for c in qualitative.Dark24 + qualitative.Light24
+                    if min(math.dist(_rgb(c), _rgb(own)) for own in (EDGE, SERVER, SWITCH, IDLE, SHARED)) >= APART)
+"""Job colours: plotly's 48 but those within APART of the snapshot's own colours (its near-black read as the black of
+the marks shared by several jobs; its olive as the switches' grey; its palest as idle servers). Job j has colour
+j mod len(JOB_COLOURS): colours repeat after that many jobs, and the page says so when two running jobs share one."""
 
 
 def job_colour(job: int) -> str:
-    """The colour of job `job` in the snapshot."""
+    """The colour of job `job` (its index in the trace) in the snapshot."""
     return JOB_COLOURS[int(job) % len(JOB_COLOURS)]
+
+
+def shared_colours(jobs: Sequence[dict]) -> list[list[str]]:
+    """The ids of running jobs that share a colour (`job_colour` repeats every len(JOB_COLOURS) jobs), each group in
+    job order; empty when every running job has a colour of its own."""
+    by: dict[str, list[dict]] = {}
+    for job in sorted(jobs, key=lambda j: j["job"]):
+        by.setdefault(job_colour(job["job"]), []).append(job)
+    return [[j["job_id"] for j in group] for group in by.values() if len(group) > 1]
 
 
 def gantt_figure(rows: Sequence[dict], title: str = "", height: int = 460) -> go.Figure:
@@ -71,6 +95,7 @@ def snapshot_figure(x: np.ndarray, y: np.ndarray, edges: np.ndarray, is_server: 
     and a job without links had no entry at all (trial 12)."""
     fig = go.Figure()
     is_server = np.asarray(is_server, bool)
+    jobs = sorted(jobs, key=lambda j: j["job"])  # the legend in job order (j2 before j10), as the trace lists them
     fig.add_trace(_lines(x, y, edges, range(len(edges)), EDGE, 1.0, "links"))
     users: dict[int, int] = {}
     hosts: dict[int, list[tuple[int, dict]]] = {}  # server -> (GPUs, job) of every job on it

@@ -22,6 +22,7 @@ from core.engine import Rounds
 from core.linkgroups import LinkGroups, group_bandwidths, link_groups
 from core.methods import get_method, run_method
 from core.replan import LinkEvent, Replan, replan
+from core.rl.pair import checkpoint_version
 from core.routing import NodeTree, Routes, compute_routes
 from core.schedule import Schedule, ScheduleConfig
 from core.schedule_io import schedule_to_dict
@@ -31,6 +32,7 @@ from core.topology import Preset, Topology, make_topology, parse_spec, parse_top
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
 from . import figures
+from .axisnames import BOTH_WAYS
 from .figures import AxisStyle, HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, build_time_playback, heatmap_table
 from .positions import positions
@@ -38,6 +40,17 @@ from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, ROUN
                       check_drawable, predicted_nodes)
 
 Progress = Callable[[float], None]
+
+
+def config_key(config: ScheduleConfig) -> tuple:
+    """A `ScheduleConfig`'s cache key: its fields and the version of the RL checkpoint it would load
+    (`core.rl.pair.checkpoint_version`), so a checkpoint retrained under the same name is run again rather than
+    its old schedule shown until the cache drops it (trial 13)."""
+    return repr(config), checkpoint_version(config.checkpoint)
+
+
+KEYED = {ScheduleConfig: config_key}
+"""`hash_funcs` of every cached function taking a `ScheduleConfig` (also inside a tuple)."""
 
 
 # ---- topology ---------------------------------------------------------------------------------
@@ -132,6 +145,14 @@ def link_labels(source: Source) -> tuple[str, ...]:
     return tuple(t.link_label(link) for link in range(t.n_links))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def link_pair_names(source: Source) -> tuple[str, ...]:
+    """Each undirected link's name both ways (``s00<->sw0.0``): its directed links 2e and 2e+1 (core's link order)
+    are rows next to each other in a heatmap, named together when not every row can be (`axisnames.naming`)."""
+    t = topology(source)
+    return tuple(f"{t.labels[u]}{BOTH_WAYS}{t.labels[v]}" for u, v in t.edges.tolist())
+
+
 def paper_figures(source: Source) -> Preset | None:
     """The paper's Table 2 entry for a source that is one of its configurations, else None."""
     for _name, spec, paper in compare_configurations("table2"):
@@ -196,7 +217,7 @@ def tree_counts(source: Source, root: int) -> dict[str, int]:
 
 
 # ---- schedules ----------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Schedule:
     """A method's schedule of the source's topology (raises what the method raises)."""
     return run_method(method, topology(source), config, progress=_progress)
@@ -209,21 +230,21 @@ def merged_bound(source: Source, config: ScheduleConfig) -> int:
                                   routing=config.routing)).best
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def playback(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Playback:
     """A schedule laid out per round for the player (computed once)."""
     return build_playback(schedule(source, method, config, _progress))
 
 
 # ---- seconds, failed and slowed links ------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def timing(source: Source, method: str, config: ScheduleConfig, mode: str) -> Timing:
     """The schedule replayed in seconds (`config.size` bytes, sync or async)."""
     s = schedule(source, method, config)
     return ReplayPlan(s.dag, s.rounds).run(config.size, mode)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=64)
 def seconds_report(source: Source, method: str, config: ScheduleConfig) -> dict:
     """Both replay modes' time, algbw, busbw, the bounds in seconds and the gaps (core.seconds.time_report)."""
     s = schedule(source, method, config)
@@ -240,14 +261,14 @@ def link_event(source: Source, when: str, fail: str | None, slow: str | None) ->
     return event
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def replanned(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Replan:
     """The method's schedule run until `event`, then re-planned by the method on the changed network (core.replan)."""
     return replan(schedule(source, method, config), event, mode=mode, config=config,
                   timing=timing(source, method, config, mode))
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def replanned_run(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str
                   ) -> tuple[WorkloadDAG, Rounds, np.ndarray, np.ndarray]:
     """The whole re-planned run (delivered part, then the rest) as one DAG, its rounds, and when each workload ran."""
@@ -273,14 +294,14 @@ def played(source: Source, method: str, config: ScheduleConfig, timeline: Timeli
     return playback(source, method, config, _progress)
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def event_playback(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Playback:
     """The re-planned run per round: the delivered part of the original rounds, then the method's rounds of the rest."""
     dag, rounds, _, _ = replanned_run(source, method, config, event, mode)
     return build_playback(Schedule(method, dag, rounds, config, dict(playback(source, method, config).info)))
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def time_playback(source: Source, method: str, config: ScheduleConfig, timeline: Timeline) -> Playback:
     """The run on the timeline's time columns: in-flight workloads and each link's busy share per column."""
     pb = playback(source, method, config)
@@ -292,19 +313,19 @@ def time_playback(source: Source, method: str, config: ScheduleConfig, timeline:
     return build_time_playback(method, dag, start, finish, np.asarray(timeline.edges_s), pb.stats, pb.info)
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
 def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: bool, title: str,
               timeline: Timeline = ROUNDS) -> HeatRows:
     """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
     pb = played(source, method, config, timeline)
     if not by_group:
-        return HeatRows(title, pb.util_pct, link_labels(source))
+        return HeatRows(title, pb.util_pct, link_labels(source), link_pair_names(source))
     g = groups(source)
     z = np.rint(g.utilization(pb.util_pct.astype(float))).astype(np.uint8)
     return HeatRows(title, z, group_names(source))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=16)
 def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: ScheduleConfig, by_group: bool,
                 network: bool, edges: tuple[float, ...], legend: tuple[tuple, ...], timeline: Timeline = ROUNDS,
                 axis: AxisStyle = figures.ROUND_AXIS, marks: tuple = (),
@@ -315,13 +336,13 @@ def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: Sc
                                group_names(source), axis=axis, marks=marks, changed=changed)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16)
 def schedule_json(source: Source, method: str, config: ScheduleConfig) -> str:
     """The schedule as an allreduce-schedule/1 JSON document."""
     return json.dumps(schedule_to_dict(schedule(source, method, config)), separators=(",", ":"))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16)
 def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS) -> str:
     """The utilization heatmap's numbers as CSV: directed links x rounds (percent of capacity), or x time columns
     (percent of the column's time busy, columns named by their interval in ms)."""
@@ -356,7 +377,7 @@ def default_checkpoint(source: Source) -> str | None:
     return found.stem if found else None
 
 
-@st.cache_data(show_spinner=False, ttl=120)
+@st.cache_data(hash_funcs=KEYED, show_spinner=False, ttl=120)
 def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), source: Source = DEFAULT_SOURCE
                    ) -> str | None:
     """None when a method can run on `source`, else the one-line reason it cannot (asked of the
@@ -365,7 +386,7 @@ def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), sourc
 
 
 # ---- compare ------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=512)
+@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=512)
 def compare_cell(source: Source, method: str, seeds: int, config: ScheduleConfig) -> Row | str:
     """One method on one topology, compared (randomized methods over `seeds` seeds) and timed at message size
     `config.size`, or the one-line reason it failed (cached too, so a failing method is tried once)."""

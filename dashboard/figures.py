@@ -7,7 +7,6 @@ draws them as static SVG (dashboard/svg.py) and never instantiates a plotly obje
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -17,6 +16,8 @@ from plotly.colors import qualitative, sample_colorscale
 from plotly.subplots import make_subplots
 
 from core.methods import METHODS
+
+from .axisnames import Naming, named_axis, naming
 
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 """Flow-tree colours: tree t is drawn in PALETTE[t % len(PALETTE)]."""
@@ -258,46 +259,16 @@ def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=36),
                       title=dict(text=title or "", x=0.01, font=dict(size=14)))
     fig.update_xaxes(title=dict(text="round", standoff=4), range=[edges[0], edges[-1]])
-    fig.update_yaxes(autorange="reversed", **row_axis(row_names, row_labels(n_rows, height - 36 - (34 if title else 6))))
+    fig.update_yaxes(autorange="reversed", **named_axis(row_names, naming(n_rows, height - 36 - (34 if title else 6))))
     return fig
 
 
 _COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4)
-ROW_FONT, MIN_ROW_FONT = 11, 9
-"""Font sizes (px) of a heatmap's row names: the usual one, and the smallest used before naming only every k-th row."""
-LINE = 1.2
-"""A row name needs this many times its font size of height: plotly's own rule for a category axis (its
-``Lib.bigFont``), by which it silently drops every other name when it sets the ticks itself."""
 ROW_PITCH = 14
 """Height (px) a heatmap panel gives each row, so that names at ROW_FONT fit (1.2 x 11 = 13.2)."""
 HEAT_PX = (90, 14 * 32 + 24)
 """Smallest and largest height of one method's heatmap in the player (px): above ~41 rows (at MIN_ROW_FONT) only
 every k-th row is named."""
-
-
-@dataclass(frozen=True)
-class RowLabels:
-    """How a heatmap names its rows: every `stride`-th row (1: all) at `font` px."""
-
-    stride: int
-    font: int
-
-
-def row_labels(n_rows: int, panel_px: float) -> RowLabels:
-    """The row names that fit `n_rows` rows in a panel `panel_px` tall: all of them at the largest font that fits (down
-    to MIN_ROW_FONT), else every k-th at MIN_ROW_FONT."""
-    pitch = panel_px / max(n_rows, 1)
-    font = min(ROW_FONT, int(pitch / LINE))
-    if font >= MIN_ROW_FONT:
-        return RowLabels(1, font)
-    return RowLabels(max(2, math.ceil(LINE * MIN_ROW_FONT / max(pitch, 1e-9))), MIN_ROW_FONT)
-
-
-def row_axis(names: Sequence[str], labels: RowLabels) -> dict:
-    """A heatmap's row axis naming the rows `labels` says, set explicitly (plotly's own ticks skip names it thinks
-    would overlap, without saying so)."""
-    return dict(tickmode="array", tickvals=list(names)[::labels.stride], ticktext=list(names)[::labels.stride],
-                tickfont=dict(size=labels.font), showticklabels=True)
 
 
 @dataclass(frozen=True)
@@ -366,6 +337,9 @@ class HeatRows:
     title: str
     z: np.ndarray
     names: Sequence[str]
+    pair_names: Sequence[str] | None = None
+    """When the rows are directed links in core's order (rows 2e and 2e+1: link e's two directions): link e's name
+    both ways (``s00<->sw0.0``), for rows too many to name each (`axisnames.naming`, paired)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -444,8 +418,8 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                         vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
     height = height_hint or total
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
-    unnamed = 0
-    strides: list[int] = []  # per heatmap: every how many rows is named (1: all)
+    unnamed, group_stride = 0, 1
+    namings: list[Naming] = []  # per heatmap: which rows are named
     names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
         if d is not None:
@@ -465,16 +439,18 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             fig.update_yaxes(visible=False, range=yr, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
             fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
-            fig.update_yaxes(autorange="reversed", showticklabels=i == 1, tickfont=dict(size=11), row=1, col=i,
-                             automargin=True,
-                             type="category", categoryorder="array", categoryarray=list(group_names))
+            bars = naming(len(group_names), _domain_px(fig.layout[f"yaxis{'' if i == 1 else i}"].domain, height, margin))
+            fig.update_yaxes(autorange="reversed", row=1, col=i, automargin=True,
+                             type="category", categoryorder="array", categoryarray=list(group_names),
+                             **{**named_axis(group_names, bars), "showticklabels": i == 1})
+            group_stride = bars.stride
         fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", axis=axis), row=1 + i, col=1)
         rows = h.z.shape[0]
-        named = row_labels(rows, _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin))
-        strides.append(named.stride)
+        named = naming(rows, _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin), h.pair_names is not None)
+        namings.append(named)
         fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=True, col=1,
                          title=dict(text="" if named.stride == 1 else f"{rows} rows", standoff=6, font=dict(size=12)),
-                         **row_axis(h.names, named))
+                         **named_axis(h.names, named, h.pair_names))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
                          matches=_axis_name("x", k + 1) if i > 1 else None, showticklabels=True,
                          title=dict(text=axis.title, standoff=2) if i == k else None)
@@ -500,9 +476,21 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                                    xpad=4, tickfont=dict(size=11))),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
-                            "unnamed": unnamed, "row_stride": max(strides, default=1)})
+                            "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
     out = fig.to_dict()
     out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
+    return out
+
+
+def _naming_meta(namings: Sequence[Naming], heats: Sequence[HeatRows]) -> dict:
+    """What the caption under the player says of the heatmaps' row names: every how many rows is named (the most of
+    any heatmap), whether each named row stands for both directions of its link, and one such name as an example."""
+    if not namings:
+        return {"row_stride": 1, "row_both_ways": False}
+    i = max(range(len(namings)), key=lambda j: namings[j].stride)
+    out = {"row_stride": namings[i].stride, "row_both_ways": namings[i].both_ways}
+    if namings[i].both_ways and heats[i].pair_names:
+        out["row_pair"] = heats[i].pair_names[0]
     return out
 
 
@@ -821,8 +809,9 @@ def seed_spread_figure(per_seed: dict[str, Sequence[int]], title: str | None = N
 
 
 def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree_labels: Sequence[str],
-                      current_round: int | None = None, height: int = 340) -> go.Figure:
-    """The upper agent: probability of each flow-tree (columns) in each round (rows, 1-based); x marks chosen."""
+                      current_round: int | None = None, height: int = 340, names: Naming | None = None) -> go.Figure:
+    """The upper agent: probability of each flow-tree (columns) in each round (rows, 1-based); x marks chosen.
+    `names`: which trees the x axis names (`axisnames.naming`; default: as many as fit 360 px)."""
     n_rounds, n_trees = probs.shape
     fig = go.Figure(go.Heatmap(z=probs, x=list(tree_labels), y=np.arange(1, n_rounds + 1), zmin=0, zmax=1,
                                colorscale="Purples", colorbar=dict(title=dict(text="p"), thickness=10),
@@ -837,13 +826,16 @@ def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree
                       line=dict(color=MARKER_COLOUR, width=2), name="current round")
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=6, b=4), showlegend=False)
     fig.update_yaxes(title="round", autorange="reversed")
-    fig.update_xaxes(title="flow-tree (root)", showticklabels=n_trees <= 50, tickfont=dict(size=11))
+    fig.update_xaxes(title="flow-tree (root)", type="category",
+                     **named_axis(tree_labels, names or naming(n_trees, 360)))
     return fig
 
 
 def bars_figure(labels: Sequence[str], values: Sequence[float], highlight: Sequence[bool], title: str | None = None,
-                value_name: str = "value", marked: Sequence[bool] | None = None, height: int = 280) -> go.Figure:
-    """Bars with the highlighted ones in red (chosen) and `marked` ones outlined (e.g. not what critical-path sent)."""
+                value_name: str = "value", marked: Sequence[bool] | None = None, height: int = 280,
+                names: Naming | None = None) -> go.Figure:
+    """Bars with the highlighted ones in red (chosen) and `marked` ones outlined (e.g. not what critical-path sent);
+    `names`: which bars the x axis names (`axisnames.naming`; default: as many as fit 250 px)."""
     colours = ["#e4002b" if h else "#9e9ac8" for h in highlight]
     outline = ["black" if (marked is not None and m) else "rgba(0,0,0,0)" for m in (marked or [False] * len(labels))]
     fig = go.Figure(go.Bar(x=list(labels), y=list(values),
@@ -851,7 +843,7 @@ def bars_figure(labels: Sequence[str], values: Sequence[float], highlight: Seque
                            hovertemplate=f"%{{x}}: {value_name} %{{y:.3f}}<extra></extra>", name=value_name))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=4), showlegend=False,
                       title=dict(text=title or "", x=0.01, font=dict(size=14)), yaxis_title=value_name)
-    fig.update_xaxes(tickfont=dict(size=11), type="category")
+    fig.update_xaxes(type="category", **named_axis(labels, names or naming(len(labels), 250)))
     return fig
 
 

@@ -5,9 +5,8 @@ which RL checkpoint ran and whether it was trained on this topology. Reads `Sche
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from core.methods import get_method
+from core.rl.pair import pair_stem
 from core.schedulers.learned import KEPT_START, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
@@ -73,7 +72,7 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     weights (as the CLI says it); None for other methods."""
     if "checkpoint" not in info:
         return None
-    name = Path(str(info["checkpoint"])).stem
+    name = pair_stem(str(info["checkpoint"])).name  # my.model stays my.model (.stem cut it to my)
     if info.get("fallback"):
         name = f"{name} (fallback: {info['fallback']})"
     here = trained_here(info, spec)

@@ -22,6 +22,7 @@ from core.seconds import latency_line
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
+from .axisnames import MIN_ROW_FONT, Naming, unnamed_note
 from .controls import is_slow, method_title, persistent, with_progress
 from .playback import Playback
 from .sources import HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, ROUNDS, TIME_COLUMNS, Source, Timeline, file_stem
@@ -306,7 +307,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     charts.show(fig, f"{key}:figure", f"{file_stem(source)}-{'column' if seconds else 'round'}{r}",
                 buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
-    st.caption(_legend_text(view, meta.get("unnamed", 0), meta.get("row_stride", 1)))
+    rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
+    st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1)))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
@@ -321,40 +323,39 @@ def _span(view: View, r: int) -> str:
     return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
 
 
-def _legend_text(view: View, unnamed: int = 0, row_stride: int = 1) -> str:
+def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_FONT), pair: str | None = None,
+                 group_stride: int = 1) -> str:
     """What the figure shows, in words, under it; `unnamed`: how many nodes of a network panel have no room for their
-    name (`figures.name_offsets`); `row_stride`: every how many heatmap rows is named (`figures.row_labels`)."""
+    name (`figures.name_offsets`); `rows`: which heatmap rows are named (`axisnames.naming`; `pair`: a name of a
+    link both ways, the example); `group_stride`: every how many link groups the bars name."""
     unit = "time column" if view.timeline.seconds else "round"
     what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
             "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
             + "; cables are as thick as their bandwidth") if view.network else \
         f"each link group's mean use in this {unit} (the topology is too big to draw link by link)"
-    rows = "link group (mean of its links)" if view.by_group else "directed link"
+    row_kind = "link group (mean of its links)" if view.by_group else "directed link"
     if view.timeline.seconds:
-        below = (f"the share of each time column ({view.edges[1] - view.edges[0]:.3g} {view.unit[0]}) every {rows} "
+        below = (f"the share of each time column ({view.edges[1] - view.edges[0]:.3g} {view.unit[0]}) every {row_kind} "
                  f"spends transferring, in the {view.timeline.mode} replay; all methods share one time axis, so a "
                  "column is the same interval in each and a method that finishes sooner ends sooner")
     else:
-        below = (f"utilization of every {rows} (rows) in every round (columns); all methods share the round axis, "
+        below = (f"utilization of every {row_kind} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
     text = f"Top: {what}. Below: {below}. One colour scale; the red box marks this {unit}."
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
                  "node for its name.")
-    if row_stride > 1:
-        text += (f" The heatmaps have no room to name every row: every {ordinal(row_stride)} {rows.split(' (')[0]} "
-                 "is named on the left; hover a row for the rest.")
+    if rows.stride > 1:
+        text += (" The heatmaps have no room to name every row: "
+                 + unnamed_note(rows, row_kind.split(" (")[0], "on the left", pair) + ".")
+    if group_stride > 1:
+        text += " The bars have no room to name every group: " + unnamed_note(
+            Naming(group_stride, MIN_ROW_FONT), "link group", "on the left") + "."
     if view.changed:
         text += (f" Pink dashed: {view.changed[1]}" + ("; the dashed red line marks the change on each heatmap"
                  + (", shaded while the transfers in flight drain" if view.timeline.seconds else "")
                  if view.marks else "") + ".")
     return text
-
-
-def ordinal(n: int) -> str:
-    """2nd, 3rd, 4th, 11th, 21st."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _panel(pb: Playback, r: int, view: View, groups, link_names: tuple[str, ...]) -> figures.PlayerPanel:

@@ -11,6 +11,7 @@ import sys
 from tqdm import tqdm
 
 from .. import argtypes as at
+from ..rl.pair import pair_file, pair_stem
 from .common import Given, ignored_note, print_table
 
 
@@ -59,21 +60,21 @@ def cmd_cluster(a: argparse.Namespace) -> int:
                           make_cluster, metric_text, run_schedulers, summarize, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
+    # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
+    # capping note came before "TopDRL network was built for 4 GPUs per server")
     note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
                         {"--seed": "seed", "--checkpoint": "checkpoint"}, "the schedulers run")
-    if note:
-        print(note, file=sys.stderr)
+    notes = [note] if note else []
     cluster = make_cluster(a.topology, a.gpus_per_server)
     # `all` (or `topdrl` among others from a group) leaves out TopDRL on a cluster its network does not read;
     # `--scheduler topdrl`, named, still refuses it
     named = {part.strip() for part in a.scheduler.split(",")}
     names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep=named)
-    for line in left_out:
-        print(f"note: {line}", file=sys.stderr)
+    notes += [f"note: {line}" for line in left_out]
     trace = load_trace(a.trace, fit_gpus=cluster.n_gpus)  # a synthetic draw larger than the cluster: capped, noted
     capped = capped_note(a.trace, trace)
     if capped:
-        print(f"note: {capped}", file=sys.stderr)
+        notes.append(f"note: {capped}")
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
     bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
                bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")
@@ -87,6 +88,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         results = run_schedulers(cluster, trace, names, a.seed, a.checkpoint, progress)
     finally:
         bar.close()
+    for line in notes:
+        print(line, file=sys.stderr)
     rows = [summarize(r) for r in results]
     for path, table, what in ((a.jobs_out, jobs_table, "job"), (a.events_out, events_table, "event")):
         if path:
@@ -122,7 +125,8 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
     command = f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} --out {a.out}"
     meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)
     t = meta["training"]
-    print(f"wrote {a.out}.safetensors and {a.out}.json: kept iteration {meta['kept_iteration']}, validation ratio to "
+    stem = pair_stem(a.out)
+    print(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration {meta['kept_iteration']}, validation ratio to "
           f"{meta['config']['reference']} {meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) "
           f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")

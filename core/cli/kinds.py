@@ -14,6 +14,7 @@ from typing import Any
 
 from ..argtypes import UsageError
 from ..compare import BEST_GAP_CSV
+from ..rl.pair import pair_stem
 from ..schedule_io import ScheduleFileError, read_schedule_file
 
 RL_CHECKPOINT_FORMAT = "allreduce-lab-rl/1"
@@ -40,7 +41,7 @@ def file_kind(path: str | Path) -> tuple[str, str] | None:
     """(what the project file at `path` is, which command takes it), or None when it is none of them."""
     p = Path(path)
     if p.suffix == ".safetensors":
-        return ("a checkpoint's weights", f"give the checkpoint, {p.with_suffix('')}, to schedule --method rl "
+        return ("a checkpoint's weights", f"give the checkpoint, {pair_stem(p)}, to schedule --method rl "
                 "--checkpoint or cluster --scheduler topdrl --checkpoint")
     try:
         with p.open("rb") as fh:

@@ -42,6 +42,7 @@ class Trace:
     iterations : training iterations each job runs.
     models : the model names `model` indexes.
     row : each job's row in its source (1-based data rows, header excluded), for error messages.
+    capped : how many jobs' GPU demands a synthetic draw cut to its ``max_gpus`` (0: none; `traces.synthetic`).
     """
 
     name: str
@@ -52,6 +53,7 @@ class Trace:
     iterations: np.ndarray
     models: tuple[str, ...] = field(default_factory=lambda: tuple(model_names()))
     row: np.ndarray = field(default=None)  # type: ignore[assignment]
+    capped: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.job_id)

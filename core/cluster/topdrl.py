@@ -312,12 +312,13 @@ def default_checkpoint() -> Path:
 def save(net: TopDRLNet, stem: str | Path, meta: dict[str, Any]) -> Path:
     """Write ``stem.safetensors`` and the ``stem.json`` sidecar; returns the sidecar path."""
     from safetensors.torch import save_file
-    stem = Path(stem)
+    from ..rl.pair import pair_file, pair_stem
+    stem = pair_stem(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(stem.with_suffix(".safetensors")))
+    save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(pair_file(stem, ".safetensors")))
     side = {"format": FORMAT, "net": net.cfg.as_dict(), "job_features": list(JOB_FEATURES),
             "global_features": list(GLOBAL_FEATURES), "server_features": ["slot_busy"] + list(SERVER_EXTRA), **meta}
-    path = stem.with_suffix(".json")
+    path = pair_file(stem, ".json")
     path.write_text(json.dumps(side, indent=2, default=float))
     return path
 
@@ -337,8 +338,9 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
     from safetensors.torch import load_file
 
     from ..rl.checkpoint import FORMAT as RL_FORMAT
+    from ..rl.pair import pair_file
     stem = checkpoint_stem(path) if path else default_checkpoint()
-    side, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+    side, weights = pair_file(stem, ".json"), pair_file(stem, ".safetensors")
     if not side.is_file() or not weights.is_file():
         from ..rl.checkpoint import not_a_checkpoint
         if path and (why := not_a_checkpoint(path)) is not None:

@@ -159,20 +159,24 @@ def capped_note(spec: str, trace: Trace) -> str | None:
     if not trace.name.startswith(head):
         return None
     cap = trace.name.removeprefix(head)
-    return (f"{spec.strip()}: GPU demands capped at {cap}, the cluster's GPUs (the mix draws jobs larger than the "
+    jobs = f"{trace.capped} of {trace.n} jobs' GPU demands" if trace.capped else "GPU demands"
+    return (f"{spec.strip()}: {jobs} capped at {cap}, the cluster's GPUs (the mix draws jobs larger than the "
             f"cluster): the trace run is {trace.name}")
 
 
 def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
               models: tuple[str, ...] | None = None, name: str | None = None, max_gpus: int | None = None) -> Trace:
     """A seeded synthetic trace following published Philly statistics (see the module docstring); `max_gpus` caps
-    each job's GPU demand (the same draws otherwise: every job at most that large keeps its demand)."""
+    each job's GPU demand (the same draws otherwise: every job at most that large keeps its demand; the trace's
+    `capped` counts the others)."""
     if not 1 <= jobs <= MAX_JOBS:
         raise TraceError(f"synthetic: jobs must be from 1 to {MAX_JOBS:,}, got {jobs}")
     rng = np.random.default_rng(seed)
     models = tuple(models or model_names())
     gpus = gpu_counts(jobs, mix, rng)
+    capped = 0
     if max_gpus is not None:
+        capped = int((gpus > max_gpus).sum())
         gpus = np.minimum(gpus, max_gpus)
     seconds = 60.0 * philly_minutes(jobs, rng)
     model = rng.integers(len(models), size=jobs)
@@ -184,7 +188,7 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
     compute = np.array([get_model(m).compute_s for m in models])[model]
     iterations = np.maximum(1.0, np.round(seconds / compute))
     name = name or f"synthetic:jobs={jobs},seed={seed}" + (f",max_gpus={max_gpus}" if max_gpus else "")
-    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models)
+    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models, capped=capped)
 
 
 # ---- files --------------------------------------------------------------------------------------

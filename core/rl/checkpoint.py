@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -23,6 +22,7 @@ from safetensors.torch import load_file, save
 from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec, split_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
+from .pair import _REPOSITORY, checkpoint_dir, checkpoint_stem, pair_file
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
 FORMAT = "allreduce-lab-rl/1"
@@ -34,15 +34,6 @@ MAX_HEADER_BYTES = 1_000_000
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or made for other features/shapes."""
-
-
-_REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def checkpoint_dir() -> Path:
-    """Where shipped checkpoints live (env ALLREDUCE_LAB_CHECKPOINTS overrides)."""
-    env = os.environ.get("ALLREDUCE_LAB_CHECKPOINTS")
-    return Path(env) if env else _REPOSITORY / "checkpoints"
 
 
 def shown_path(path: str | Path) -> str:
@@ -69,26 +60,13 @@ def save_checkpoint(policy: HierarchicalPolicy, stem: str | Path, meta: dict[str
     """Write weights and sidecar; returns the sidecar path."""
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(stem.with_suffix(".safetensors"),
+    write_atomic(pair_file(stem, ".safetensors"),
                  save({k: v.detach().contiguous() for k, v in policy.state_dict().items()}))
     side = {"format": FORMAT, "features_version": FEATURES_VERSION, "lower_features": list(policy.lower_features),
             "upper_features": list(UPPER_FEATURES), "policy": policy.config.as_dict(), **meta}
-    path = stem.with_suffix(".json")
+    path = pair_file(stem, ".json")
     write_atomic(path, json.dumps(side, indent=2, default=float).encode())
     return path
-
-
-def checkpoint_stem(path: str | Path, folders: Sequence[Path] | None = None) -> Path:
-    """A checkpoint's path without suffix, from either file of the pair or the stem; a relative one
-    (``universal``) that is not in the working folder names one in the first of `folders` that has it
-    (default `checkpoint_dir`: a shipped one)."""
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    if not stem.is_absolute() and not stem.with_suffix(".json").is_file():
-        for folder in (checkpoint_dir(),) if folders is None else folders:
-            if (folder / stem).with_suffix(".json").is_file():
-                return folder / stem
-    return stem
 
 
 PAIR = "a checkpoint is X.json + X.safetensors (give X or either file)"
@@ -124,7 +102,7 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     the safetensors header, are checked before the network is built or a tensor is read.
     """
     stem = checkpoint_stem(path)
-    side_path, weights = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+    side_path, weights = pair_file(stem, ".json"), pair_file(stem, ".safetensors")
     if not side_path.is_file() or not weights.is_file():
         if (why := not_a_checkpoint(path)) is not None:
             raise CheckpointError(why)

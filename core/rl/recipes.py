@@ -19,6 +19,7 @@ from ..topology import make_topology, parse_spec
 from ..workloads import build_dag
 from .checkpoint import UNIVERSAL, checkpoint_dir, load_checkpoint, save_checkpoint, slug
 from .instances import UNIVERSAL_TRAINING
+from .pair import pair_file, pair_stem
 from .policy import HierarchicalPolicy
 from .train import TrainConfig, TrainResult, train
 
@@ -50,7 +51,7 @@ def _write(res: TrainResult, stem: Path, cfg: TrainConfig, names: list[str], spe
     if len(names) == 1:
         meta["final"] = meta["final"][0]
     side = save_checkpoint(res.policy, stem, meta)
-    with open(Path(stem).with_suffix(".log.csv"), "w", newline="") as f:
+    with open(pair_file(stem, ".log.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(res.log[0]))
         w.writeheader()
         w.writerows(res.log)
@@ -67,7 +68,7 @@ def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init:
     start = _machine()
     topo = make_topology(spec)
     dag = build_dag(topo, "tree")
-    stem = Path(out) if out else checkpoint_dir() / slug(topo.spec)
+    stem = pair_stem(out) if out else checkpoint_dir() / slug(topo.spec)
     res = train(dag, cfg, _init(init), report)
     meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
             "workloads": dag.n, "init": init}
@@ -79,7 +80,7 @@ def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str |
     """Train one policy across `instances.UNIVERSAL_TRAINING` and write checkpoints/universal."""
     start = _machine()
     dags = [x.dag() for x in UNIVERSAL_TRAINING]
-    stem = Path(out) if out else checkpoint_dir() / UNIVERSAL
+    stem = pair_stem(out) if out else checkpoint_dir() / UNIVERSAL
     res = train(dags, cfg, _init(init), report)
     meta = {"topology": None, "family": UNIVERSAL, "init": init,
             "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,

@@ -27,6 +27,17 @@ COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "ma
 TRACE_FROM = ("synthetic", "uploaded file")
 
 
+def repeat_note(running: list[dict]) -> str:
+    """" Colours repeat every N jobs: ... share one" when running jobs share a colour (`cluster_figures.shared_colours`),
+    else ""."""
+    groups = cluster_figures.shared_colours(running)
+    if not groups:
+        return ""
+    said = "; ".join(" and ".join(g) if len(g) < 3 else ", ".join(g[:-1]) + f" and {g[-1]}" for g in groups)
+    return (f" Colours repeat every {len(cluster_figures.JOB_COLOURS)} jobs (in trace order): {said} share a colour "
+            "here; hover to tell them apart.")
+
+
 def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
     """(the summary table with on-screen headers, its column config): each column rounded to and shown with
     its places in `core.cluster.DECIMALS`, as the CLI prints it (shares as percentages: "52.8%")."""
@@ -128,7 +139,9 @@ def render() -> None:
     st.caption("Servers and AllReduce links in the colour of the job using them, one legend entry per running job. "
                "Black dotted links carry the AllReduces of several jobs at once (their bandwidth is split between "
                "them); a server ringed in black runs several jobs and is filled with the colour of the one with most "
-               "GPUs there (hover a server for all its jobs; a job whose colour shows nowhere says so in the legend).")
+               "GPUs there (hover a server for all its jobs; a job whose colour shows nowhere says so in the legend). "
+               "Switches are dark grey squares."
+               + repeat_note(running))
 
     st.subheader("Link contention over time")
     charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}),

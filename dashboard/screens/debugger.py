@@ -21,10 +21,15 @@ from core.rl import explain
 from core.schedule import Schedule, ScheduleConfig
 
 from .. import charts, controls, data, figures, labels, tables
+from ..axisnames import naming, unnamed_note
 from ..controls import forget, method_title, persistent, remembered, with_progress
 from ..sources import Source, file_stem
 
 BASELINE = "critical-path"
+AXIS_PX = {"trees": 350, "round": 245, "step": 740}
+"""The x axis's length (px) of the flow-tree heatmap (left), this round's bars (right) and a step's candidate bars
+(full width) in a 1280-px window, a little under what chromium drew (361, 254 and 763 px): each names as many of
+its categories as fit it (`axisnames.naming`); a wider window only gives the names more room."""
 DECIMALS = "%.4f"
 """How every score, term, probability and feature value is shown: the trace's 4 decimals with trailing zeros kept, as
 the CLI's --explain writes them (Streamlit's default dropped them: 16.2040 read 16.204 under "rounded to 4 decimals",
@@ -178,19 +183,23 @@ def upper_agent(rl: Schedule, trace: dict, r: int, stem: str) -> None:
     probs = np.asarray(trace["tree_probs"], dtype=float)
     names = tree_labels(rl)
     left, right = st.columns([3, 2])
+    on_left, on_right = naming(len(names), AXIS_PX["trees"]), naming(len(names), AXIS_PX["round"])
     with left:
-        charts.show(figures.tree_probs_figure(probs, trace["trees_selected"], names, current_round=r),
+        charts.show(figures.tree_probs_figure(probs, trace["trees_selected"], names, current_round=r, names=on_left),
                     key="debug-tree-probs", name=f"{stem}-{rl.method}-tree-probabilities")
     with right:
         chosen = set(trace["trees_selected"][r - 1]) if r <= len(trace["trees_selected"]) else set()
         row = probs[r - 1] if r <= len(probs) else np.zeros(len(names))
         charts.show(figures.bars_figure(names, row, [t in chosen for t in range(len(names))],
                                         title=f"Round {r}: {len(chosen)} of {len(names)} trees selected",
-                                        value_name="probability"),
+                                        value_name="probability", names=on_right),
                     key="debug-tree-round", name=f"{stem}-{rl.method}-round{r}-trees")
+    unnamed = [note for note in (unnamed_note(on_left, "flow-tree", "under the heatmap", hover=False),
+                                 unnamed_note(on_right, "flow-tree", "under the bars", hover=False)) if note]
     st.caption("Left: the upper agent's probability of selecting each flow-tree (columns, by root) in each round "
                "(rows), purple scale; red ×: the trees it selected; red box: this round. Right: this round's "
-               "probabilities, selected trees in red.")
+               "probabilities, selected trees in red."
+               + (f" No room to name all {len(names)} trees: {'; '.join(unnamed)}; hover for the rest." if unnamed else ""))
     if "tree_features" not in trace:  # a trace without explanations (docs/rl.md §6)
         return
     everything = trace["summary"]["upper"] if "summary" in trace else None
@@ -231,13 +240,16 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                        disabled=len(steps) < 2))
     step = steps[k - 1]
     cands = [int(w) for w in step["candidates"]]
+    on_axis = naming(len(cands), AXIS_PX["step"])
     charts.show(figures.bars_figure([f"#{w}" for w in cands], step["scores"], [w == step["chosen"] for w in cands],
                                     title=f"Step {k}: chose {d.describe(step['chosen'])}",
-                                    value_name="score", marked=[w not in cp_round for w in cands]),
+                                    value_name="score", marked=[w not in cp_round for w in cands], names=on_axis),
                 key="debug-step-scores", name=f"{stem}-{rl.method}-round{r}-step{k}")
     explained = "n_valid" in step  # a real trace; a stand-in lists every candidate and nothing more
     count = explain.step_note(trace, r - 1, k - 1) if explained else f"{len(cands)} candidates scored."
-    st.caption(f"Red: the workload chosen. Black outline: not sent by critical-path in this round. {count}")
+    unnamed = unnamed_note(on_axis, "candidate", "under the bars")
+    st.caption(f"Red: the workload chosen. Black outline: not sent by critical-path in this round. {count}"
+               + (f" No room to name all {len(cands)} candidates: {unnamed}." if unnamed else ""))
     if explained:
         score_split(trace, r, k, d)
     rows = []

@@ -183,10 +183,27 @@ def test_a_synthetic_trace_larger_than_the_cluster_is_capped_with_a_note(capsys)
             "json", "--trace"]
     assert main(args + ["synthetic:jobs=60,seed=0"]) == 0
     out, err = capsys.readouterr()
-    assert err.splitlines() == ["note: synthetic:jobs=60,seed=0: GPU demands capped at 16, the cluster's GPUs (the mix "
-                                "draws jobs larger than the cluster): the trace run is synthetic:jobs=60,seed=0,max_gpus=16"]
+    from core.cluster import load_trace
+    over = int((load_trace("synthetic:jobs=60,seed=0").gpus > 16).sum())  # how many jobs the note must count
+    assert over >= 1
+    assert err.splitlines() == [f"note: synthetic:jobs=60,seed=0: {over} of 60 jobs' GPU demands capped at 16, the "
+                                "cluster's GPUs (the mix draws jobs larger than the cluster): the trace run is "
+                                "synthetic:jobs=60,seed=0,max_gpus=16"]
     capped = json.loads(out)
     assert capped["trace"] == "synthetic:jobs=60,seed=0,max_gpus=16"
     assert main(args + ["synthetic:jobs=60,seed=0,max_gpus=16"]) == 0  # the name is a spec that makes the same trace
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["results"][0]["avg_jct_h"] == capped["results"][0]["avg_jct_h"]
+
+
+def test_a_refused_cluster_command_prints_only_its_error(capsys):
+    """Trial 13: the capping note came before TopDRL's refusal of a 2-GPU-per-server cluster; a refused command prints
+    only its one-line error (exit 2), its notes not at all."""
+    args = ["cluster", "--topology", "bcube:n=2,k=1", "--gpus-per-server", "2", "--trace", "synthetic:jobs=30",
+            "--format", "json", "--scheduler"]
+    assert main(args + ["topdrl"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "TopDRL network was built for 4 GPUs" in err
+    assert main(args + ["gadget"]) == 0  # the same trace, run: the note says how many jobs were capped
+    err = capsys.readouterr().err
+    assert "jobs' GPU demands capped at 8" in err and "note: synthetic:jobs=30: " in err

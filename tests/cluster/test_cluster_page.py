@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dashboard"))  # the dashboard tests' AppTest helpers
@@ -264,3 +265,36 @@ def test_the_default_trace_runs_on_a_small_cluster():
     assert any("GPU demands capped at 18, the cluster's GPUs" in c.value and "max_gpus=18" in c.value
                for c in at.caption)
     assert list(at.dataframe[0].value.index) == FAST
+
+
+def _job(i: int, node: int) -> dict:
+    return {"job": i, "job_id": f"j{i}", "gpus": 1, "nodes": [node], "gpus_on": [1], "edges": []}
+
+
+def test_switches_have_a_colour_no_job_has_and_the_legend_is_in_job_order():
+    """Trial 13: switches were orange like job j30 (#FF9616 beside #FF7F0E) and the legend followed the order jobs
+    started in. Every job colour is now at least APART from the snapshot's own colours, and the legend is by job."""
+    import math
+
+    from dashboard import cluster_figures as cf
+    own = (cf.EDGE, cf.SERVER, cf.SWITCH, cf.IDLE, cf.SHARED)
+    assert all(math.dist(cf._rgb(c), cf._rgb(o)) >= cf.APART for c in cf.JOB_COLOURS for o in own)
+    assert cf.job_colour(30) != cf.SWITCH and len(set(cf.JOB_COLOURS)) == len(cf.JOB_COLOURS) >= 40
+    x, y = np.arange(4.0), np.zeros(4)
+    fig = cf.snapshot_figure(x, y, np.array([[0, 1], [1, 2]]), np.array([True, True, True, False]),
+                             ["s0", "s1", "s2", "w"], [_job(10, 0), _job(2, 1), _job(7, 2)]).to_dict()
+    entries = [tr["name"] for tr in fig["data"] if tr.get("showlegend", True) and tr["name"].startswith("j")]
+    assert entries == ["j2 (1 GPU)", "j7 (1 GPU)", "j10 (1 GPU)"]
+    (switches,) = [tr for tr in fig["data"] if tr["name"] == "switches"]
+    assert switches["marker"]["color"] == cf.SWITCH
+
+
+def test_the_page_says_when_running_jobs_share_a_colour():
+    from dashboard import cluster_figures as cf
+    from dashboard.screens.cluster import repeat_note
+    n = len(cf.JOB_COLOURS)
+    running = [_job(3, 0), _job(5, 1), _job(3 + n, 2), _job(3 + 2 * n, 3)]
+    assert cf.shared_colours(running) == [["j3", f"j{3 + n}", f"j{3 + 2 * n}"]]
+    assert repeat_note(running) == (f" Colours repeat every {n} jobs (in trace order): j3, j{3 + n} and j{3 + 2 * n} "
+                                    "share a colour here; hover to tell them apart.")
+    assert cf.shared_colours(running[:2]) == [] and repeat_note(running[:2]) == ""

@@ -223,7 +223,9 @@ def test_a_synthetic_draw_is_capped_at_the_cluster_only_where_it_does_not_fit():
     small = load_trace("synthetic:jobs=160,seed=0", fit_gpus=24)
     assert small.name == "synthetic:jobs=160,seed=0,max_gpus=24"
     assert np.array_equal(small.gpus, np.minimum(full.gpus, 24)) and np.array_equal(small.iterations, full.iterations)
-    assert "capped at 24" in capped_note("synthetic:jobs=160,seed=0", small)
+    over = int((full.gpus > 24).sum())
+    assert small.capped == over >= 1 and full.capped == same.capped == 0
+    assert f"{over} of 160 jobs' GPU demands capped at 24" in capped_note("synthetic:jobs=160,seed=0", small)
     assert load_trace("synthetic:jobs=160,seed=0,max_gpus=32", fit_gpus=24).gpus.max() == 32  # as the user asked
     with pytest.raises(TraceError, match="max_gpus must be an integer >= 1"):
         load_trace("synthetic:jobs=3,max_gpus=0")

@@ -75,3 +75,25 @@ def test_an_uploaded_topology_is_compared_too():
 def test_size_problem_names_the_limit():
     assert data.size_problem(Source("bcube:n=3,k=1")) is None
     assert "at most 64" in data.size_problem(Source("bcube:n=9,k=1"))  # 81 servers
+
+
+@pytest.mark.parametrize("picked", ["mine", None])
+def test_a_checkpoint_retrained_under_the_same_name_is_run_again(tmp_path, monkeypatch, picked):
+    """Two checkpoints written to one path: the second is what the cached schedule (and every view built on it)
+    shows, at once, not the first until the cache drops it (trial 13). None: core's default (here universal)."""
+    pytest.importorskip("torch")
+    from core.rl.checkpoint import save_checkpoint
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    stem = tmp_path / (picked or "universal")
+    source, config = Source("bcube:n=2,k=1"), ScheduleConfig(checkpoint=picked, trace=False)
+
+    def shown() -> tuple[list, list]:
+        return (data.schedule(source, "rl", config).info["trained_on"],
+                data.playback(source, "rl", config).info["trained_on"])
+
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), stem, {"topology": "dcell:n=2,k=1"})
+    assert shown() == (["dcell:n=2,k=1"], ["dcell:n=2,k=1"])
+    assert data.schedule(source, "rl", config) is data.schedule(source, "rl", config)  # cached while unchanged
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), stem, {"topology": "bcube:n=3,k=1"})
+    assert shown() == (["bcube:n=3,k=1"], ["bcube:n=3,k=1"])

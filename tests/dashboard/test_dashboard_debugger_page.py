@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from apptest_tools import charts, metric, open_app, traces
+from apptest_tools import charts, metric, open_app, texts, traces
 
 from core.methods import run_method
 from core.schedule import ScheduleConfig
@@ -192,3 +192,28 @@ def test_an_unreadable_checkpoint_picked_is_one_warning_and_the_page_keeps_runni
     assert not at.exception and len(at.warning) == 1
     assert at.warning[0].value.startswith("Hierarchical RL not available: ") and "half" in at.warning[0].value
     assert "Pick another checkpoint in the sidebar." in [c.value for c in at.caption]
+
+
+def test_the_flow_tree_axes_name_every_tree_that_fits_and_say_which_when_not(stand_in_rl):
+    """Trial 13: DCell(4,1)'s 20 flow-trees in this round's bars (254 px wide at 1280 px) showed every other name:
+    plotly drops category names under 1.2 x their font of room each. The axes now set their ticks (the player's rule,
+    `axisnames.naming`): all 20 named in both charts; a 60-server Jellyfish's trees every k-th, and the caption says
+    which."""
+    from dashboard.axisnames import naming, ordinal
+    from dashboard.screens.debugger import AXIS_PX
+    at = open_app("debugger")
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    for spec, n in (("dcell:4,1", 20), ("jellyfish:30,6,4", 60)):
+        at.text_input(key="w:spec").set_value(spec).run()
+        probs_fig, round_fig = charts(at)[:2]
+        names = list(traces(probs_fig, "heatmap")[0]["x"])
+        assert len(names) == n
+        for fig, px, where in ((probs_fig, AXIS_PX["trees"], "heatmap"), (round_fig, AXIS_PX["round"], "bars")):
+            ax, how = fig["layout"]["xaxis"], naming(n, px)
+            assert ax["tickmode"] == "array" and list(ax["tickvals"]) == names[::how.stride] == list(ax["ticktext"])
+            assert 1.2 * ax["tickfont"]["size"] <= how.stride * px / n
+            said = f"every {ordinal(how.stride)} flow-tree is named under the {where}"
+            assert (said in texts(at)) == (how.stride > 1)
+        assert ("No room to name all" in texts(at)) == (n == 60)
+    assert ("No room to name all 60 trees: every 2nd flow-tree is named under the heatmap; every 3rd flow-tree is "
+            "named under the bars; hover for the rest.") in texts(at)

@@ -61,3 +61,9 @@ def test_plain_escapes_what_markdown_would_act_on_and_nothing_else():
     assert not set("*_<>$~[]`#|:\\") & set(bare) and set(bare) == set(typed) - set("*_<>$~[]`#|:\\")
     assert plain("BCube(3,1) has 15 nodes.") == "BCube(3,1) has 15 nodes."
     assert plain("two\nlines") == "two  \nlines"  # a line break stays a line break
+
+
+def test_a_checkpoint_with_a_dot_in_its_name_is_named_whole():
+    """my.model was cut to "my" (Path.stem), trial 13."""
+    dotted = {"checkpoint": "my.model", "trained_on_this_topology": True}
+    assert labels.checkpoint_note(dotted, "x") == "checkpoint my.model, trained on this topology"

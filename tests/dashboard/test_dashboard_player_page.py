@@ -10,7 +10,7 @@ from core.methods import run_method
 from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from dashboard.controls import method_title
-from dashboard.round_player import ordinal
+from dashboard.axisnames import ordinal
 
 BCUBE = "bcube:n=3,k=1"
 
@@ -326,21 +326,29 @@ def test_every_heatmap_row_is_named_when_the_rows_fit():
 
 def test_heatmap_rows_too_many_to_name_say_which_are_named():
     """BCube(4,1) in auto shows its 64 directed links, DCell(6,1) with "every link" its 126: no font fits them all, so
-    every k-th is named (at 9 px, each name's line within its k rows, k the fewest that fit) and the caption says so;
+    every k-th is named (at 9 px, each name's line within its k rows, k the fewest EVEN number that fits) and the
+    caption says so. k is even and rows 2e, 2e+1 are link e's two directions, so each named row is a link's first
+    direction, named with both (s00<->sw0.0): with every 2nd row named only one direction of each link was (trial 13).
     DCell(6,1) in auto names its 8 link groups, all of them."""
     at = choose_methods(open_app(), ["ps"])
     at.radio(key="w:source_mode").set_value("Spec").run()
-    for spec, mode, n in [("bcube:4,1", "auto", 64), ("dcell:6,1", "every link", 126)]:
+    for spec, mode, n, first in [("bcube:4,1", "auto", 64, "s00<->sw0.0"), ("dcell:6,1", "every link", 126,
+                                                                          "s0.0<->sw0")]:
         at.text_input(key="w:spec").set_value(spec).run()
         at.segmented_control(key="w:player.rows").set_value(mode).run()
         fig = charts(at)[0]
         (ax, rows, px), = _row_axes(fig)
         k = fig["layout"]["meta"]["row_stride"]
-        assert len(rows) == n and k > 1 and list(ax["tickvals"]) == rows[::k]
+        assert len(rows) == n and k > 1 and k % 2 == 0 and list(ax["tickvals"]) == rows[::k]
+        a, b = first.split("<->")
+        assert rows[:2] == [f"{a}->{b}", f"{b}->{a}"] and ax["ticktext"][0] == first
+        assert all(t == "{0}<->{1}".format(*v.split("->")) for t, v in zip(ax["ticktext"], ax["tickvals"]))
         line = 1.2 * ax["tickfont"]["size"]
-        assert ax["tickfont"]["size"] == 9 and (k - 1) * px / n < line <= k * px / n
+        fewest = next(j for j in range(2, n, 2) if line <= j * px / n)
+        assert ax["tickfont"]["size"] == 9 and k == fewest
         assert (f"The heatmaps have no room to name every row: every {ordinal(k)} directed link is named on the "
-                "left; hover a row for the rest.") in texts(at)
+                f"left, with its link's other direction, the row below it ({first} names {a}->{b} and, below it, "
+                f"{b}->{a}); hover for the rest.") in texts(at)
     at.segmented_control(key="w:player.rows").set_value("auto").run()
     (ax, rows, px), = _row_axes(charts(at)[0])
     assert len(rows) == 8 and list(ax["tickvals"]) == rows and "no room to name every row" not in texts(at)

@@ -25,3 +25,20 @@ def test_only_rl_sidecars_count(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     assert checkpoint_names(tmp_path) == ["universal", "mine"]
     assert checkpoint_names(tmp_path / "absent") == []
+
+
+def test_a_checkpoints_version_changes_when_it_is_rewritten_and_only_then(tmp_path, monkeypatch):
+    from core.rl.checkpoint import save_checkpoint
+    from core.rl.pair import checkpoint_version
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    pol = HierarchicalPolicy(PolicyConfig(prior="heuristic"))
+    save_checkpoint(pol, tmp_path / "my.model", {"topology": None})
+    first = {n: checkpoint_version(n) for n in ("my.model", None)}
+    assert first == {n: checkpoint_version(n) for n in ("my.model", None)}
+    save_checkpoint(pol, tmp_path / "my.model", {"topology": None})  # the same bytes, written again at once
+    assert all(checkpoint_version(n) != v for n, v in first.items())
+    before = checkpoint_version(None)
+    save_checkpoint(pol, tmp_path / "other", {"topology": None})  # a new one in the folder: the default may change
+    assert checkpoint_version(None) != before
+    assert checkpoint_version("absent")[1:] == (None, None)
