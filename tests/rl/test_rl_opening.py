@@ -4,38 +4,22 @@ greedy rollout's rounds; greedy decoding unchanged; reproducible, replayed, name
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from core import argtypes as at
 from core import cli
 from core.methods import get_method, run_method
-from core.rl.checkpoint import load_checkpoint, save_checkpoint
-from core.rl.features import LOWER_FEATURES, Observer
-from core.rl.policy import HierarchicalPolicy, PolicyConfig
+from core.rl.checkpoint import load_checkpoint
+from core.rl.features import Observer
 from core.rl.rollout import play, round_temperature
 from core.schedule import ScheduleConfig, opening_rounds, show_opening
 from core.topology import make_topology
 from core.workloads import tree_dag
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-JF10 = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
-
-
-def _noisy_checkpoint(tmp_path: Path) -> str:
-    """A Jellyfish(10) checkpoint with random lower-agent weights, so that rollouts differ with the temperature."""
-    torch.manual_seed(3)
-    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic", lower_features=LOWER_FEATURES[:12], n_lower=12))
-    for p in pol.lower.parameters():
-        torch.nn.init.normal_(p, std=0.5)
-    save_checkpoint(pol, tmp_path / "r", {"topology": JF10})
-    return str(tmp_path / "r")
+from _rltest import JF10, bench_module, noisy_checkpoint  # tests/rl/_rltest.py
 
 
 def _rounds(ep) -> list[list[int]]:
@@ -62,7 +46,7 @@ def test_opening_rounds_is_the_ceiling_of_the_share_of_the_greedy_rounds():
 
 # ---- the rollout ----------------------------------------------------------------------------------------------------
 def test_the_opening_changes_sampled_rollouts_and_not_greedy(tmp_path):
-    ck = _noisy_checkpoint(tmp_path)
+    ck = noisy_checkpoint(tmp_path)
     policy, _ = load_checkpoint(Path(ck))
     dag = tree_dag(make_topology(JF10))
     obs = Observer(dag)
@@ -89,7 +73,7 @@ def test_the_opening_changes_sampled_rollouts_and_not_greedy(tmp_path):
 
 # ---- the method -----------------------------------------------------------------------------------------------------
 def test_seeded_rl_sample_with_an_opening_is_reproducible_and_names_it(tmp_path):
-    ck, t = _noisy_checkpoint(tmp_path), make_topology(JF10)
+    ck, t = noisy_checkpoint(tmp_path), make_topology(JF10)
 
     def run(opening):
         return run_method("rl-sample", t, ScheduleConfig(checkpoint=ck, samples=6, seed=1, temperature=0.01,
@@ -110,7 +94,7 @@ def test_seeded_rl_sample_with_an_opening_is_reproducible_and_names_it(tmp_path)
 def test_the_kept_sample_replays_with_its_opening(tmp_path):
     """The trace replay of the kept sample reproduces it only when it is drawn with the opening: learned() raises
     otherwise. Fails if the replay (or the samples) ignored the opening."""
-    ck, t = _noisy_checkpoint(tmp_path), make_topology(JF10)
+    ck, t = noisy_checkpoint(tmp_path), make_topology(JF10)
     for seed in range(4):
         s = run_method("rl-sample", t, ScheduleConfig(checkpoint=ck, samples=6, seed=seed, temperature=0.01,
                                                       opening=(50.0, 0.3), trace=True))
@@ -152,7 +136,7 @@ def test_bad_opening_in_the_config(kwargs):
 
 
 def test_cli_opening_goes_to_the_schedule_file_and_the_text(capsys, tmp_path):
-    ck, out = _noisy_checkpoint(tmp_path), tmp_path / "s.json"
+    ck, out = noisy_checkpoint(tmp_path), tmp_path / "s.json"
     code = cli.main(["schedule", JF10, "--method", "rl-sample", "--checkpoint", ck, "--samples", "4", "--seed", "1",
                      "--opening", "2:0.25", "--trace", "--out", str(out)])
     text = capsys.readouterr().out
@@ -167,11 +151,7 @@ def test_cli_opening_goes_to_the_schedule_file_and_the_text(capsys, tmp_path):
 
 # ---- the benchmark's candidates -------------------------------------------------------------------------------------
 def test_bench_temperature_candidates_take_an_opening():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        bt = importlib.import_module("bench_temperature")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    bt = bench_module("bench_temperature")
     assert bt.candidate("0.2@1:0.3") == (0.2, (1.0, 0.3))
     assert bt.candidate("0.2") == (0.2, None) and bt.candidate("0.2,1") == ((0.2, 1.0), None)
     assert [bt.label(*bt.candidate(c)) for c in ("0.2", "0.2,1", "0.2@1:0.3", "0.2@0.5:0.15")] == \
@@ -205,11 +185,7 @@ def test_compare_notes_and_csv_name_the_opening():
 def test_bench_generalization_passes_the_methods_defaults():
     """bench_generalization runs rl-sample with the method's own temperature and opening unless told otherwise."""
     import inspect
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        bg = importlib.import_module("bench_generalization")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    bg = bench_module("bench_generalization")
     params = inspect.signature(bg.seed_rounds).parameters
     assert params["temperature"].default == ScheduleConfig().temperature
     assert params["opening"].default == ScheduleConfig().opening

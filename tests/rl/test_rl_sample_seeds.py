@@ -4,45 +4,16 @@ seed column is what `schedule --seed S` gives."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import sys
-from pathlib import Path
 
 import pytest
-import torch
 
 from core import argtypes as at
 from core import cli
 from core.methods import run_method
-from core.rl.checkpoint import save_checkpoint
-from core.rl.features import LOWER_FEATURES
-from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.schedule import ScheduleConfig, show_temperature, temperature_of
 from core.topology import make_topology
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-JF10 = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
-
-
-def _bench(name: str):
-    """A benchmark script as a module (benchmarks/ is not a package; its scripts import _common beside them)."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-
-
-def _noisy_checkpoint(tmp_path: Path) -> str:
-    """A Jellyfish(10) checkpoint with random lower-agent weights, so that rollouts differ with seed and
-    temperature (as in test_rl_universal)."""
-    torch.manual_seed(3)
-    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic", lower_features=LOWER_FEATURES[:12], n_lower=12))
-    for p in pol.lower.parameters():
-        torch.nn.init.normal_(p, std=0.5)
-    save_checkpoint(pol, tmp_path / "r", {"topology": JF10})
-    return str(tmp_path / "r")
+from _rltest import JF10, bench_module, noisy_checkpoint  # tests/rl/_rltest.py
 
 
 # ---- the option -----------------------------------------------------------------------------------------------
@@ -59,7 +30,7 @@ def test_temperature_option_takes_one_temperature_or_a_split():
 
 
 def test_seeds_option_of_the_benchmarks():
-    seed_list = _bench("_common").seed_list
+    seed_list = bench_module("_common").seed_list
     assert seed_list("0-7") == list(range(8))
     assert seed_list("0,1,2") == [0, 1, 2]
     assert seed_list("3") == [3]
@@ -74,7 +45,7 @@ def test_seeds_option_of_the_benchmarks():
 def test_a_split_draws_each_sample_at_its_temperature(tmp_path):
     """Sample k of a split (a, b) is sample k of the run at a (k even) or at b (k odd): the same seed sequence
     draws it, at that temperature. Fails if every sample drew at one of them."""
-    ck, t = _noisy_checkpoint(tmp_path), make_topology(JF10)
+    ck, t = noisy_checkpoint(tmp_path), make_topology(JF10)
 
     def rolls(temp):
         s = run_method("rl-sample", t, ScheduleConfig(checkpoint=ck, samples=6, seed=1, temperature=temp, trace=False))
@@ -89,7 +60,7 @@ def test_a_split_draws_each_sample_at_its_temperature(tmp_path):
 def test_cli_split_temperature_is_recorded_and_its_kept_rollout_replays(capsys, tmp_path):
     """`--temperature 0.01,50` via the CLI: the schedule file records the list, and the kept sample's trace is
     replayed at that sample's temperature (learned() raises if the replay does not reproduce the schedule)."""
-    ck, out = _noisy_checkpoint(tmp_path), tmp_path / "s.json"
+    ck, out = noisy_checkpoint(tmp_path), tmp_path / "s.json"
     code = cli.main(["schedule", JF10, "--method", "rl-sample", "--checkpoint", ck, "--samples", "6", "--seed", "1",
                      "--temperature", "0.01,50", "--trace", "--out", str(out)])
     text = capsys.readouterr().out
@@ -100,9 +71,9 @@ def test_cli_split_temperature_is_recorded_and_its_kept_rollout_replays(capsys, 
 
 # ---- the benchmark's seed column is the CLI's ---------------------------------------------------------------
 def test_bench_generalization_seed_column_equals_schedule_with_that_seed(capsys, tmp_path):
-    ck, t = _noisy_checkpoint(tmp_path), make_topology(JF10)
+    ck, t = noisy_checkpoint(tmp_path), make_topology(JF10)
     seeds = [0, 1, 2]
-    plans = _bench("bench_generalization").seed_rounds(t, 1, seeds, 4, ck, temperature=2.0)
+    plans = bench_module("bench_generalization").seed_rounds(t, 1, seeds, 4, ck, temperature=2.0)
     cli_rolls = []
     for s in seeds:
         out = tmp_path / f"s{s}.json"

@@ -11,7 +11,6 @@ import torch
 from core.methods import run_method
 from core.rl import rollout
 from core.rl.checkpoint import UNIVERSAL, checkpoint_dir, find_checkpoint, save_checkpoint
-from core.rl.features import LOWER_FEATURES
 from core.rl.instances import CONFIRMATION, GENERALIZATION, UNIVERSAL_TRAINING, Instance, random_fabric, with_capacities
 from core.rl.policy import HierarchicalPolicy, PolicyConfig
 from core.rl.rollout import play
@@ -19,6 +18,7 @@ from core.rl.train import TrainConfig, segment_log_softmax, train
 from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from core.workloads import build_dag
+from _rltest import JF10, noisy_checkpoint  # tests/rl/_rltest.py
 
 
 def test_generalization_set_shares_no_topology_with_training():
@@ -181,23 +181,9 @@ def test_a_topology_with_failed_links_is_not_the_one_trained_on(tmp_path, monkey
     assert s.info["checkpoint"] == "b" and s.info["trained_on_this_topology"] is False
 
 
-JF10 = "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"
-
-
-def _noisy_checkpoint(tmp_path):
-    """A checkpoint for Jellyfish(10) whose lower agent has random weights (rollouts that differ), and the topology.
-    It reads the first twelve lower features, so its random weights are those drawn before `unlock_starving`
-    was added (the test is about the temperature; the rollouts' spread depends on the draw)."""
-    torch.manual_seed(3)
-    pol = HierarchicalPolicy(PolicyConfig(hidden=8, prior="heuristic", lower_features=LOWER_FEATURES[:12], n_lower=12))
-    for p in pol.lower.parameters():
-        torch.nn.init.normal_(p, std=0.5)
-    save_checkpoint(pol, tmp_path / "r", {"topology": JF10})
-    return make_topology(JF10)
-
-
 def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
-    t = _noisy_checkpoint(tmp_path)
+    noisy_checkpoint(tmp_path)
+    t = make_topology(JF10)
     runs = {}
     for temp in (0.01, 50.0):
         s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2,
@@ -212,7 +198,8 @@ def test_rl_sample_draws_its_rollouts_at_the_configured_temperature(tmp_path):
 
 
 def test_rl_sample_trace_explains_the_kept_rollout(tmp_path):
-    t = _noisy_checkpoint(tmp_path)
+    noisy_checkpoint(tmp_path)
+    t = make_topology(JF10)
     s = run_method("rl-sample", t, ScheduleConfig(checkpoint=str(tmp_path / "r"), samples=6, seed=2))
     assert s.info["rollout_rounds"][0] >= s.n_rounds == min(s.info["rollout_rounds"])
     assert s.trace["decoding"] == ("greedy" if s.info["kept_rollout"] == "greedy" else "sampled")
