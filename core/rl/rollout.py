@@ -18,6 +18,7 @@ Table 2 configuration) are decoded whole.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,7 +111,8 @@ def round_temperature(round_index: int, temperature: float, opening_rounds: int 
 def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.random.Generator | None = None,
          observer: Observer | None = None, record: bool = False, trace: bool = False,
          temperature: float = 1.0, upper: str = "learned", trace_shown: int = 8,
-         opening_rounds: int = 0, opening_temperature: float | None = None) -> Episode:
+         opening_rounds: int = 0, opening_temperature: float | None = None,
+         prefix: Sequence[np.ndarray] = ()) -> Episode:
     """Run the policy to the end of the AllReduce through the engine's round loop (truncated at
     the engine's one round limit) and return the episode.
 
@@ -118,12 +120,17 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
     explanation trace of docs/rl.md, `trace_shown` candidates per step besides the chosen one.
     A sampled rollout draws its first `opening_rounds` rounds at `opening_temperature` (the opening,
     `round_temperature`) and the rest at `temperature`; greedy decoding reads neither.
+    `prefix` rounds (workload ids) are played as given before the policy takes over, to diagnose how much
+    the first rounds decide (benchmarks/bench_opening.py); the upper agent's memory of a given round is the
+    trees it sent work of. Not with `record` or `trace`, which would explain rounds the policy did not choose.
     """
     if opening_rounds < 0 or (opening_rounds and not (opening_temperature and opening_temperature > 0)):
         raise ValueError(f"an opening needs opening_rounds >= 0 and opening_temperature > 0, got "
                          f"{opening_rounds!r} and {opening_temperature!r}")
     if upper not in UPPER_MODES:
         raise ValueError(f"upper must be one of {', '.join(UPPER_MODES)}, got {upper!r}")
+    if len(prefix) and (record or trace):
+        raise ValueError("a prefix cannot be recorded or traced: the policy did not choose its rounds")
     obs = observer or Observer(dag)
     rng = rng or np.random.default_rng(0)
     nt = dag.n_trees
@@ -135,6 +142,11 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
 
     def select(eng: Engine) -> np.ndarray:
         st = obs.state(eng)
+        if eng.n_rounds < len(prefix):
+            ids = np.asarray(prefix[eng.n_rounds], dtype=np.int64)
+            prev["selected"] = np.bincount(dag.tree[ids], minlength=nt) > 0
+            prev["sent"] = np.bincount(dag.tree[ids], minlength=nt).astype(np.float64)
+            return ids
         ready = np.flatnonzero(st.ready)
         selectable = np.zeros(nt, dtype=bool)
         selectable[dag.tree[ready]] = True

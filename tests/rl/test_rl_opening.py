@@ -191,3 +191,23 @@ def test_bench_generalization_passes_the_methods_defaults():
     assert params["opening"].default == ScheduleConfig().opening
     params = inspect.signature(bg.select_all).parameters
     assert params["opening"].default == ScheduleConfig().opening
+
+
+# ---- the prefix (bench_opening's diagnosis) -----------------------------------------------------------------------
+def test_a_prefix_is_played_as_given_then_the_policy_takes_over(tmp_path):
+    """Fails if `play` ignored its prefix (the sampled rollout's first rounds would be the greedy ones) or drew
+    from the rng during it (the whole sampled rollout given as its own prefix would not come back)."""
+    policy, _ = load_checkpoint(Path(noisy_checkpoint(tmp_path)))
+    dag = tree_dag(make_topology(JF10))
+    obs = Observer(dag)
+    greedy = play(dag, policy, sample=False, observer=obs)
+    sampled = play(dag, policy, sample=True, rng=np.random.default_rng(5), observer=obs, temperature=50.0)
+    k = 3
+    assert _rounds(sampled)[:k] != _rounds(greedy)[:k]  # so a prefix ignored would show
+    mixed = play(dag, policy, sample=False, observer=obs, prefix=sampled.rounds[:k])
+    assert _rounds(mixed)[:k] == _rounds(sampled)[:k]
+    assert sum(len(r) for r in mixed.rounds) == dag.n  # the engine checked every round; all workloads sent
+    again = play(dag, policy, sample=True, rng=np.random.default_rng(9), observer=obs, prefix=sampled.rounds)
+    assert _rounds(again) == _rounds(sampled)
+    with pytest.raises(ValueError, match="prefix"):
+        play(dag, policy, sample=False, observer=obs, prefix=sampled.rounds[:1], trace=True)
