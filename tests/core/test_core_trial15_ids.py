@@ -43,3 +43,67 @@ def test_the_cli_refuses_ids_that_print_the_same(tmp_path, capsys):
     assert cli.main(["topology", f"file:{f}", "--links"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith('node ids must be unique: 3 (node 1) and "3" (node 2) print the same, 3')
+
+
+def _pasted(tmp_path, made_for: str, onto: str):
+    """A `made_for` schedule with `onto`'s topology pasted in (what trial 15 did by hand)."""
+    from core.schedule_io import schedule_to_dict
+    from core.topology import to_dict
+    from _corelib import schedule
+    d = schedule_to_dict(schedule(made_for, "critical-path"))
+    d["topology"] = to_dict(make_topology(onto))
+    f = tmp_path / "paste.json"
+    f.write_text(json.dumps(d))
+    return f, d
+
+
+def test_a_pasted_schedule_is_named_when_its_data_breaks_too(tmp_path, capsys):
+    """bcube:3,1 on leafspine:3,3,3 broke only 36 of 144 paths (the hint needed more than half): the hint comes when
+    some path breaks and at least half the workloads break the path or data rule (72 of 144 here) or most
+    pieces miss their sum (55 of 81)."""
+    from core.validate import validate_document
+    f, d = _pasted(tmp_path, "bcube:n=3,k=1", "leafspine:leaves=3,spines=3,servers=3")
+    rep = validate_document(d)
+    assert (rep.off_topology, rep.broken, rep.workloads, rep.pieces_wrong, rep.pieces) == (36, 72, 144, 55, 81)
+    assert rep.paths_elsewhere()
+    assert cli.main(["validate", str(f), "--max-report", "1"]) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("path 36, data 192; on the file's topology (leafspine:leaves=3,spines=3,servers=3) 72 of "
+                          "144 workloads break the path or data rule and 55 of 81 pieces (server, flow-tree) are "
+                          "missing from or repeated in their sums: the schedule was made for another network"), first
+
+
+def test_a_few_bad_paths_or_a_wrong_sum_alone_give_no_hint():
+    """One bad hop is not another network; a file without path breaks (its nodes are this network's) never is."""
+    import copy
+    from core.schedule_io import schedule_to_dict
+    from core.validate import validate_document
+    from _corelib import schedule
+    d = schedule_to_dict(schedule("bcube:n=3,k=1", "critical-path"))
+    one = copy.deepcopy(d)
+    path = one["workloads"][0]["path"]
+    one["workloads"][0]["path"] = [path[0], path[-1]]  # two servers are never adjacent in BCube
+    rep = validate_document(one)
+    assert rep.off_topology == 1 and not rep.paths_elsewhere()
+    cut = copy.deepcopy(d)  # every reduce workload carries nothing of its own: most pieces miss, no path breaks
+    for w in cut["workloads"]:
+        w["carries_own"] = False
+    rep = validate_document(cut)
+    assert rep.off_topology == 0 and 2 * rep.pieces_wrong > rep.pieces and not rep.paths_elsewhere()
+
+
+def test_violation_lines_name_nodes_one_way_and_say_the_workload_once(tmp_path, capsys):
+    """Path lines named nodes by id (`no link 3->12`), data lines by label (`ends at h1.0`), and every line repeated
+    its workload (`[path] workload 2: ...  (workload 2)`): now ids, with the label where it differs, said once."""
+    f, _ = _pasted(tmp_path, "bcube:n=3,k=1", "leafspine:leaves=3,spines=3,servers=3")
+    assert cli.main(["validate", str(f), "--max-report", "300"]) == 2
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert "  [path] workload 2: path [3, 12, 0]: no link 3 (h1.0)->12 (spine0)" in lines
+    assert ("  [data] workload 2: reduce prefix 3 ends at server 3 (h1.0), not at the sender, server 0 (h0.0)"
+            in lines)
+    assert "  [data] server 0 (h0.0) never receives the sum of flow-tree 3 (h1.0)" in lines
+    assert "  [data] the piece of server 3 (h1.0) is missing from the sum of flow-tree 0 (h0.0)" in lines
+    assert not [x for x in lines if x.count("workload 2") > 1 or "(workload" in x.partition(":")[0]]
+    for x in lines:
+        head, _, where = x.partition("  (")
+        assert not where or all(w.strip(")") not in head for w in where.split(", ")), x
