@@ -163,7 +163,10 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
     return report
 
 
-def _counts(servers: int, switches: int, links: int) -> str:
+def _counts(servers: int, switches: int, links: int | None = None) -> str:
+    """The counts as the spec-mismatch line says them (the links only where both sides give them)."""
+    if links is None:
+        return f"{servers} servers and {switches} switches"
     return f"{servers} servers, {switches} switches and {links} links"
 
 
@@ -190,15 +193,14 @@ def spec_mismatch(topology: dict, topo: Topology, node_ids: list) -> str | None:
     have = (topo.n_servers, topo.n_nodes - topo.n_servers, topo.n_edges)
     if size is not None and (size.servers, size.switches) != have[:2]:  # size.edges is an upper bound (Jellyfish
         #   may leave port pairs unused), so the links are counted on the built topology
-        return (f"{says} {size.servers} servers and {size.switches} switches, but the file's nodes and links are "
-                f"{_counts(*have)}")
+        return f"{says} {size.servers} servers and {size.switches} switches, but the file has {_counts(*have[:2])}"
     try:
         built = make_topology(spec)
     except (TopologyError, SizeError):
         return None
     if (built.n_servers, built.n_nodes - built.n_servers, built.n_edges) != have:
-        return (f"{says} {_counts(built.n_servers, built.n_nodes - built.n_servers, built.n_edges)}, but the file's "
-                f"nodes and links are {_counts(*have)}")
+        return (f"{says} {_counts(built.n_servers, built.n_nodes - built.n_servers, built.n_edges)}, but the file "
+                f"has {_counts(*have)}")
     n = topo.n_nodes
     by_label = {lab: i for i, lab in enumerate(built.labels)}
     if len(set(topo.labels)) == n and set(topo.labels) == set(by_label):

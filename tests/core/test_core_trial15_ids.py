@@ -107,3 +107,31 @@ def test_violation_lines_name_nodes_one_way_and_say_the_workload_once(tmp_path, 
     for x in lines:
         head, _, where = x.partition("  (")
         assert not where or all(w.strip(")") not in head for w in where.split(", ")), x
+
+
+def test_wording_of_opening_and_the_spec_counts(tmp_path, capsys):
+    """--opening 1:1.5 said the whole T:F rule; now it names the part out of range. The spec-mismatch line compared
+    a spec's servers and switches with the file's servers, switches and links: now the same counts on both sides."""
+    assert cli.main(["schedule", "bcube:3,1", "-m", "rl-sample", "--opening", "1:1.5"]) == 2
+    assert capsys.readouterr().err.strip() == ("allreduce-lab: error: --opening must be T:F with the share of the "
+                                               "rounds F in (0, 1] (1:0.3); F is '1.5' in '1:1.5'")
+    assert cli.main(["schedule", "bcube:3,1", "-m", "rl-sample", "--opening", "0:0.5"]) == 2
+    assert capsys.readouterr().err.strip().endswith("the temperature T in (0, 100] (1:0.3); T is '0' in '0:0.5'")
+    from core.schedule_io import schedule_to_dict
+    from _corelib import schedule
+    d = schedule_to_dict(schedule("leafspine:leaves=3,spines=3,servers=3", "critical-path"))
+    d["topology"]["spec"] = "fattree:k=4"
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    assert cli.main(["validate", str(f)]) == 2
+    assert capsys.readouterr().err.strip().endswith("topology: its spec 'fattree:k=4' builds 16 servers and 20 "
+                                                    "switches, but the file has 9 servers and 6 switches")
+
+
+def test_a_duplicate_link_names_its_positions(tmp_path):
+    """The repeated-id message gave positions, the duplicate-link one only the ends: both give positions now."""
+    doc = _star(["a", "b", "c"])
+    doc["links"].insert(1, ["s", "a", 2])
+    assert _refused(tmp_path, "dup.json", doc) == ("dup.json: parallel edges are not allowed: links 0 and 1 (positions "
+                                                  "in the file's list) join 's' and 'a'; give one edge with a larger "
+                                                  "capacity instead")

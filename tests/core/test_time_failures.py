@@ -83,6 +83,8 @@ def test_slowdowns_absolute_factor_and_random():
     (None, "0:x1", "slowdown factor in '0:x1' must lie in (0, 1)"),
     (None, "0:200", "would run link 0 (s00-sw0.0) at 200 Gbit/s, faster than its 100 Gbit/s"),
     (None, "0:1Tbps", "faster than its 100 Gbit/s"),
+    (None, "0:100", "'0:100' would run link 0 (s00-sw0.0) at 100 Gbit/s, its own speed; --slow-links only slows"),
+    (None, "0:100Gbps", "its own speed"),  # was taken as a no-op while 0:x1 was refused (trial 15)
 ])
 def test_bad_link_choices(fail, slow, needle):
     with pytest.raises(TopologyError, match=None) as err:
