@@ -626,7 +626,8 @@ def _check_path(topo: Topology, path: list[int], ids: list) -> tuple[bool, str]:
 def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
                 ext: np.ndarray, node_ids: list | None = None) -> tuple[list[Violation], int, int]:
     """Payload replay: every root's sum once-each, broadcasts only from holders, all servers hold all sums;
-    (the violations, the number of flow-trees, the pieces missing from or counted twice in their sums; messages name nodes by `node_ids`, the file's own, with the label where it differs)."""
+    (the violations, the number of flow-trees, the pieces missing from or counted twice in their sums; messages
+    name nodes by `node_ids`, the file's own, with the label where it differs)."""
     problems: list[Violation] = []
     ids = list(range(topo.n_nodes)) if node_ids is None else node_ids
     node = lambda i: _node(topo, ids, int(i))  # noqa: E731
@@ -695,7 +696,8 @@ def _check_data(dag: WorkloadDAG, sent: np.ndarray, topo: Topology, chunks: int,
     for w in early[:_MAX].tolist():
         t, r = int(dag.tree[w]), int(sent[w])
         problems.append(_v("data", f"round {r + 1}: workload {ext[w]} (a broadcast) leaves server "
-                                   f"{node(dag.src[w])} before it holds the sum of flow-tree {tree_name(t)}", int(ext[w]), r))
+                                   f"{node(dag.src[w])} before it holds the sum of flow-tree {tree_name(t)}",
+                           int(ext[w]), r))
     missing_t, missing_s = np.nonzero(holds == big)
     for t, j in list(zip(missing_t.tolist(), missing_s.tolist()))[:500]:
         problems.append(_v("data", f"server {node(topo.servers[j])} never receives the sum of flow-tree "

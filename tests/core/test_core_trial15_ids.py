@@ -31,10 +31,13 @@ def test_ids_that_print_the_same_are_one_id(tmp_path):
     assert _refused(tmp_path, "d.json", _star([0, 3, "3"])) == (
         'd.json: node ids must be unique: 3 (node 1) and "3" (node 2) print the same, 3')
     short = {"servers": [0, 3, "3"], "links": [[0, 9], [3, 9], ["3", 9]]}  # the short form names nodes in links
-    assert _refused(tmp_path, "s.json", short) == 's.json: node ids must be unique: 3 (node 2) and "3" (node 3) print the same, 3'
-    assert _refused(tmp_path, "r.json", _star(["a", "b", "a"])) == "r.json: node ids must be unique: 'a' is the id of nodes 0 and 2"
-    assert make_topology(f"file:{tmp_path / 'ok.json'}" if (tmp_path / "ok.json").write_text(
-        json.dumps(_star([0, "1", 2]))) else "").n_servers == 3  # different ids of either type are fine
+    assert _refused(tmp_path, "s.json", short) == ('s.json: node ids must be unique: 3 (node 2) and "3" (node 3) '
+                                                   'print the same, 3')
+    assert _refused(tmp_path, "r.json", _star(["a", "b", "a"])) == ("r.json: node ids must be unique: 'a' is the id "
+                                                                    "of nodes 0 and 2")
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps(_star([0, "1", 2])))
+    assert make_topology(f"file:{ok}").n_servers == 3  # ids of either type that print differently are fine
 
 
 def test_the_cli_refuses_ids_that_print_the_same(tmp_path, capsys):

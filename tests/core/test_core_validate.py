@@ -105,7 +105,8 @@ def test_planted_broadcast_before_the_sum_is_complete(doc):
     assert all(v.message.endswith("flow-tree 0 (A)") for v in rep.violations)
     first = rep.violations[0]
     assert (first.workload, first.round) == (3, 0)
-    assert first.message == "round 1: workload 3 (a broadcast) leaves server 0 (A) before it holds the sum of flow-tree 0 (A)"
+    assert first.message == ("round 1: workload 3 (a broadcast) leaves server 0 (A) before it holds the sum of "
+                             "flow-tree 0 (A)")
     assert {v.workload for v in rep.violations if "leaves" in v.message} == {3, 4, 5}
 
 
@@ -154,7 +155,8 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 3  # the whole report on stdout (`validate f > report.txt` keeps it), nothing on stderr
     # the where-clause adds what the message does not say (trial 15: "workload 2: ...  (workload 2)")
-    assert any(line.startswith("  [capacity] round 1: ") and line.endswith("  (workload 18, link id 0)") for line in lines)
+    assert any(line.startswith("  [capacity] round 1: ") and line.endswith("  (workload 18, link id 0)")
+               for line in lines)
     assert any(line.startswith("  [prefix] round 1: workload #13 ") and "  (" not in line for line in lines), lines
     assert lines[0] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""  # the verdict first
     assert cli.main(["validate", str(f), "--max-report", "1"]) == 2  # a cut report says so and how to see more
