@@ -83,16 +83,21 @@ def opening(text: str) -> tuple[float, float] | None:
     if text.strip().lower() == "none":
         return None
     parts = text.split(":")
-    try:
-        if len(parts) != 2:
-            raise argparse.ArgumentTypeError("")
-        t = positive(100)(parts[0])
-        f = float(parts[1])
-        if not 0 < f <= 1:
-            raise argparse.ArgumentTypeError("")
-    except (argparse.ArgumentTypeError, ValueError):
+    if len(parts) != 2:
         raise argparse.ArgumentTypeError(f"must be T:F with a temperature T in (0, 100] and a share of the rounds F in "
-                                         f"(0, 1] (1:0.3), or none, got {_show(text)}") from None
+                                         f"(0, 1] (1:0.3), or none, got {_show(text)}")
+    try:
+        t = positive(100)(parts[0])
+    except (argparse.ArgumentTypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be T:F with the temperature T in (0, 100] (1:0.3); T is "
+                                         f"{_show(parts[0].strip())} in {_show(text)}") from None
+    try:
+        f = float(parts[1])
+    except ValueError:
+        f = math.nan
+    if not 0 < f <= 1:  # NaN included
+        raise argparse.ArgumentTypeError(f"must be T:F with the share of the rounds F in (0, 1] (1:0.3); F is "
+                                         f"{_show(parts[1].strip())} in {_show(text)}")
     return (t, f)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
+from ..engine import Violation
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
@@ -243,6 +245,20 @@ def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     return bool(estimates)
 
 
+def violation_where(v: Violation) -> str:
+    """The workload, round and link id of a violation that its message does not already say, as "  (...)"."""
+    where = []
+    if v.workload is not None:
+        where.append(f"workload {v.workload}")
+    if v.round is not None:
+        where.append(f"round {v.round + 1}")
+    if v.link is not None:  # a directed link: 2·id + 0 (u->v as listed) or + 1 (v->u); ids are what --fail-links takes
+        where.append(f"link id {v.link // 2}")
+    said = lambda w: re.search(rf"(?<![\w-]){re.escape(w).replace(' ', ' #?')}(?![\w.])", v.message)  # noqa: E731
+    where = [w for w in where if not said(w)]  # "workload #13 reduce B->C" says workload 13
+    return f"  ({', '.join(where)})" if where else ""
+
+
 def cmd_validate(a: argparse.Namespace) -> int:
     """Validate a schedule file; exit 0 when correct, 2 when not. The report (the verdict, then the violations)
     goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
@@ -253,20 +269,15 @@ def cmd_validate(a: argparse.Namespace) -> int:
               f"of all {rep.trees} flow-trees exactly once")
         return 0
     counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
-    elsewhere = (f"; {rep.off_topology} of {rep.workloads} workloads' paths do not run on the file's topology "
-                 f"({data['topology'].get('spec', 'no spec')!s:.80}): the schedule was made for another network"
+    elsewhere = (f"; on the file's topology ({data['topology'].get('spec', 'no spec')!s:.80}) {rep.broken} of "
+                 f"{rep.workloads} workloads break the path or data rule and {rep.pieces_wrong} of {rep.pieces} "
+                 f"pieces (server, flow-tree) are missing from or repeated in their sums: the schedule was made for "
+                 f"another network"
                  if rep.paths_elsewhere() else "")
     # the report's verdict first (stdout), then the violations it counts
     print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}{elsewhere}")
     for v in rep.violations[: a.max_report]:
-        where = []
-        if v.workload is not None:
-            where.append(f"workload {v.workload}")
-        if v.round is not None:
-            where.append(f"round {v.round + 1}")
-        if v.link is not None:  # a directed link: 2·id + 0 (u->v as listed) or + 1 (v->u); ids are what --fail-links takes
-            where.append(f"link id {v.link // 2}")
-        print(f"  [{v.rule}] {v.message}" + (f"  ({', '.join(where)})" if where else ""))
+        print(f"  [{v.rule}] {v.message}" + violation_where(v))
     if len(rep.violations) > a.max_report:
         print(f"  ... {a.max_report} of {len(rep.violations)} violations shown (--max-report N shows more)")
     return 2

@@ -194,9 +194,11 @@ def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") 
                 bw[e] = t.bandwidth[e] * f
             else:
                 bw[e] = parse_bandwidth(value, f"{what}: link {e}")
-                if bw[e] > t.bandwidth[e]:
+                if bw[e] >= t.bandwidth[e]:  # equal is refused as x1 is: an item that slows nothing is a mistake
+                    how = ("its own speed" if bw[e] == t.bandwidth[e]
+                           else f"faster than its {t.bandwidth[e]:g} Gbit/s")
                     raise TopologyError(f"{what}: {item!r} would run link {link_names(t, [e])} at {bw[e]:g} Gbit/s, "
-                                        f"faster than its {t.bandwidth[e]:g} Gbit/s; {what} only slows links (a bandwidth "
+                                        f"{how}; {what} only slows links (a bandwidth "
                                         f"below the link's, or xFACTOR with a factor in (0, 1))")
         except UnitError as err:
             raise TopologyError(str(err)) from None

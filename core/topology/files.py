@@ -160,11 +160,8 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
                     labels.append(str(x))
     else:
         raise TopologyError("a JSON topology needs 'nodes' (with kinds) or a 'servers' list")
+    _refuse_repeated_ids(ids)
     index = {x: i for i, x in enumerate(ids)}
-    if len(index) != len(ids):
-        seen: dict[Any, int] = {}
-        k = next(k for k, x in enumerate(ids) if seen.setdefault(x, k) != k)  # the first id seen before
-        raise TopologyError(f"node ids must be unique: {_show(ids[k])} is the id of nodes {seen[ids[k]]} and {k}")
     edges, props = [], []
     for link in links:
         u, v = link["u"], link["v"]
@@ -181,6 +178,20 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     for i in failed:
         props[i] = props[i][:3] + (True,)
     return _topology(spec, kinds, edges, props, labels), ids
+
+
+def _refuse_repeated_ids(ids: list[Any]) -> None:
+    """Refuse two nodes with the same id, or with ids that print the same (3 and "3"): a user, the link list
+    (``3-9``) and ``--slow-links`` cannot tell them apart (MODEL.md section 8: node ids are ids)."""
+    seen: dict[str, int] = {}
+    for k, x in enumerate(ids):
+        j = seen.setdefault(str(x), k)
+        if j == k:
+            continue
+        if ids[j] == x:
+            raise TopologyError(f"node ids must be unique: {_show(x)} is the id of nodes {j} and {k}")
+        raise TopologyError(f"node ids must be unique: {_json(ids[j])} (node {j}) and {_json(x)} (node {k}) "
+                            f"print the same, {_cut(str(x), 40)}")
 
 
 def _is_index(i: Any, n: int) -> bool:

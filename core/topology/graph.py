@@ -389,9 +389,10 @@ def _parallel(t: Topology, key: np.ndarray) -> str:
     same = np.flatnonzero((k[1:] == k[:-1]).all(axis=1))
     first = min(int(order[i + 1]) for i in same)  # the earliest link that repeats an earlier one
     u, v = (int(x) for x in t.edges[first])
-    times = int(((key[:, 0] == key[first, 0]) & (key[:, 1] == key[first, 1])).sum())
-    return (f"parallel edges are not allowed: {times} links join {t.labels[u]!r} and {t.labels[v]!r}; give one edge "
-            f"with a larger capacity instead")
+    at = np.flatnonzero((key[:, 0] == key[first, 0]) & (key[:, 1] == key[first, 1])).tolist()  # link positions
+    where = _names([str(i) for i in at]) if len(at) > SHOWN_NODES else ", ".join(map(str, at[:-1])) + f" and {at[-1]}"
+    return (f"parallel edges are not allowed: links {where} (positions in the file's list) join {t.labels[u]!r} and "
+            f"{t.labels[v]!r}; give one edge with a larger capacity instead")
 
 
 def _disconnected(t: Topology, comp: np.ndarray) -> str:

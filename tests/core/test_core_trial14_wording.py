@@ -43,8 +43,9 @@ def test_a_disconnected_file_names_the_nodes_cut_off(tmp_path):
 
 def test_a_duplicate_link_and_a_duplicate_node_are_named(tmp_path):
     doc = {"nodes": _nodes(["a", "b"], ["s"]), "links": [["a", "s"], ["b", "s"], ["s", "a", 2]]}
-    assert _refused(tmp_path, "dup.json", doc) == ("dup.json: parallel edges are not allowed: 2 links join 's' and "
-                                                   "'a'; give one edge with a larger capacity instead")
+    assert _refused(tmp_path, "dup.json", doc) == ("dup.json: parallel edges are not allowed: links 0 and 2 (positions "
+                                                   "in the file's list) join 's' and 'a'; give one edge with a larger "
+                                                   "capacity instead")
     doc = {"nodes": _nodes(["a", "b", "a"], ["s"]), "links": [["a", "s"], ["b", "s"]]}
     assert _refused(tmp_path, "dupnode.json", doc) == ("dupnode.json: node ids must be unique: 'a' is the id of "
                                                        "nodes 0 and 2")

@@ -53,7 +53,7 @@ def test_planted_double_count_relay_adds_own_piece(plain_doc):
     w["carries_own"] = True
     rep = validate_document(plain_doc)
     assert [v.rule for v in rep.violations] == ["data"]
-    assert rep.violations[0].message == "server B's piece is counted 2 times in the sum of flow-tree A"
+    assert rep.violations[0].message == "the piece of server 1 (B) is counted 2 times in the sum of flow-tree 0 (A)"
 
 
 def test_planted_double_count_duplicate_workload(doc):
@@ -64,9 +64,9 @@ def test_planted_double_count_duplicate_workload(doc):
     doc["stats"]["rounds"] = 7
     rep = validate_document(doc)
     msgs = [v.message for v in rep.violations if v.rule == "data"]
-    for s in "BCD":
-        assert f"server {s}'s piece is counted 2 times in the sum of flow-tree A" in msgs
-    assert "server A's piece is counted 2 times in the sum of flow-tree A" not in msgs
+    for s in ("1 (B)", "2 (C)", "3 (D)"):
+        assert f"the piece of server {s} is counted 2 times in the sum of flow-tree 0 (A)" in msgs
+    assert "the piece of server 0 (A) is counted 2 times in the sum of flow-tree 0 (A)" not in msgs
 
 
 def test_planted_capacity_violation(doc):
@@ -102,10 +102,11 @@ def test_planted_broadcast_before_the_sum_is_complete(doc):
     # only the data layer objects, and only about tree A: 3 leaves A too early, so B never holds the
     # sum and its forwards 4 and 5 (and B, C, D's copies) are wrong too
     assert set(rep.by_rule()) == {"data"}
-    assert all(v.message.endswith("flow-tree A") for v in rep.violations)
+    assert all(v.message.endswith("flow-tree 0 (A)") for v in rep.violations)
     first = rep.violations[0]
     assert (first.workload, first.round) == (3, 0)
-    assert first.message == "round 1: broadcast 3 leaves A before it holds the sum of flow-tree A"
+    assert first.message == ("round 1: workload 3 (a broadcast) leaves server 0 (A) before it holds the sum of "
+                             "flow-tree 0 (A)")
     assert {v.workload for v in rep.violations if "leaves" in v.message} == {3, 4, 5}
 
 
@@ -115,7 +116,7 @@ def test_planted_missing_workload(doc):
     assert rep.by_rule() == {"missing": 1, "data": 1}
     missing = [v for v in rep.violations if v.rule == "missing"][0]
     assert missing.workload == 21
-    assert "server A never receives the sum of flow-tree D" in [v.message for v in rep.violations]
+    assert "server 0 (A) never receives the sum of flow-tree 3 (D)" in [v.message for v in rep.violations]
 
 
 def test_missing_flow_tree(doc):
@@ -123,7 +124,7 @@ def test_missing_flow_tree(doc):
     doc["workloads"] = [w for w in doc["workloads"] if w["id"] not in gone]
     doc["rounds"] = [[w for w in r if w not in gone] for r in doc["rounds"]]
     rep = validate_document(doc)
-    assert [v.message for v in rep.violations] == ["no flow-tree for shard D chunk 0: its sum is never formed"]
+    assert [v.message for v in rep.violations] == ["no flow-tree for shard 3 (D) chunk 0: its sum is never formed"]
 
 
 def test_reduce_prefix_from_another_tree(doc):
@@ -153,8 +154,10 @@ def test_cli_reports_all_violations(doc, tmp_path, capsys):
     assert code == 2
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 3  # the whole report on stdout (`validate f > report.txt` keeps it), nothing on stderr
-    assert any(line.startswith("  [capacity]") and "(workload 18, round 1, link id 0)" in line for line in lines)
-    assert any(line.startswith("  [prefix]") and "(workload 13, round 1)" in line for line in lines)
+    # the where-clause adds what the message does not say (trial 15: "workload 2: ...  (workload 2)")
+    assert any(line.startswith("  [capacity] round 1: ") and line.endswith("  (workload 18, link id 0)")
+               for line in lines)
+    assert any(line.startswith("  [prefix] round 1: workload #13 ") and "  (" not in line for line in lines), lines
     assert lines[0] == f"{f}: INVALID — 2 violation(s): prefix 1, capacity 1" and err == ""  # the verdict first
     assert cli.main(["validate", str(f), "--max-report", "1"]) == 2  # a cut report says so and how to see more
     lines = capsys.readouterr().out.splitlines()
@@ -321,12 +324,12 @@ def test_violations_report_the_files_own_node_ids(doc):
     d["workloads"][6]["path"] = [12, 13, 99]  # 99 is not a node
     d["workloads"][7]["root"] = 77
     msgs = [v.message for v in validate_document(d).violations]
-    assert "workload 5: path [11, 10, 13] crosses server 10; a workload ends at the next server" in msgs
+    assert "workload 5: path [11, 10, 13] crosses server 10 (A); a workload ends at the next server" in msgs
     assert "workload 6: path [12, 13, 99] names node 99, which is not in 'nodes'" in msgs
     assert "workload 7: root 77 is not a server" in msgs
     d = renamed(doc, lambda x: x + 10)
     d["workloads"][0]["path"] = [10, 12]  # A and C are not adjacent
-    assert "workload 0: path [10, 12]: no link 10->12" in [v.message for v in validate_document(d).violations]
+    assert "workload 0: path [10, 12]: no link 10 (A)->12 (C)" in [v.message for v in validate_document(d).violations]
 
 
 # ---- the ring relayed through its own root (MODEL.md §8: a reduce payload that a later reduce
@@ -343,20 +346,20 @@ def test_a_payload_taken_as_a_prefix_only_passes_through_the_root():
     # not summed, so C and D are missing from B's sum (were 15 summed at B, they would not be)
     w[17]["prefix"] = []
     msgs = [v.message for v in validate_document(d).violations if v.rule == "data"]
-    assert msgs == ["server C's piece is missing from the sum of flow-tree B",
-                    "server D's piece is missing from the sum of flow-tree B"]
+    assert msgs == ["the piece of server 2 (C) is missing from the sum of flow-tree 1 (B)",
+                    "the piece of server 3 (D) is missing from the sum of flow-tree 1 (B)"]
     # if the relay 16 also carried B's own piece, B would be counted twice
     w[17]["prefix"] = [16]
     w[16]["carries_own"] = True
     msgs = [v.message for v in validate_document(d).violations]
-    assert msgs == ["server B's piece is counted 2 times in the sum of flow-tree B"]
+    assert msgs == ["the piece of server 1 (B) is counted 2 times in the sum of flow-tree 1 (B)"]
     # the rule holds whoever takes the payload: 23 (tree C, leaving B) takes 15 instead of 16 —
     # a violation in itself, and 15 is still not summed at B, so C and D are missing there
     w[16]["carries_own"], w[16]["prefix"], w[23]["prefix"] = False, [], [22, 15]
     msgs = [v.message for v in validate_document(d).violations if v.rule == "data"]
     assert msgs == ["workload 23: reduce prefix 15 belongs to another flow-tree (shards would mix)",
-                    "server C's piece is missing from the sum of flow-tree B",
-                    "server D's piece is missing from the sum of flow-tree B"]
+                    "the piece of server 2 (C) is missing from the sum of flow-tree 1 (B)",
+                    "the piece of server 3 (D) is missing from the sum of flow-tree 1 (B)"]
 
 
 # ---- hostile values: one violation or one line, never a traceback or an unbounded allocation ----
@@ -441,7 +444,7 @@ def _rewire(d):
 
 @pytest.mark.parametrize("change,needle", [
     (lambda d: d["topology"].update(spec="bcube:n=3,k=1"), "its spec 'bcube:n=3,k=1' builds 9 servers and 6 switches, "
-     "but the file's nodes and links are 4 servers, 4 switches and 8 links"),
+     "but the file has 4 servers and 4 switches"),  # like with like (trial 15: the file's side added its links)
     (lambda d: d["topology"].update(spec="leafspine:leaves=2,spines=2,servers=2"),  # the same counts, other links
      "builds other links: the file's link s00-sw1.0 (capacity 1) is not in it; its link sw0.0-sw1.0 (capacity 1) "
      "is not in the file (4 of 8 links differ)"),
@@ -465,7 +468,7 @@ def test_validate_replay_and_run_refuse_a_wrong_spec_in_one_line(bcube_doc, tmp_
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and err.count("\n") == 1, (argv, out, err)
         assert err.startswith(f"allreduce-lab: error: {f}: topology: its spec 'bcube:n=3,k=1' builds 9 servers and 6 "
-                              "switches, but the file's nodes and links are 4 servers"), err
+                              "switches, but the file has 4 servers and 4 switches"), err
 
 
 def test_a_spec_still_matches_renamed_slowed_or_failed_files(bcube_doc):
@@ -490,6 +493,7 @@ def test_a_schedule_pasted_onto_another_topology_says_so_first(tmp_path, capsys)
     assert cli.main(["validate", str(f), "--max-report", "2"]) == 2
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{f}: INVALID — ") and lines[0].endswith(
-        "144 of 144 workloads' paths do not run on the file's topology (dcell:n=3,k=1): the schedule was made for "
-        "another network"), lines[0]
+        "on the file's topology (dcell:n=3,k=1) 144 of 144 workloads break the path or data rule and 99 of 108 "
+        "pieces (server, flow-tree) are missing from or repeated in their sums: the schedule was made for another "
+        "network"), lines[0]
     assert lines[1].startswith("  [path]") and len(lines) == 4

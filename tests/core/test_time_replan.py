@@ -222,7 +222,7 @@ def test_compare_reports_time_lost_per_method(capsys):
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:0,9"], ["every link of server s00"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:42"], ["link 42 does not exist"]),
     (["schedule", "bcube:n=3,k=1", "--fail-links", "0", "--fail-at", "1ms:0"], ["changes no link"]),
-    (["schedule", "bcube:n=3,k=1", "--slow-at", "1ms:0:100"], ["changes no link"]),
+    (["schedule", "bcube:n=3,k=1", "--slow-at", "1ms:0:100"], ["--slow-at", "its own speed"]),  # as 0:x1 is (trial 15)
     (["compare", "bcube:n=3,k=1", "--fail-at", "1ms:x"], ["neither a link id"]),
 ])
 def test_bad_mid_run_input_is_one_line_exit_2(capsys, argv, needles):
