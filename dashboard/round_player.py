@@ -19,6 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
+from core.units import rate_unit
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -156,8 +157,9 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
     b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rep.get("sync_rounds") if mode == "sync" else None))
-    c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "
-             f"algbw {m['algbw_Bps'] / 1e9:.2f} GB/s")
+    r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
+    c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
+             f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
     notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']))} "
              f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
