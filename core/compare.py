@@ -420,8 +420,9 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 
 
 def _percent(fraction: float, numeric: bool) -> str:
-    """A fraction as the text prints it (``12.5%``) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
-    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:.1f}%"
+    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
+    bound at 1 B) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
+    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:,.1f}%"
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
