@@ -309,9 +309,9 @@ def time_lines(rep: dict) -> list[str]:
     for mode in modes:
         m = rep[mode]
         lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / per:6.2f} {unit}  "
-                     f"busbw {m['busbw_Bps'] / per:6.2f} {unit}  {100 * m['gap']['best']:.1f}% above its DAG's best "
+                     f"busbw {m['busbw_Bps'] / per:6.2f} {unit}  {100 * m['gap']['best']:,.1f}% above its DAG's best "
                      f"bound ({BEST_NAMES.get(m.get('best_bound'), 'best')}), "
-                     f"{100 * m['gap']['bandwidth']:.1f}% above the bandwidth bound")
+                     f"{100 * m['gap']['bandwidth']:,.1f}% above the bandwidth bound")
     lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
     r = rep.get("sync_rounds")
