@@ -156,7 +156,8 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     unit, f = figures.time_unit(m["time_s"])
     a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
-    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rep.get("sync_rounds") if mode == "sync" else None))
+    rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
+    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rounds))
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")

@@ -10,7 +10,8 @@ from core.timing.model import algbw, busbw
 def _row(rep: int, nbytes: float, t_sched: float, t_ar: float, ranks: int = 4) -> dict:
     out = {"rep": rep}
     for who, t in (("schedule", t_sched), ("all_reduce", t_ar)):
-        out.update({f"{who}_s": t, f"{who}_algbw": algbw(nbytes, t) / 1e9, f"{who}_busbw": busbw(nbytes, t, ranks) / 1e9})
+        out.update({f"{who}_s": t, f"{who}_algbw": algbw(nbytes, t) / 1e9,
+                    f"{who}_busbw": busbw(nbytes, t, ranks) / 1e9})
     return out
 
 

@@ -1,4 +1,5 @@
-"""Trial 15: times below 1 µs read in ns or ps, never in scientific notation ("bandwidth bound 7.11e-05 µs" at 1 B)."""
+"""Trial 15: times below 1 µs read in ns or ps, never in scientific notation ("bandwidth bound 7.11e-05 µs" at
+1 B)."""
 
 from __future__ import annotations
 
