@@ -16,7 +16,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, show_opening, show_temperature
 from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
-from .seconds import latency_line, schedule_report
+from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
                        preset)
@@ -281,7 +281,7 @@ def mean_time_report(reports: list[dict]) -> dict:
         m, first = out[mode], reports[0][mode]
         m["algbw_Bps"] = out["size_bytes"] / m["time_s"]
         m["busbw_Bps"] = m["algbw_Bps"] * (first["busbw_Bps"] / first["algbw_Bps"])  # nccl-tests' 2(n-1)/n
-        m["gap"] = {name: gap(m["time_s"], b) for name, b in out["bounds"].items()}
+        m.update(mode_gaps(out, mode, m["time_s"]))
     return out
 
 
@@ -420,8 +420,9 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 
 
 def _percent(fraction: float, numeric: bool) -> str:
-    """A fraction as the text prints it (``12.5%``) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
-    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:.1f}%"
+    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
+    bound at 1 B) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
+    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:,.1f}%"
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:

@@ -17,9 +17,13 @@ from .workloads import WorkloadDAG
 
 
 def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth: np.ndarray | None = None,
-                link_latency: np.ndarray | None = None) -> dict[str, Any]:
-    """``{"size_bytes", "ranks", "links", "bounds", "sync": {...}, "async": {...}}``; each mode has time_s,
-    algbw_Bps, busbw_Bps, max_link_utilization and its gap to every bound."""
+                link_latency: np.ndarray | None = None, rounds_bound: int | None = None) -> dict[str, Any]:
+    """``{"size_bytes", "ranks", "links", "bounds", "sync_rounds", "sync": {...}, "async": {...}}``; each mode has
+    time_s, algbw_Bps, busbw_Bps, max_link_utilization, its best bound (`mode_gaps`) and its gap to every bound.
+
+    `rounds_bound`: a lower bound on the rounds of any schedule of `dag` (the schedule's `lower_bound`, CP-SAT's
+    proven one when there is one); None takes the DAG's link-load and critical-path bounds (`fallback_rounds_bound`).
+    """
     # one mode at a time, keeping only its totals: a Timing holds start and finish per workload (docs/limits.md)
     plan = ReplayPlan(dag, rounds)
     dur = plan.durations(size, link_bandwidth, link_latency)
@@ -29,16 +33,56 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
         summaries[mode] = plan.run(size, mode, durations=dur, busy=busy).summary()
     del plan
     bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
-    out: dict[str, Any] = {"size_bytes": float(size), "ranks": n_ranks(dag),
-                           "links": link_summary(dag), "bounds": bounds}
+    shortest = float(dur.min()) if len(dur) else 0.0
+    del dur
+    n_bound = fallback_rounds_bound(dag) if rounds_bound is None else int(rounds_bound)
+    out: dict[str, Any] = {"size_bytes": float(size), "ranks": n_ranks(dag), "links": link_summary(dag),
+                           "bounds": bounds, "sync_rounds": sync_rounds_bound(n_bound, shortest)}
     for mode in MODES:
         s = summaries[mode]
         s.pop("mode")
         s.pop("size_bytes")
         s.pop("ranks")
-        s["gap"] = {name: gap(s["time_s"], b) for name, b in bounds.items()}
         out[mode] = s
+        s.update(mode_gaps(out, mode, s["time_s"]))
     return out
+
+
+def fallback_rounds_bound(dag: WorkloadDAG) -> int:
+    """A lower bound on the rounds of any schedule of `dag` from its cheap closed-form bounds (`bounds.lower_bounds`'
+    link load and critical path; a caller with the schedule passes its `lower_bound` instead, which may be higher)."""
+    if not dag.n:
+        return 0
+    load = int(np.max(-(-dag.link_load // dag.topology.link_capacity)))
+    return max(load, int(dag.tail.max()))
+
+
+def sync_rounds_bound(rounds_bound: int, shortest_s: float) -> dict[str, Any]:
+    """The sync mode's rounds bound in seconds: every round with a workload lasts at least the shortest time any one
+    workload takes (`shortest_s`), and a schedule has at least `rounds_bound` such rounds, so its sync time is at
+    least their product (docs/time.md, section 4). Not a bound for async, which has no barriers."""
+    total = 0.0
+    for _ in range(int(rounds_bound)):  # added one round at a time as the replay does, so never above it by a rounding
+        total += float(shortest_s)
+    return {"rounds": int(rounds_bound), "round_s": float(shortest_s), "bound_s": total}
+
+
+def mode_gaps(report: dict[str, Any], mode: str, time_s: float) -> dict[str, Any]:
+    """``{"best_bound": name, "best_bound_s": seconds, "gap": {bound: gap}}`` of a time `time_s` in `mode`: the
+    gaps to the four bounds of `report["bounds"]` and its "best"; in sync also to the rounds bound ("rounds",
+    `sync_rounds_bound`), and "best" is then against the larger of the two."""
+    bounds = report["bounds"]
+    gaps = {name: gap(time_s, b) for name, b in bounds.items()}
+    four = {k: v for k, v in bounds.items() if k != "best"}
+    name = max(four, key=four.get) if four else "best"
+    best = bounds.get("best", 0.0)
+    rounds = report.get("sync_rounds")
+    if mode == "sync" and rounds is not None:
+        gaps["rounds"] = gap(time_s, rounds["bound_s"])
+        if rounds["bound_s"] > best:
+            name, best = "rounds", rounds["bound_s"]
+        gaps["best"] = gap(time_s, best)
+    return {"best_bound": name, "best_bound_s": float(best), "gap": gaps}
 
 
 def schedule_report(sched: Any, size: float, with_stats: bool = True) -> tuple[dict[str, Any] | None, dict[str, Any]]:
@@ -50,9 +94,15 @@ def schedule_report(sched: Any, size: float, with_stats: bool = True) -> tuple[d
     had = set(dag.__dict__)
     stats = sched.stats() if with_stats else None
     _forget(dag, had, keep=("deps", "successors", "topo_order", "link_load"))  # what the replay and chains read
-    timing = time_report(dag, sched.rounds, size)
+    bound = stats["lower_bound"] if stats is not None else _cheap_bound(sched)
+    timing = time_report(dag, sched.rounds, size, rounds_bound=bound)
     _forget(dag, had, keep=("link_load",))
     return stats, timing
+
+
+def _cheap_bound(sched: Any) -> int:
+    """The rounds bound of a schedule without its full stats: the DAG's cheap bounds and CP-SAT's proven one."""
+    return max(fallback_rounds_bound(sched.dag), int(sched.info.get("proven_bound", 0) or 0))
 
 
 def _forget(dag: WorkloadDAG, had: set, keep: tuple = ()) -> None:

@@ -154,15 +154,21 @@ def format_size(n_bytes: float) -> str:
     return f"{n_bytes:.0f} B"
 
 
-TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6))
+TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9), ("ps", 1e12))
 """The units durations are shown in, and each one's count per second."""
 
 
 def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
     """The one unit (name, count per second) for durations shown together, a table's or a single value's: µs when
-    every one is under 1 ms, s when every one is 1 s or more, else ms (and ms for none). Signs are ignored (a time
-    lost may be negative); NaN does not count."""
+    every one is under 1 ms, s when every one is 1 s or more, else ms (and ms for none); below 1 µs, ns when every
+    one that is not 0 is under 1 µs, ps when every one is under 1 ns (the bandwidth bound of a 1 B message: 71.1 ps,
+    not 7.11e-05 µs). Signs are ignored (a time lost may be negative); NaN does not count."""
     sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
+    nonzero = [x for x in sizes if x > 0]
+    if nonzero and all(x < 1e-9 for x in nonzero):
+        return TIME_UNITS[4]
+    if nonzero and all(x < 1e-6 for x in nonzero):
+        return TIME_UNITS[3]
     if sizes and all(x < 1e-3 for x in sizes):
         return TIME_UNITS[2]
     if sizes and all(x >= 1 for x in sizes):
@@ -172,9 +178,13 @@ def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
 
 def format_seconds(seconds: float) -> str:
     """A readable duration, 3 significant digits in the unit `time_unit` picks for it alone: ``12.3 ms``,
-    ``4.56 µs``, ``1.2 s``."""
+    ``4.56 µs``, ``1.2 s``, ``71.1 ps``; never in scientific notation (a duration under 1 ps, which no link of
+    this model takes, reads in ps with the decimals it needs)."""
     unit, per_second = time_unit([seconds])
-    return f"{seconds * per_second:.3g} {unit}"
+    text = f"{seconds * per_second:.3g}"
+    if "e" in text:  # under 0.0001 ps
+        text = f"{seconds * per_second:.{3 - math.floor(math.log10(abs(seconds * per_second)))}f}"
+    return f"{text} {unit}"
 
 
 RATE_UNITS = (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3), ("B/s", 1.0))

@@ -248,7 +248,7 @@ def timing(source: Source, method: str, config: ScheduleConfig, mode: str) -> Ti
 def seconds_report(source: Source, method: str, config: ScheduleConfig) -> dict:
     """Both replay modes' time, algbw, busbw, the bounds in seconds and the gaps (core.seconds.time_report)."""
     s = schedule(source, method, config)
-    return time_report(s.dag, s.rounds, config.size)
+    return time_report(s.dag, s.rounds, config.size, rounds_bound=s.lower_bound)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

@@ -127,12 +127,17 @@ def size(n_bytes: float) -> str:
 
 
 BOUND_NAMES = {"bandwidth": "bandwidth", "link": "busiest link", "latency": "latency", "critical_path": "critical path"}
+"""The four bounds in seconds; a sync best bound may also be "rounds" (named by `time_gap_note`)."""
 
 
-def time_gap_note(bounds: dict) -> str:
-    """What a gap in seconds is measured against: the best of the four lower bounds in seconds, each named."""
-    return ("gap vs the best lower bound in seconds: " + ", ".join(f"{BOUND_NAMES[k]} {seconds(bounds[k])}"
-                                                                   for k in BOUND_NAMES if k in bounds))
+def time_gap_note(bounds: dict, sync_rounds: dict | None = None) -> str:
+    """What a gap in seconds is measured against: the best of the four lower bounds in seconds, each named, and in
+    sync the rounds bound (`sync_rounds`: rounds x the shortest workload, core.seconds.sync_rounds_bound)."""
+    parts = [f"{BOUND_NAMES[k]} {seconds(bounds[k])}" for k in BOUND_NAMES if k in bounds]
+    if sync_rounds is not None:
+        parts.append(f"sync rounds {sync_rounds['rounds']} x {seconds(sync_rounds['round_s'])} = "
+                     f"{seconds(sync_rounds['bound_s'])}")
+    return "gap vs the best lower bound in seconds: " + ", ".join(parts)
 
 
 def replan_notes(summary: dict) -> list[str]:

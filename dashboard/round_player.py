@@ -19,6 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
+from core.units import rate_unit
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -150,15 +151,18 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple) -> None:
     rep = data.seconds_report(source, pb.method, config)
     m, bounds = rep[mode], rep["bounds"]
-    best = max(bounds, key=lambda k: -1 if k == "best" else bounds[k])
+    best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
     a, b, c = slots
     unit, f = figures.time_unit(m["time_s"])
     a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
-    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds))
-    c.metric("busbw", f"{m['busbw_Bps'] / 1e9:.1f}", help="bus bandwidth in GB/s (nccl-tests: algbw · 2(n−1)/n); "
-             f"algbw {m['algbw_Bps'] / 1e9:.2f} GB/s")
-    notes = [f"vs bound {labels.seconds(bounds['best'])} ({best.replace('_', ' ')})", f"{pb.stats['rounds']} rounds"]
+    rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
+    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rounds))
+    r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
+    c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
+             f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
+    notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']))} "
+             f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 

@@ -294,6 +294,11 @@ def replan_lines(r: Replan) -> list[str]:
             f"{'lost' if lost >= 0 else 'gained'} {format_seconds(abs(lost))} ({100 * s['lost_share']:+.1f}%)"]
 
 
+BEST_NAMES = {"bandwidth": "bandwidth", "link": "busiest link", "latency": "latency", "critical_path": "critical path",
+              "rounds": "sync rounds"}
+"""The bound a mode's best gap is against (`core.seconds.mode_gaps`' best_bound), as the lines name it."""
+
+
 def time_lines(rep: dict) -> list[str]:
     """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
     lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
@@ -304,10 +309,15 @@ def time_lines(rep: dict) -> list[str]:
     for mode in modes:
         m = rep[mode]
         lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {m['algbw_Bps'] / per:6.2f} {unit}  "
-                     f"busbw {m['busbw_Bps'] / per:6.2f} {unit}  {100 * m['gap']['best']:.1f}% above its DAG's best "
-                     f"bound, {100 * m['gap']['bandwidth']:.1f}% above the bandwidth bound")
+                     f"busbw {m['busbw_Bps'] / per:6.2f} {unit}  {100 * m['gap']['best']:,.1f}% above its DAG's best "
+                     f"bound ({BEST_NAMES.get(m.get('best_bound'), 'best')}), "
+                     f"{100 * m['gap']['bandwidth']:,.1f}% above the bandwidth bound")
     lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
+    r = rep.get("sync_rounds")
+    if r is not None and "sync" in rep:
+        lines.append(f"    sync only: rounds {r['rounds']} x shortest workload {format_seconds(r['round_s'])} = "
+                     f"{format_seconds(r['bound_s'])} (every round lasts at least the shortest workload)")
     if latency_dominated(rep):
         lines.append(f"    {latency_note([rep], bandwidth_gap=True)}")  # the lines above give the gap to it
     return lines

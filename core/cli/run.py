@@ -12,6 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
+from ..units import RATE_UNITS, rate_unit, time_unit
 from .common import machine_output, print_table, same_decimals
 
 
@@ -74,17 +75,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
         if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
     print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
-    rows, avg = rep.rows(), rep.average()
-    cols = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
-    lines = [(str(r["rep"]), [r[k] for k in cols]) for r in rows] + [("avg", [avg[k] for k in cols])]
-    # one format per column: ms with 2 decimals; GB/s to 3 significant digits, every row of a column with the same
-    # decimals (0.1 beside 0.0399 read 0.1000 and 0.0399)
-    cells = [[f"{1e3 * v:.2f}" for v in column] if k.endswith("_s")
-             else same_decimals([float(f"{v:.3g}") for v in column])
-             for k, column in zip(cols, zip(*(values for _, values in lines)))]
-    print_table(["  rep", "schedule ms", "algbw", "busbw", "all_reduce ms", "algbw", "busbw"],
-                [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)], left=1)
-    print(f"  GB/s (1e9 B/s); busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
+    header, body, rate = run_table(rep.rows(), rep.average())
+    print_table(header, body, left=1)
+    avg = rep.average()
+    print(f"  {rate}; busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
           f"{avg['schedule_s'] / avg['all_reduce_s']:.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
           f"load {rep.load[0]:.2f}")
     if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
@@ -93,3 +87,24 @@ def cmd_run(a: argparse.Namespace) -> int:
     if rep.mode.startswith("local"):
         print("  loopback has no topology: these times measure the executor, not the network")
     return 0 if rep.correct else 1
+
+
+RUN_COLUMNS = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")
+"""`ExecReport.rows()` keys in the order `run` prints them: seconds, and rates in GB/s (core.execute.bench)."""
+
+
+def run_table(rows: list[dict], avg: dict) -> tuple[list[str], list[list[str]], str]:
+    """(header, body, rate note) of `run`'s table: one time unit for its times and one rate unit for its rates, picked
+    by the rule schedule, replay and compare use (`core.units.time_unit`, `rate_unit`: 999 B in KB/s or MB/s, not
+    ``0`` GB/s); times with 2 decimals, rates to 3 significant digits with one number of decimals per column."""
+    lines = [(str(r["rep"]), [r[k] for k in RUN_COLUMNS]) for r in rows] + [("avg", [avg[k] for k in RUN_COLUMNS])]
+    values = [v for _, vs in lines for v in vs]
+    t_unit, t_per = time_unit(v for k, v in zip(RUN_COLUMNS * len(lines), values) if k.endswith("_s"))
+    r_unit, r_per = rate_unit(1e9 * v for k, v in zip(RUN_COLUMNS * len(lines), values) if not k.endswith("_s"))
+    cells = [[f"{v * t_per:.2f}" for v in column] if k.endswith("_s")
+             else same_decimals([float(f"{v * 1e9 / r_per:.3g}") for v in column])
+             for k, column in zip(RUN_COLUMNS, zip(*(vs for _, vs in lines)))]
+    header = ["  rep", f"schedule {t_unit}", "algbw", "busbw", f"all_reduce {t_unit}", "algbw", "busbw"]
+    body = [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)]
+    per = dict(RATE_UNITS)[r_unit]
+    return header, body, f"{r_unit} ({per:.0e} B/s)".replace("(1e+00 B/s)", "(bytes per second)").replace("e+0", "e")

@@ -7,8 +7,8 @@ from pathlib import Path
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, optional_column, other_dag_note, other_dag_words,
-                          time_table)
+from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, optional_column, other_dag_note,
+                          other_dag_words, time_table)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, parse_size
@@ -176,22 +176,34 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
 
 def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
-    same rows, units and numbers) at the sidebar's message size, the one the CSV's times are for; numbers stay
-    numbers so that they sort and align."""
+    same rows, units and cells: one number of decimals per column, 15.060 and 0.0%, gaps with thousands separators)
+    at the sidebar's message size, the one the CSV's times are for; the cells are the CLI's text, right-aligned, the
+    method column wide enough for its longest name; under it the CLI's latency note (`core.compare.latency_notes`),
+    which explains the huge gaps to the bandwidth bound of a small message."""
     import pandas as pd
     header, body = time_table(rows, methods)
     if not body:
         return
     st.subheader(f"Seconds for M = {labels.size(size)}")
     gaps = {g: f"{g} %" for g in GAP_COLUMNS}
-    frame = pd.DataFrame([[c if i < 2 else float(c.rstrip("%")) for i, c in enumerate(cells)] for cells in body],
-                         columns=[gaps.get(h, h) for h in header])
-    st.dataframe(frame, hide_index=True, width="stretch")
+    columns = [gaps.get(h, h) for h in header]
+    frame = pd.DataFrame(body, columns=columns)
+    longest = max(len(c) for c in [columns[1], *frame[columns[1]]])
+    config = {c: st.column_config.TextColumn(c, alignment="right") for c in columns[2:]}
+    config[columns[1]] = st.column_config.TextColumn(columns[1], width=METHOD_PX_PER_CHAR * longest + 24)
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
     seeded = [method_title(m) for m in methods if get_method(m).randomized]
     st.caption(f"Replayed at M = {labels.size(size)} (sidebar: Message size; the CSV's times are for the same M). "
                "algbw = M / async time, busbw = algbw·2(n−1)/n (nccl-tests); gaps of the async time to the bandwidth "
                "bound (any AllReduce) and to the best bound of the method's own DAG."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
+    for line in latency_notes(rows, methods):
+        st.caption(line)
+
+
+METHOD_PX_PER_CHAR = 9
+"""Pixels per character of the seconds table's method column (its 14 px font; "critical-path" was cut to
+"critical-pat" at 1280 px when the column was left to auto-size)."""
 
 
 def export_csv(rows: list[Row], methods: list[str], notes: list[str], size: float = DEFAULT_SIZE_BYTES) -> str:

@@ -46,6 +46,7 @@ def test_compare_algbw_is_of_the_time_shown_for_a_mean_over_seeds():
             n = res.time["ranks"]
             assert m["busbw_Bps"] == pytest.approx(m["algbw_Bps"] * 2 * (n - 1) / n, rel=1e-12)
             for name, b in res.time["bounds"].items():
+                b = m["best_bound_s"] if name == "best" else b  # sync's best may be its rounds bound (trial 15)
                 assert m["gap"][name] == pytest.approx(m["time_s"] / b - 1, rel=1e-9)
     cp = row.results["critical-path"].time["async"]
     if f"{greedy.time['async']['time_s'] * 1e3:.3f}" == f"{cp['time_s'] * 1e3:.3f}":  # as the table prints them

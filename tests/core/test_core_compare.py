@@ -327,7 +327,7 @@ def test_cli_compare_names_the_unmerged_bound_with_no_merge(capsys):
 
 def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
     """At 1 KB a gap of ~50,000% to the bandwidth bound had no hint: the DAG's latency bound (8 µs on BCube(3,1),
-    every path 2 hops of 1 µs along the longest chain) exceeds the bandwidth bound (2(n-1)/n · M / B = 0.0711 µs),
+    every path 2 hops of 1 µs along the longest chain) exceeds the bandwidth bound (2(n-1)/n · M / B = 71.1 ns),
     and compare's and schedule's text say the time is latency-dominated, naming both; at 100 MB they do not."""
     from core.seconds import latency_dominated
 
@@ -336,14 +336,14 @@ def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if "latency-dominated" in x]
     assert line.startswith("bcube:n=3,k=1 ps, critical-path: latency-dominated: latency bound ")
-    assert line.endswith("> bandwidth bound 0.0711 µs: at this size per-hop latency, not bytes, sets the time (the "
+    assert line.endswith("> bandwidth bound 71.1 ns: at this size per-hop latency, not bytes, sets the time (the "
                          "bandwidth bound leaves latency out, so the gap to it is large)")  # compare prints that gap
     assert cli.main(argv) == 0
     assert "latency-dominated" not in capsys.readouterr().out
     assert cli.main(["schedule", "bcube:n=3,k=1", "--size", "1KB"]) == 0
     (note,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
     # schedule prints the gap to the bandwidth bound beside the best bound's since trial 14: the note explains it
-    assert note == "    latency-dominated: latency bound 8 µs > bandwidth bound 0.0711 µs: at this size per-hop " \
+    assert note == "    latency-dominated: latency bound 8 µs > bandwidth bound 71.1 ns: at this size per-hop " \
                    "latency, not bytes, sets the time (the bandwidth bound leaves latency out, so the gap to it is large)"
     s = schedule("bcube:n=3,k=1", "critical-path")
     assert latency_dominated(time_report(s.dag, s.rounds, 1e3)) and not latency_dominated(time_report(s.dag, s.rounds, 1e8))
@@ -379,11 +379,11 @@ def test_compare_latency_note_says_whose_bound_is_which(capsys):
     argv = ["compare", "bcube:n=3,k=1", "--methods", "ring,critical-path", "--seeds", "1", "--size", "1KB"]
     assert cli.main(argv) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
-    assert "latency bound 8 µs (critical-path) to 32 µs (ring) > bandwidth bound 0.0711 µs:" in line
+    assert "latency bound 8 µs (critical-path) to 32 µs (ring) > bandwidth bound 71.1 ns:" in line
     rep = lambda lat: {"bounds": {"latency": lat, "bandwidth": 1e-7}}  # noqa: E731
     assert latency_note([rep(8e-6), rep(3.2e-5), rep(8e-6), rep(2.4e-5)], ["greedy", "ring", "optimal", "ps"]) \
         .startswith("latency-dominated: latency bound 8 µs (greedy, optimal), 24 µs (ps) to 32 µs (ring) > bandwidth "
-                    "bound 0.1 µs:")
+                    "bound 100 ns:")
     assert latency_note([rep(8e-6), rep(8e-6)], ["a", "b"]).startswith("latency-dominated: latency bound 8 µs > ")
 
 

@@ -269,6 +269,44 @@ def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_ch
     assert page["M bytes"] == "1000000"
     for m in ("critical-path", "rl"):  # the CSV's ms are the table's µs, at the same size
         shown = seconds[seconds["method"] == m].iloc[0]
-        assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(shown["async µs"], abs=1e-3)
-        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown["gap BW bound %"], abs=0.05)
+        assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(float(shown["async µs"]), abs=1e-3)
+        shown_gap = float(shown["gap BW bound %"].rstrip("%").replace(",", ""))
+        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown_gap, abs=0.05)
     assert "NOT" not in page["notes"] and "not on this one (as meant" in page["notes"]
+
+
+def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
+    """Trial 15: at 1 B the page's seconds table showed "gap BW bound %" 88428767.1 with nothing explaining it, cut
+    "critical-path" to "critical-pat" at 1280 px, and lost fixed decimals (15.06 beside 14.254). Now its cells are the
+    CLI's (core.compare.time_table: one number of decimals per column, thousands separators), the method column is
+    as wide as its longest name, and the CLI's latency note (core.compare.latency_notes) is under the table."""
+    import json
+    import re
+
+    from core.compare import latency_notes
+
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception
+    table = at.dataframe[-1]
+    frame = table.value
+    assert list(frame["method"]) == ["ring", "critical-path"]
+    for column in frame.columns[3:]:
+        cells = list(frame[column])
+        if column.startswith(("sync ", "async ")):
+            assert all(re.fullmatch(r"\d+\.\d{3}", c) for c in cells), (column, cells)
+        elif column.startswith(("algbw ", "busbw ")):
+            assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in cells), (column, cells)
+        else:
+            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d%", c) for c in cells), (column, cells)
+    assert frame["gap BW bound %"].iloc[0] == "45,000,100.0%"
+    width = json.loads(table.proto.columns)["method"]["width"]
+    assert width >= 9 * len("critical-path")
+    rows = [r for r in compare(configurations(None, ["bcube:3,1"]), ["ring", "critical-path"], 1, ScheduleConfig(),
+                               size=1)]
+    (core_line,) = latency_notes(rows, ["ring", "critical-path"])
+    shown = [c.value for c in at.caption if "latency-dominated" in c.value]
+    assert shown == [core_line.replace(rows[0].name, "BCube(3,1)", 1)], shown
+    assert "(the bandwidth bound leaves latency out, so the gap to it is large)" in shown[0]

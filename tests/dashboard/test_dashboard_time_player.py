@@ -191,3 +191,17 @@ def test_a_failure_that_cuts_a_server_off_is_one_error_and_the_run_plays_unchang
     assert len(at.error) == 1 and "every link of server s00 is failed" in at.error[0].value
     assert numbers(at, "Rounds") == [run_method("critical-path", make_topology(BCUBE)).n_rounds]
     assert not at.exception
+
+
+def test_busbw_at_1_byte_reads_in_a_unit_that_shows_it():
+    """Trial 15: at 1 B the busbw metric read 0.0 (GB/s) for every method; it takes core.units.rate_unit's unit."""
+    at = player(["ring", "critical-path"])
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("1B").run()
+    t = make_topology(BCUBE)
+    shown_busbw = metric(at, "busbw (KB/s)")
+    assert len(shown_busbw) == 2, [m.label for m in at.metric]
+    for m, got in zip(("ring", "critical-path"), shown_busbw):
+        want = replay(run_method(m, t, ScheduleConfig()), size=1, mode="async").busbw / 1e3
+        assert float(str(got)) == pytest.approx(want, rel=5e-3) and float(str(got)) > 0
+    assert "e-0" not in texts(at)

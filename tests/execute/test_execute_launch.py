@@ -43,10 +43,16 @@ def test_run_prints_the_check_times_and_bandwidths(ring_file, capsys):
     assert "result vs dist.all_reduce: OK (bitwise equal)" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert [r[0] for r in rows] == ["1", "2", "3"]
+    # each in the unit the table names (core.units: its header's time unit, the note's rate unit; trial 15: no
+    # "0" GB/s at 4 KiB, so the rates are checked to 2%, not to an absolute 0.002 GB/s that let a 0 through)
+    from core.units import RATE_UNITS, TIME_UNITS
+    header = next(line.split() for line in out.splitlines() if line.split()[:1] == ["rep"])
+    per_s = dict(TIME_UNITS)[header[2]]
+    rate = dict(RATE_UNITS)[next(line.split()[0] for line in out.splitlines() if "busbw = algbw" in line)]
     for r in rows:  # algbw = bytes / time; busbw = algbw * 2(n-1)/n with n = 4
-        ms, alg, bus = float(r[1]), float(r[2]), float(r[3])
-        assert alg == pytest.approx(4096 / (ms / 1e3) / 1e9, rel=0.02, abs=2e-3)
-        assert bus == pytest.approx(alg * 1.5, rel=0.02, abs=2e-3)
+        t, alg, bus = float(r[1]) / per_s, float(r[2]) * rate, float(r[3]) * rate
+        assert alg > 0 and alg == pytest.approx(4096 / t, rel=0.02)
+        assert bus == pytest.approx(alg * 1.5, rel=0.02)
 
 
 def test_run_json_reports_every_repetition(ring_file, capsys):
@@ -67,11 +73,13 @@ def _fake_report(plan, cfg, **_):
 
 
 def test_the_avg_row_is_bytes_over_the_mean_time_not_the_mean_of_the_rates(ring_file, capsys, monkeypatch):
-    # reps of 10 and 30 ms: mean 20 ms, so algbw 1e6 B / 20 ms = 0.05 GB/s (the mean of 0.1 and 0.0333 is 0.0667)
+    # reps of 10 and 30 ms: mean 20 ms, so algbw 1e6 B / 20 ms = 50 MB/s (the mean of 100 and 33.3 is 66.7)
     monkeypatch.setattr(bench_mod, "run_local", _fake_report)
     rc, out, _ = run_cli(capsys, ring_file, "--size", "1MB", "--repeat", "2")
     row = next(line.split() for line in out.splitlines() if line.split()[:1] == ["avg"])
-    assert rc == 0 and [float(x) for x in row[1:]] == [20.0, 0.05, 0.075, 20.0, 0.05, 0.075]
+    # in MB/s: rates take core.units.rate_unit's unit, as schedule, replay and compare do (trial 15)
+    assert rc == 0 and [float(x) for x in row[1:]] == [20.0, 50.0, 75.0, 20.0, 50.0, 75.0]
+    assert "  MB/s (1e6 B/s); busbw" in out
     rep = _fake_report(None, None)
     avg = rep.average()
     assert avg["schedule_s"] == pytest.approx(0.020)
