@@ -316,8 +316,9 @@ def time_lines(rep: dict) -> list[str]:
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
     r = rep.get("sync_rounds")
     if r is not None and "sync" in rep:
-        lines.append(f"    sync only: rounds {r['rounds']} x shortest workload {format_seconds(r['round_s'])} = "
-                     f"{format_seconds(r['bound_s'])} (every round lasts at least the shortest workload)")
+        lines.append(f"    sync only: at least {r['rounds']:g} rounds (a lower bound on any schedule of this DAG) x "
+                     f"shortest workload {format_seconds(r['round_s'])} = {format_seconds(r['bound_s'])} "
+                     f"(every round lasts at least the shortest workload)")
     if latency_dominated(rep):
         lines.append(f"    {latency_note([rep], bandwidth_gap=True)}")  # the lines above give the gap to it
     return lines

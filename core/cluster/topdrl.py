@@ -338,7 +338,7 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
     from safetensors.torch import load_file
 
     from ..rl.checkpoint import FORMAT as RL_FORMAT
-    from ..rl.pair import pair_file
+    from ..rl.pair import need_both, pair_file
     stem = checkpoint_stem(path) if path else default_checkpoint()
     side, weights = pair_file(stem, ".json"), pair_file(stem, ".safetensors")
     if not side.is_file() or not weights.is_file():
@@ -346,7 +346,7 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
         if path and (why := not_a_checkpoint(path)) is not None:
             raise CheckpointError(f"TopDRL {why}")
         where = "" if Path(path or stem).is_absolute() else " (looked in the working folder, checkpoints/topdrl and checkpoints)"
-        raise CheckpointError(f"TopDRL checkpoint {stem}: need both {side.name} and {weights.name}{where}; "
+        raise CheckpointError(f"TopDRL checkpoint {stem}: {need_both(side, weights)}{where}; "
                               f"train one with: allreduce-lab cluster-train")
     try:
         meta = json.loads(side.read_text())

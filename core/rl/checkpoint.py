@@ -22,7 +22,7 @@ from safetensors.torch import load_file, save
 from ..atomic import write_atomic
 from ..topology import FAMILIES, parse_spec, split_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
-from .pair import _REPOSITORY, checkpoint_dir, checkpoint_stem, pair_file
+from .pair import _REPOSITORY, checkpoint_dir, checkpoint_stem, need_both, pair_file
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
 
 FORMAT = "allreduce-lab-rl/1"
@@ -109,7 +109,7 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
         where = f" (looked in the working folder and in {checkpoint_dir()})" if not stem.is_absolute() else ""
         if not Path(path).is_absolute() and (checkpoint_dir() / "topdrl" / side_path.name).is_file():
             where += f"; checkpoints/topdrl/{stem.name} is TopDRL's job picker, for cluster --scheduler topdrl"
-        raise CheckpointError(f"checkpoint {stem}: need both {side_path.name} and {weights.name}{where}")
+        raise CheckpointError(f"checkpoint {stem}: {need_both(side_path, weights)}{where}")
     meta = _read_json(side_path, MAX_SIDECAR_BYTES, "sidecar")
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {side_path}: the sidecar must be a JSON object, got {type(meta).__name__}")

@@ -25,6 +25,13 @@ def pair_file(stem: str | Path, suffix: str) -> Path:
     return stem.with_name(stem.name + suffix)
 
 
+def need_both(side: Path, weights: Path) -> str:
+    """The refusal's words for a missing pair: ``need both A and B`` and which of them is missing."""
+    missing = [f.name for f in (side, weights) if not f.is_file()]
+    which = "neither exists" if len(missing) == 2 else f"{missing[0]} is missing" if missing else "both exist"
+    return f"need both {side.name} and {weights.name} ({which})"
+
+
 def pair_stem(path: str | Path) -> Path:
     """`path` without the suffix of a checkpoint file (``my.model.json`` -> ``my.model``); a stem (``my.model``,
     ``my.model.pt``) as given."""

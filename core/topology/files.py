@@ -169,7 +169,11 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             if not _hashable(x):
                 raise TopologyError(f"link {_json([u, v])}: a node id {_id_rule(x)}, got {_json(x)}")
             if x not in index:
-                raise TopologyError(f"link {_show([u, v])} names node {_show(x)}, which is not in 'nodes'")
+                near = next((y for y in ids if str(y) == str(x)), None)  # 3 for "3": ids are compared as written
+                kind = lambda y: "a string" if isinstance(y, str) else "a number"  # noqa: E731
+                hint = "" if near is None else (f"; the node is {_json(near)} ({kind(near)}), the link names "
+                                                f"{_json(x)} ({kind(x)}): write the id as its node does")
+                raise TopologyError(f"link {_json([u, v])} names node {_json(x)}, which is not in 'nodes'{hint}")
         edges.append((index[u], index[v]))
         props.append(_link_props(link, (u, v), typed=True))
     failed = data.get("failed", [])

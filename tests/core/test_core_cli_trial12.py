@@ -56,7 +56,7 @@ def test_a_checkpoint_that_is_no_checkpoint_file_says_what_it_is(tmp_path, capsy
                         (tmp_path, f"checkpoint {tmp_path}: a directory, not a checkpoint file: {pair}"),
                         ("dcell_n4_k1.log.csv", f"checkpoint dcell_n4_k1.log.csv: not a checkpoint file: {pair}"),
                         (tmp_path / "gone", "checkpoint " + str(tmp_path / "gone") + ": need both gone.json and "
-                                                                                      "gone.safetensors")):
+                                                                                      "gone.safetensors (neither exists)")):
         assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--checkpoint", str(given)]) == 2
         assert capsys.readouterr().err.splitlines() == [f"allreduce-lab: error: {says}"]
     assert cli.main(["cluster", "--topology", "bcube:2,1", "--trace", "synthetic:jobs=3,seed=0", "--scheduler",

@@ -138,3 +138,14 @@ def test_a_duplicate_link_names_its_positions(tmp_path):
     assert _refused(tmp_path, "dup.json", doc) == ("dup.json: parallel edges are not allowed: links 0 and 1 (positions "
                                                   "in the file's list) join 's' and 'a'; give one edge with a larger "
                                                   "capacity instead")
+
+
+def test_a_link_naming_a_node_by_the_other_type_says_so(tmp_path):
+    """Trial 16: a link ["3", "sw"] to the node 3 was refused as 'not in nodes' while node 3 was right there."""
+    doc = {"nodes": [{"id": 3, "kind": "server"}, {"id": 1, "kind": "server"}, {"id": "sw", "kind": "switch"}],
+           "links": [[1, "sw"], ["3", "sw"]]}
+    assert _refused(tmp_path, "mix.json", doc).endswith(
+        'link ["3", "sw"] names node "3", which is not in \'nodes\'; the node is 3 (a number), the link names "3" '
+        "(a string): write the id as its node does")
+    doc["links"][1] = [7, "sw"]  # no node that prints the same: no hint
+    assert _refused(tmp_path, "gone.json", doc).endswith("link [7, \"sw\"] names node 7, which is not in 'nodes'")

@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 from core import cli  # noqa: E402
 from core.methods import run_method  # noqa: E402
 from core.rl import recipes  # noqa: E402
-from core.rl.checkpoint import checkpoint_stem, load_checkpoint, save_checkpoint  # noqa: E402
+from core.rl.checkpoint import CheckpointError, checkpoint_stem, load_checkpoint, save_checkpoint  # noqa: E402
 from core.rl.pair import pair_file, pair_stem  # noqa: E402
 from core.rl.policy import HierarchicalPolicy, PolicyConfig  # noqa: E402
 from core.rl.train import TrainResult  # noqa: E402
@@ -44,7 +44,12 @@ def test_a_dotted_checkpoint_is_written_and_found_under_its_whole_name(tmp_path,
     # a name that matches no pair: the existing one-line refusal, naming the files it looked for
     assert cli.main(["schedule", "bcube:n=2,k=1", "--method", "rl", "--checkpoint", "my.model.pt"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert "need both my.model.pt.json and my.model.pt.safetensors" in line
+    assert "need both my.model.pt.json and my.model.pt.safetensors (neither exists)" in line
+    # half a pair: the refusal says which half is missing (trial 16)
+    (tmp_path / "my.model.safetensors").unlink()
+    with pytest.raises(CheckpointError, match=r"need both my\.model\.json and my\.model\.safetensors "
+                                              r"\(my\.model\.safetensors is missing\)"):
+        load_checkpoint("my.model")
 
 
 def _fake_train(dag, cfg, init=None, report=None) -> TrainResult:

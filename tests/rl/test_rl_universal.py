@@ -228,7 +228,7 @@ def test_checkpoint_by_shipped_name_or_either_file_gives_one_path(tmp_path, monk
     for name in ("mine", "sub/deep", str(elsewhere / "own")):
         assert run_method("rl", t, ScheduleConfig(checkpoint=name, trace=False)).info["checkpoint_path"] == name
     with pytest.raises(CheckpointError, match=r"checkpoint nope: need both nope.json and nope.safetensors "
-                                              r"\(looked in the working folder and in "):
+                                              r"\(neither exists\) \(looked in the working folder and in "):
         load_checkpoint("nope")
 
 
