@@ -13,7 +13,7 @@ from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
 from ..units import RATE_UNITS, rate_unit, time_unit
-from .common import machine_output, print_table, same_decimals
+from .common import machine_output, print_table
 
 
 def register(sub) -> None:
@@ -96,15 +96,17 @@ RUN_COLUMNS = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s",
 def run_table(rows: list[dict], avg: dict) -> tuple[list[str], list[list[str]], str]:
     """(header, body, rate note) of `run`'s table: one time unit for its times and one rate unit for its rates, picked
     by the rule schedule, replay and compare use (`core.units.time_unit`, `rate_unit`: 999 B in KB/s or MB/s, not
-    ``0`` GB/s); times with 2 decimals, rates to 3 significant digits with one number of decimals per column."""
+    ``0`` GB/s), named in the header; times and rates with 2 decimals (trial 16: 3 significant digits gave 270.0
+    beside 91.3)."""
     lines = [(str(r["rep"]), [r[k] for k in RUN_COLUMNS]) for r in rows] + [("avg", [avg[k] for k in RUN_COLUMNS])]
     values = [v for _, vs in lines for v in vs]
     t_unit, t_per = time_unit(v for k, v in zip(RUN_COLUMNS * len(lines), values) if k.endswith("_s"))
     r_unit, r_per = rate_unit(1e9 * v for k, v in zip(RUN_COLUMNS * len(lines), values) if not k.endswith("_s"))
     cells = [[f"{v * t_per:.2f}" for v in column] if k.endswith("_s")
-             else same_decimals([float(f"{v * 1e9 / r_per:.3g}") for v in column])
+             else [f"{v * 1e9 / r_per:.2f}" for v in column]
              for k, column in zip(RUN_COLUMNS, zip(*(vs for _, vs in lines)))]
-    header = ["  rep", f"schedule {t_unit}", "algbw", "busbw", f"all_reduce {t_unit}", "algbw", "busbw"]
+    header = ["  rep", f"schedule {t_unit}", f"algbw {r_unit}", f"busbw {r_unit}", f"all_reduce {t_unit}",
+              f"algbw {r_unit}", f"busbw {r_unit}"]
     body = [[f"  {label}"] + [c[i] for c in cells] for i, (label, _) in enumerate(lines)]
     per = dict(RATE_UNITS)[r_unit]
     return header, body, f"{r_unit} ({per:.0e} B/s)".replace("(1e+00 B/s)", "(bytes per second)").replace("e+0", "e")
