@@ -190,7 +190,7 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     frame = pd.DataFrame(body, columns=columns)
     longest = max(len(c) for c in [columns[1], *frame[columns[1]]])
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in columns[2:]}
-    config[columns[1]] = st.column_config.TextColumn(columns[1], width=METHOD_PX_PER_CHAR * longest + 24)
+    config[columns[1]] = st.column_config.TextColumn(columns[1], width=METHOD_PX_PER_CHAR * longest + 16)
     st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
     seeded = [method_title(m) for m in methods if get_method(m).randomized]
     st.caption(f"Replayed at M = {labels.size(size)} (sidebar: Message size; the CSV's times are for the same M). "
@@ -201,8 +201,8 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
         st.caption(line)
 
 
-METHOD_PX_PER_CHAR = 9
-"""Pixels per character of the seconds table's method column (its 14 px font; "critical-path" was cut to
+METHOD_PX_PER_CHAR = 8
+"""Pixels per character of the seconds table's method column, plus 16 px of padding (its 14 px font; "critical-path" was cut to
 "critical-pat" at 1280 px when the column was left to auto-size)."""
 
 

@@ -17,7 +17,7 @@ from core import bounds
 from core.bounds import Bounds, _jackson, bandwidth_bound, gap, ports_bound
 from core.methods import run_method
 from core.schedule import ScheduleConfig
-from core.seconds import link_summary, schedule_report
+from core.seconds import link_summary, mode_gaps, schedule_report, sync_rounds_bound
 from core.timing import MODES, ReplayPlan, link_arrays, n_ranks, piece_bytes
 from core.timing import model as timing_model
 from core.topology import degrade, make_topology
@@ -88,12 +88,14 @@ def _old_report(sched, size):
     chains = dag.longest_chain(np.stack([path_latency, dur], axis=1)).max(axis=0)
     tb = bounds.TimeBounds(bandwidth=bandwidth_bound(dag, size), link=float(np.max(load[used] / rate[used])),
                            latency=float(chains[0]), critical_path=float(chains[1])).as_dict()
-    out = {"size_bytes": float(size), "ranks": n_ranks(dag), "links": link_summary(dag), "bounds": tb}
+    # the sync rounds bound came after 4fbae19 (trial 15): a function of numbers computed above, not of memory
+    out = {"size_bytes": float(size), "ranks": n_ranks(dag), "links": link_summary(dag), "bounds": tb,
+           "sync_rounds": sync_rounds_bound(bound, float(dur.min()))}
     for m in MODES:
         s = timings[m].summary()
         for key in ("mode", "size_bytes", "ranks"):
             s.pop(key)
-        s["gap"] = {name: gap(s["time_s"], b) for name, b in tb.items()}
+        s.update(mode_gaps(out, m, s["time_s"]))
         out[m] = s
     return stats, out
 
