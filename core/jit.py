@@ -159,20 +159,16 @@ _loaded = False
 
 def callee_files(fn: Callable) -> list[str]:
     """The source files, other than `fn`'s own, of the kernels `fn` calls, and of those they call (sorted)."""
-    own = fn.__code__.co_filename
-    seen: set[str] = set()
+    files: set[str] = set()
     todo, done = [fn], set()
     while todo:
         f = todo.pop()
-        if f in done:
-            continue
-        done.add(f)
-        for name in f.__code__.co_names:
-            k = f.__globals__.get(name)
-            if isinstance(k, Kernel):
-                seen.add(k.py_func.__code__.co_filename)
-                todo.append(k.py_func)
-    return sorted(seen - {own})
+        if f not in done:
+            done.add(f)
+            callees = [k.py_func for k in map(f.__globals__.get, f.__code__.co_names) if isinstance(k, Kernel)]
+            files.update(c.__code__.co_filename for c in callees)
+            todo += callees
+    return sorted(files - {fn.__code__.co_filename})
 
 
 def _stamp_callees(dispatcher: Any, fn: Callable) -> None:
@@ -191,6 +187,7 @@ def _stamp_callees(dispatcher: Any, fn: Callable) -> None:
         st = os.stat(path)
         stamps.append((path, st.st_mtime, st.st_size))
     cache_file._source_stamp = (cache_file._source_stamp, *stamps)
+
 
 SMALL = 50_000
 """Array elements up to which a single-pass kernel runs interpreted before numba is loaded (a few ms)."""
