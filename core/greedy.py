@@ -26,6 +26,7 @@ import numpy as np
 
 from .csr import CSR
 from .jit import SMALL, both, kernel, prefetch
+from .route_classes import class_table, classes_of
 
 
 @kernel
@@ -48,59 +49,25 @@ def fill_mask(cand, lptr, lval, cap, used):  # pragma: no cover - compiled
 
 @kernel(nogil=True)
 def _class_ids(lptr, lval, width, sentinel):  # pragma: no cover - compiled
-    """Route class of every workload (workloads with the same link tuple share one), by hashing.
+    """Route class of every workload (workloads with the same link tuple share one), by hashing: the padded
+    links of 1,024 workloads at a time through `core.route_classes.classes_of`.
 
     Returns (class of each workload, links of each class padded with `sentinel` to `width`). The
     hash table and the class links stay small (classes, not workloads), so they stay in cache.
     """
     n = len(lptr) - 1
-    size = 1024
-    table = np.full(size, -1, np.int64)  # slot -> class id
-    clinks = np.full((512, width), sentinel, np.int64)
-    chash = np.empty(512, np.uint64)
+    table, clinks, chash = class_table(width)
     cls = np.empty(n, np.int32)
     n_cls = 0
-    key = np.empty(width, np.int64)
-    for w in range(n):
-        h = np.uint64(1469598103934665603)
-        for k in range(width):
-            key[k] = lval[lptr[w] + k] if lptr[w] + k < lptr[w + 1] else sentinel
-            h = (h ^ np.uint64(key[k] + 1)) * np.uint64(1099511628211)
-        slot = np.int64(h % np.uint64(size))
-        while True:
-            c = table[slot]
-            if c < 0:
-                if n_cls == len(clinks):
-                    bigger = np.full((2 * n_cls, width), sentinel, np.int64)
-                    bigger[:n_cls] = clinks
-                    clinks = bigger
-                    hb = np.empty(2 * n_cls, np.uint64)
-                    hb[:n_cls] = chash
-                    chash = hb
-                clinks[n_cls] = key
-                chash[n_cls] = h
-                table[slot] = n_cls
-                cls[w] = n_cls
-                n_cls += 1
-                if 2 * n_cls > size:  # grow and rehash
-                    size *= 4
-                    table = np.full(size, -1, np.int64)
-                    for cc in range(n_cls):
-                        s2 = np.int64(chash[cc] % np.uint64(size))
-                        while table[s2] >= 0:
-                            s2 = (s2 + 1) % size
-                        table[s2] = cc
-                break
-            same = chash[c] == h
-            if same:
-                for k in range(width):
-                    if clinks[c, k] != key[k]:
-                        same = False
-                        break
-            if same:
-                cls[w] = c
-                break
-            slot = (slot + 1) % size
+    block = 1024  # workloads a call of `classes_of`: their keys stay in L1
+    keys = np.empty((block, width), np.int64)
+    for w0 in range(0, n, block):
+        m = min(block, n - w0)
+        for r in range(m):
+            w = w0 + r
+            for k in range(width):
+                keys[r, k] = lval[lptr[w] + k] if lptr[w] + k < lptr[w + 1] else sentinel
+        n_cls, table, clinks, chash = classes_of(keys[:m], cls[w0:w0 + m], table, clinks, chash, n_cls)
     return cls, clinks[:n_cls].copy()
 
 

@@ -112,12 +112,16 @@ class Kernel:
     at most N elements in all run its Python body instead (same code, same results, checked by
     tests/core/test_core_jit.py): importing numba and loading its typing registries costs ~0.6 s of
     CPU, which small inputs (the dashboard's first screen) never win back.
+
+    An ``inner`` kernel is called only from other kernels: compiled into them, and, from a caller running its
+    Python body, run as Python too until numba is loaded, whatever the size (the caller has decided).
     """
 
-    def __init__(self, fn: Callable, interpret_below: int = 0, nogil: bool = False) -> None:
+    def __init__(self, fn: Callable, interpret_below: int = 0, nogil: bool = False, inner: bool = False) -> None:
         self.py_func = fn
         self.interpret_below = interpret_below
         self.nogil = nogil
+        self.inner = inner
         self._dispatcher: Callable | None = None
         functools.update_wrapper(self, fn)
 
@@ -128,6 +132,7 @@ class Kernel:
         if self._dispatcher is None:
             from numba import njit
             self._dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
+            _stamp_callees(self._dispatcher, self.py_func)
             _loaded = True
             _listen_for_compiles()
             if _cold_hook is not None and not kernel_cached(self._dispatcher):
@@ -141,8 +146,8 @@ class Kernel:
     def __call__(self, *args: Any) -> Any:
         run = self._dispatcher
         if run is None:
-            if self.interpret_below and not _loaded and \
-                    sum(getattr(a, "size", 1) for a in args) <= self.interpret_below:
+            if not _loaded and (self.inner or self.interpret_below and
+                                sum(getattr(a, "size", 1) for a in args) <= self.interpret_below):
                 return self.py_func(*args)
             run = self.dispatcher
         return run(*args)
@@ -151,17 +156,50 @@ class Kernel:
 _loaded = False
 """True once any kernel has its numba dispatcher: numba is loaded, and small inputs run compiled too."""
 
+
+def callee_files(fn: Callable) -> list[str]:
+    """The source files, other than `fn`'s own, of the kernels `fn` calls, and of those they call (sorted)."""
+    files: set[str] = set()
+    todo, done = [fn], set()
+    while todo:
+        f = todo.pop()
+        if f not in done:
+            done.add(f)
+            callees = [k.py_func for k in map(f.__globals__.get, f.__code__.co_names) if isinstance(k, Kernel)]
+            files.update(c.__code__.co_filename for c in callees)
+            todo += callees
+    return sorted(files - {fn.__code__.co_filename})
+
+
+def _stamp_callees(dispatcher: Any, fn: Callable) -> None:
+    """Make numba's cache of `fn` stale when a kernel it calls from another file changes: numba stamps a cached
+    kernel with its own file's time and size only, and would keep serving code compiled with a callee's old body.
+    The stamp gains each callee file's (uses numba's cache internals, as `kernel_cached` does)."""
+    files = callee_files(fn)
+    if not files:
+        return
+    try:
+        cache_file = dispatcher._cache._cache_file
+    except AttributeError:  # numba's internals moved: its own stamp stands
+        return
+    stamps = []
+    for path in files:
+        st = os.stat(path)
+        stamps.append((path, st.st_mtime, st.st_size))
+    cache_file._source_stamp = (cache_file._source_stamp, *stamps)
+
+
 SMALL = 50_000
 """Array elements up to which a single-pass kernel runs interpreted before numba is loaded (a few ms)."""
 
 
-def kernel(fn: Callable | None = None, *, interpret_below: int = 0, nogil: bool = False) -> Any:
+def kernel(fn: Callable | None = None, *, interpret_below: int = 0, nogil: bool = False, inner: bool = False) -> Any:
     """``@kernel`` or ``@kernel(interpret_below=SMALL, nogil=True)``: returns the function as a lazily
     compiled `Kernel`; a `nogil` kernel releases the GIL while it runs, so that `both` can run it on a
-    second core."""
+    second core; an `inner` one is called only from kernels (see `Kernel`)."""
     if fn is None:
-        return lambda f: Kernel(f, interpret_below, nogil)
-    return Kernel(fn, interpret_below, nogil)
+        return lambda f: Kernel(f, interpret_below, nogil, inner)
+    return Kernel(fn, interpret_below, nogil, inner)
 
 
 def n_threads() -> int:

@@ -19,6 +19,7 @@ import numpy as np
 from . import csr
 from .csr import CSR
 from .jit import SMALL, both, kernel
+from .route_classes import class_table, classes_of
 from .routing import Routes, compute_routes, send_segments
 from .topology import Topology
 
@@ -762,72 +763,41 @@ def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # p
     workloads visit, for each origin j ascending, the hops of j's chain bottom-up (reduce), then top-down
     (broadcast); a hop already seen in this root has every hop above it seen too, so each chain is walked
     only up to its first seen hop, and each hop is looked up once (S^2 lookups in all, not one per
-    workload)."""
+    workload): a tree and phase's new hops in one block, in visit order (`core.route_classes.classes_of`)."""
     s = parent.shape[0]
-    size = 1024
-    table = np.full(size, -1, np.int64)  # slot -> class id
-    clinks = np.full((512, width), sentinel, np.int64)
-    chash = np.empty(512, np.int64)
+    table, clinks, chash = class_table(width)
     n_cls = 0
-    key = np.empty(width, np.int64)
+    keys = np.empty((max(1, s), width), np.int64)  # the hops of one tree and phase not seen yet, in visit order
+    hops = np.empty(max(1, s), np.int64)
+    got = np.empty(max(1, s), np.int32)
     hop_class[:] = -1
     todo = np.empty(max(1, s), np.int64)  # a chain has fewer hops than servers
     for i in range(s):
         for ph in range(2):
+            m = 0
             for j in range(s):
                 # the hops of j's chain not seen yet in this root and phase, bottom-up; the workloads visit
                 # them bottom-up (reduce) or top-down (broadcast)
-                m = 0
+                d = 0
                 x = j
                 while x != i and x >= 0 and hop_class[ph, i, x] < 0:
-                    todo[m] = x
-                    m += 1
+                    todo[d] = x
+                    hop_class[ph, i, x] = 0  # seen: its class comes with the others' below
+                    d += 1
                     x = parent[i, x]
-                for t in range(m):
-                    x = todo[t] if ph == 0 else todo[m - 1 - t]
+                for t in range(d):
+                    x = todo[t] if ph == 0 else todo[d - 1 - t]
                     ln = seg_len[i, x]
-                    h = np.int64(0)  # below 2^32 (no overflow, run interpreted too)
                     for k in range(width):
                         if k < ln:
-                            key[k] = seg_links[i, x, k] if ph == 0 else seg_links[i, x, ln - 1 - k] ^ 1
+                            keys[m, k] = seg_links[i, x, k] if ph == 0 else seg_links[i, x, ln - 1 - k] ^ 1
                         else:
-                            key[k] = sentinel
-                        h = (h * 1000003 + key[k] + 1) & 0xFFFFFFFF
-                    slot = h % size
-                    while True:
-                        c = table[slot]
-                        if c < 0:  # a new class
-                            if n_cls == len(clinks):
-                                bigger = np.full((2 * n_cls, width), sentinel, np.int64)
-                                bigger[:n_cls] = clinks
-                                clinks = bigger
-                                hb = np.empty(2 * n_cls, np.int64)
-                                hb[:n_cls] = chash
-                                chash = hb
-                            clinks[n_cls] = key
-                            chash[n_cls] = h
-                            table[slot] = n_cls
-                            hop_class[ph, i, x] = n_cls
-                            n_cls += 1
-                            if 2 * n_cls > size:  # grow and rehash
-                                size *= 4
-                                table = np.full(size, -1, np.int64)
-                                for cc in range(n_cls):
-                                    s2 = chash[cc] % size
-                                    while table[s2] >= 0:
-                                        s2 = (s2 + 1) % size
-                                    table[s2] = cc
-                            break
-                        same = chash[c] == h
-                        if same:
-                            for k in range(width):
-                                if clinks[c, k] != key[k]:
-                                    same = False
-                                    break
-                        if same:
-                            hop_class[ph, i, x] = c
-                            break
-                        slot = (slot + 1) % size
+                            keys[m, k] = sentinel
+                    hops[m] = x
+                    m += 1
+            n_cls, table, clinks, chash = classes_of(keys[:m], got[:m], table, clinks, chash, n_cls)
+            for t in range(m):
+                hop_class[ph, i, hops[t]] = got[t]
     return clinks[:n_cls].copy()
 
 

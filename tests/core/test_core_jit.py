@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,60 @@ def test_unreachable_nodes_keep_n_plus_one():
     out = graph._bfs.py_func(ptr, np.array([1, 0], np.int64), np.array([0, 2], np.int64), np.ones(3, np.bool_),
                              np.full((2, 3), 4, np.int64))
     assert out.tolist() == [[0, 1, 4], [4, 4, 0]]
+
+
+def test_an_inner_kernel_runs_its_python_body_for_an_interpreted_caller_at_any_size(monkeypatch):
+    """An `inner` kernel called from Python (its caller's body, run interpreted) runs as Python while numba is not
+    loaded, even with more than SMALL elements; a kernel that is neither inner nor small loads numba."""
+    from core import route_classes
+    monkeypatch.setattr(jit, "_loaded", False)
+    monkeypatch.setattr(route_classes.classes_of, "_dispatcher", None)
+    keys = np.arange(2 * jit.SMALL, dtype=np.int64).reshape(-1, 2) % 7  # 7 classes among SMALL keys
+    table, clinks, chash = route_classes.class_table(2)
+    out = np.empty(len(keys), np.int32)
+    n_cls, *_ = route_classes.classes_of(keys, out, table, clinks, chash, 0)
+    assert not jit._loaded and route_classes.classes_of._dispatcher is None
+    assert n_cls == 7 and out[:8].tolist() == [0, 1, 2, 3, 4, 5, 6, 0]
+
+
+CALLEE = '''
+from core.jit import kernel
+
+@kernel(inner=True)
+def plus(x):
+    return x + {add}
+'''
+CALLER = '''
+from core.jit import kernel
+from {callee} import plus
+
+@kernel
+def twice(x):
+    return plus(plus(x))
+'''
+
+
+def test_a_cached_kernel_goes_stale_when_a_kernel_it_calls_from_another_file_changes(tmp_path, monkeypatch):
+    """numba stamps a cached kernel with its own file only: the stamp `Kernel` gives it also holds the files of the
+    kernels it calls, so that a changed callee recompiles its callers instead of serving its old body."""
+    import importlib
+    import sys
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name = f"jit_callee_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(CALLEE.format(add=1))
+    (tmp_path / f"{name}_caller.py").write_text(CALLER.format(callee=name))
+
+    def fresh():  # the modules imported anew, as by a new process
+        for m in (name, f"{name}_caller"):
+            sys.modules.pop(m, None)
+        importlib.invalidate_caches()
+        return importlib.import_module(f"{name}_caller").twice
+
+    twice = fresh()
+    assert twice(1) == 3
+    assert jit.callee_files(twice.py_func) == [str(tmp_path / f"{name}.py")]
+    assert jit.kernel_cached(fresh().dispatcher)  # cached, and fresh while nothing changed
+    (tmp_path / f"{name}.py").write_text(CALLEE.format(add=10))  # an edit of the callee only
+    again = fresh()
+    assert not jit.kernel_cached(again.dispatcher)
+    assert again(1) == 21
