@@ -96,7 +96,8 @@ class Trace:
         long = np.flatnonzero(self.ideal_duration > MAX_SECONDS)
         if len(long):
             i = int(long[0])
-            raise TraceError(f"{self.where(i)}: ideal run time {self.ideal_duration[i]:.4g} s ({self.iterations[i]:.4g} "
+            raise TraceError(f"{self.where(i)}: ideal run time {self.ideal_duration[i]:.4g} s "
+                             f"({self.iterations[i]:.4g} "
                              f"iterations of {self.model_name(i)} at {1e3 * self.compute_s[i]:.1f} ms) exceeds the "
                              f"limit of {_LIMIT} per job")
 

@@ -213,8 +213,8 @@ def test_jobs_larger_than_the_cluster(tmp_path):
     assert len(big) > 2 and [int(t.job_id[i][1:]) for i in big] == big.tolist()  # ids j0.. in arrival order
     with pytest.raises(TraceError) as info:
         check_fits(t, 12)
-    assert str(info.value) == (f"synthetic:jobs=160,seed=0: job j{big[0]}: needs {t.gpus[big[0]]} GPUs, but the cluster "
-                               f"has 12; a job must fit in the cluster ({len(big) - 1} more jobs too)")
+    assert str(info.value) == (f"synthetic:jobs=160,seed=0: job j{big[0]}: needs {t.gpus[big[0]]} GPUs, but the "
+                               f"cluster has 12; a job must fit in the cluster ({len(big) - 1} more jobs too)")
     f = tmp_path / "t.csv"
     f.write_text("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n1,8,resnet50,10\n2,8,resnet50,10\n")
     with pytest.raises(TraceError) as info:
