@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .bounds import gap, lower_bounds
-from .jsonnumbers import WHOLE_KEYS, json_numbers  # noqa: F401 - compare's JSON rule, also the CLI's (re-exported)
+from .jsonnumbers import WHOLE_KEYS, csv_number, json_numbers  # noqa: F401 - the JSON and CSV rule (re-exported)
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, show_opening, show_temperature
@@ -165,8 +165,9 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         raise ValueError(f"seeds must be >= 1, got {seeds}")
     rows = []
     for name, spec, paper in configs:
-        topo = degrade(make_topology(spec), fail=fail, slow=slow)
-        change = LinkEvent.parse(topo, *event) if event else None
+        built = make_topology(spec)
+        topo = degrade(built, fail=fail, slow=slow)
+        change = LinkEvent.parse(topo, *event, nominal=built.bandwidth) if event else None
         rows.append(compare_topology(topo, methods, seeds, base, name=name, paper=paper, progress=progress,
                                      size=size, change=change, searching=searching))
     return rows
@@ -407,7 +408,8 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
             if res is None or res.rounds is None:
                 cells.append(missing)
                 continue
-            txt = f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"
+            txt = csv_number(res.rounds) if numeric else f"{res.rounds:.1f}" if get_method(m).randomized \
+                else f"{res.rounds:.0f}"
             if not numeric and "proven_optimal" in res.info and not res.info["proven_optimal"]:
                 txt += "*"
             cells.append(txt)
@@ -421,8 +423,8 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 
 def _percent(fraction: float, numeric: bool) -> str:
     """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
-    bound at 1 B) or as the CSV writes it (``12.5``, percent, 6 significant digits)."""
-    return f"{100 * fraction:.6g}" if numeric else f"{100 * fraction:,.1f}%"
+    bound at 1 B) or as the CSV writes it (``12.5``, percent, `csv_number`)."""
+    return csv_number(100 * fraction) if numeric else f"{100 * fraction:,.1f}%"
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
@@ -479,9 +481,10 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
 def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of the seconds table for the CSV: the message size in
     bytes, then per method its sync and async milliseconds and the async replay's algbw and busbw in GB/s
-    (1e9 B/s; for a seeded method of its mean time over seeds), 6 and 4 significant digits, and the seconds table's gaps
-    of the async time to the bandwidth bound and to its own DAG's best bound (percent numbers, 6 significant
-    digits: 12.3 under ``gap BW bound (%)``); empty where it did not run."""
+    (1e9 B/s; for a seeded method of its mean time over seeds), and the seconds table's gaps of the async time to the
+    bandwidth bound and to its own DAG's best bound (percent numbers: 12.3 under ``gap BW bound (%)``), every one by
+    `csv_number` (6 significant digits in plain decimal; the rates had 4, and 1 B gave 8.333e-05); empty where it did
+    not run."""
     header = ["M bytes"] + [f"{m} {what}" for m in methods for what in [f"{mode} ms" for mode in MODES]
                             + ["algbw GB/s", "busbw GB/s"] + [f"{g} (%)" for g in GAP_COLUMNS]]
     body = []
@@ -493,8 +496,8 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
                 cells += [""] * (len(MODES) + 2 + len(GAP_COLUMNS))
                 continue
             a = t["async"]
-            cells += [f"{t[mode]['time_s'] * 1e3:.6g}" for mode in MODES]
-            cells += [f"{a['algbw_Bps'] / 1e9:.4g}", f"{a['busbw_Bps'] / 1e9:.4g}"] + _gaps(a, numeric=True)
+            cells += [csv_number(t[mode]["time_s"] * 1e3) for mode in MODES]
+            cells += [csv_number(a["algbw_Bps"] / 1e9), csv_number(a["busbw_Bps"] / 1e9)] + _gaps(a, numeric=True)
         body.append(cells)
     return header, body
 
@@ -523,8 +526,9 @@ def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = Fa
     (`other_dag_column`: only when some row has one), what each learned method ran (`learned_columns`), whether
     each exact method proved its optimum (`optimal_columns`), the seconds table (`time_columns`), the text's
     latency note (`latency_column`: only when some row is latency-dominated) and, with a mid-run `event`, its
-    numbers (`replan_columns`). Every number is a plain number (percent in a header's ``(%)``), every missing value
-    an empty cell."""
+    numbers (`replan_columns`). Every number is a plain number written by one rule (`csv_number`: whole numbers whole,
+    the others to 6 significant digits in plain decimal; percent in a header's ``(%)``), every missing value an empty
+    cell."""
     header, body = rows_to_table(rows, methods, numeric=True)
     parts = [other_dag_column(rows, methods), learned_columns(rows, methods), optimal_columns(rows, methods),
              time_columns(rows, methods, size), latency_column(rows, methods)]
@@ -558,7 +562,8 @@ def replan_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list
             if not x:
                 cells += [""] * (len(fields) + 2)
                 continue
-            cells += [f"{x[key] * 1e3:.6g}" for _, key in fields] + [f"{x['resent']:.6g}", f"{x['rerouted']:.6g}"]
+            cells += [csv_number(x[key] * 1e3) for _, key in fields]
+            cells += [csv_number(x[k]) for k in ("resent", "rerouted")]
         body.append(cells)
     return header, body
 
@@ -569,4 +574,6 @@ def _yes(flag: bool | None) -> str:
 
 def _num(x: float | None, numeric: bool = False) -> str:
     """A paper's number as printed (one decimal); missing: ``-`` in the text, empty in the CSV."""
-    return ("" if numeric else "-") if x is None else f"{x:.1f}"
+    if x is None:
+        return "" if numeric else "-"
+    return csv_number(x) if numeric else f"{x:.1f}"

@@ -1,9 +1,10 @@
-"""The numbers of the CLI's JSON output, one rule for every command: floats to 6 significant digits (as compare's
-CSV writes seconds, gaps and re-plan figures: 0.012806, not 0.012806000000000001) and the message size a whole
-number (100000000, not 100000000.0)."""
+"""The numbers of the CLI's machine output, one rule for every command: floats to 6 significant digits (0.012806,
+not 0.012806000000000001) and whole numbers whole (the message size 100000000, not 100000000.0); in JSON as numbers
+(`json_numbers`), in compare's CSV as plain decimals (`csv_number`: 0.0000833333, not 8.333e-05)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -25,3 +26,14 @@ def json_numbers(x: Any, digits: int = 6) -> Any:
     if isinstance(x, np.integer):
         return int(x)
     return x
+
+
+def csv_number(x: float, digits: int = 6) -> str:
+    """`x` as compare's CSV writes every number: a whole number whole (``16``, ``100000000``), any other to `digits`
+    significant digits in plain decimal, never in scientific notation (``0.0000833333`` ms and ``88428800`` % at 1 B;
+    ``8.333e-05`` and ``5.06251e+07`` before trial 16)."""
+    x = float(x)
+    if x.is_integer() and abs(x) < 2 ** 53:
+        return str(int(x))
+    text = f"{x:.{digits}g}"
+    return format(Decimal(text), "f") if "e" in text else text

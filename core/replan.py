@@ -73,9 +73,10 @@ class LinkEvent:
 
     @classmethod
     def parse(cls, topology: Topology, when: str, fail: str | None = None, slow: str | None = None,
-              what: str = "--fail-at") -> "LinkEvent":
+              what: str = "--fail-at", nominal: np.ndarray | None = None) -> "LinkEvent":
         """From texts: `when` ``2ms``, ``500us``, ``0.01s`` or ``round=10``; `fail` and `slow` as
-        `core.topology.degrade` reads them (``3,17``, ``s00-sw0.0``; ``3:25``, ``3:x0.5``)."""
+        `core.topology.degrade` reads them (``3,17``, ``s00-sw0.0``; ``3:25``, ``3:x0.5``) on `topology`, the network
+        before the event; `nominal`: its link speeds as built, where --slow-links slowed it (`slowed_bandwidth`)."""
         m = _WHEN.match(str(when))
         if m is None:
             raise TopologyError(f"{what}: the moment must be a time with a unit (2ms, 500us, 0.01s) or round=R, "
@@ -86,7 +87,7 @@ class LinkEvent:
         failed = np.flatnonzero(dead & ~topology.failed)
         slowed = []
         if slow:  # slowing a dead link changes nothing
-            bw = slowed_bandwidth(topology, slow, what)
+            bw = slowed_bandwidth(topology, slow, what, nominal=nominal)
             slowed = [(int(e), float(bw[e])) for e in np.flatnonzero((bw != topology.bandwidth) & ~dead).tolist()]
         if not len(failed) and not slowed:
             raise TopologyError(f"{what}: the event changes no link (already failed, or the same bandwidth)")

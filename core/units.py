@@ -12,7 +12,8 @@ One rule tells bits from bytes, the case of the letter b (docs/time.md, units):
   does not matter: ``gbps`` is Gbit/s);
 - a size is always bytes: ``MB``, ``kB``, ``MiB``, or all lowercase (``100mb``, no case told apart); a
   capital prefix with a lowercase ``b`` (``10Mb``, ``1Gb``, ``4Kib``) or any ``bit`` (``1Gbit``) names bits,
-  and is refused with one line that gives the byte unit to write.
+  and is refused with one line that gives the byte unit to write; a bare lowercase ``b`` (``1b``: bits in a rate,
+  bytes in a size) is refused as ambiguous, naming ``1B`` and what ``8bit`` would be.
 
 >>> parse_size("100MB"), parse_size("1KiB"), parse_bandwidth("25"), parse_bandwidth("50GBps"), parse_latency("500ns")
 (100000000, 1024, 25.0, 400.0, 0.5)
@@ -31,12 +32,12 @@ _SIZE_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb":
                "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
 _BW_PREFIX = {"m": 1e-3, "g": 1.0, "t": 1e3}
 """Gbit/s per bit/s of a rate prefix (either case)."""
-_BW_BITS = ("bps", "b/s")
-"""Rate endings in bits (case-sensitive: the lowercase b); ``bit/s`` and ``bits/s`` in any case too."""
-_BW_BYTES = ("Bps", "B/s")
-"""Rate endings in bytes (the capital B): 8 bits each; ``byte/s`` and ``bytes/s`` in any case too."""
-_BW_UNITS = {"": 1.0, **{p + e: f for p, f in _BW_PREFIX.items() for e in ("bps", "b/s", "bit/s", "bits/s")},
-             **{p + e: 8 * f for p, f in _BW_PREFIX.items() for e in ("Bps", "B/s", "byte/s", "bytes/s")}}
+_BW_BITS = ("bps", "b/s", "bit/s", "bits/s")
+"""Rate endings in bits: the letter forms with the lowercase b as written (case-sensitive), the words in any case."""
+_BW_BYTES = ("Bps", "B/s", "byte/s", "bytes/s")
+"""Rate endings in bytes, 8 bits each: the letter forms with the capital B as written, the words in any case."""
+_BW_UNITS = {"": 1.0, **{p + e: f for p, f in _BW_PREFIX.items() for e in _BW_BITS},
+             **{p + e: 8 * f for p, f in _BW_PREFIX.items() for e in _BW_BYTES}}
 """Every rate unit (prefix lowercase; `_bandwidth_unit` maps what was written onto these), to Gbit/s."""
 _LAT_UNITS = {"": 1.0, "us": 1.0, "\u00b5s": 1.0, "\u03bcs": 1.0, "ns": 1e-3, "ms": 1e3, "s": 1e6}
 _NUMBER = re.compile(r"^\s*([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([^\s0-9.][^\s]*)?\s*$")
@@ -98,10 +99,22 @@ def _size_bits(text: str, value: str, unit: str, what: str) -> None:
                     f"({bits.replace('bits', 'bytes')}): {value}{unit} = {float(value) / 8:g}{byte_unit}")
 
 
+def _bare_b(text: str, value: str, what: str) -> None:
+    """Refuse a size whose unit is a bare lowercase ``b``: a rate reads it as bits (``25Gbps``), so ``1b`` may mean
+    1 bit as well as the 1 byte it read as (trial 16)."""
+    n = float(value)
+    raise UnitError(f"{what}: {text.strip()!r} is ambiguous, a lowercase b is bits in a bandwidth (25Gbps) and sizes "
+                    f"are in bytes: write {value}B for {value} byte{'' if n == 1 else 's'} ({value}bit, in bits, "
+                    f"would be {n / 8:g}B)")
+
+
 def parse_size(text: object, what: str = "size") -> int:
     """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0. A size in bits
-    (``10Mb``, ``1Gbit``) is refused with the byte unit to write (see the module's rule)."""
+    (``10Mb``, ``1Gbit``) is refused with the byte unit to write, and one in a bare lowercase ``b`` (``1b``) as
+    ambiguous (see the module's rule)."""
     if isinstance(text, str) and (m := _NUMBER.match(text)) is not None and m.group(2):
+        if m.group(2) == "b":
+            _bare_b(text, m.group(1), what)
         _size_bits(text, m.group(1), m.group(2), what)
     value, factor = _split(text, what, _SIZE_UNITS, " of bytes, optionally with a unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB")
     size = value * factor
@@ -112,15 +125,18 @@ def parse_size(text: object, what: str = "size") -> int:
 
 
 def _bandwidth_unit(unit: str) -> str | None:
-    """The `_BW_UNITS` key of a rate unit as written: the prefix in either case, then a bit ending (``bps``,
-    ``b/s``, ``bit/s``) or a byte ending (``Bps``, ``B/s``, ``byte/s``) told apart by the case of the b."""
+    """The `_BW_UNITS` key of a rate unit as written: the prefix in either case, then an ending of `_BW_BITS` or
+    `_BW_BYTES`: a letter form (``bps``, ``B/s``) as written, the case of its b telling bits from bytes, or a word
+    (``bit/s``, ``Bytes/s``) in any case. An all-uppercase ``GBPS`` tells nothing apart: None."""
     if unit == "":
         return ""
     prefix, end = unit[:1].lower(), unit[1:]
-    if end in _BW_BITS or end.lower() in ("bit/s", "bits/s"):
-        return prefix + end.lower()
-    if end in _BW_BYTES or end.lower() in ("byte/s", "bytes/s"):
-        return prefix + (end if end in _BW_BYTES else end.lower())
+    word = end.lower()
+    for ends in (_BW_BITS, _BW_BYTES):
+        if end in ends:
+            return prefix + end
+        if word in ends and word[1:2] not in ("p", "/"):  # a word; "BPS" is no letter form of either
+            return prefix + word
     return None
 
 
@@ -139,6 +155,17 @@ def parse_latency(text: object, what: str = "latency") -> float:
     if value < 0:
         raise UnitError(f"{what} must be >= 0 µs, got {text!r}")
     return value * factor
+
+
+def show_apart(a: float, b: float, digits: int = 6) -> tuple[str, str]:
+    """`a` and `b` as text, to `digits` significant digits (``100``, ``25``), or with as many more as it takes to
+    tell two different numbers apart (``100.0000001`` beside ``100``: trial 16's "at 100 Gbit/s, faster than its
+    100 Gbit/s"); equal numbers read the same."""
+    for p in range(digits, 18):
+        x, y = f"{a:.{p}g}", f"{b:.{p}g}"
+        if x != y or a == b:
+            return x, y
+    return repr(float(a)), repr(float(b))
 
 
 def gbps_to_bytes(gbps: float | object) -> float | object:

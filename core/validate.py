@@ -48,6 +48,8 @@ class Report:
     """Servers times flow-trees: the pieces the trees' sums must hold once each."""
     pieces_wrong: int = 0
     """Pieces missing from their flow-tree's sum or counted more than once."""
+    spec: Any = None
+    """The file's ``topology.spec`` (None without one), for `elsewhere_note`."""
 
     @property
     def ok(self) -> bool:
@@ -71,6 +73,17 @@ class Report:
         one bad hop (a bcube:3,1 schedule on leafspine:3,3,3 breaks 36 paths, 72 of 144 workloads, 55 of 81
         pieces)."""
         return self.off_topology > 0 and (2 * self.broken >= self.workloads or 2 * self.pieces_wrong > self.pieces)
+
+    def elsewhere_note(self) -> str | None:
+        """The line's clause saying the schedule was made for another network, with the damage that tells so (B of W
+        workloads, P of S pieces), when `paths_elsewhere`; else None. `validate`, `replay` and `run` all say it
+        (trial 16: `replay` and `run` gave only the first violation)."""
+        if not self.paths_elsewhere():
+            return None
+        spec = "no spec" if self.spec is None else str(self.spec)[:80]
+        return (f"on the file's topology ({spec}) {self.broken} of {self.workloads} workloads break the path or data "
+                f"rule and {self.pieces_wrong} of {self.pieces} pieces (server, flow-tree) are missing from or "
+                f"repeated in their sums: the schedule was made for another network")
 
     def by_rule(self) -> dict[str, int]:
         """Number of violations of each rule."""
@@ -114,7 +127,7 @@ def validate_document(data: Any, name: str = "schedule", *, force: bool = False)
     """Validate a parsed schedule document, JSON or columnar (raises ScheduleFileError if it is not one
     at all, and SizeError when checking it would exceed the memory or time limit, unless `force`)."""
     data = check_header(data, name)
-    report = Report()
+    report = Report(spec=data["topology"].get("spec") if isinstance(data.get("topology"), dict) else None)
     chunks = data.get("chunks", 1)
     items = data["workloads"]
     n_items = items.n if isinstance(items, Columns) else len(items)

@@ -17,7 +17,7 @@ from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, sho
 from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
-from ..units import rate_unit
+from ..units import rate_unit, show_apart
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
 from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
 
@@ -247,16 +247,19 @@ def out_form(out: str | None) -> str | None:
     return file_form(out) if out else None
 
 
-def read_event(a: argparse.Namespace, t: Topology) -> LinkEvent | None:
-    """The mid-run event of --fail-at/--slow-at on topology `t`, or None."""
+def read_event(a: argparse.Namespace, t: Topology, base: Topology | None = None) -> LinkEvent | None:
+    """The mid-run event of --fail-at/--slow-at on topology `t` (`base`: `t` before --fail-links/--slow-links),
+    or None."""
     texts = event_texts(a)
-    return None if texts is None else parse_event(t, texts)
+    return None if texts is None else parse_event(t, texts, base)
 
 
-def parse_event(t: Topology, texts: tuple[str, str | None, str | None]) -> LinkEvent:
-    """The event of `event_texts` on `t`, the network before the run: refused when it changes nothing, else a note
-    naming the links it names that are failed already (the others change as asked)."""
-    event = LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at")
+def parse_event(t: Topology, texts: tuple[str, str | None, str | None], base: Topology | None = None) -> LinkEvent:
+    """The event of `event_texts` on `t`, the network before the run (`base`: as built, before --slow-links, so that
+    a refusal names the speed --slow-links gave a link): refused when it changes nothing, else a note naming the
+    links it names that are failed already (the others change as asked)."""
+    event = LinkEvent.parse(t, *texts, what="--fail-at" if texts[1] else "--slow-at",
+                            nominal=None if base is None else base.bandwidth)
     note_failed_again(t, texts[1], texts[2], mid_run=True)
     return event
 
@@ -326,8 +329,8 @@ def time_lines(rep: dict) -> list[str]:
 
 def span(lo_hi: list[float], unit: str) -> str:
     """A value range as text: ``100 Gbit/s`` or ``25-100 Gbit/s``."""
-    lo, hi = lo_hi
-    return f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
+    lo, hi = show_apart(*lo_hi)  # 99.9999999-100, not 100-100
+    return f"{lo}{unit}" if lo == hi else f"{lo}-{hi}{unit}"
 
 
 def print_table(header: list[str], body: list[list[str]], left: int | Collection[int]) -> None:

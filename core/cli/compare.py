@@ -73,7 +73,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         runs += [e for m, e in zip(methods, estimates[1:]) for _ in range(a.seeds if get_method(m).randomized else 1)]
         run_methods += [m for m in methods for _ in range(a.seeds if get_method(m).randomized else 1)]
         if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
-            parse_event(degrade(built or make_topology(spec, force=a.force), fail=a.fail_links, slow=a.slow_links), event)
+            built = built or make_topology(spec, force=a.force)
+            parse_event(degrade(built, fail=a.fail_links, slow=a.slow_links), event, built)
     note = long_run_note(f"compare, {len(runs)} runs", runs)
     if note and not machine_output(a):
         print(note, file=sys.stderr)

@@ -80,7 +80,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if not said:  # a file: known once it is read
         announce_run(a, estimate)
     searching = search_note(a.method, estimate) if not machine_output(a) else None
-    event = read_event(a, t)
+    event = read_event(a, t, base)
     cfg = config(a)
     if a.explain is not None:
         cfg = replace(cfg, trace=True)
@@ -269,11 +269,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
               f"of all {rep.trees} flow-trees exactly once")
         return 0
     counts = ", ".join(f"{k} {n}" for k, n in rep.by_rule().items())
-    elsewhere = (f"; on the file's topology ({data['topology'].get('spec', 'no spec')!s:.80}) {rep.broken} of "
-                 f"{rep.workloads} workloads break the path or data rule and {rep.pieces_wrong} of {rep.pieces} "
-                 f"pieces (server, flow-tree) are missing from or repeated in their sums: the schedule was made for "
-                 f"another network"
-                 if rep.paths_elsewhere() else "")
+    elsewhere = rep.elsewhere_note()
+    elsewhere = f"; {elsewhere}" if elsewhere else ""
     # the report's verdict first (stdout), then the violations it counts
     print(f"{a.file}: INVALID — {len(rep.violations)} violation(s): {counts}{elsewhere}")
     for v in rep.violations[: a.max_report]:
@@ -293,7 +290,10 @@ def cmd_replay(a: argparse.Namespace) -> int:
     if not rep.ok:
         v = rep.violations[0]
         more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
-        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: [{v.rule}] {v.message}{more}")
+        elsewhere = rep.elsewhere_note()  # validate's hint: the cause, where one violation would not say it
+        raise UsageError(f"{a.file}: not a valid schedule, cannot time it: "
+                         + (f"{elsewhere}; first of {len(rep.violations)} violations: [{v.rule}] {v.message} "
+                            f"(run validate)" if elsewhere else f"[{v.rule}] {v.message}{more}"))
     timing = time_report(rep.dag, rep.schedule_rounds, size)
     if a.mode != "both":
         timing.pop("async" if a.mode == "sync" else "sync")

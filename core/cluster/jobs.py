@@ -42,6 +42,7 @@ class Trace:
     iterations : training iterations each job runs.
     models : the model names `model` indexes.
     row : each job's row in its source (1-based data rows, header excluded), for error messages.
+    drawn : a synthetic draw (`traces.synthetic`): it has no rows, so messages name a job by its id alone.
     capped : how many jobs' GPU demands a synthetic draw cut to its ``max_gpus`` (0: none; `traces.synthetic`).
     """
 
@@ -54,6 +55,7 @@ class Trace:
     models: tuple[str, ...] = field(default_factory=lambda: tuple(model_names()))
     row: np.ndarray = field(default=None)  # type: ignore[assignment]
     capped: int = 0
+    drawn: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.job_id)
@@ -66,7 +68,7 @@ class Trace:
                 raise TraceError(f"{self.name}: {name} needs one value per job ({n}), got {len(arr)}")
             object.__setattr__(self, name, arr)
         for i in range(n):
-            check_job(self.name, int(self.row[i]), self.job_id[i], self.arrival[i], self.gpus[i], self.iterations[i])
+            check_job(self.where(i), self.arrival[i], self.gpus[i], self.iterations[i])
         if n and (self.model.min() < 0 or self.model.max() >= len(self.models)):
             raise TraceError(f"{self.name}: model index out of range")
         for m in self.models:
@@ -82,7 +84,11 @@ class Trace:
         for name in ("arrival", "gpus", "model", "iterations", "row"):
             getattr(self, name).setflags(write=False)
 
-    def _where(self, i: int) -> str:
+    def where(self, i: int) -> str:
+        """Job `i` as messages name it: ``NAME: row 14 (job j13)``, or ``NAME: job j13`` for a synthetic draw, which
+        has no rows (trial 16: its max_gpus refusal said "row 14")."""
+        if self.drawn:
+            return f"{self.name}: job {self.job_id[i]}"
         return f"{self.name}: row {int(self.row[i])} (job {self.job_id[i]})"
 
     def _check_durations(self) -> None:
@@ -90,7 +96,8 @@ class Trace:
         long = np.flatnonzero(self.ideal_duration > MAX_SECONDS)
         if len(long):
             i = int(long[0])
-            raise TraceError(f"{self._where(i)}: ideal run time {self.ideal_duration[i]:.4g} s ({self.iterations[i]:.4g} "
+            raise TraceError(f"{self.where(i)}: ideal run time {self.ideal_duration[i]:.4g} s "
+                             f"({self.iterations[i]:.4g} "
                              f"iterations of {self.model_name(i)} at {1e3 * self.compute_s[i]:.1f} ms) exceeds the "
                              f"limit of {_LIMIT} per job")
 
@@ -99,7 +106,7 @@ class Trace:
         first: dict[str, int] = {}
         for i, job in enumerate(self.job_id):
             if job in first:
-                raise TraceError(f"{self._where(i)}: job_id {job!r} repeats row {int(self.row[first[job]])}'s; "
+                raise TraceError(f"{self.where(i)}: job_id {job!r} repeats row {int(self.row[first[job]])}'s; "
                                  "job ids must be unique")
             first[job] = i
 
@@ -132,7 +139,7 @@ class Trace:
     def head(self, n: int) -> "Trace":
         """The first n jobs (by arrival)."""
         return Trace(self.name, self.job_id[:n], self.arrival[:n], self.gpus[:n], self.model[:n],
-                     self.iterations[:n], self.models, self.row[:n])
+                     self.iterations[:n], self.models, self.row[:n], drawn=self.drawn)
 
     def rows(self) -> list[dict]:
         """One plain dict per job (the columns of the CSV format)."""
@@ -140,9 +147,8 @@ class Trace:
                  "model": self.model_name(i), "iterations": float(self.iterations[i])} for i in range(self.n)]
 
 
-def check_job(trace: str, row: int, job_id: str, arrival: float, gpus: int, iterations: float) -> None:
-    """Raise TraceError naming the row and the rule if a job's numbers are not valid."""
-    where = f"{trace}: row {row} (job {job_id})"
+def check_job(where: str, arrival: float, gpus: int, iterations: float) -> None:
+    """Raise TraceError naming the job (`where`: `Trace.where`) and the rule if a job's numbers are not valid."""
     if not np.isfinite(arrival) or not 0 <= arrival <= MAX_SECONDS:
         raise TraceError(f"{where}: arrival time must be a finite number from 0 to {_LIMIT}, got {arrival:g}")
     if gpus < 1:
@@ -158,6 +164,6 @@ def check_fits(trace: Trace, total_gpus: int, what: str = "the cluster") -> None
     big = np.flatnonzero(trace.gpus > total_gpus)
     if len(big):
         i = int(big[0])
-        more = f" ({len(big) - 1} more jobs too)" if len(big) > 1 else ""
-        raise TraceError(f"{trace.name}: row {int(trace.row[i])} (job {trace.job_id[i]}): needs {int(trace.gpus[i])} GPUs, but "
-                         f"{what} has {total_gpus}; a job must fit in the cluster{more}")
+        more = f" ({len(big) - 1} more job{'s' if len(big) > 2 else ''} too)" if len(big) > 1 else ""
+        raise TraceError(f"{trace.where(i)}: needs {int(trace.gpus[i])} GPUs, but {what} has {total_gpus}; a job must "
+                         f"fit in the cluster{more}")

@@ -242,7 +242,7 @@ class TopDRL:
         self.view = PlacementView(state.cluster)
         if state.cluster.gpus_per_server != self.net.cfg.gpus_per_server:
             raise CheckpointError(f"TopDRL network was built for {self.net.cfg.gpus_per_server} GPUs per server; "
-                                  f"the cluster has {state.cluster.gpus_per_server}")
+                                  f"the cluster has {state.cluster.gpus_per_server} (docs/cluster.md §6)")
 
     def wakeup(self, state: State) -> float:
         """TopDRL acts on arrivals and completions only."""

@@ -188,7 +188,8 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
     compute = np.array([get_model(m).compute_s for m in models])[model]
     iterations = np.maximum(1.0, np.round(seconds / compute))
     name = name or f"synthetic:jobs={jobs},seed={seed}" + (f",max_gpus={max_gpus}" if max_gpus else "")
-    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models, capped=capped)
+    return Trace(name, tuple(f"j{i}" for i in range(jobs)), arrival, gpus, model, iterations, models, capped=capped,
+                 drawn=True)
 
 
 # ---- files --------------------------------------------------------------------------------------

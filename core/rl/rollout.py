@@ -144,8 +144,8 @@ def play(dag: WorkloadDAG, policy: HierarchicalPolicy, *, sample: bool, rng: np.
         st = obs.state(eng)
         if eng.n_rounds < len(prefix):
             ids = np.asarray(prefix[eng.n_rounds], dtype=np.int64)
-            prev["selected"] = np.bincount(dag.tree[ids], minlength=nt) > 0
-            prev["sent"] = np.bincount(dag.tree[ids], minlength=nt).astype(np.float64)
+            sent = np.bincount(dag.tree[ids], minlength=nt)
+            prev["selected"], prev["sent"] = sent > 0, sent.astype(np.float64)
             return ids
         ready = np.flatnonzero(st.ready)
         selectable = np.zeros(nt, dtype=bool)

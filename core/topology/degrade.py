@@ -28,7 +28,7 @@ import re
 
 import numpy as np
 
-from ..units import UnitError, parse_bandwidth
+from ..units import UnitError, parse_bandwidth, show_apart
 from .graph import Topology, TopologyError
 
 _RANDOM = re.compile(r"^random:\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:x\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?))?"
@@ -161,8 +161,13 @@ def link_names(topology: Topology, edges: list[int]) -> str:
     return ", ".join(f"{e} ({t.labels[t.edges[e, 0]]}-{t.labels[t.edges[e, 1]]})" for e in edges)
 
 
-def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") -> np.ndarray:
-    """Per edge, the bandwidth in Gbit/s after the slowdowns the text names (``3:25``, ``3:x0.5``, ``random:...``)."""
+def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links",
+                     nominal: np.ndarray | None = None) -> np.ndarray:
+    """Per edge, the bandwidth in Gbit/s after the slowdowns the text names (``3:25``, ``3:x0.5``, ``random:...``).
+
+    Every item must slow its link below the speed it has in `topology`; `nominal` (Gbit/s per edge, the network as
+    built) is given where `topology` was slowed already (--slow-at after --slow-links), so that a refusal names the
+    speed it compares against: the one --slow-links gave the link, not its "own" (trial 16)."""
     t = topology
     bw = t.bandwidth.copy()
     text = str(text).strip()
@@ -195,11 +200,9 @@ def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") 
             else:
                 bw[e] = parse_bandwidth(value, f"{what}: link {e}")
                 if bw[e] >= t.bandwidth[e]:  # equal is refused as x1 is: an item that slows nothing is a mistake
-                    how = ("its own speed" if bw[e] == t.bandwidth[e]
-                           else f"faster than its {t.bandwidth[e]:g} Gbit/s")
-                    raise TopologyError(f"{what}: {item!r} would run link {link_names(t, [e])} at {bw[e]:g} Gbit/s, "
-                                        f"{how}; {what} only slows links (a bandwidth "
-                                        f"below the link's, or xFACTOR with a factor in (0, 1))")
+                    raise TopologyError(f"{what}: {item!r} would run link {link_names(t, [e])} at "
+                                        f"{_not_slower(bw[e], t.bandwidth[e], nominal, e)}; {what} only slows links "
+                                        f"(a bandwidth below the link's, or xFACTOR with a factor in (0, 1))")
         except UnitError as err:
             raise TopologyError(str(err)) from None
         except TopologyError:
@@ -207,6 +210,20 @@ def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links") 
         except ValueError:
             raise TopologyError(f"{what}: the factor in {item!r} must be a number > 0, got {value[1:]!r}") from None
     return bw
+
+
+def _not_slower(asked: float, now: float, nominal: np.ndarray | None, e: int) -> str:
+    """The speed `asked` for link `e` and the speed `now` it is not below, named as what it is: ``150 Gbit/s, faster
+    than its 100 Gbit/s``, or where --slow-links set `now` (`nominal` differs) ``60 Gbit/s, faster than the 50 Gbit/s
+    --slow-links gave it (nominal 100 Gbit/s)``; with the digits it takes to tell them apart (`show_apart`)."""
+    a, b = show_apart(asked, now)
+    if nominal is None or nominal[e] == now:
+        tail = "its own speed" if asked == now else f"faster than its {b} Gbit/s"
+    else:
+        built = f"nominal {show_apart(float(nominal[e]), now)[0]} Gbit/s"
+        tail = (f"the speed --slow-links gave it ({built})" if asked == now
+                else f"faster than the {b} Gbit/s --slow-links gave it ({built})")
+    return f"{a} Gbit/s, {tail}"
 
 
 def degrade(topology: Topology, fail: str | np.ndarray | None = None, slow: str | np.ndarray | None = None,
@@ -245,6 +262,7 @@ def describe_changes(topology: Topology, diff: dict) -> str:
         parts.append("failed " + link_names(t, f[:6]) + (f" and {len(f) - 6} more" if len(f) > 6 else ""))
     if diff.get("slowed"):
         s = diff["slowed"]
-        parts.append("slowed " + ", ".join(f"{link_names(t, [e])} {a:g}->{b:g} Gbit/s" for e, a, b in s[:6])
+        parts.append("slowed " + ", ".join(f"{link_names(t, [e])} {'->'.join(show_apart(a, b))} Gbit/s"
+                                           for e, a, b in s[:6])
                      + (f" and {len(s) - 6} more" if len(s) > 6 else ""))
     return "; ".join(parts) if parts else "no link changed"

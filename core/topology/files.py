@@ -59,6 +59,7 @@ def from_networkx(g: nx.Graph, spec: str = "networkx", declared: Collection | No
                                 f"<node id=\"{_cut(str(v), 40)}\"> with kind 'server' or 'switch', or fix the edge")
         if kind not in (SERVER, SWITCH):
             raise TopologyError(f"node {_show(v)}: {_kind_problem(kind)}")
+        _refuse_padded(v, f"node {index[v]}: 'id'")
         kinds.append(kind == SERVER)
     edges, props = [], []
     for u, v, data in g.edges(data=True):
@@ -139,6 +140,7 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
                                     f"and a 'kind', got {_json(node, 60)}")
             if not _hashable(node["id"]):
                 raise TopologyError(f"node {k}: 'id' {_id_rule(node['id'])}, got {_json(node['id'])}")
+            _refuse_padded(node["id"], f"node {k}: 'id'")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
                 raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")
@@ -151,10 +153,12 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
         for x in data["servers"]:
             if not _hashable(x):
                 raise TopologyError(f"'servers': a node id {_id_rule(x)}, got {_json(x)}")
+            _refuse_padded(x, "'servers': a node id")
         servers = set(data["servers"])
         for link in links:
             for x in (link["u"], link["v"]):
                 if _hashable(x) and x not in ids:
+                    _refuse_padded(x, f"link {_json([link['u'], link['v']])}: a node id")
                     ids.append(x)
                     kinds.append(x in servers)
                     labels.append(str(x))
@@ -196,6 +200,13 @@ def _refuse_repeated_ids(ids: list[Any]) -> None:
             raise TopologyError(f"node ids must be unique: {_show(x)} is the id of nodes {j} and {k}")
         raise TopologyError(f"node ids must be unique: {_json(ids[j])} (node {j}) and {_json(x)} (node {k}) "
                             f"print the same, {_cut(str(x), 40)}")
+
+
+def _refuse_padded(x: Any, what: str) -> None:
+    """Refuse a string id that begins or ends with whitespace: it prints as another id (``" 3"`` made the link
+    ``1- 3``, trial 16), and a link, --fail-links or --slow-links written by hand names the id without it."""
+    if isinstance(x, str) and x != x.strip():
+        raise TopologyError(f"{what} must not begin or end with whitespace, got {x!r}")
 
 
 def _is_index(i: Any, n: int) -> bool:

@@ -205,10 +205,22 @@ def test_bad_specs(spec, rule):
         load_trace(spec)
 
 
-def test_jobs_larger_than_the_cluster():
+def test_jobs_larger_than_the_cluster(tmp_path):
+    """A file's job is named by its row; a synthetic draw has no rows (trial 16: `row 19` named nothing the user
+    could look up), so its job is named by its id, which is its index in the draw."""
     t = load_trace("synthetic:jobs=160,seed=0")
-    with pytest.raises(TraceError, match=r"row \d+ \(job j\d+\): needs 32 GPUs, but the cluster has 16; a job must fit"):
-        check_fits(t, 16)
+    big = np.flatnonzero(t.gpus > 12)
+    assert len(big) > 2 and [int(t.job_id[i][1:]) for i in big] == big.tolist()  # ids j0.. in arrival order
+    with pytest.raises(TraceError) as info:
+        check_fits(t, 12)
+    assert str(info.value) == (f"synthetic:jobs=160,seed=0: job j{big[0]}: needs {t.gpus[big[0]]} GPUs, but the "
+                               f"cluster has 12; a job must fit in the cluster ({len(big) - 1} more jobs too)")
+    f = tmp_path / "t.csv"
+    f.write_text("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n1,8,resnet50,10\n2,8,resnet50,10\n")
+    with pytest.raises(TraceError) as info:
+        check_fits(load_trace(f"csv:{f}"), 4)
+    assert str(info.value) == (f"{f}: row 2 (job j1): needs 8 GPUs, but the cluster has 4; a job must fit in the "
+                               f"cluster (1 more job too)")
 
 
 def test_a_synthetic_draw_is_capped_at_the_cluster_only_where_it_does_not_fit():
