@@ -399,6 +399,55 @@ def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"compare-8-methods-{WIDTH}.png")
 
 
+SECONDS_TABLE = """Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).find(
+    d => d.textContent.includes('async'))"""
+SECONDS_ROWS = (f"() => Array.from(({SECONDS_TABLE}).querySelectorAll('table tr')).map("
+                "r => Array.from(r.children).map(c => c.textContent))")
+"""The seconds table's header and rows in the order drawn (the grid's accessible table: numbers without the % sign)."""
+
+
+def column_lines(png: bytes) -> list[int]:
+    """x of every vertical grid line of a table's screenshot (a column's borders): a pixel column that is grey,
+    not white, over 90% of the rows under the header."""
+    import io
+
+    from PIL import Image  # Streamlit's own dependency
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    width, height = img.size
+    px = img.load()
+    rows = range(40, height - 10)
+    return [x for x in range(width)
+            if sum(1 for y in rows if max(px[x, y]) < 250 and max(px[x, y]) - min(px[x, y]) < 12) > 0.9 * len(rows)]
+
+
+def test_compare_seconds_table_sorts_by_value(page, app_url):
+    """Issue 12: the seconds table's columns were text, so clicking a header sorted text ("100.5%" before "50.3%").
+    Its numeric columns are numbers: a click on "gap BW bound %" sorts by value (its cells' text, the CLI's, is
+    checked by AppTest), and the table still fits 1280 px. The header is found on the canvas by the grid's lines."""
+    page.goto(f"{app_url}/compare")
+    wait_text(page, "Seconds for M")
+    page.wait_for_function(f"() => ({SECONDS_ROWS})().length > 2")
+    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="async")
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    header, *rows = page.evaluate(SECONDS_ROWS)
+    lines = column_lines(table.screenshot())
+    assert len(lines) == len(header) + 1, (lines, header)
+    j = header.index("gap BW bound %")
+    values = [r[j] for r in rows]
+    assert sorted(values, key=float) != sorted(values), values  # text order differs here: the test can fail
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + (lines[j] + lines[j + 1]) / 2, box["y"] + 18)  # the header: ascending
+    page.wait_for_function(f"(j) => {{ const v = ({SECONDS_ROWS})().slice(1).map(r => parseFloat(r[j]));"
+                           " return v.every((x, i) => i === 0 || v[i - 1] <= x); }", arg=j)
+    shown = [r[j] for r in page.evaluate(SECONDS_ROWS)[1:]]
+    assert [float(v) for v in shown] == sorted(float(v) for v in values)
+    scroll = page.evaluate(f"() => {{ const s = ({SECONDS_TABLE}).querySelector('.dvn-scroller');"
+                           " return [s.scrollWidth, s.clientWidth]; }")
+    assert scroll[0] <= scroll[1] + 1, scroll
+    screenshot_whole(page, ARTIFACTS / f"compare-seconds-sorted-{WIDTH}.png")
+
+
 def test_compare_sizes_and_notes_table_fits_1280_px(page_with_scrollbars, app_url):
     """The "Sizes and notes" table (configuration, nodes, edges, workloads, paper workloads) scrolled sideways by
     9 px at 1280 px in a new user's browser, stretched to the expander's width. Drawn with scrollbars, as a desktop
