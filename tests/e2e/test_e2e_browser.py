@@ -402,9 +402,27 @@ def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
 SECONDS_TABLE = """Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).find(
     d => d.textContent.includes('async'))"""
 SECONDS_ROWS = (f"() => {{ const t = {SECONDS_TABLE}; return t ? Array.from(t.querySelectorAll('table tr')).map("
-                "r => Array.from(r.children).map(c => c.textContent)) : []; }")
-"""The seconds table's header and rows in the order drawn (the grid's accessible table: numbers without the % sign);
-none before the table is drawn."""
+                "r => [Number(r.getAttribute('aria-rowindex')), Array.from(r.children).map(c => c.textContent)]) "
+                ": []; }")
+"""[row index, cells] of the seconds table's header (index 1) and the rows drawn (the grid draws those in view; its
+accessible table has numbers without the % sign); none before the table is drawn."""
+
+
+def seconds_column(page, j: int) -> list[str]:
+    """Every cell of the seconds table's column j in the order shown: the table is scrolled through, as the grid
+    draws only the rows in view, then back to the top."""
+    n = int(page.evaluate(f"() => ({SECONDS_TABLE}).querySelector('table').getAttribute('aria-rowcount')")) - 1
+    got: dict[int, str] = {}
+    for top in range(0, 200 * n, 200):  # a row is 35 px: each step overlaps the last
+        page.evaluate(f"(top) => {{ ({SECONDS_TABLE}).querySelector('.dvn-scroller').scrollTop = top; }}", top)
+        page.wait_for_timeout(300)
+        got.update((i, cells[j]) for i, cells in page.evaluate(SECONDS_ROWS) if i > 1)
+        if len(got) == n:
+            break
+    page.evaluate(f"() => {{ ({SECONDS_TABLE}).querySelector('.dvn-scroller').scrollTop = 0; }}")
+    page.wait_for_timeout(300)
+    assert sorted(got) == list(range(2, n + 2)), sorted(got)
+    return [got[i] for i in sorted(got)]
 
 
 def column_lines(png: bytes) -> list[int]:
@@ -431,11 +449,11 @@ def test_compare_seconds_table_sorts_by_value(page, app_url):
     table = page.locator('[data-testid="stDataFrame"]').filter(has_text="async")
     table.scroll_into_view_if_needed()
     page.wait_for_timeout(1000)
-    header, *rows = page.evaluate(SECONDS_ROWS)
+    (_, header), *_ = page.evaluate(SECONDS_ROWS)
     lines = column_lines(table.screenshot())
     assert len(lines) == len(header) + 1, (lines, header)
     j = header.index("gap BW bound %")
-    values = [r[j] for r in rows]
+    values = seconds_column(page, j)
 
     def number(cell: str) -> float:
         return float(cell.rstrip("%").replace(",", ""))
@@ -443,10 +461,8 @@ def test_compare_seconds_table_sorts_by_value(page, app_url):
     assert sorted(values, key=number) != sorted(values), values  # text order differs here: the test can fail
     box = table.bounding_box()
     page.mouse.click(box["x"] + (lines[j] + lines[j + 1]) / 2, box["y"] + 18)  # the header: ascending
-    page.wait_for_function(f"([j, before]) => ({SECONDS_ROWS})().slice(1).map(r => r[j]).join('|') !== before",
-                           arg=[j, "|".join(values)])  # sorted (by value or, as before, by text)
-    page.wait_for_timeout(500)
-    shown = [r[j] for r in page.evaluate(SECONDS_ROWS)[1:]]
+    page.wait_for_function(f"([j, first]) => ({SECONDS_ROWS})()[1][1][j] !== first", arg=[j, values[0]])
+    shown = seconds_column(page, j)
     assert shown == sorted(values, key=number), shown
     scroll = page.evaluate(f"() => {{ const s = ({SECONDS_TABLE}).querySelector('.dvn-scroller');"
                            " return [s.scrollWidth, s.clientWidth]; }")
