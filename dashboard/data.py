@@ -8,9 +8,11 @@ or re-arranges what core returned for drawing. Topology-sized objects are kept w
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import streamlit as st
@@ -20,9 +22,9 @@ from core.compare import Row, compare_topology
 from core.compare import configurations as compare_configurations
 from core.engine import Rounds
 from core.linkgroups import LinkGroups, group_bandwidths, link_groups
-from core.methods import get_method, run_method
+from core.methods import METHODS, get_method, run_method
 from core.replan import LinkEvent, Replan, replan
-from core.rl.pair import checkpoint_version
+from core.rl.pair import checkpoint_dir, checkpoint_version
 from core.routing import NodeTree, Routes, compute_routes
 from core.schedule import Schedule, ScheduleConfig
 from core.schedule_io import schedule_to_dict
@@ -42,15 +44,49 @@ from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, ROUN
 Progress = Callable[[float], None]
 
 
-def config_key(config: ScheduleConfig) -> tuple:
-    """A `ScheduleConfig`'s cache key: its fields and the version of the RL checkpoint it would load
-    (`core.rl.pair.checkpoint_version`), so a checkpoint retrained under the same name is run again rather than
-    its old schedule shown until the cache drops it (trial 13)."""
-    return repr(config), checkpoint_version(config.checkpoint)
+KEYED = {ScheduleConfig: repr}
+"""`hash_funcs` of every cached function taking a `ScheduleConfig` (also inside a tuple): its fields."""
 
 
-KEYED = {ScheduleConfig: config_key}
-"""`hash_funcs` of every cached function taking a `ScheduleConfig` (also inside a tuple)."""
+def learned(methods: Iterable[str]) -> bool:
+    """Whether one of `methods` loads an RL checkpoint (core's registry: `checkpoint` among the `ScheduleConfig`
+    fields it reads); a name not registered counts as one, so its cached error does not outlive a retraining."""
+    return any(m not in METHODS or "checkpoint" in METHODS[m].options() for m in methods)
+
+
+def checkpoint_key(methods: Iterable[str], config: ScheduleConfig) -> tuple:
+    """What a cached result of `methods` under `config` depends on besides its arguments: the version of the RL
+    checkpoint a learned one would load (`core.rl.pair.checkpoint_version`; with the default, every checkpoint file in
+    the folder), () when none is learned."""
+    return checkpoint_version(config.checkpoint) if learned(methods) else ()
+
+
+def by_checkpoint(cache: Callable) -> Callable:
+    """`cache` (``st.cache_data(...)`` or ``st.cache_resource(...)``) over a function of a `method` (or `methods`,
+    (name, title) pairs) and a `config`, keyed by every argument and `checkpoint_key`: a checkpoint retrained under the
+    same name runs again at once rather than its old schedule shown until the cache drops it (trial 13), while one
+    trained into the folder leaves every non-learned method's cached results alone (issue 12: they were keyed by
+    the folder's version too, whatever the method)."""
+    def wrap(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
+
+        def run(checkpoint: tuple, **arguments: Any) -> Any:  # the cached body; `checkpoint` is only its key
+            return fn(**arguments)
+
+        run.__module__, run.__qualname__ = fn.__module__, f"{fn.__qualname__}.by_checkpoint"  # one cache per function
+        cached = cache(run)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            a = bound.arguments  # by name, so `_progress` stays out of the key as Streamlit leaves out any `_name`
+            methods = [a["method"]] if "method" in a else [m for m, _ in a["methods"]]
+            return cached(checkpoint=checkpoint_key(methods, a["config"]), **a)
+
+        call.clear = cached.clear
+        return call
+    return wrap
 
 
 # ---- topology ---------------------------------------------------------------------------------
@@ -217,7 +253,7 @@ def tree_counts(source: Source, root: int) -> dict[str, int]:
 
 
 # ---- schedules ----------------------------------------------------------------------------------
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Schedule:
     """A method's schedule of the source's topology (raises what the method raises)."""
     return run_method(method, topology(source), config, progress=_progress)
@@ -230,21 +266,21 @@ def merged_bound(source: Source, config: ScheduleConfig) -> int:
                                   routing=config.routing)).best
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def playback(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Playback:
     """A schedule laid out per round for the player (computed once)."""
     return build_playback(schedule(source, method, config, _progress))
 
 
 # ---- seconds, failed and slowed links ------------------------------------------------------------
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def timing(source: Source, method: str, config: ScheduleConfig, mode: str) -> Timing:
     """The schedule replayed in seconds (`config.size` bytes, sync or async)."""
     s = schedule(source, method, config)
     return ReplayPlan(s.dag, s.rounds).run(config.size, mode)
 
 
-@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=64)
+@by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=64))
 def seconds_report(source: Source, method: str, config: ScheduleConfig) -> dict:
     """Both replay modes' time, algbw, busbw, the bounds in seconds and the gaps (core.seconds.time_report)."""
     s = schedule(source, method, config)
@@ -261,14 +297,14 @@ def link_event(source: Source, when: str, fail: str | None, slow: str | None) ->
     return event
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def replanned(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Replan:
     """The method's schedule run until `event`, then re-planned by the method on the changed network (core.replan)."""
     return replan(schedule(source, method, config), event, mode=mode, config=config,
                   timing=timing(source, method, config, mode))
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def replanned_run(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str
                   ) -> tuple[WorkloadDAG, Rounds, np.ndarray, np.ndarray]:
     """The whole re-planned run (delivered part, then the rest) as one DAG, its rounds, and when each workload ran."""
@@ -294,14 +330,14 @@ def played(source: Source, method: str, config: ScheduleConfig, timeline: Timeli
     return playback(source, method, config, _progress)
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def event_playback(source: Source, method: str, config: ScheduleConfig, event: LinkEvent, mode: str) -> Playback:
     """The re-planned run per round: the delivered part of the original rounds, then the method's rounds of the rest."""
     dag, rounds, _, _ = replanned_run(source, method, config, event, mode)
     return build_playback(Schedule(method, dag, rounds, config, dict(playback(source, method, config).info)))
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def time_playback(source: Source, method: str, config: ScheduleConfig, timeline: Timeline) -> Playback:
     """The run on the timeline's time columns: in-flight workloads and each link's busy share per column."""
     pb = playback(source, method, config)
@@ -313,7 +349,7 @@ def time_playback(source: Source, method: str, config: ScheduleConfig, timeline:
     return build_time_playback(method, dag, start, finish, np.asarray(timeline.edges_s), pb.stats, pb.info)
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: bool, title: str,
               timeline: Timeline = ROUNDS) -> HeatRows:
     """A method's utilization heatmap: per directed link, or per link group (mean over its links)."""
@@ -325,7 +361,7 @@ def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: boo
     return HeatRows(title, z, group_names(source))
 
 
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=16)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=16))
 def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: ScheduleConfig, by_group: bool,
                 network: bool, edges: tuple[float, ...], legend: tuple[tuple, ...], timeline: Timeline = ROUNDS,
                 axis: AxisStyle = figures.ROUND_AXIS, marks: tuple = (),
@@ -336,13 +372,13 @@ def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: Sc
                                group_names(source), axis=axis, marks=marks, changed=changed)
 
 
-@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16)
+@by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16))
 def schedule_json(source: Source, method: str, config: ScheduleConfig) -> str:
     """The schedule as an allreduce-schedule/1 JSON document."""
     return json.dumps(schedule_to_dict(schedule(source, method, config)), separators=(",", ":"))
 
 
-@st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16)
+@by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16))
 def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS) -> str:
     """The utilization heatmap's numbers as CSV: directed links x rounds (percent of capacity), or x time columns
     (percent of the column's time busy, columns named by their interval in ms)."""
@@ -354,10 +390,21 @@ def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: T
     return heatmap_table(pb, names).to_csv(index=False)
 
 
-@st.cache_data(show_spinner=False, ttl=30)
+def checkpoint_folder() -> tuple:
+    """The checkpoints folder and the version of every checkpoint file in it (`core.rl.pair.checkpoint_version`):
+    the key of what is read from the folder, so a checkpoint trained, retrained or removed shows at once (the
+    schedules' keys hold the same version, `checkpoint_key`)."""
+    return str(checkpoint_dir()), checkpoint_version(None)
+
+
 def rl_checkpoints() -> tuple[str, ...]:
-    """The RL checkpoints in the checkpoints folder by the names --checkpoint takes, universal first (re-read every
-    30 s, so one trained meanwhile shows up); none without torch."""
+    """The RL checkpoints in the checkpoints folder by the names --checkpoint takes, universal first (read again
+    whenever a checkpoint file there changes, so one trained meanwhile shows up at once); none without torch."""
+    return _checkpoint_names(checkpoint_folder())
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _checkpoint_names(folder: tuple) -> tuple[str, ...]:
     try:
         from core.rl.checkpoint import checkpoint_names
     except ImportError:
@@ -365,10 +412,15 @@ def rl_checkpoints() -> tuple[str, ...]:
     return tuple(checkpoint_names())
 
 
-@st.cache_data(show_spinner=False, ttl=30)
 def default_checkpoint(source: Source) -> str | None:
     """The checkpoint RL runs on `source` when none is given (core's resolution, as the CLI's): the one trained on
-    this topology, else universal; None without one or without torch."""
+    this topology, else universal; None without one or without torch (read again whenever a checkpoint file in
+    the folder changes)."""
+    return _default_checkpoint(source, checkpoint_folder())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _default_checkpoint(source: Source, folder: tuple) -> str | None:
     try:
         from core.rl.checkpoint import find_checkpoint
     except ImportError:
@@ -377,7 +429,7 @@ def default_checkpoint(source: Source) -> str | None:
     return found.stem if found else None
 
 
-@st.cache_data(hash_funcs=KEYED, show_spinner=False, ttl=120)
+@by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, ttl=120))
 def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), source: Source = DEFAULT_SOURCE
                    ) -> str | None:
     """None when a method can run on `source`, else the one-line reason it cannot (asked of the
@@ -386,7 +438,7 @@ def method_problem(method: str, config: ScheduleConfig = ScheduleConfig(), sourc
 
 
 # ---- compare ------------------------------------------------------------------------------------
-@st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=512)
+@by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=512))
 def compare_cell(source: Source, method: str, seeds: int, config: ScheduleConfig) -> Row | str:
     """One method on one topology, compared (randomized methods over `seeds` seeds) and timed at message size
     `config.size`, or the one-line reason it failed (cached too, so a failing method is tried once)."""

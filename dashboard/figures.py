@@ -284,17 +284,9 @@ class AxisStyle:
 ROUND_AXIS = AxisStyle()
 
 
-def time_unit(end_s: float) -> tuple[str, float]:
-    """The unit a time axis ending at `end_s` seconds reads best in, and how many of it make a second."""
-    if end_s >= 1:
-        return "s", 1.0
-    if end_s >= 1e-3:
-        return "ms", 1e3
-    return "µs", 1e6
-
-
 def time_axis(unit: str) -> AxisStyle:
-    """The seconds axis in `unit` (ms, µs or s): a column is an interval of time, a cell the share of it a link is busy."""
+    """The seconds axis in `unit` (s down to ps, `core.units.time_unit`'s): a column is an interval of time, a cell
+    the share of it a link is busy."""
     return AxisStyle(f"time ({unit})", f"around %{{x:.4g}} {unit}", "% of the time busy",
                      "share of each time column every link is busy")
 

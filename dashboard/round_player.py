@@ -19,7 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
-from core.units import rate_unit
+from core.units import rate_unit, time_unit
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -153,7 +153,7 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     m, bounds = rep[mode], rep["bounds"]
     best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
     a, b, c = slots
-    unit, f = figures.time_unit(m["time_s"])
+    unit, f = time_unit([m["time_s"]])  # core.units' rule, the CLI's: ns or ps below 1 µs
     a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
              f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
     rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
@@ -173,7 +173,7 @@ def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timelin
     whole = data.event_playback(source, pb.method, config, timeline.event, timeline.mode).n_rounds
     a.metric("Rounds", whole, help="rounds of the whole run: the delivered part of the planned rounds, then the "
                                    f"re-planned rest ({r['rest_rounds']} rounds)")
-    unit, f = figures.time_unit(r["failure_free_s"])
+    unit, f = time_unit([r["failure_free_s"]])
     b.metric(f"End ({unit})", f"{r['finish_s'] * f:.3g}", help=f"{timeline.mode} replay with the change: "
              f"{labels.seconds(r['finish_s'])}; failure-free {labels.seconds(r['failure_free_s'])}")
     c.metric(f"Lost ({unit})", f"{r['lost_s'] * f:+.2g}", f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
@@ -204,7 +204,7 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         legend += figures.link_legend(data.drawing(source))
     last = max(pb.n_rounds for pb in plays)
     if timeline.seconds:
-        unit = figures.time_unit(timeline.edges_s[-1])
+        unit = time_unit([timeline.edges_s[-1]])
         edges, axis = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist()), figures.time_axis(unit[0])
     else:
         unit, edges, axis = ("round", 1.0), tuple(figures.round_edges(last).tolist()), figures.ROUND_AXIS

@@ -177,9 +177,10 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
 def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
     same rows, units and cells: one number of decimals per column, 15.060 and 0.0%, gaps with thousands separators)
-    at the sidebar's message size, the one the CSV's times are for; the cells are the CLI's text, right-aligned, the
-    method column wide enough for its longest name; under it the CLI's latency note (`core.compare.latency_notes`),
-    which explains the huge gaps to the bandwidth bound of a small message."""
+    at the sidebar's message size, the one the CSV's times are for; the cells are numbers (a column sorts by value),
+    each shown as the CLI's text, right-aligned, the method column wide enough for its longest name; under it the
+    CLI's latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
+    message."""
     import pandas as pd
     header, body = time_table(rows, methods)
     if not body:
@@ -187,11 +188,11 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     st.subheader(f"Seconds for M = {labels.size(size)}")
     gaps = {g: f"{g} %" for g in GAP_COLUMNS}
     columns = [gaps.get(h, h) for h in header]
-    frame = pd.DataFrame(body, columns=columns)
-    longest = max(len(c) for c in [columns[1], *frame[columns[1]]])
-    config = {c: st.column_config.TextColumn(c, alignment="right") for c in columns[2:]}
+    shown = cli_cells(columns, body)
+    longest = max(len(c) for c in [columns[1], *(cells[1] for cells in body)])
+    config = {c: st.column_config.NumberColumn(c) for c in columns[2:]}
     config[columns[1]] = st.column_config.TextColumn(columns[1], width=METHOD_PX_PER_CHAR * longest + 16)
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
     seeded = [method_title(m) for m in methods if get_method(m).randomized]
     st.caption(f"Replayed at M = {labels.size(size)} (sidebar: Message size; the CSV's times are for the same M). "
                "algbw = M / async time, busbw = algbw·2(n−1)/n (nccl-tests); gaps of the async time to the bandwidth "
@@ -199,6 +200,26 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
     for line in latency_notes(rows, methods):
         st.caption(line)
+
+
+def cli_cells(columns: list[str], body: list[list[str]]) -> "pd.io.formats.style.Styler":
+    """The CLI's seconds table (two text columns, then numbers as text) as numbers, so that a column sorts by value
+    (as text, "10.000" sorted before "9.000"), each cell shown as the CLI's text: the number it shows
+    (``45,000,100.0%`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
+    many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds)."""
+    import pandas as pd
+    numbers = pd.DataFrame([cells[:2] + [float(c.rstrip("%").replace(",", "")) for c in cells[2:]] for cells in body],
+                           columns=columns)
+    shown = numbers.style
+    for j, c in enumerate(columns[2:], start=2):
+        groups: dict[int, tuple[dict[float, str], list[int]]] = {}
+        for i, cells in enumerate(body):
+            texts, rows = groups.setdefault(len(cells[j].rstrip("%").partition(".")[2]), ({}, []))
+            texts[numbers.iat[i, j]] = cells[j]
+            rows.append(i)
+        for texts, rows in groups.values():
+            shown.format(texts.__getitem__, subset=pd.IndexSlice[rows, [c]])
+    return shown
 
 
 METHOD_PX_PER_CHAR = 8

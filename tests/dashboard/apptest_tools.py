@@ -69,6 +69,14 @@ def iframes(at: AppTest) -> list[str]:
     return [el.proto.srcdoc for el in at.get("iframe")]
 
 
+def cells(table: Any) -> "pd.DataFrame":
+    """A table's cells as the page shows them: a pandas Styler's display text where the table has one (its
+    `.value` holds the numbers, what a column sorts by), else its values."""
+    from streamlit import dataframe_util
+    shown = table.proto.arrow_data.styler.display_values
+    return dataframe_util.convert_arrow_bytes_to_pandas_df(shown) if shown else table.value
+
+
 def texts(at: AppTest) -> str:
     """All markdown and caption text of the page, joined."""
     return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from apptest_tools import capture_downloads, charts, open_app, traces
+from apptest_tools import capture_downloads, cells, charts, open_app, traces
 
 from core.compare import compare, configurations
 from core.schedule import ScheduleConfig
@@ -270,8 +272,7 @@ def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_ch
     for m in ("critical-path", "rl"):  # the CSV's ms are the table's µs, at the same size
         shown = seconds[seconds["method"] == m].iloc[0]
         assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(float(shown["async µs"]), abs=1e-3)
-        shown_gap = float(shown["gap BW bound %"].rstrip("%").replace(",", ""))
-        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown_gap, abs=0.05)
+        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown["gap BW bound %"], abs=0.05)
     assert "NOT" not in page["notes"] and "not on this one (as meant" in page["notes"]
 
 
@@ -280,7 +281,6 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
     "critical-path" to "critical-pat" at 1280 px, and lost fixed decimals (15.06 beside 14.254). Now its cells are the
     CLI's (core.compare.time_table: one number of decimals per column, thousands separators), the method column is
     as wide as its longest name, and the CLI's latency note (core.compare.latency_notes) is under the table."""
-    import json
     import re
 
     from core.compare import latency_notes
@@ -291,16 +291,16 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
     at.text_input(key="w:compare.size").set_value("1B").run()
     assert not at.exception
     table = at.dataframe[-1]
-    frame = table.value
+    frame = cells(table)
     assert list(frame["method"]) == ["ring", "critical-path"]
     for column in frame.columns[3:]:
-        cells = list(frame[column])
+        column_cells = list(frame[column])
         if column.startswith(("sync ", "async ")):
-            assert all(re.fullmatch(r"\d+\.\d{3}", c) for c in cells), (column, cells)
+            assert all(re.fullmatch(r"\d+\.\d{3}", c) for c in column_cells), (column, column_cells)
         elif column.startswith(("algbw ", "busbw ")):
-            assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in cells), (column, cells)
+            assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in column_cells), (column, column_cells)
         else:
-            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d%", c) for c in cells), (column, cells)
+            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d%", c) for c in column_cells), (column, column_cells)
     assert frame["gap BW bound %"].iloc[0] == "45,000,100.0%"
     width = json.loads(table.proto.columns)["method"]["width"]
     assert width >= 9 * len("critical-path")
@@ -310,3 +310,31 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
     shown = [c.value for c in at.caption if "latency-dominated" in c.value]
     assert shown == [core_line.replace(rows[0].name, "BCube(3,1)", 1)], shown
     assert "(the bandwidth bound leaves latency out, so the gap to it is large)" in shown[0]
+
+
+def test_seconds_table_columns_are_numbers_shown_as_the_cli_prints_them():
+    """Issue 12: the seconds table's columns were text, so sorting one sorted text ("10.000" before "9.000"). Its
+    numeric columns are numbers now (what a column sorts by), each cell still showing the CLI's text: rounds 16
+    beside greedy's mean 16.0 in one column, gaps with thousands separators."""
+    from core.compare import time_table
+
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path", "greedy"]).run()
+    at.number_input(key="w:compare.seeds").set_value(2).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception
+    table = at.dataframe[-1]
+    numbers, shown = table.value, cells(table)
+    rows = compare(configurations(None, ["bcube:3,1"]), ["ring", "critical-path", "greedy"], 2, ScheduleConfig(),
+                   size=1)
+    header, body = time_table(rows, ["ring", "critical-path", "greedy"])
+    assert list(numbers.columns[:2]) == ["config", "method"] and len(numbers.columns) == len(header)
+    for j, column in enumerate(numbers.columns[2:], start=2):
+        assert numbers[column].dtype.kind == "f", (column, numbers[column].dtype)  # a number, sorted as one
+        assert list(shown[column]) == [c[j] for c in body], column  # shown as the CLI prints it
+        assert list(numbers[column]) == pytest.approx([float(c[j].rstrip("%").replace(",", "")) for c in body])
+    assert list(shown["rounds"]) == ["16", "18", "18.0"]  # greedy: a mean over seeds, one decimal, as the CLI's
+    assert shown["gap BW bound %"].iloc[0] == "45,000,100.0%" and numbers["gap BW bound %"].iloc[0] == 45000100.0
+    config = json.loads(table.proto.columns)
+    assert {config[c]["type_config"]["type"] for c in numbers.columns[2:]} == {"number"}

@@ -97,3 +97,54 @@ def test_a_checkpoint_retrained_under_the_same_name_is_run_again(tmp_path, monke
     assert data.schedule(source, "rl", config) is data.schedule(source, "rl", config)  # cached while unchanged
     save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), stem, {"topology": "bcube:n=3,k=1"})
     assert shown() == (["bcube:n=3,k=1"], ["bcube:n=3,k=1"])
+
+
+def test_a_checkpoint_trained_into_the_folder_reruns_only_the_learned_methods(tmp_path, monkeypatch, stand_in_rl):
+    """Issue 12: every cached result with the default config was keyed by the version of every checkpoint file in
+    the folder, whatever the method, so training a checkpoint into the folder scheduled greedy and critical-path again.
+    Only a learned method's results depend on the checkpoint's version now (`data.checkpoint_key`)."""
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    timed: list[str] = []
+    time_report = data.time_report
+    monkeypatch.setattr(data, "time_report", lambda dag, *a, **k: timed.append(dag.kind) or time_report(dag, *a, **k))
+    source, config, methods = Source("bcube:n=3,k=1"), ScheduleConfig(), ("greedy", "critical-path", "rl")
+
+    def cached() -> dict:
+        for m in methods:
+            data.seconds_report(source, m, config)
+        return {m: (data.schedule(source, m, config), data.playback(source, m, config),
+                    data.compare_cell(source, m, 1, config)) for m in methods}
+
+    before = cached()
+    assert cached() == before and len(timed) == 3  # cached while nothing changes
+    (tmp_path / "mine.json").write_text("{}")  # a checkpoint trained into the folder (its files' versions count)
+    (tmp_path / "mine.safetensors").write_bytes(b"")
+    after = cached()
+    for m in ("greedy", "critical-path"):
+        assert all(a is b for a, b in zip(after[m], before[m])), m  # the very objects cached before
+    assert not any(a is b for a, b in zip(after["rl"], before["rl"]))  # the learned method runs again
+    assert len(timed) == 4  # and only its seconds are computed again
+
+
+def test_the_checkpoint_list_shows_a_checkpoint_trained_into_the_folder_at_once(tmp_path, monkeypatch):
+    """Issue 12: the checkpoint list and the default's name were re-read every 30 s, so a checkpoint just trained was
+    missing from the picker while the schedules (keyed by the checkpoint's version) already ran it. Both are keyed
+    by the folder's checkpoint version now: a checkpoint trained or removed shows at once."""
+    pytest.importorskip("torch")
+    from core.rl.checkpoint import save_checkpoint
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    monkeypatch.setenv("ALLREDUCE_LAB_CHECKPOINTS", str(tmp_path))
+    source = Source("bcube:n=2,k=1")
+
+    def train(name: str, spec: str) -> None:
+        save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), tmp_path / name, {"topology": spec})
+
+    assert data.rl_checkpoints() == () and data.default_checkpoint(source) is None
+    train("universal", "dcell:n=2,k=1")
+    assert data.rl_checkpoints() == ("universal",) and data.default_checkpoint(source) == "universal"
+    train("bcube_n2_k1", "bcube:n=2,k=1")
+    assert data.rl_checkpoints() == ("universal", "bcube_n2_k1")
+    assert data.default_checkpoint(source) == "bcube_n2_k1"  # trained on this topology: now the default
+    for f in tmp_path.glob("bcube_n2_k1.*"):
+        f.unlink()
+    assert data.rl_checkpoints() == ("universal",) and data.default_checkpoint(source) == "universal"

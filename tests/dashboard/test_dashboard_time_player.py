@@ -205,3 +205,26 @@ def test_busbw_at_1_byte_reads_in_a_unit_that_shows_it():
         want = replay(run_method(m, t, ScheduleConfig()), size=1, mode="async").busbw / 1e3
         assert float(str(got)) == pytest.approx(want, rel=5e-3) and float(str(got)) > 0
     assert "e-0" not in texts(at)
+
+
+def test_sub_microsecond_times_read_in_ps_as_the_cli_writes_them():
+    """Issue 12: the player's time unit went no lower than µs, so without latency (lat=0) at 1 B the Time metric read
+    0.000142 (µs) and a time column 8e-06 µs; it takes core.units.time_unit's unit, the CLI's (142 ps, 8 ps)."""
+    methods = ["ring", "critical-path"]
+    at = player(methods)
+    at.text_input(key="w:link_options").set_value("lat=0").run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("1B").run()
+    assert not at.exception and not at.error
+    t = make_topology(f"{BCUBE},lat=0")
+    tm = {m: replay(run_method(m, t, ScheduleConfig()), size=1, mode="async") for m in methods}
+    assert max(x.time for x in tm.values()) < 1e-9  # every time is under 1 ns: core's unit is ps
+    shown_times = metric(at, "Time (ps)")
+    assert [float(str(v)) for v in shown_times] == pytest.approx([tm[m].time * 1e12 for m in methods], rel=5e-3)
+    assert all(float(str(v)) >= 1 for v in shown_times)  # 142, not 0.000142
+    heat = heatmaps(at)
+    end = max(x.time for x in tm.values())
+    k = int(np.clip(max(len(run_method(m, t, ScheduleConfig()).rounds) for m in methods), *TIME_COLUMNS))
+    assert np.allclose(heat[0]["x"], np.linspace(0, end, k + 1)[:len(heat[0]["x"])] * 1e12)  # the axis in ps too
+    assert "'time (ps)'" in str(charts(at)[0]["layout"])  # its title
+    assert f"({end / k * 1e12:.3g} ps)" in texts(at) and "e-0" not in texts(at)

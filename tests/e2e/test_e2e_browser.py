@@ -399,6 +399,77 @@ def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"compare-8-methods-{WIDTH}.png")
 
 
+SECONDS_TABLE = """Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).find(
+    d => d.textContent.includes('async'))"""
+SECONDS_ROWS = (f"() => {{ const t = {SECONDS_TABLE}; return t ? Array.from(t.querySelectorAll('table tr')).map("
+                "r => [Number(r.getAttribute('aria-rowindex')), Array.from(r.children).map(c => c.textContent)]) "
+                ": []; }")
+"""[row index, cells] of the seconds table's header (index 1) and the rows drawn (the grid draws those in view; its
+accessible table has numbers without the % sign); none before the table is drawn."""
+
+
+def seconds_column(page, j: int) -> list[str]:
+    """Every cell of the seconds table's column j in the order shown: the table is scrolled through, as the grid
+    draws only the rows in view, then back to the top."""
+    n = int(page.evaluate(f"() => ({SECONDS_TABLE}).querySelector('table').getAttribute('aria-rowcount')")) - 1
+    got: dict[int, str] = {}
+    for top in range(0, 200 * n, 200):  # a row is 35 px: each step overlaps the last
+        page.evaluate(f"(top) => {{ ({SECONDS_TABLE}).querySelector('.dvn-scroller').scrollTop = top; }}", top)
+        page.wait_for_timeout(300)
+        got.update((i, cells[j]) for i, cells in page.evaluate(SECONDS_ROWS) if i > 1)
+        if len(got) == n:
+            break
+    page.evaluate(f"() => {{ ({SECONDS_TABLE}).querySelector('.dvn-scroller').scrollTop = 0; }}")
+    page.wait_for_timeout(300)
+    assert sorted(got) == list(range(2, n + 2)), sorted(got)
+    return [got[i] for i in sorted(got)]
+
+
+def column_lines(png: bytes) -> list[int]:
+    """x of every vertical grid line of a table's screenshot (a column's borders): a pixel column that is grey,
+    not white, over 90% of the rows under the header."""
+    import io
+
+    from PIL import Image  # Streamlit's own dependency
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    width, height = img.size
+    px = img.load()
+    rows = range(40, height - 10)
+    return [x for x in range(width)
+            if sum(1 for y in rows if max(px[x, y]) < 250 and max(px[x, y]) - min(px[x, y]) < 12) > 0.9 * len(rows)]
+
+
+def test_compare_seconds_table_sorts_by_value(page, app_url):
+    """Issue 12: the seconds table's columns were text, so clicking a header sorted text ("100.5%" before "50.3%").
+    Its numeric columns are numbers: a click on "gap BW bound %" sorts by value (its cells' text, the CLI's, is
+    checked by AppTest), and the table still fits 1280 px. The header is found on the canvas by the grid's lines."""
+    page.goto(f"{app_url}/compare")
+    wait_text(page, "Seconds for M")
+    page.wait_for_function(f"() => ({SECONDS_ROWS})().length > 2")
+    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="async")
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    (_, header), *_ = page.evaluate(SECONDS_ROWS)
+    lines = column_lines(table.screenshot())
+    assert len(lines) == len(header) + 1, (lines, header)
+    j = header.index("gap BW bound %")
+    values = seconds_column(page, j)
+
+    def number(cell: str) -> float:
+        return float(cell.rstrip("%").replace(",", ""))
+
+    assert sorted(values, key=number) != sorted(values), values  # text order differs here: the test can fail
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + (lines[j] + lines[j + 1]) / 2, box["y"] + 18)  # the header: ascending
+    page.wait_for_function(f"([j, first]) => ({SECONDS_ROWS})()[1][1][j] !== first", arg=[j, values[0]])
+    shown = seconds_column(page, j)
+    assert shown == sorted(values, key=number), shown
+    scroll = page.evaluate(f"() => {{ const s = ({SECONDS_TABLE}).querySelector('.dvn-scroller');"
+                           " return [s.scrollWidth, s.clientWidth]; }")
+    assert scroll[0] <= scroll[1] + 1, scroll
+    screenshot_whole(page, ARTIFACTS / f"compare-seconds-sorted-{WIDTH}.png")
+
+
 def test_compare_sizes_and_notes_table_fits_1280_px(page_with_scrollbars, app_url):
     """The "Sizes and notes" table (configuration, nodes, edges, workloads, paper workloads) scrolled sideways by
     9 px at 1280 px in a new user's browser, stretched to the expander's width. Drawn with scrollbars, as a desktop
