@@ -56,8 +56,9 @@ Openings = Opening | tuple[Opening, ...]
 """rl-sample's opening: one for every sample, or a split, a tuple of them over which the samples are spread in turn
 (sample k uses the (k mod n)-th: ``(None, (0.5, 0.3))`` opens the odd samples at 0.5 and leaves the even ones
 without one)."""
-DEFAULT_OPENING: Openings = None
-"""rl-sample's opening by default (docs/rl.md section 1: chosen by the selection rule on the training instances)."""
+DEFAULT_OPENING: Openings = (None, (0.5, 0.3))
+"""rl-sample's opening by default: a split, the even samples without an opening and the odd ones with the first 30% of
+the rounds at 0.5 (docs/rl.md section 1, "A split opening": chosen by the selection rule on the training instances)."""
 
 
 def _one_opening(o: object) -> bool:
