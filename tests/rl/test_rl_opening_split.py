@@ -65,7 +65,7 @@ def test_a_split_draws_the_even_samples_without_and_the_odd_ones_with_the_openin
 def test_three_openings_cycle_and_a_single_keeps_its_info(tmp_path, monkeypatch):
     ck, topo = noisy_checkpoint(tmp_path), make_topology(JF10)
     cfg = dict(checkpoint=ck, samples=6, seed=1, temperature=0.01, trace=False)
-    plain, _ = _sampled_rollouts(monkeypatch, topo, ScheduleConfig(**cfg))
+    plain, _ = _sampled_rollouts(monkeypatch, topo, ScheduleConfig(**cfg, opening=None))
     hot, _ = _sampled_rollouts(monkeypatch, topo, ScheduleConfig(**cfg, opening=HOT))
     three, info = _sampled_rollouts(monkeypatch, topo, ScheduleConfig(**cfg, opening=(None, None, HOT)))
     assert three == [plain[0], plain[1], hot[2], plain[3], plain[4], hot[5]]
