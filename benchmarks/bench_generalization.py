@@ -40,7 +40,8 @@ from core.rl.features import Observer
 from core.rl.instances import CONFIRMATION, GENERALIZATION, Instance
 from core.rl.rollout import play
 from core import argtypes as at
-from core.schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, Opening, ScheduleConfig, opening_rounds, show_opening
+from core.schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, Openings, ScheduleConfig, show_opening
+from core.schedulers.learned import sample_opening
 from core.schedulers.optimal import solve_optimal
 from core.topology import preset
 from _common import add_checkpoint_option, finish, seed_list  # benchmarks/_common.py, beside this script
@@ -51,13 +52,13 @@ SETS = {"generalization": GENERALIZATION, "confirmation": CONFIRMATION,
 
 
 def select_all(dag, policy, samples: int, seed: int = 0, temperature: float = DEFAULT_TEMPERATURE,
-               opening: Opening = DEFAULT_OPENING) -> tuple[int, int]:
+               opening: Openings = DEFAULT_OPENING) -> tuple[int, int]:
     """Greedy and best-of-samples rounds with the upper agent replaced by select-all (rl-sample's seeding,
     temperature and opening, its rounds counted on this greedy rollout)."""
     obs = Observer(dag)
     greedy = play(dag, policy, sample=False, observer=obs, upper="all").n_rounds
-    op = {"opening_rounds": opening_rounds(opening, greedy), "opening_temperature": opening[0] if opening else None}
-    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all", temperature=temperature, **op,
+    best = min([greedy] + [play(dag, policy, sample=True, observer=obs, upper="all", temperature=temperature,
+                                **sample_opening(opening, k, greedy),
                                 rng=np.random.default_rng(np.random.SeedSequence([seed, k]))).n_rounds
                            for k in range(samples)])
     return greedy, best
@@ -70,7 +71,8 @@ def main() -> None:
     ap.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                     help=f"rl-sample's sampling temperature (default {DEFAULT_TEMPERATURE:g}, the method's)")
     ap.add_argument("--opening", type=at.opening, default=DEFAULT_OPENING, metavar="T:F",
-                    help=f"rl-sample's opening, T:F or none (default {show_opening(DEFAULT_OPENING)}, the method's)")
+                    help=f"rl-sample's opening, T:F or none, or a split's list none,0.5:0.3 (default "
+                         f"{show_opening(DEFAULT_OPENING)}, the method's)")
     ap.add_argument("--cp-sat", type=float, default=30.0,
                     help="CP-SAT deterministic seconds per instance for a proven bound (0: merged-DAG bound only)"
                          " (default %(default)s)")
@@ -134,7 +136,7 @@ def main() -> None:
 
 
 def seed_rounds(topo, chunks: int, seeds: list[int], samples: int, checkpoint: str,
-                temperature=DEFAULT_TEMPERATURE, opening: Opening = DEFAULT_OPENING) -> list:
+                temperature=DEFAULT_TEMPERATURE, opening: Openings = DEFAULT_OPENING) -> list:
     """rl-sample's Plan per seed: the method itself, as `schedule --method rl-sample --seed S` runs it."""
     return [run_method("rl-sample", topo, ScheduleConfig(chunks=chunks, samples=samples, checkpoint=checkpoint,
                                                          trace=False, temperature=temperature, opening=opening,

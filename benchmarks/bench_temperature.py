@@ -10,13 +10,15 @@ pairs within 5% of the merged-DAG lower bound, pairs no worse than critical-path
 rounds. A candidate is one temperature (`0.5`) or a split (`0.2,1`: the samples spread over the
 listed temperatures in turn, rl-sample's `--temperature 0.2,1`), either with an opening after ``@`` (`0.2@1:0.3`:
 temperature 0.2 after the first 30% of the rounds drawn at 1, rl-sample's `--temperature 0.2 --opening 1:0.3`;
-docs/rl.md). The rule (docs/rl.md section 1,
+`0.2@none,0.5:0.3`: a split opening, the even samples without one and the odd ones opening at 0.5, rl-sample's
+`--opening none,0.5:0.3`; docs/rl.md). The rule (docs/rl.md section 1,
 fixed before the held-out sets were run with any new candidate): most pairs within 5%, then most
 no worse than critical-path, then fewest rounds; a tie on all three keeps the current default.
 
     python benchmarks/bench_temperature.py                      # K = 16, seed 0, T in 0.1 0.2 0.3 0.5 0.7 1.0
     python benchmarks/bench_temperature.py --seeds 0-3 --temperatures 0.1 0.2 0.3 0.5 0.7 1 0.2,1 --json a.json
     python benchmarks/bench_temperature.py --seeds 0-3 --temperatures 0.2 0.2@1:0.3 0.2@2:0.3 --json a.json
+    python benchmarks/bench_temperature.py --seeds 0-3 --temperatures 0.2 0.2@none,0.5:0.3 --json a.json
     python benchmarks/bench_temperature.py --combine a.json b.json   # the rule over several runs' rows
 """
 
@@ -30,19 +32,21 @@ from core import argtypes as at
 from core.bounds import lower_bounds
 from core.methods import run_method
 from core.rl.instances import UNIVERSAL_TRAINING
-from core.schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, Opening, ScheduleConfig, Temperature, show_opening, show_temperature
+from core.schedule import (DEFAULT_OPENING, DEFAULT_TEMPERATURE, Openings, ScheduleConfig, Temperature, show_opening,
+                           show_temperature)
 from _common import add_checkpoint_option, finish, seed_list  # benchmarks/_common.py, beside this script
 
 
-def candidate(text: str) -> tuple[Temperature, Opening]:
+def candidate(text: str) -> tuple[Temperature, Openings]:
     """A candidate: a temperature or split as --temperature takes it, optionally ``@T:F``, an opening as --opening
-    takes it (``0.2@1:0.3``)."""
+    takes it (``0.2@1:0.3``, or a split opening ``0.2@none,0.5:0.3``)."""
     t, _, o = text.partition("@")
     return at.temperature(t), (at.opening(o) if o else None)
 
 
-def label(t: Temperature, opening: Opening) -> str:
-    """A candidate as this benchmark prints it and its rows key it: ``0.2``, ``0.2,1``, ``0.2@1:0.3``."""
+def label(t: Temperature, opening: Openings) -> str:
+    """A candidate as this benchmark prints it and its rows key it: ``0.2``, ``0.2,1``, ``0.2@1:0.3``,
+    ``0.2@none,0.5:0.3``."""
     return show_temperature(t) + (f"@{show_opening(opening)}" if opening is not None else "")
 
 
@@ -84,7 +88,8 @@ def main() -> None:
     ap.add_argument("--temperatures", nargs="+", type=candidate, default=[(t, None) for t in (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)],
                     help="the candidates, space-separated; each a temperature or a comma-separated split "
                          "(0.2,1) as rl-sample's --temperature takes it, optionally with @T:F, an opening as "
-                         "--opening takes it (0.2@1:0.3) (default 0.1 0.2 0.3 0.5 0.7 1.0, no opening)")
+                         "--opening takes it (0.2@1:0.3, or a split 0.2@none,0.5:0.3) (default 0.1 0.2 0.3 0.5 0.7 1.0, "
+                         "no opening)")
     ap.add_argument("--seeds", type=seed_list, default=[0],
                     help="rl-sample's seeds, each a run per instance and candidate (0-7 or 0,1,2) (default 0)")
     ap.add_argument("--json", help="also write the rows (one per instance and seed) here, for --combine")

@@ -77,9 +77,12 @@ def temperature(text: str) -> float | tuple[float, ...]:
     return got[0] if len(got) == 1 else got
 
 
-def opening(text: str) -> tuple[float, float] | None:
-    """rl-sample's opening, ``T:F`` (``1:0.3``: the first 30% of the rounds drawn at temperature 1; T in (0, 100],
-    F in (0, 1]), or ``none`` for none."""
+MAX_OPENINGS = 100
+"""The most openings one --opening lists (a split)."""
+
+
+def _one_opening(text: str) -> tuple[float, float] | None:
+    """One opening, ``T:F`` or ``none`` (`opening`'s item)."""
     if text.strip().lower() == "none":
         return None
     parts = text.split(":")
@@ -99,6 +102,26 @@ def opening(text: str) -> tuple[float, float] | None:
         raise argparse.ArgumentTypeError(f"must be T:F with the share of the rounds F in (0, 1] (1:0.3); F is "
                                          f"{_show(parts[1].strip())} in {_show(text)}")
     return (t, f)
+
+
+def opening(text: str) -> tuple[float, float] | None | tuple[tuple[float, float] | None, ...]:
+    """rl-sample's opening, ``T:F`` (``1:0.3``: the first 30% of the rounds drawn at temperature 1; T in (0, 100],
+    F in (0, 1]), or ``none`` for none; or a comma-separated list of them (at most 100), a split over which the
+    samples are spread in turn (``none,0.5:0.3``: the odd samples open at 0.5, the even ones do not): a tuple then."""
+    parts = text.split(",")
+    if len(parts) == 1:
+        return _one_opening(text)
+    rule = (f"must be T:F (T in (0, 100], F in (0, 1]) or none, or a comma-separated list of at most {MAX_OPENINGS} "
+            f"of them for a split (none,0.5:0.3)")
+    if len(parts) > MAX_OPENINGS:
+        raise argparse.ArgumentTypeError(f"{rule}; got {len(parts)} items in {_show(text)}")
+    got = []
+    for i, part in enumerate(parts, 1):
+        try:
+            got.append(_one_opening(part))
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(f"{rule}; item {i} is {_show(part.strip())} in {_show(text)}") from None
+    return tuple(got)
 
 
 def seed(text: str) -> int:

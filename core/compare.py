@@ -440,8 +440,9 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
             if info.get("samples"):
                 txt += f", best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
-                if info.get("opening"):
-                    txt += f" after an opening {show_opening(info['opening'])}"
+                if info.get("opening"):  # a split lists one per sample in turn, none among them
+                    many = isinstance(info["opening"], list)
+                    txt += f" after {'openings' if many else 'an opening'} {show_opening(info['opening'])}"
             if info.get("kept_start"):
                 txt += f"; {KEPT_START}"
             parts.append(txt)
@@ -461,7 +462,8 @@ def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
 def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of what each learned method ran, for the CSV: its
     checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, and for a
-    sampled method its samples, temperature and opening (``none`` or T:F); empty where the method did not run."""
+    sampled method its samples, temperature and opening (``none``, T:F, or a split's list ``none,0.5:0.3``); empty
+    where the method did not run."""
     cols: list[tuple[str, str, Callable[[dict], str]]] = []
     for m in methods:
         meth = get_method(m)

@@ -50,10 +50,33 @@ def show_temperature(t: Temperature | list) -> str:
 
 
 Opening = tuple[float, float] | None
-"""rl-sample's opening: (T_open, F), the first ceil(F x R) rounds of every sampled rollout drawn at T_open (R: the
+"""One opening of rl-sample: (T_open, F), the first ceil(F x R) rounds of a sampled rollout drawn at T_open (R: the
 greedy rollout's rounds), or None for none."""
-DEFAULT_OPENING: Opening = None
-"""rl-sample's opening by default (docs/rl.md section 1: chosen by the selection rule on the training instances)."""
+Openings = Opening | tuple[Opening, ...]
+"""rl-sample's opening: one for every sample, or a split, a tuple of them over which the samples are spread in turn
+(sample k uses the (k mod n)-th: ``(None, (0.5, 0.3))`` opens the odd samples at 0.5 and leaves the even ones
+without one)."""
+DEFAULT_OPENING: Openings = (None, (0.5, 0.3))
+"""rl-sample's opening by default: a split, the even samples without an opening and the odd ones with the first 30% of
+the rounds at 0.5 (docs/rl.md section 1, "A split opening": chosen by the selection rule on the training instances)."""
+
+
+def _one_opening(o: object) -> bool:
+    """Whether `o` is a single opening as a config, a schedule file or `info` holds it (None, (T, F) or [T, F],
+    or `info`'s dict), not a split."""
+    return o is None or isinstance(o, dict) or (
+        isinstance(o, (tuple, list)) and len(o) == 2 and all(isinstance(x, (int, float)) for x in o))
+
+
+def openings(o: Openings | list | dict) -> tuple:
+    """The openings of `o` as a tuple, one per item of a split (one for a single opening or none)."""
+    return (o,) if _one_opening(o) else tuple(o)
+
+
+def opening_of(o: Openings | list | dict, k: int) -> Opening | list | dict:
+    """The opening rl-sample's k-th sample (from 0) draws with: the listed ones in turn."""
+    ol = openings(o)
+    return ol[k % len(ol)]
 
 
 def opening_rounds(opening: Opening, greedy_rounds: int) -> int:
@@ -64,15 +87,29 @@ def opening_rounds(opening: Opening, greedy_rounds: int) -> int:
     return min(greedy_rounds, math.ceil(opening[1] * greedy_rounds - 1e-9))
 
 
-def show_opening(opening: Opening | list | dict) -> str:
-    """An opening as the CLI takes and prints it: ``1:0.3`` (T_open:F), or ``none``; also a learned method's
-    `info["opening"]` (a dict, which adds the rounds it covered: ``1:0.3 (T = 1 in the first 13 of 43 rounds)``)."""
-    if opening is None:
-        return "none"
-    if isinstance(opening, dict):
-        return (f"{opening['temperature']:g}:{opening['fraction']:g} (T = {opening['temperature']:g} in the first "
-                f"{opening['rounds']} of {opening['of_rounds']} rounds, the greedy rollout's)")
-    return f"{opening[0]:g}:{opening[1]:g}"
+def show_opening(opening: Openings | list | dict) -> str:
+    """An opening as the CLI takes and prints it: ``1:0.3`` (T_open:F), ``none``, or ``none,0.5:0.3`` for a split;
+    also a learned method's `info["opening"]` (a dict, which adds the rounds it covered: ``1:0.3 (T = 1 in the first
+    13 of 43 rounds)``, or for a split a list of such dicts and None)."""
+    ol = openings(opening)
+    short = ",".join("none" if o is None else f"{o['temperature']:g}:{o['fraction']:g}" if isinstance(o, dict)
+                     else f"{o[0]:g}:{o[1]:g}" for o in ol)
+    covered = list(dict.fromkeys(f"T = {o['temperature']:g} in the first {o['rounds']} of {o['of_rounds']}"
+                                 for o in ol if isinstance(o, dict)))
+    if not covered:
+        return short
+    if len(ol) == 1:
+        return f"{short} ({covered[0]} rounds, the greedy rollout's)"
+    return (f"{short} (a split: sample k uses the (k mod {len(ol)})-th; " + ", ".join(covered)
+            + " rounds, the greedy rollout's)")
+
+
+def _valid_opening(o: object) -> bool:
+    """One opening as `ScheduleConfig` takes it: None, or a tuple (T_open > 0, F in (0, 1]), both finite numbers."""
+    return o is None or (isinstance(o, tuple) and len(o) == 2
+                         and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                                 for x in o)
+                         and o[0] > 0 and 0 < o[1] <= 1)
 
 
 @dataclass(frozen=True)
@@ -95,9 +132,10 @@ class ScheduleConfig:
     """Sampling temperature of rl-sample's rollouts: a step draws a workload with probability
     proportional to exp(score / temperature) (docs/rl.md: how the default was chosen). A tuple
     spreads the samples over its temperatures in turn (`temperature_of`)."""
-    opening: Opening = DEFAULT_OPENING
+    opening: Openings = DEFAULT_OPENING
     """rl-sample's opening (T_open, F): the first ceil(F x R) rounds of every sampled rollout are drawn at T_open,
-    the rest at the sample's temperature, R the greedy rollout's rounds (`opening_rounds`); None: no opening."""
+    the rest at the sample's temperature, R the greedy rollout's rounds (`opening_rounds`); None: no opening. A
+    tuple of them (None among them) is a split: sample k uses the (k mod n)-th (`opening_of`)."""
     checkpoint: str | None = None
     """RL checkpoint path; None picks the shipped one for the topology."""
     workers: int = 2
@@ -126,12 +164,10 @@ class ScheduleConfig:
                         for t in temperatures(self.temperature))):
             raise ValueError(f"temperature must be a finite number > 0 or a non-empty tuple of them, "
                              f"got {self.temperature!r}")
-        if self.opening is not None and not (
-                isinstance(self.opening, tuple) and len(self.opening) == 2
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in self.opening)
-                and self.opening[0] > 0 and 0 < self.opening[1] <= 1):
-            raise ValueError(f"opening must be None or (T_open, F) with T_open > 0 finite and F in (0, 1], "
-                             f"got {self.opening!r}")
+        if not (_valid_opening(self.opening) or (
+                isinstance(self.opening, tuple) and self.opening and all(map(_valid_opening, self.opening)))):
+            raise ValueError(f"opening must be None or (T_open, F) with T_open > 0 finite and F in (0, 1], or a "
+                             f"non-empty tuple of them (a split), got {self.opening!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise ValueError(f"size must be a whole number of bytes >= 1, got {self.size!r}")
         if self.trace not in (None, True, False):

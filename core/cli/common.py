@@ -106,7 +106,8 @@ def add_schedule_options(p: argparse.ArgumentParser, writes: bool = True) -> Non
                         "which the samples are spread in turn")
     p.add_argument("--opening", type=at.opening, default=DEFAULT_OPENING, action=Given, metavar="T:F",
                    help=f"rl-sample's opening: draw the first F of each sampled rollout's rounds (F in (0, 1], of the "
-                        f"greedy rollout's rounds) at temperature T, the rest at --temperature; 1:0.3, or none "
+                        f"greedy rollout's rounds) at temperature T, the rest at --temperature; 1:0.3, or none, or a "
+                        f"comma-separated list (none,0.5:0.3) over which the samples are spread in turn "
                         f"(default {show_opening(DEFAULT_OPENING)}, chosen on the training instances: docs/rl.md)")
     p.add_argument("--checkpoint", default=None, action=Given, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)

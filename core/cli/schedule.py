@@ -16,7 +16,7 @@ from ..engine import Violation
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import show_opening, show_temperature, temperature_of, temperatures
+from ..schedule import opening_of, openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
@@ -223,8 +223,14 @@ def kept_temperature(info: dict) -> str:
     k = int(kept.split()[1])
     one = f"{temperature_of(t, k):g}"
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
-    o = info.get("opening")
-    return one if not o else f"{one}; {o['temperature']:g} in the first {o['rounds']} rounds, the opening"
+    split = openings(info.get("opening"))
+    o = opening_of(info.get("opening"), k)
+    opened = "" if not o else f"{o['temperature']:g} in the first {o['rounds']} rounds, "
+    if len(split) == 1:
+        return one if not o else f"{one}; {opened}the opening"
+    whole = show_opening([None if x is None else (x["temperature"], x["fraction"]) for x in split])
+    return f"{one}; {opened}sample {k}'s opening in the split {whole}" if o else \
+        f"{one}; no opening, sample {k}'s in the split {whole}"
 
 
 def explain_cells(values: list) -> list[str]:

@@ -10,7 +10,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..schedule import Plan, ScheduleConfig, opening_rounds, temperature_of, temperatures
+from ..schedule import (Openings, Plan, ScheduleConfig, opening_of, opening_rounds, openings, temperature_of,
+                        temperatures)
 from ..topology import Topology
 from ..workloads import WorkloadDAG
 
@@ -71,6 +72,13 @@ def training_answer(info: dict) -> str | None:
             f"run with {' and '.join(words(k, now[k]) for k in differ)})")
 
 
+def sample_opening(opening: Openings, k: int, greedy_rounds: int) -> dict:
+    """`play`'s opening arguments for rl-sample's k-th sample: the (k mod n)-th opening of a split (the one opening
+    otherwise), covering the first ceil(F x R) rounds, R the greedy rollout's `greedy_rounds` (docs/rl.md)."""
+    o = opening_of(opening, k)
+    return {"opening_rounds": opening_rounds(o, greedy_rounds), "opening_temperature": o[0] if o else None}
+
+
 def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float], None] | None = None,
             sample: bool = False) -> Plan:
     """Schedule with the trained agents; with `sample`, keep the best of the greedy and K sampled rollouts.
@@ -101,13 +109,11 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
 
     best, best_k = play(dag, policy, sample=False, observer=obs, trace=want_trace and not sample), -1
     tried = [best.n_rounds]
-    # the opening covers the first ceil(F x R) rounds of every sample, R the greedy rollout's rounds (docs/rl.md)
-    opening = {"opening_rounds": opening_rounds(config.opening, best.n_rounds),
-               "opening_temperature": config.opening[0] if config.opening else None}
     if sample:
         for k in range(config.samples):
             ep = play(dag, policy, sample=True, rng=rng_of(k), observer=obs,
-                      temperature=temperature_of(config.temperature, k), **opening)
+                      temperature=temperature_of(config.temperature, k),
+                      **sample_opening(config.opening, k, tried[0]))
             tried.append(ep.n_rounds)
             if ep.n_rounds < best.n_rounds:
                 best, best_k = ep, k
@@ -117,7 +123,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     if want_trace and sample:  # replay the kept rollout (deterministic) with its explanation
         again = play(dag, policy, sample=best_k >= 0, rng=rng_of(best_k) if best_k >= 0 else None,
                      observer=obs, trace=True, temperature=temperature_of(config.temperature, max(best_k, 0)),
-                     **opening)
+                     **sample_opening(config.opening, max(best_k, 0), tried[0]))
         if [r.tolist() for r in again.rounds] != [r.tolist() for r in best.rounds]:
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
@@ -132,10 +138,12 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     if sample:  # one number, or the list the samples were spread over (sample k at the (k mod n)-th)
         ts = temperatures(config.temperature)
         info["temperature"] = ts[0] if len(ts) == 1 else list(ts)
-        # the opening: T_open and F as given, and the rounds it covered (of the greedy rollout's); None: none
-        info["opening"] = None if config.opening is None else {
-            "temperature": config.opening[0], "fraction": config.opening[1],
-            "rounds": opening["opening_rounds"], "of_rounds": tried[0]}
+        # the opening: T_open and F as given, and the rounds it covered (of the greedy rollout's); None: none;
+        # a split: the list of them, sample k's the (k mod n)-th
+        said = [None if o is None else {"temperature": o[0], "fraction": o[1],
+                                        "rounds": opening_rounds(o, tried[0]), "of_rounds": tried[0]}
+                for o in openings(config.opening)]
+        info["opening"] = said[0] if len(said) == 1 else said
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path

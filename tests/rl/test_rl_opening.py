@@ -159,9 +159,9 @@ def test_bench_temperature_candidates_take_an_opening():
     with pytest.raises(argparse.ArgumentTypeError):
         bt.candidate("0.2@0:0.3")
     rows = [{"instance": "a", "seed": 0, "critical_path": 10, "lower_bound": 10,
-             "rounds": {"0.2@1:0.3": 10, "0.2": 10, "0.2@2:0.3": 11}}]
-    assert bt.choose(rows)[2] == "0.2"  # a tie keeps the default (no opening), whatever the order
-    rows[0]["rounds"]["0.2"] = 11
+             "rounds": {"0.2@1:0.3": 10, "0.2": 10, "0.2@none,0.5:0.3": 10, "0.2@2:0.3": 11}}]
+    assert bt.choose(rows)[2] == "0.2@none,0.5:0.3"  # a tie keeps the default (the split opening), whatever the order
+    rows[0]["rounds"]["0.2@none,0.5:0.3"] = 11
     assert bt.choose(rows)[2] == "0.2@1:0.3"
 
 
