@@ -157,6 +157,9 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
     note = labels.checkpoint_note(rl.info, source.spec)
     if note:
         st.caption(f"{method_title(rl.method)}: {note}.")
+    sampled = labels.sampling_note(rl.info)
+    if sampled:
+        st.caption(f"{method_title(rl.method)}: {sampled}.")
     return only_rl, only_cp
 
 
