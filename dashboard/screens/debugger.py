@@ -79,6 +79,9 @@ def options(source: Source) -> tuple[str, ScheduleConfig]:
 
 
 DEFAULT_CHECKPOINT = "default for this topology"
+DEFAULT_CHOICE = ""
+"""The picker's value for the default checkpoint: a widget value of None is Streamlit's "nothing picked" (the box read
+"Choose an option" while the default ran, trial 17), and no checkpoint file is named "" (its name is a file stem)."""
 
 
 def checkpoint_picker(source: Source) -> str | None:
@@ -86,21 +89,23 @@ def checkpoint_picker(source: Source) -> str | None:
     --checkpoint: the one trained on this topology, else universal). The checkpoints are the folder's
     (`core.rl.checkpoint.checkpoint_names`): universal, the per-topology ones, and any trained into it."""
     names = list(data.rl_checkpoints())
-    choices: list[str | None] = [None, *names]
-    if remembered("debug.checkpoint", None) not in choices:  # gone from the folder since it was picked
-        forget("debug.checkpoint", None)
+    choices = [DEFAULT_CHOICE, *names]
+    if remembered("debug.checkpoint", DEFAULT_CHOICE) not in choices:  # gone from the folder since it was picked
+        forget("debug.checkpoint", DEFAULT_CHOICE)
     default = data.default_checkpoint(source)
 
-    def title(name: str | None) -> str:
-        if name is None:
+    def title(name: str) -> str:
+        if name == DEFAULT_CHOICE:
             return DEFAULT_CHECKPOINT + (f" ({default})" if default else "")
         return name + (" (all families)" if name == "universal" else "")
 
-    return persistent(st.sidebar.selectbox, "debug.checkpoint", None, "Checkpoint", choices, format_func=title,
-                      help="The RL checkpoint the schedule runs with, as the CLI's `--checkpoint` takes it: the "
-                           "default is the one trained on this topology, else `universal`. The checkpoints are "
-                           "those in the checkpoints folder (a checkpoint trained into it shows up here). The line "
-                           "under the numbers says which ran and whether it was trained on this topology.")
+    picked = persistent(st.sidebar.selectbox, "debug.checkpoint", DEFAULT_CHOICE, "Checkpoint", choices,
+                        format_func=title,
+                        help="The RL checkpoint the schedule runs with, as the CLI's `--checkpoint` takes it: the "
+                             "default is the one trained on this topology, else `universal`. The checkpoints are "
+                             "those in the checkpoints folder (a checkpoint trained into it shows up here). The line "
+                             "under the numbers says which ran and whether it was trained on this topology.")
+    return picked or None
 
 
 def load(source: Source, method: str, config: ScheduleConfig) -> tuple[Schedule | None, Schedule | None]:
@@ -152,6 +157,9 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
     note = labels.checkpoint_note(rl.info, source.spec)
     if note:
         st.caption(f"{method_title(rl.method)}: {note}.")
+    sampled = labels.sampling_note(rl.info)
+    if sampled:
+        st.caption(f"{method_title(rl.method)}: {sampled}.")
     return only_rl, only_cp
 
 

@@ -146,6 +146,17 @@ def test_real_trace_explains_every_choice():
         assert f"tied for the chosen score {step['score']:.4f};" in note
 
 
+def test_the_checkpoint_box_shows_the_default_it_runs_with(stand_in_rl):
+    """Trial 17: on first load the Checkpoint box read "Choose an option" (its value None, Streamlit's "nothing picked")
+    although the page ran with the default checkpoint. It now shows its first option, the default, picked."""
+    at = open_app("debugger")
+    box = at.selectbox(key="w:debug.checkpoint")
+    assert box.index == 0 and box.proto.HasField("default") and box.proto.default == 0
+    assert box.options[0].startswith("default for this topology")
+    at.radio(key="w:debug.method").set_value("rl-sample").run()  # and it stays so across reruns
+    assert at.selectbox(key="w:debug.checkpoint").index == 0 and not at.exception
+
+
 def test_the_checkpoint_picker_runs_the_one_picked_and_says_which_ran():
     """Issue 12: the debugger ran only the default checkpoint (universal or a self-trained one could only be inspected
     with the CLI's --explain). The picker offers the checkpoints folder's (universal first), passes the name through
@@ -172,7 +183,7 @@ def test_the_checkpoint_picker_runs_the_one_picked_and_says_which_ran():
         assert notes == [f"Hierarchical RL: checkpoint {name}, trained on this topology."] if here else (
             len(notes) == 1 and notes[0].startswith(f"Hierarchical RL: checkpoint {name}, trained on dcell:")
             and notes[0].endswith(", NOT on this one."))
-    at.selectbox(key="w:debug.checkpoint").set_value(None).run()
+    at.selectbox(key="w:debug.checkpoint").set_value("").run()
     assert "Hierarchical RL: checkpoint bcube_n3_k1, trained on this topology." in [c.value for c in at.caption]
 
 

@@ -81,3 +81,85 @@ def test_compare_says_a_method_on_other_routes_is_left_out_of_the_best_gap(missi
     frame = at.dataframe[0].value
     cp = row.results["critical-path"].rounds
     assert frame.iloc[0]["best gap %"] == 100 * (cp / row.lower_bound - 1)  # critical-path's, not time-aware's
+
+
+def sampled_rl(monkeypatch) -> None:
+    """Core's `rl-sample` replaced by the stand-in, whose results carry rl-sample's samples, temperature and opening
+    as `core.schedulers.learned` writes them (the run's config's opening: by default the split ``none,0.5:0.3``, a
+    list with the rounds each covered)."""
+    import fake_rl
+
+    from core.methods import METHODS
+    from core.schedule import opening_rounds, openings, temperatures
+
+    def plan(dag, config, progress=None):
+        got = fake_rl.fake_rl_plan(dag, config, progress)
+        n = len(got.rounds)
+        said = [None if o is None else {"temperature": o[0], "fraction": o[1], "rounds": opening_rounds(o, n),
+                                        "of_rounds": n} for o in openings(config.opening)]
+        ts = temperatures(config.temperature)
+        info = dict(KEPT, kept_start=False, samples=config.samples, temperature=ts[0] if len(ts) == 1 else list(ts),
+                    opening=said[0] if len(said) == 1 else said)
+        return Plan(got.rounds, info=info, trace=got.trace)
+
+    monkeypatch.setitem(METHODS, "rl-sample", fake_rl.stand_in("rl-sample", plan))
+
+
+def test_the_sampling_note_names_samples_temperature_and_a_split_opening_as_core_shows_them():
+    from core.schedule import show_opening
+    split = [None, {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 12}]
+    note = labels.sampling_note({"samples": 16, "temperature": 1.0, "opening": split})
+    assert note == f"best of greedy and 16 samples at T = 1 after openings {show_opening(split)}"
+    assert note.startswith("best of greedy and 16 samples at T = 1 after openings none,0.5:0.3 (a split")
+    one = {"temperature": 1.0, "fraction": 0.3, "rounds": 4, "of_rounds": 12}
+    assert labels.sampling_note({"samples": 4, "temperature": [0.2, 1.0], "opening": one}) == (
+        "best of greedy and 4 samples at T = 0.2,1 after an opening 1:0.3 (T = 1 in the first 4 of 12 rounds, "
+        "the greedy rollout's)")
+    assert labels.sampling_note({"samples": 4, "temperature": 1.0, "opening": None}).endswith("T = 1")
+    assert labels.sampling_note({"samples": 0}) is None and labels.sampling_note(KEPT) is None  # greedy rl, others
+
+
+def _rl_sample_info(at_spec: str = "bcube:n=3,k=1", samples: int = 16) -> dict:
+    """The info the stand-in rl-sample carries on BCube(3,1) with the dashboard's default config."""
+    from core.methods import run_method
+    from core.topology import make_topology
+    return run_method("rl-sample", make_topology(at_spec), ScheduleConfig(samples=samples)).info
+
+
+def test_player_names_rl_samples_opening(monkeypatch):
+    sampled_rl(monkeypatch)
+    at = open_app("player")
+    at.multiselect(key="w:player.methods").set_value(["critical-path", "rl-sample"]).run()
+    info = _rl_sample_info()
+    assert isinstance(info["opening"], list)  # the default: a split
+    (line,) = [c.value for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
+    assert f"best of greedy and {info['samples']} samples at T = {temp(info)} after openings {show(info)}" in line.split(" · ")
+
+
+def test_debugger_names_rl_samples_opening(monkeypatch):
+    sampled_rl(monkeypatch)
+    at = open_app("debugger")
+    at.radio(key="w:debug.method").set_value("rl-sample").run()
+    info = _rl_sample_info()
+    assert (f"RL, best of samples: best of greedy and 16 samples at T = {temp(info)} after openings {show(info)}."
+            in [c.value for c in at.caption])
+
+
+def test_compare_notes_name_rl_samples_opening(monkeypatch):
+    sampled_rl(monkeypatch)
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl-sample"]).run()
+    info = _rl_sample_info()
+    assert (f"- BCube(3,1), RL, best of samples: best of greedy and 16 samples at T = {temp(info)} after openings {show(info)}"
+            in texts(at).splitlines())
+
+
+def show(info: dict) -> str:
+    from core.schedule import show_opening
+    return show_opening(info["opening"])
+
+
+def temp(info: dict) -> str:
+    from core.schedule import show_temperature
+    return show_temperature(info["temperature"])
