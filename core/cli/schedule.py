@@ -296,10 +296,9 @@ def cmd_replay(a: argparse.Namespace) -> int:
     if not rep.ok:
         v = rep.violations[0]
         more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
-        elsewhere = rep.elsewhere_note()  # validate's hint: the cause, where one violation would not say it
+        elsewhere = rep.elsewhere_refusal()  # validate's hint: the cause, where one violation would not say it
         raise UsageError(f"{a.file}: not a valid schedule, cannot time it: "
-                         + (f"{elsewhere}; first of {len(rep.violations)} violations: [{v.rule}] {v.message} "
-                            f"(run validate)" if elsewhere else f"[{v.rule}] {v.message}{more}"))
+                         + (elsewhere or f"[{v.rule}] {v.message}{more}"))
     timing = time_report(rep.dag, rep.schedule_rounds, size)
     if a.mode != "both":
         timing.pop("async" if a.mode == "sync" else "sync")

@@ -47,7 +47,7 @@ def test_replay_and_run_say_the_schedule_was_made_for_another_network(tmp_path, 
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [
         f"allreduce-lab: error: schedule refused, nothing was sent: 228 violation(s) (path 36, data 192); {HINT}; "
-        f"first: workload 2: path [3, 12, 0]: no link 3 (h1.0)->12 (spine0)"]
+        f"first of 228 violations: [path] workload 2: path [3, 12, 0]: no link 3 (h1.0)->12 (spine0) (run validate)"]
 
 
 def test_replay_of_one_bad_hop_keeps_its_first_violation(tmp_path, capsys):
