@@ -122,7 +122,10 @@ def test_compare_csv_writes_every_number_by_one_rule(capsys):
 def test_csv_number():
     from core.jsonnumbers import csv_number
     assert [csv_number(x) for x in (8.333333e-05, 5.06251253e7, 12.5, 16.0, 1e8, 0.0360002, -2.5e-7, 1234567.25)] == [
-        "0.0000833333", "50625100", "12.5", "16", "100000000", "0.0360002", "-0.00000025", "1234570"]
+        "0.0000833333", "50625125", "12.5", "16", "100000000", "0.0360002", "-0.00000025", "1234567"]
+    # trial 17: a number of 7 or more integer digits keeps them all (50625125.0 printed as 50625100)
+    assert [csv_number(x) for x in (50625125.000001, -50625125.4, 999999.7, 123456.7)] == [
+        "50625125", "-50625125", "1000000", "123457"]
 
 
 @pytest.mark.parametrize("text, said", [
