@@ -129,9 +129,10 @@ def test_csv_number():
 
 
 @pytest.mark.parametrize("text, said", [
-    ("1b", "--size: '1b' is ambiguous, a lowercase b is bits in a bandwidth (25Gbps) and sizes are in bytes: write 1B "
-           "for 1 byte (1bit, in bits, would be 0.125B)"),
-    ("64 b", "write 64B for 64 bytes (64bit, in bits, would be 8B)"),
+    # trial 17: the reason no longer says "a lowercase b is bits", which 1kb and 100mb (bytes) contradicted
+    ("1b", "--size: '1b' is ambiguous (a bare b may be a byte or a bit): write 1B for 1 byte or 1bit for bits "
+           "(0.125B)"),
+    ("64 b", "write 64B for 64 bytes or 64bit for bits (8B)"),
 ])
 def test_a_bare_lowercase_b_size_is_refused(text, said, capsys):
     """`--size 1b` ran as 1 byte, though a bandwidth reads a lowercase b as bits."""
