@@ -171,8 +171,11 @@ def _file(tmp_path, name: str, doc) -> str:
 
 
 @pytest.mark.parametrize("name, doc, said", [
+    # trial 17: "node 1" read as the node with id 1; a list entry is nodes[1], a GraphML node its id
+    ("i.json", {"nodes": [{"id": 1, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
+                "links": [[1, "s"], [" 3", "s"]]}, "i.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("n.json", {"nodes": [{"id": 0, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
-                "links": [[0, "s"], [" 3", "s"]]}, "n.json: node 1: 'id' must not begin or end with whitespace, got ' 3'"),
+                "links": [[0, "s"], [" 3", "s"]]}, "n.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("s.json", {"servers": [0, "3 "], "links": [[0, "s"], ["3 ", "s"]]},
      "s.json: 'servers': a node id must not begin or end with whitespace, got '3 '"),
     ("l.json", {"servers": [0, 3], "links": [[0, "s\t"], [3, "s\t"]]},
@@ -181,7 +184,7 @@ def _file(tmp_path, name: str, doc) -> str:
      'attr.name="kind" attr.type="string"/><graph edgedefault="undirected"><node id="a"><data key="k">server</data>'
      '</node><node id="b "><data key="k">server</data></node><node id="s"><data key="k">switch</data></node><edge '
      'source="a" target="s"/><edge source="b " target="s"/></graph></graphml>',
-     "g.graphml: node 1: 'id' must not begin or end with whitespace, got 'b '"),
+     "g.graphml: node 'b ': 'id' must not begin or end with whitespace, got 'b '"),
 ])
 def test_an_id_with_leading_or_trailing_whitespace_is_refused(tmp_path, name, doc, said):
     """`" 3"` was read, and its link printed as `1- 3`."""
