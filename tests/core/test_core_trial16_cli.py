@@ -173,9 +173,11 @@ def _file(tmp_path, name: str, doc) -> str:
 @pytest.mark.parametrize("name, doc, said", [
     # trial 17: "node 1" read as the node with id 1; a list entry is nodes[1], a GraphML node its id
     ("i.json", {"nodes": [{"id": 1, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
-                "links": [[1, "s"], [" 3", "s"]]}, "i.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
+                "links": [[1, "s"], [" 3", "s"]]},
+     "i.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("n.json", {"nodes": [{"id": 0, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
-                "links": [[0, "s"], [" 3", "s"]]}, "n.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
+                "links": [[0, "s"], [" 3", "s"]]},
+     "n.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("s.json", {"servers": [0, "3 "], "links": [[0, "s"], ["3 ", "s"]]},
      "s.json: 'servers': a node id must not begin or end with whitespace, got '3 '"),
     ("l.json", {"servers": [0, 3], "links": [[0, "s\t"], [3, "s\t"]]},
