@@ -31,9 +31,13 @@ def json_numbers(x: Any, digits: int = 6) -> Any:
 def csv_number(x: float, digits: int = 6) -> str:
     """`x` as compare's CSV writes every number: a whole number whole (``16``, ``100000000``), any other to `digits`
     significant digits in plain decimal, never in scientific notation (``0.0000833333`` ms and ``88428800`` % at 1 B;
-    ``8.333e-05`` and ``5.06251e+07`` before trial 16)."""
+    ``8.333e-05`` and ``5.06251e+07`` before trial 16). Digits left of the decimal point are never rounded away: a
+    number of more than `digits` integer digits keeps them all, to the nearest whole (``50625125`` for 50625125.25,
+    not trial 17's ``50625100``)."""
     x = float(x)
     if x.is_integer() and abs(x) < 2 ** 53:
         return str(int(x))
+    if abs(x) >= 10 ** digits:
+        return f"{x:.0f}"
     text = f"{x:.{digits}g}"
     return format(Decimal(text), "f") if "e" in text else text

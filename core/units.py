@@ -103,9 +103,8 @@ def _bare_b(text: str, value: str, what: str) -> None:
     """Refuse a size whose unit is a bare lowercase ``b``: a rate reads it as bits (``25Gbps``), so ``1b`` may mean
     1 bit as well as the 1 byte it read as (trial 16)."""
     n = float(value)
-    raise UnitError(f"{what}: {text.strip()!r} is ambiguous, a lowercase b is bits in a bandwidth (25Gbps) and sizes "
-                    f"are in bytes: write {value}B for {value} byte{'' if n == 1 else 's'} ({value}bit, in bits, "
-                    f"would be {n / 8:g}B)")
+    raise UnitError(f"{what}: {text.strip()!r} is ambiguous (a bare b may be a byte or a bit): write {value}B for "
+                    f"{value} byte{'' if n == 1 else 's'} or {value}bit for bits ({n / 8:g}B)")
 
 
 def parse_size(text: object, what: str = "size") -> int:

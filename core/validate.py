@@ -85,6 +85,15 @@ class Report:
                 f"rule and {self.pieces_wrong} of {self.pieces} pieces (server, flow-tree) are missing from or "
                 f"repeated in their sums: the schedule was made for another network")
 
+    def elsewhere_refusal(self) -> str | None:
+        """`elsewhere_note` with the first violation and validate's pointer, the clause `replay` and `run` both end
+        their refusal with (trial 17: `run` left out "(run validate)"); None when `elsewhere_note` is."""
+        note = self.elsewhere_note()
+        if note is None:
+            return None
+        v = self.violations[0]
+        return f"{note}; first of {len(self.violations)} violations: [{v.rule}] {v.message} (run validate)"
+
     def by_rule(self) -> dict[str, int]:
         """Number of violations of each rule."""
         out: dict[str, int] = {}

@@ -134,12 +134,11 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key == "status" and key in sched.info:
             print(f"  status: {status_text(sched.info)}")
         elif key in sched.info:
-            value = {"temperature": show_temperature, "opening": show_opening}.get(key, lambda v: v)(sched.info[key])
+            value = {"temperature": show_temperature, "opening": lambda _: opening_text(sched.info)}.get(
+                key, lambda v: v)(sched.info[key])
             print(f"  {key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
-        rolls = sched.info.get("rollout_rounds") or []
-        print(f"  kept: the {sched.info['kept_rollout']} rollout"
-              + (f" (rounds of the greedy one and the samples: {rounds_range(rolls)})" if rolls else ""))
+        print(f"  kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
         if sched.info.get("kept_start"):
@@ -207,6 +206,39 @@ def explain_lines(sched, steps: list[dict]) -> None:
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
+
+
+def _short_opening(o: object) -> str:
+    """One item of `info["opening"]` as ``--opening`` takes it (``none``, ``0.5:0.3``)."""
+    return show_opening(o).partition(" ")[0]
+
+
+def opening_text(info: dict) -> str:
+    """`info["opening"]` as `schedule` prints it (`show_opening`), noting a split that fewer samples ran than it has
+    items: ``(only sample 0 ran: no opening)`` (trial 17: with --samples 1 a split read as if it applied)."""
+    text, split, n = show_opening(info["opening"]), openings(info["opening"]), int(info.get("samples") or 0)
+    if len(split) <= 1 or not 0 < n < len(split):
+        return text
+    first = split[0]
+    note = (f"only sample 0 ran: {'no opening' if first is None else 'opening ' + _short_opening(first)}" if n == 1
+            else f"only samples 0-{n - 1} ran: {','.join(_short_opening(o) for o in split[:n])}")
+    return f"{text[:-1]}; {note})" if text.endswith(")") else f"{text} ({note})"
+
+
+def kept_text(info: dict) -> str:
+    """Which of rl-sample's rollouts the schedule is, as its ``kept:`` line says it: ``sample 2 (of 0-15; no
+    opening)`` or ``(...; opening 0.5:0.3)`` (samples count from 0; the opening `info["kept_opening"]`, that
+    sample's item of the split), or ``the greedy rollout``; then the rollouts' rounds. Trial 17: it read "the
+    sample 2 rollout", with neither the opening nor where samples count from."""
+    kept, n = str(info.get("kept_rollout", "")), int(info.get("samples") or 0)
+    if kept.startswith("sample "):
+        o = info.get("kept_opening")
+        which = f"of 0-{n - 1}" if n > 1 else "the only one"
+        text = f"{kept} ({which}; {'no opening' if o is None else 'opening ' + _short_opening(o)})"
+    else:
+        text = f"the {kept} rollout"
+    rolls = info.get("rollout_rounds") or []
+    return text + (f"; rounds of the greedy rollout and the samples: {rounds_range(rolls)}" if rolls else "")
 
 
 def rounds_range(rolls: list[int]) -> str:
@@ -296,10 +328,9 @@ def cmd_replay(a: argparse.Namespace) -> int:
     if not rep.ok:
         v = rep.violations[0]
         more = f" (and {len(rep.violations) - 1} more; run validate)" if len(rep.violations) > 1 else ""
-        elsewhere = rep.elsewhere_note()  # validate's hint: the cause, where one violation would not say it
+        elsewhere = rep.elsewhere_refusal()  # validate's hint: the cause, where one violation would not say it
         raise UsageError(f"{a.file}: not a valid schedule, cannot time it: "
-                         + (f"{elsewhere}; first of {len(rep.violations)} violations: [{v.rule}] {v.message} "
-                            f"(run validate)" if elsewhere else f"[{v.rule}] {v.message}{more}"))
+                         + (elsewhere or f"[{v.rule}] {v.message}{more}"))
     timing = time_report(rep.dag, rep.schedule_rounds, size)
     if a.mode != "both":
         timing.pop("async" if a.mode == "sync" else "sync")

@@ -241,8 +241,10 @@ class TopDRL:
         self.rng = np.random.default_rng(self.seed)
         self.view = PlacementView(state.cluster)
         if state.cluster.gpus_per_server != self.net.cfg.gpus_per_server:
-            raise CheckpointError(f"TopDRL network was built for {self.net.cfg.gpus_per_server} GPUs per server; "
-                                  f"the cluster has {state.cluster.gpus_per_server} (docs/cluster.md §6)")
+            built = self.net.cfg.gpus_per_server  # the way forward too (trial 17: the refusal named none)
+            raise CheckpointError(f"TopDRL network was built for {built} GPUs per server; the cluster has "
+                                  f"{state.cluster.gpus_per_server} (docs/cluster.md §6): use --gpus-per-server "
+                                  f"{built} or another --scheduler")
 
     def wakeup(self, state: State) -> float:
         """TopDRL acts on arrivals and completions only."""

@@ -147,10 +147,9 @@ def build_plan(schedule: Any, ranks: Sequence[int] | Mapping[int, int] | None = 
     report = validate_document(doc, name)
     if not report.ok:
         counts = ", ".join(f"{k} {n}" for k, n in report.by_rule().items())
-        elsewhere = report.elsewhere_note()  # validate's hint (trial 16: only the first violation was said)
+        elsewhere = report.elsewhere_refusal()  # validate's hint, as replay says it (trials 16 and 17)
         raise ScheduleRefused(f"schedule refused, nothing was sent: {len(report.violations)} violation(s) "
-                              f"({counts}){'; ' + elsewhere if elsewhere else ''}; first: "
-                              f"{report.violations[0].message}")
+                              f"({counts}); " + (elsewhere or f"first: {report.violations[0].message}"))
     return _plan(doc, ranks)
 
 

@@ -59,7 +59,7 @@ def from_networkx(g: nx.Graph, spec: str = "networkx", declared: Collection | No
                                 f"<node id=\"{_cut(str(v), 40)}\"> with kind 'server' or 'switch', or fix the edge")
         if kind not in (SERVER, SWITCH):
             raise TopologyError(f"node {_show(v)}: {_kind_problem(kind)}")
-        _refuse_padded(v, f"node {index[v]}: 'id'")
+        _refuse_padded(v, f"node {_show(v)}: 'id'")  # a GraphML node by its id: it has no list position
         kinds.append(kind == SERVER)
     edges, props = [], []
     for u, v, data in g.edges(data=True):
@@ -113,19 +113,20 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     if not isinstance(data, dict):
         raise TopologyError("a JSON topology must be an object with 'nodes' and 'links'")
     links = data.get("links", data.get("edges"))
+    at = "links" if "links" in data else "edges"  # a list item is named by its key and 0-based position, links[2]
     if not isinstance(links, list):
         raise TopologyError(f"a JSON topology needs a list 'links' (or 'edges') of links, each {LINK_FORMS} or an "
                             f"object with u and v")
     for k, link in enumerate(links):
         if isinstance(link, dict):
             if "u" not in link or "v" not in link:
-                raise TopologyError(f"link {k}: an object link needs 'u' and 'v', got {_show(link, 80)}")
+                raise TopologyError(f"{at}[{k}]: an object link needs 'u' and 'v', got {_show(link, 80)}")
             unknown = set(link) - {"u", "v", "capacity", "bandwidth", "latency", "failed"}
             if unknown:
-                raise TopologyError(f"link {k}: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
+                raise TopologyError(f"{at}[{k}]: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
                                     f"known: u, v, capacity, bandwidth, latency, failed")
         elif not isinstance(link, (list, tuple)) or not 2 <= len(link) <= 5:
-            raise TopologyError(f"link {k}: each link must be {LINK_FORMS} or an object with u and v, "
+            raise TopologyError(f"{at}[{k}]: each link must be {LINK_FORMS} or an object with u and v, "
                                 f"got {_show(link, 80)}")
     links = [link if isinstance(link, dict) else dict(zip(LINK_FIELDS, link)) for link in links]
     ids: list[Any] = []
@@ -136,11 +137,11 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             raise TopologyError(f"'nodes' must be a list of objects with id and kind, got {data['nodes']!r:.60}")
         for k, node in enumerate(data["nodes"]):
             if not isinstance(node, dict) or "id" not in node:
-                raise TopologyError(f"node {k}: each node must be an object with an 'id' (an integer or a string) "
+                raise TopologyError(f"nodes[{k}]: each node must be an object with an 'id' (an integer or a string) "
                                     f"and a 'kind', got {_json(node, 60)}")
             if not _hashable(node["id"]):
-                raise TopologyError(f"node {k}: 'id' {_id_rule(node['id'])}, got {_json(node['id'])}")
-            _refuse_padded(node["id"], f"node {k}: 'id'")
+                raise TopologyError(f"nodes[{k}]: 'id' {_id_rule(node['id'])}, got {_json(node['id'])}")
+            _refuse_padded(node["id"], f"nodes[{k}]: 'id'")
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
                 raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")

@@ -172,7 +172,8 @@ def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
         assert main(args + ["--scheduler", named]) == 2
         err = capsys.readouterr().err.splitlines()
         assert err == ["allreduce-lab: error: TopDRL network was built for 4 GPUs per server; the cluster has 8 "
-                       "(docs/cluster.md §6)"]  # trial 16: the refusal gave no pointer; that section explains it
+                       "(docs/cluster.md §6): use --gpus-per-server 4 or another --scheduler"]
+        # trial 16: the refusal gave no pointer (that section explains it); trial 17: nor a way forward
     from pathlib import Path
     section = Path(__file__).parents[2].joinpath("docs/cluster.md").read_text().partition("\n## 6. ")[2]
     assert section.startswith("Schedulers") and "**TopDRL's limit:**" in section.partition("\n## 7. ")[0]

@@ -803,11 +803,12 @@ def test_compare_names_the_given_options_its_methods_ignore(capsys, argv, note):
 
 @pytest.mark.parametrize("doc, says", [
     ({"nodes": [{"id": True, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[True, 1]]},
-     "node 0: 'id' must be an integer or a string (true and false are not ids), got true"),
+     "nodes[0]: 'id' must be an integer or a string (true and false are not ids), got true"),
     ({"nodes": [{"id": 0, "kind": "server"}, {"id": 1.5, "kind": "server"}], "links": [[0, 1.5]]},
-     "node 1: 'id' must be an integer or a string, got 1.5"),
+     "nodes[1]: 'id' must be an integer or a string, got 1.5"),
     ({"nodes": [{"kind": "server"}], "links": []},
-     "node 0: each node must be an object with an 'id' (an integer or a string) and a 'kind', got {\"kind\": \"server\"}"),
+     "nodes[0]: each node must be an object with an 'id' (an integer or a string) and a 'kind', "
+     "got {\"kind\": \"server\"}"),
     ({"servers": [0, False], "links": [[0, 1]]},
      "'servers': a node id must be an integer or a string (true and false are not ids), got false"),
     ({"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"}], "links": [[0, None]]},

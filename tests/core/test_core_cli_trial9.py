@@ -142,7 +142,7 @@ def test_rl_sample_says_which_rollout_it_kept(capsys):
     """The text output said 'samples: 16' but not which rollout the schedule (and --explain) is (trial 10)."""
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl-sample", "--samples", "2"]) == 0
     kept = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("kept:")]
-    assert len(kept) == 1 and kept[0].startswith("kept: the ") and " rollout (rounds of " in kept[0], kept
+    assert len(kept) == 1 and kept[0].startswith("kept: ") and "; rounds of the greedy rollout" in kept[0], kept
 
 
 def test_a_checkpoint_that_kept_its_starting_weights_says_so(capsys):

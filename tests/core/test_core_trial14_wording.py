@@ -79,7 +79,7 @@ def test_a_bad_link_lists_every_form_the_reader_takes(tmp_path):
     """The message left out [u, v, capacity, bandwidth], which the docs and the reader allow (trial 14)."""
     forms = "[u, v], [u, v, capacity], [u, v, capacity, bandwidth], [u, v, capacity, bandwidth, latency]"
     doc = {"nodes": _nodes(["a", "b"], ["s"]), "links": [["a", "s", 1, "25Gbps"], ["b"]]}
-    assert _refused(tmp_path, "short.json", doc) == (f"short.json: link 1: each link must be {forms} or an object "
+    assert _refused(tmp_path, "short.json", doc) == (f"short.json: links[1]: each link must be {forms} or an object "
                                                      f"with u and v, got ['b']")
     assert forms in _refused(tmp_path, "nolinks.json", {"nodes": _nodes(["a", "b"], [])})
     doc["links"] = doc["links"][:1] + [["b", "s", 1, "25Gbps"]]

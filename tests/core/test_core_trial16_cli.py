@@ -47,7 +47,7 @@ def test_replay_and_run_say_the_schedule_was_made_for_another_network(tmp_path, 
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [
         f"allreduce-lab: error: schedule refused, nothing was sent: 228 violation(s) (path 36, data 192); {HINT}; "
-        f"first: workload 2: path [3, 12, 0]: no link 3 (h1.0)->12 (spine0)"]
+        f"first of 228 violations: [path] workload 2: path [3, 12, 0]: no link 3 (h1.0)->12 (spine0) (run validate)"]
 
 
 def test_replay_of_one_bad_hop_keeps_its_first_violation(tmp_path, capsys):
@@ -122,13 +122,17 @@ def test_compare_csv_writes_every_number_by_one_rule(capsys):
 def test_csv_number():
     from core.jsonnumbers import csv_number
     assert [csv_number(x) for x in (8.333333e-05, 5.06251253e7, 12.5, 16.0, 1e8, 0.0360002, -2.5e-7, 1234567.25)] == [
-        "0.0000833333", "50625100", "12.5", "16", "100000000", "0.0360002", "-0.00000025", "1234570"]
+        "0.0000833333", "50625125", "12.5", "16", "100000000", "0.0360002", "-0.00000025", "1234567"]
+    # trial 17: a number of 7 or more integer digits keeps them all (50625125.0 printed as 50625100)
+    assert [csv_number(x) for x in (50625125.000001, -50625125.4, 999999.7, 123456.7)] == [
+        "50625125", "-50625125", "1000000", "123457"]
 
 
 @pytest.mark.parametrize("text, said", [
-    ("1b", "--size: '1b' is ambiguous, a lowercase b is bits in a bandwidth (25Gbps) and sizes are in bytes: write 1B "
-           "for 1 byte (1bit, in bits, would be 0.125B)"),
-    ("64 b", "write 64B for 64 bytes (64bit, in bits, would be 8B)"),
+    # trial 17: the reason no longer says "a lowercase b is bits", which 1kb and 100mb (bytes) contradicted
+    ("1b", "--size: '1b' is ambiguous (a bare b may be a byte or a bit): write 1B for 1 byte or 1bit for bits "
+           "(0.125B)"),
+    ("64 b", "write 64B for 64 bytes or 64bit for bits (8B)"),
 ])
 def test_a_bare_lowercase_b_size_is_refused(text, said, capsys):
     """`--size 1b` ran as 1 byte, though a bandwidth reads a lowercase b as bits."""
@@ -167,8 +171,13 @@ def _file(tmp_path, name: str, doc) -> str:
 
 
 @pytest.mark.parametrize("name, doc, said", [
+    # trial 17: "node 1" read as the node with id 1; a list entry is nodes[1], a GraphML node its id
+    ("i.json", {"nodes": [{"id": 1, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
+                "links": [[1, "s"], [" 3", "s"]]},
+     "i.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("n.json", {"nodes": [{"id": 0, "kind": "server"}, {"id": " 3", "kind": "server"}, {"id": "s", "kind": "switch"}],
-                "links": [[0, "s"], [" 3", "s"]]}, "n.json: node 1: 'id' must not begin or end with whitespace, got ' 3'"),
+                "links": [[0, "s"], [" 3", "s"]]},
+     "n.json: nodes[1]: 'id' must not begin or end with whitespace, got ' 3'"),
     ("s.json", {"servers": [0, "3 "], "links": [[0, "s"], ["3 ", "s"]]},
      "s.json: 'servers': a node id must not begin or end with whitespace, got '3 '"),
     ("l.json", {"servers": [0, 3], "links": [[0, "s\t"], [3, "s\t"]]},
@@ -177,7 +186,7 @@ def _file(tmp_path, name: str, doc) -> str:
      'attr.name="kind" attr.type="string"/><graph edgedefault="undirected"><node id="a"><data key="k">server</data>'
      '</node><node id="b "><data key="k">server</data></node><node id="s"><data key="k">switch</data></node><edge '
      'source="a" target="s"/><edge source="b " target="s"/></graph></graphml>',
-     "g.graphml: node 1: 'id' must not begin or end with whitespace, got 'b '"),
+     "g.graphml: node 'b ': 'id' must not begin or end with whitespace, got 'b '"),
 ])
 def test_an_id_with_leading_or_trailing_whitespace_is_refused(tmp_path, name, doc, said):
     """`" 3"` was read, and its link printed as `1- 3`."""

@@ -107,14 +107,17 @@ def test_opening_option_takes_a_list():
     assert at.opening("none,0.5:0.3") == (None, (0.5, 0.3))
     assert at.opening("none, 1:0.3,2:0.15") == (None, (1.0, 0.3), (2.0, 0.15))  # three items are fine
     assert at.opening("1:0.3,none") == ((1.0, 0.3), None)
-    assert at.opening("none,none") == (None, None)
+    assert at.opening("none,none,1:0.3") == (None, None, (1.0, 0.3))  # a repeat beside another is a weighting
+    for same, one in (("none,none", "none"), ("1:0.3, 1:0.3", "1:0.3")):  # trial 17: all the same is no split
+        with pytest.raises(argparse.ArgumentTypeError, match=f"^a split needs different openings; write {one}, got"):
+            at.opening(same)
     assert at.opening("1:0.3") == (1.0, 0.3) and at.opening("none") is None  # a single, as before
     for bad in ("none,", ",1:0.3", "none,,1:0.3", "none,1:1.5", "none,x", "none,0:0.3", "1:0.3,1", ","):
         with pytest.raises(argparse.ArgumentTypeError, match="comma-separated list"):
             at.opening(bad)
     with pytest.raises(argparse.ArgumentTypeError, match="at most 100"):
         at.opening(",".join(["none"] * 101))
-    assert len(at.opening(",".join(["none"] * 100))) == 100
+    assert len(at.opening(",".join(["none", "1:0.3"] * 50))) == 100
 
 
 @pytest.mark.parametrize("value", ["none,", "none,1:1.5", "1:0.3,,none"])
