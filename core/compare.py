@@ -14,7 +14,7 @@ from .bounds import gap, lower_bounds
 from .jsonnumbers import WHOLE_KEYS, csv_number, json_numbers  # noqa: F401 - the JSON and CSV rule (re-exported)
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
-from .schedule import ScheduleConfig, show_opening, show_temperature
+from .schedule import ScheduleConfig, sampling_note, show_opening, show_temperature
 from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
@@ -438,11 +438,8 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             if "checkpoint" not in info:
                 continue
             txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
-            if info.get("samples"):
-                txt += f", best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
-                if info.get("opening"):  # a split lists one per sample in turn, none among them
-                    many = isinstance(info["opening"], list)
-                    txt += f" after {'openings' if many else 'an opening'} {show_opening(info['opening'])}"
+            if sampled := sampling_note(info):
+                txt += f", {sampled}"
             if info.get("kept_start"):
                 txt += f"; {KEPT_START}"
             parts.append(txt)

@@ -14,15 +14,17 @@ WHOLE_KEYS = frozenset({"size_bytes"})
 
 
 def json_numbers(x: Any, digits: int = 6) -> Any:
-    """A JSON-ready copy of `x` with every float to `digits` significant digits, as the CSV writes seconds, gaps and
-    re-plan figures, and a whole number under `WHOLE_KEYS` an integer (counts are integers already)."""
+    """A JSON-ready copy of `x` with every float to `digits` significant digits (one of more integer digits to the
+    nearest whole, as `csv_number`), as the CSV writes seconds, gaps and re-plan figures, and a whole number under
+    `WHOLE_KEYS` an integer (counts are integers already)."""
     if isinstance(x, dict):
         return {k: int(v) if k in WHOLE_KEYS and isinstance(v, (int, float)) and float(v).is_integer()
                 else json_numbers(v, digits) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [json_numbers(v, digits) for v in x]
     if isinstance(x, (float, np.floating)):
-        return float(f"{float(x):.{digits}g}")
+        x = float(x)  # digits left of the decimal point are kept, as in `csv_number`: 50625125.25 is 50625125.0
+        return float(round(x)) if abs(x) >= 10 ** digits and np.isfinite(x) else float(f"{x:.{digits}g}")
     if isinstance(x, np.integer):
         return int(x)
     return x

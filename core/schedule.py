@@ -104,6 +104,18 @@ def show_opening(opening: Openings | list | dict) -> str:
             + " rounds, the greedy rollout's)")
 
 
+def sampling_note(info: dict) -> str | None:
+    """A sampled learned result's decoding in words, as compare's notes and the dashboard say it: ``best of greedy
+    and 16 samples at T = 0.2 after openings none,0.5:0.3 (...)``; None for a result that drew no samples."""
+    if not info.get("samples"):
+        return None
+    note = f"best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
+    if info.get("opening"):  # a split lists one per sample in turn, none among them
+        many = isinstance(info["opening"], list)
+        note += f" after {'openings' if many else 'an opening'} {show_opening(info['opening'])}"
+    return note
+
+
 def _valid_opening(o: object) -> bool:
     """One opening as `ScheduleConfig` takes it: None, or a tuple (T_open > 0, F in (0, 1]), both finite numbers."""
     return o is None or (isinstance(o, tuple) and len(o) == 2

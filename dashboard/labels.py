@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from core.methods import get_method
 from core.rl.pair import pair_stem
-from core.schedule import show_opening, show_temperature
+from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
@@ -109,19 +109,6 @@ def trained_on_text(specs) -> str:
         return specs[0]
     families = sorted({s.split(":", 1)[0] for s in specs})
     return f"{len(specs)} other topologies ({', '.join(families)})"
-
-
-def sampling_note(info: dict) -> str | None:
-    """A sampled learned result's (rl-sample's) decoding as the CLI's compare notes say it: its samples, temperature
-    and opening (core's `show_temperature` and `show_opening`: ``none``, T:F, or a split such as ``none,0.5:0.3``
-    with the rounds each covered); None for a greedy or other result."""
-    if not info.get("samples"):
-        return None
-    note = f"best of greedy and {info['samples']} samples at T = {show_temperature(info['temperature'])}"
-    if info.get("opening"):  # a split lists one per sample in turn, none among them
-        many = isinstance(info["opening"], list)
-        note += f" after {'openings' if many else 'an opening'} {show_opening(info['opening'])}"
-    return note
 
 
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> list[str]:

@@ -7,6 +7,7 @@ import types
 import numpy as np
 
 from core import cli
+from core.jsonnumbers import csv_number
 
 
 def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_drawn(capsys):
@@ -81,7 +82,7 @@ def test_schedule_json_writes_numbers_as_compare_does(capsys, tmp_path):
     doc = json.loads(capsys.readouterr().out)
     assert type(doc["time"]["size_bytes"]) is int and doc["time"]["size_bytes"] == 100_000_000
     got = floats(doc)
-    assert got and all(v == float(f"{v:.6g}") for v in got)
+    assert got and all(v == float(csv_number(v)) for v in got)  # 6 digits, integer digits kept (as compare's CSV)
     assert any(v != float(f"{v:.6g}") for v in floats(json.loads(out.read_text())["timing"]))  # the noise it had
     assert cli.main(["compare", "dcell:n=3,k=1", "--methods", "critical-path", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
