@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from .rl.pair import pair_file, pair_stem
+from .schedule import show_opening
 
 SEED_MAX = 2 ** 31 - 1
 """Seeds are 0..2^31-1 for every method: CP-SAT's random_seed is a 32-bit signed integer."""
@@ -123,8 +124,8 @@ def opening(text: str) -> tuple[float, float] | None | tuple[tuple[float, float]
         except argparse.ArgumentTypeError:
             raise argparse.ArgumentTypeError(f"{rule}; item {i} is {_show(part.strip())} in {_show(text)}") from None
     if len(set(got)) == 1:  # trial 17: none,none ran as a split and was printed without its explanation
-        one = "none" if got[0] is None else f"{got[0][0]:g}:{got[0][1]:g}"
-        raise argparse.ArgumentTypeError(f"a split needs different openings; write {one}, got {_show(text)}")
+        raise argparse.ArgumentTypeError(f"a split needs different openings; write {show_opening(got[0])}, got "
+                                         f"{_show(text)}")
     return tuple(got)
 
 

@@ -144,7 +144,7 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
                                         "rounds": opening_rounds(o, tried[0]), "of_rounds": tried[0]}
                 for o in openings(config.opening)]
         info["opening"] = said[0] if len(said) == 1 else said
-        info["kept_opening"] = None if best_k < 0 else said[best_k % len(said)]  # the kept sample's item (trial 17)
+        info["kept_opening"] = None if best_k < 0 else opening_of(said, best_k)  # the kept sample's item (trial 17)
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path
