@@ -292,7 +292,7 @@ def test_cli_version(capsys):
 def test_cli_topology_ok(capsys):
     code, out, err = run_cli(capsys, "topology", "bcube:n=3,k=1", "--format", "json")
     assert code == 0
-    s = json.loads(out)
+    s = json.loads(out)["summary"]  # the JSON is a topology file, its summary under "summary"
     assert (s["servers"], s["switches"], s["edges"], s["directed_links"]) == (9, 6, 18, 36)
     code, out, err = run_cli(capsys, "topology", "dcell:n=4,k=1")
     assert code == 0
