@@ -195,6 +195,26 @@ def test_an_id_with_leading_or_trailing_whitespace_is_refused(tmp_path, name, do
     assert str(info.value) == said
 
 
+@pytest.mark.parametrize("name, doc, said", [
+    ("e.json", {"nodes": [{"id": 1, "kind": "server"}, {"id": "", "kind": "server"}, {"id": "s", "kind": "switch"}],
+                "links": [[1, "s"], ["", "s"]]}, "e.json: nodes[1]: 'id' must not be empty, got ''"),
+    ("es.json", {"servers": [0, ""], "links": [[0, "s"], ["", "s"]]},
+     "es.json: 'servers': a node id must not be empty, got ''"),
+    ("el.json", {"servers": [0, 3], "links": [[0, ""], [3, ""]]}, "el.json: link [0, \"\"]: a node id must not be "
+     "empty, got ''"),
+    ("eg.graphml", '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="k" for="node" '
+     'attr.name="kind" attr.type="string"/><graph edgedefault="undirected"><node id="a"><data key="k">server</data>'
+     '</node><node id=""><data key="k">server</data></node><node id="s"><data key="k">switch</data></node><edge '
+     'source="a" target="s"/><edge source="" target="s"/></graph></graphml>',
+     "eg.graphml: node '': 'id' must not be empty, got ''"),
+])
+def test_an_empty_id_is_refused_through_the_cli(capsys, tmp_path, name, doc, said):
+    """`""` was read as an id (its link printed as `1-`), while `" 3"` was refused since trial 16."""
+    assert cli.main(["topology", _file(tmp_path, name, doc)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"allreduce-lab: error: {said}\n")
+
+
 def test_ids_with_inner_spaces_are_still_ids(tmp_path):
     spec = _file(tmp_path, "ok.json", {"servers": ["a 1", "b 2"], "links": [["a 1", "s w"], ["b 2", "s w"]]})
     assert make_topology(spec).n_servers == 2
