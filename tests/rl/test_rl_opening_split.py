@@ -103,6 +103,15 @@ def test_openings_of_a_split_and_of_a_single():
     assert show_opening(o) == "0.5:0.3 (T = 0.5 in the first 13 of 43 rounds, the greedy rollout's)"  # as before
 
 
+def test_show_opening_short_is_the_form_opening_takes():
+    """The CLI's kept and only-sample-ran notes and --explain's split name the opening as --opening takes it: one
+    function says it (they cut `show_opening`'s text at its first space and rebuilt tuples from the dicts)."""
+    o = {"temperature": 0.5, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
+    assert [show_opening(x, short=True) for x in (o, None, [None, o], (None, (0.5, 0.3)), [o, None, (2, 0.15)])] == \
+        ["0.5:0.3", "none", "none,0.5:0.3", "none,0.5:0.3", "0.5:0.3,none,2:0.15"]
+    assert show_opening([None, o], short=True) == show_opening((None, (0.5, 0.3)))
+
+
 def test_opening_option_takes_a_list():
     assert at.opening("none,0.5:0.3") == (None, (0.5, 0.3))
     assert at.opening("none, 1:0.3,2:0.15") == (None, (1.0, 0.3), (2.0, 0.15))  # three items are fine
