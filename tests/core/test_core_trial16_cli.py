@@ -128,6 +128,19 @@ def test_csv_number():
         "50625125", "-50625125", "1000000", "123457"]
 
 
+def test_json_and_csv_numbers_share_the_whole_number_rule(monkeypatch):
+    """Past 6 integer digits a number is rounded to the whole, in JSON as in the CSV; at 6 it keeps 6 significant
+    digits (999999.5 is 1000000 either way). One private helper says the rule and both forms ask it."""
+    from core import jsonnumbers
+    from core.jsonnumbers import csv_number, json_numbers
+    assert [json_numbers(x) for x in (999999.5, 1234567.89, -1234567.5)] == [1000000.0, 1234568.0, -1234568.0]
+    assert [csv_number(x) for x in (999999.5, 1234567.89, -1234567.5)] == ["1000000", "1234568", "-1234568"]
+    asked = []
+    rule = jsonnumbers._whole_past
+    monkeypatch.setattr(jsonnumbers, "_whole_past", lambda x, digits: asked.append(x) or rule(x, digits))
+    assert (json_numbers(1234567.89), csv_number(1234567.89)) == (1234568.0, "1234568") and asked == [1234567.89] * 2
+
+
 @pytest.mark.parametrize("text, said", [
     # trial 17: the reason no longer says "a lowercase b is bits", which 1kb and 100mb (bytes) contradicted
     ("1b", "--size: '1b' is ambiguous (a bare b may be a byte or a bit): write 1B for 1 byte or 1bit for bits "
