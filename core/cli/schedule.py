@@ -16,7 +16,7 @@ from ..engine import Violation
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import opening_of, openings, show_opening, show_temperature, temperature_of, temperatures
+from ..schedule import openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
@@ -242,7 +242,8 @@ def rounds_range(rolls: list[int]) -> str:
 
 
 def kept_temperature(info: dict) -> str:
-    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one."""
+    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one, and its
+    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here)."""
     t = info.get("temperature")
     kept = str(info.get("kept_rollout", ""))
     if t is None or not kept.startswith("sample "):
@@ -251,7 +252,7 @@ def kept_temperature(info: dict) -> str:
     one = f"{temperature_of(t, k):g}"
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
     split = openings(info.get("opening"))
-    o = opening_of(info.get("opening"), k)
+    o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)
     opened = "" if not o else f"{o['temperature']:g} in the first {o['rounds']} rounds, "
     if len(split) == 1:
         return one if not o else f"{one}; {opened}the opening"
