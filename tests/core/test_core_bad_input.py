@@ -572,6 +572,17 @@ def test_measured_size_of_a_file_is_close_to_the_family_formula(tmp_path):
     assert measured_size(make_topology("example:fig3")).fanin == 3
 
 
+def test_the_guards_route_class_count_is_named_an_estimate():
+    """The guard's count of a plain PS hop's route classes, S · min(fanin, S-1), is an estimate from the size; it was
+    `guard.route_classes`, beside the module `core.route_classes` that finds the classes themselves (`classes_of`)."""
+    from core import guard
+    from core.topology import spec_size
+    assert not hasattr(guard, "route_classes")
+    got = {spec: guard.n_route_classes_estimate(spec_size(spec))
+           for spec in ("bcube:n=3,k=1", "fattree:k=4", "leafspine:leaves=4,spines=2,servers=3")}
+    assert got == {"bcube:n=3,k=1": 9 * 2 * 2, "fattree:k=4": 16 * 15, "leafspine:leaves=4,spines=2,servers=3": 12 * 11}
+
+
 def test_which_refusals_at_8_gib_hold_whatever_memory_is_free(monkeypatch):
     """docs/limits.md: of what 8 GiB and 300 s refuse, BCube(10,4), fat-tree k=48 and BCube(3,1) in 10^6 chunks are
     also over the time limit, and describing fat-tree k=48 is over it alone, so they are refused on any machine;
