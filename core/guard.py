@@ -200,8 +200,9 @@ def dag_counts(size: Size, kind: str, chunks: int) -> tuple[int, int]:
     return w * chunks, q * chunks
 
 
-def route_classes(size: Size) -> int:
-    """Route classes (distinct tuples of links) of one hop of a plain PS piece: each server to each server it
+def n_route_classes_estimate(size: Size) -> int:
+    """An estimate of how many route classes (distinct tuples of links) one hop of a plain PS piece has, from the
+    size alone (the classes themselves are found by `core.route_classes.classes_of`): each server to each server it
     reaches over switches only, S · min(fanin, S-1) (BCube: S (k+1)(n-1); fat-tree, leaf-spine: S (S-1))."""
     return size.servers * max(1, min(size.fanin, size.servers - 1))
 
@@ -229,7 +230,7 @@ def estimate_schedule(size: Size, kind: str, chunks: int = 1, *, solver: str | N
     rounds = rounds_estimate(size, kind, w, chunks)
     dag = Estimate("dag", B_DAG[kind] * (w * seg + q),
                    S_DAG[kind] * (w * seg + q) + S_PYTHON_WORKLOAD[kind] * w + S_SCHED[kind] * w
-                   + max(S_HEAD * 2 * e, S_CLASS[kind] * route_classes(size)) * rounds, w)
+                   + max(S_HEAD * 2 * e, S_CLASS[kind] * n_route_classes_estimate(size)) * rounds, w)
     topology = estimate_topology(size)
     # the peak: scheduling (routes alive) or the report after it (routes freed; the DAG, then the bounds and the
     # time replay's rows), whichever is more, over the process with its kernels; then the file, written last

@@ -4,6 +4,7 @@ not 0.012806000000000001) and whole numbers whole (the message size 100000000, n
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -11,6 +12,13 @@ import numpy as np
 
 WHOLE_KEYS = frozenset({"size_bytes"})
 """Keys of compare's JSON whose values are whole numbers held as floats (the message size: the CSV's ``M bytes``)."""
+
+
+def _whole_past(x: float, digits: int) -> int | None:
+    """The rule of both forms for a number of more than `digits` integer digits: digits left of the decimal point are
+    never rounded away, so it is `x` to the nearest whole (half to even: 50625125.25 is 50625125, 1234567.5 is
+    1234568); None for any other number (and for inf and nan), which keeps `digits` significant digits."""
+    return round(x) if abs(x) >= 10 ** digits and math.isfinite(x) else None
 
 
 def json_numbers(x: Any, digits: int = 6) -> Any:
@@ -23,8 +31,9 @@ def json_numbers(x: Any, digits: int = 6) -> Any:
     if isinstance(x, (list, tuple)):
         return [json_numbers(v, digits) for v in x]
     if isinstance(x, (float, np.floating)):
-        x = float(x)  # digits left of the decimal point are kept, as in `csv_number`: 50625125.25 is 50625125.0
-        return float(round(x)) if abs(x) >= 10 ** digits and np.isfinite(x) else float(f"{x:.{digits}g}")
+        x = float(x)
+        whole = _whole_past(x, digits)
+        return float(f"{x:.{digits}g}") if whole is None else float(whole)
     if isinstance(x, np.integer):
         return int(x)
     return x
@@ -39,7 +48,8 @@ def csv_number(x: float, digits: int = 6) -> str:
     x = float(x)
     if x.is_integer() and abs(x) < 2 ** 53:
         return str(int(x))
-    if abs(x) >= 10 ** digits:
-        return f"{x:.0f}"
+    whole = _whole_past(x, digits)
+    if whole is not None:
+        return str(whole)
     text = f"{x:.{digits}g}"
     return format(Decimal(text), "f") if "e" in text else text

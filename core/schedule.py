@@ -87,20 +87,21 @@ def opening_rounds(opening: Opening, greedy_rounds: int) -> int:
     return min(greedy_rounds, math.ceil(opening[1] * greedy_rounds - 1e-9))
 
 
-def show_opening(opening: Openings | list | dict) -> str:
+def show_opening(opening: Openings | list | dict, short: bool = False) -> str:
     """An opening as the CLI takes and prints it: ``1:0.3`` (T_open:F), ``none``, or ``none,0.5:0.3`` for a split;
     also a learned method's `info["opening"]` (a dict, which adds the rounds it covered: ``1:0.3 (T = 1 in the first
-    13 of 43 rounds)``, or for a split a list of such dicts and None)."""
+    13 of 43 rounds)``, or for a split a list of such dicts and None). `short`: only as ``--opening`` takes it,
+    without the rounds covered (``0.5:0.3``, ``none,0.5:0.3``)."""
     ol = openings(opening)
-    short = ",".join("none" if o is None else f"{o['temperature']:g}:{o['fraction']:g}" if isinstance(o, dict)
-                     else f"{o[0]:g}:{o[1]:g}" for o in ol)
+    text = ",".join("none" if o is None else f"{o['temperature']:g}:{o['fraction']:g}" if isinstance(o, dict)
+                    else f"{o[0]:g}:{o[1]:g}" for o in ol)
     covered = list(dict.fromkeys(f"T = {o['temperature']:g} in the first {o['rounds']} of {o['of_rounds']}"
                                  for o in ol if isinstance(o, dict)))
-    if not covered:
-        return short
+    if short or not covered:
+        return text
     if len(ol) == 1:
-        return f"{short} ({covered[0]} rounds, the greedy rollout's)"
-    return (f"{short} (a split: sample k uses the (k mod {len(ol)})-th; " + ", ".join(covered)
+        return f"{text} ({covered[0]} rounds, the greedy rollout's)"
+    return (f"{text} (a split: sample k uses the (k mod {len(ol)})-th; " + ", ".join(covered)
             + " rounds, the greedy rollout's)")
 
 

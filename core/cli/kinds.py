@@ -101,8 +101,8 @@ def json_kind(data: Any, path: str) -> tuple[str, str] | None:
         return "cluster's JSON results (cluster --format json)", _WRITES
     if {"method", "rounds", "lower_bound", "time"} <= keys:
         return "schedule's JSON summary (schedule --format json)", _WRITES
-    if {"spec", "servers", "switches", "diameter"} <= keys:
-        return "topology's JSON summary (topology --format json)", _WRITES
+    if {"spec", "servers", "switches", "diameter"} <= keys:  # topology --format json wrote only this before stop 30
+        return "an older topology --format json summary (it now writes a topology file)", _WRITES
     if {"size_bytes", "bounds", "ranks"} <= keys:
         return "replay's JSON time report (replay --format json)", _WRITES
     if {"spec", "method", "ranks", "correct", "repetitions"} <= keys:

@@ -16,7 +16,7 @@ from ..engine import Violation
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
 from ..replan import replan
-from ..schedule import opening_of, openings, show_opening, show_temperature, temperature_of, temperatures
+from ..schedule import openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
 from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
@@ -208,20 +208,15 @@ def explain_lines(sched, steps: list[dict]) -> None:
           f"(1: no tie; more: broken by {tie})")
 
 
-def _short_opening(o: object) -> str:
-    """One item of `info["opening"]` as ``--opening`` takes it (``none``, ``0.5:0.3``)."""
-    return show_opening(o).partition(" ")[0]
-
-
 def opening_text(info: dict) -> str:
     """`info["opening"]` as `schedule` prints it (`show_opening`), noting a split that fewer samples ran than it has
     items: ``(only sample 0 ran: no opening)`` (trial 17: with --samples 1 a split read as if it applied)."""
     text, split, n = show_opening(info["opening"]), openings(info["opening"]), int(info.get("samples") or 0)
     if len(split) <= 1 or not 0 < n < len(split):
         return text
-    first = split[0]
-    note = (f"only sample 0 ran: {'no opening' if first is None else 'opening ' + _short_opening(first)}" if n == 1
-            else f"only samples 0-{n - 1} ran: {','.join(_short_opening(o) for o in split[:n])}")
+    first = "no opening" if split[0] is None else "opening " + show_opening(split[0], short=True)
+    note = (f"only sample 0 ran: {first}" if n == 1
+            else f"only samples 0-{n - 1} ran: {','.join(show_opening(o, short=True) for o in split[:n])}")
     return f"{text[:-1]}; {note})" if text.endswith(")") else f"{text} ({note})"
 
 
@@ -234,7 +229,7 @@ def kept_text(info: dict) -> str:
     if kept.startswith("sample "):
         o = info.get("kept_opening")
         which = f"of 0-{n - 1}" if n > 1 else "the only one"
-        text = f"{kept} ({which}; {'no opening' if o is None else 'opening ' + _short_opening(o)})"
+        text = f"{kept} ({which}; {'no opening' if o is None else 'opening ' + show_opening(o, short=True)})"
     else:
         text = f"the {kept} rollout"
     rolls = info.get("rollout_rounds") or []
@@ -247,7 +242,8 @@ def rounds_range(rolls: list[int]) -> str:
 
 
 def kept_temperature(info: dict) -> str:
-    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one."""
+    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one, and its
+    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here)."""
     t = info.get("temperature")
     kept = str(info.get("kept_rollout", ""))
     if t is None or not kept.startswith("sample "):
@@ -256,11 +252,11 @@ def kept_temperature(info: dict) -> str:
     one = f"{temperature_of(t, k):g}"
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
     split = openings(info.get("opening"))
-    o = opening_of(info.get("opening"), k)
+    o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)
     opened = "" if not o else f"{o['temperature']:g} in the first {o['rounds']} rounds, "
     if len(split) == 1:
         return one if not o else f"{one}; {opened}the opening"
-    whole = show_opening([None if x is None else (x["temperature"], x["fraction"]) for x in split])
+    whole = show_opening(split, short=True)
     return f"{one}; {opened}sample {k}'s opening in the split {whole}" if o else \
         f"{one}; no opening, sample {k}'s in the split {whole}"
 

@@ -1,4 +1,4 @@
-"""`allreduce-lab topology`: a topology's size, degrees and links."""
+"""`allreduce-lab topology`: a topology's size, degrees and links; with ``--format json``, a topology file."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..guard import check, estimate_describe
-from ..topology import changes, size_of
+from ..topology import Topology, changes, size_of, to_dict
 from .common import FORCE_HELP, add_network_options, print_table, read_network, same_decimals
 
 
@@ -14,7 +14,10 @@ def register(sub) -> None:
     """Add this module's subcommands to the parser."""
     p = sub.add_parser("topology", help="describe a topology: servers, switches, links, degrees")
     p.add_argument("spec", help="e.g. bcube:n=3,k=1, dcell:n=4,k=1, fattree:k=4, leafspine:leaves=4,spines=2,servers=3, file:net.graphml")
-    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text (default) or json: a topology file (nodes, links, failed links, with --fail-links and "
+                        "--slow-links applied) that file:PATH reads back, the summary under 'summary' "
+                        "(docs/topology-files.md)")
     p.add_argument("--links", action="store_true", help="also list every link: id, ends, level, bandwidth, latency")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     add_network_options(p, mid_run=False)
@@ -22,7 +25,8 @@ def register(sub) -> None:
 
 
 def cmd_topology(a: argparse.Namespace) -> int:
-    """Print the size and degree summary of a topology (and its links with --links)."""
+    """Print the size and degree summary of a topology (and its links with --links); in JSON, the topology as a file
+    `file:PATH` reads back, with that summary (and the link rows) under ``summary``."""
     base, t = read_network(a, a.spec)
     check(estimate_describe(size_of(t)), force=a.force)
     s = t.summary()
@@ -33,7 +37,7 @@ def cmd_topology(a: argparse.Namespace) -> int:
              for e, ((u, v), lev, c, bw, lat, f) in enumerate(zip(t.edges.tolist(), t.edge_level, t.capacity,
                                                                   t.bandwidth, t.latency, t.failed))]
     if a.format == "json":
-        print(json.dumps({**s, "links": link_rows} if a.links else s, indent=2))
+        print(file_text(t, {**s, "links": link_rows} if a.links else s))
         return 0
     print(s["spec"])
     print(f"  servers {s['servers']}, switches {s['switches']}, nodes {s['nodes']}, "
@@ -61,3 +65,17 @@ def _state(link: dict) -> str:
     if link["failed"]:
         return "FAILED"
     return f"slowed from {link['slowed_from_gbps']:g}" if "slowed_from_gbps" in link else ""
+
+
+def file_text(t: Topology, summary: dict) -> str:
+    """`t` as a topology file (`core.topology.to_dict`, the form schedule files hold; `file:PATH` reads it back) with
+    `summary` under ``summary``: one node and one link a line, other lists on one, the summary indented. A user
+    saved the JSON to feed it back and got only the summary (stop 30's review)."""
+    doc = {**to_dict(t), "summary": summary}
+
+    def value(key: str, v: object) -> str:
+        if key in ("nodes", "links") and isinstance(v, list) and v:
+            return "[\n" + ",\n".join("    " + json.dumps(x) for x in v) + "\n  ]"
+        return json.dumps(v) if isinstance(v, list) else json.dumps(v, indent=2).replace("\n", "\n  ")
+
+    return "{\n" + ",\n".join(f"  {json.dumps(k)}: {value(k, v)}" for k, v in doc.items()) + "\n}"

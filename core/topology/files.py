@@ -204,8 +204,11 @@ def _refuse_repeated_ids(ids: list[Any]) -> None:
 
 
 def _refuse_padded(x: Any, what: str) -> None:
-    """Refuse a string id that begins or ends with whitespace: it prints as another id (``" 3"`` made the link
-    ``1- 3``, trial 16), and a link, --fail-links or --slow-links written by hand names the id without it."""
+    """Refuse a string id that is empty or begins or ends with whitespace: it prints as another id or as none
+    (``" 3"`` made the link ``1- 3``, trial 16; ``""`` made a link to ``s`` ``-s``), and a link, --fail-links or
+    --slow-links written by hand names the id without it."""
+    if x == "":
+        raise TopologyError(f"{what} must not be empty, got ''")
     if isinstance(x, str) and x != x.strip():
         raise TopologyError(f"{what} must not begin or end with whitespace, got {x!r}")
 

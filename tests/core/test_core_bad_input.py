@@ -292,7 +292,7 @@ def test_cli_version(capsys):
 def test_cli_topology_ok(capsys):
     code, out, err = run_cli(capsys, "topology", "bcube:n=3,k=1", "--format", "json")
     assert code == 0
-    s = json.loads(out)
+    s = json.loads(out)["summary"]  # the JSON is a topology file, its summary under "summary"
     assert (s["servers"], s["switches"], s["edges"], s["directed_links"]) == (9, 6, 18, 36)
     code, out, err = run_cli(capsys, "topology", "dcell:n=4,k=1")
     assert code == 0
@@ -570,6 +570,17 @@ def test_measured_size_of_a_file_is_close_to_the_family_formula(tmp_path):
         assert m.fanin == formula.fanin and m.segment == formula.segment, (spec, m, formula)
         assert 0.5 <= m.depth / formula.depth <= 2.0
     assert measured_size(make_topology("example:fig3")).fanin == 3
+
+
+def test_the_guards_route_class_count_is_named_an_estimate():
+    """The guard's count of a plain PS hop's route classes, S · min(fanin, S-1), is an estimate from the size; it was
+    `guard.route_classes`, beside the module `core.route_classes` that finds the classes themselves (`classes_of`)."""
+    from core import guard
+    from core.topology import spec_size
+    assert not hasattr(guard, "route_classes")
+    got = {spec: guard.n_route_classes_estimate(spec_size(spec))
+           for spec in ("bcube:n=3,k=1", "fattree:k=4", "leafspine:leaves=4,spines=2,servers=3")}
+    assert got == {"bcube:n=3,k=1": 9 * 2 * 2, "fattree:k=4": 16 * 15, "leafspine:leaves=4,spines=2,servers=3": 12 * 11}
 
 
 def test_which_refusals_at_8_gib_hold_whatever_memory_is_free(monkeypatch):

@@ -107,6 +107,8 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
     nx.write_graphml(g, tmp_path / "net.graphml")
     (tmp_path / "net.json").write_text(json.dumps({"nodes": [{"id": 0, "kind": "server"}, {"id": 1, "kind": "server"},
                                                              {"id": 2, "kind": "switch"}], "links": [[0, 2], [1, 2]]}))
+    from core.topology import make_topology  # topology --format json's output before stop 30: the summary alone
+    (tmp_path / "old_topology.json").write_text(json.dumps(make_topology("bcube:n=2,k=1").summary()))
     (tmp_path / "jobs.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,100\n")
     (tmp_path / "cluster_log.csv").write_text("job_id,gpu_num,submit_time,start_time,end_time\n"
                                               "1,1,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09\n")
@@ -131,7 +133,8 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
             "cluster_job_log": ("a Philly cluster trace", "give it to cluster --trace philly:{}"),
             "compare.json": ("compare's JSON results (compare --format json)", writes),
             "summary.json": ("schedule's JSON summary (schedule --format json)", writes),
-            "topology.json": ("topology's JSON summary (topology --format json)", writes),
+            "topology.json": ("a topology file", topo),  # topology --format json writes one since stop 30
+            "old_topology.json": ("an older topology --format json summary (it now writes a topology file)", writes),
             "cluster.json": ("cluster's JSON results (cluster --format json)", writes),
             "cluster.csv": ("cluster's CSV results (cluster --format csv)", writes),
             "per_job.csv": ("cluster's per-job CSV (cluster --jobs-out)", writes),

@@ -128,6 +128,19 @@ def test_csv_number():
         "50625125", "-50625125", "1000000", "123457"]
 
 
+def test_json_and_csv_numbers_share_the_whole_number_rule(monkeypatch):
+    """Past 6 integer digits a number is rounded to the whole, in JSON as in the CSV; at 6 it keeps 6 significant
+    digits (999999.5 is 1000000 either way). One private helper says the rule and both forms ask it."""
+    from core import jsonnumbers
+    from core.jsonnumbers import csv_number, json_numbers
+    assert [json_numbers(x) for x in (999999.5, 1234567.89, -1234567.5)] == [1000000.0, 1234568.0, -1234568.0]
+    assert [csv_number(x) for x in (999999.5, 1234567.89, -1234567.5)] == ["1000000", "1234568", "-1234568"]
+    asked = []
+    rule = jsonnumbers._whole_past
+    monkeypatch.setattr(jsonnumbers, "_whole_past", lambda x, digits: asked.append(x) or rule(x, digits))
+    assert (json_numbers(1234567.89), csv_number(1234567.89)) == (1234568.0, "1234568") and asked == [1234567.89] * 2
+
+
 @pytest.mark.parametrize("text, said", [
     # trial 17: the reason no longer says "a lowercase b is bits", which 1kb and 100mb (bytes) contradicted
     ("1b", "--size: '1b' is ambiguous (a bare b may be a byte or a bit): write 1B for 1 byte or 1bit for bits "
@@ -193,6 +206,26 @@ def test_an_id_with_leading_or_trailing_whitespace_is_refused(tmp_path, name, do
     with pytest.raises(TopologyError) as info:
         make_topology(_file(tmp_path, name, doc))
     assert str(info.value) == said
+
+
+@pytest.mark.parametrize("name, doc, said", [
+    ("e.json", {"nodes": [{"id": 1, "kind": "server"}, {"id": "", "kind": "server"}, {"id": "s", "kind": "switch"}],
+                "links": [[1, "s"], ["", "s"]]}, "e.json: nodes[1]: 'id' must not be empty, got ''"),
+    ("es.json", {"servers": [0, ""], "links": [[0, "s"], ["", "s"]]},
+     "es.json: 'servers': a node id must not be empty, got ''"),
+    ("el.json", {"servers": [0, 3], "links": [[0, ""], [3, ""]]}, "el.json: link [0, \"\"]: a node id must not be "
+     "empty, got ''"),
+    ("eg.graphml", '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><key id="k" for="node" '
+     'attr.name="kind" attr.type="string"/><graph edgedefault="undirected"><node id="a"><data key="k">server</data>'
+     '</node><node id=""><data key="k">server</data></node><node id="s"><data key="k">switch</data></node><edge '
+     'source="a" target="s"/><edge source="" target="s"/></graph></graphml>',
+     "eg.graphml: node '': 'id' must not be empty, got ''"),
+])
+def test_an_empty_id_is_refused_through_the_cli(capsys, tmp_path, name, doc, said):
+    """`""` was read as an id (its link printed as `1-`), while `" 3"` was refused since trial 16."""
+    assert cli.main(["topology", _file(tmp_path, name, doc)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"allreduce-lab: error: {said}\n")
 
 
 def test_ids_with_inner_spaces_are_still_ids(tmp_path):

@@ -256,7 +256,7 @@ def test_topology_command_lists_links_and_failures(capsys):
     assert code == 0 and ["1", "s01-sw0.0", "0", "1", "25", "1", "slowed", "from", "100"] in rows
     assert ["2", "s02-sw0.0", "0", "1", "100", "1"] in rows
     code, out, _ = run_cli(capsys, "topology", "bcube:n=3,k=1", "--links", "--slow-links", "1:25", "--format", "json")
-    links = json.loads(out)["links"]
+    links = json.loads(out)["summary"]["links"]  # the rows; the file's own "links" are [u, v, ...]
     assert links[1]["slowed_from_gbps"] == 100.0 and "slowed_from_gbps" not in links[2]
 
 

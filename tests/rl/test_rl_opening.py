@@ -168,9 +168,10 @@ def test_bench_temperature_candidates_take_an_opening():
 def test_explain_names_the_opening_of_the_kept_sample():
     from core.cli.schedule import kept_temperature
     o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
-    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": o}) == \
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": o, "kept_opening": o}) == \
         "0.2; 1 in the first 13 rounds, the opening"
-    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": None}) == "0.2"
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": None,
+                             "kept_opening": None}) == "0.2"
 
 
 def test_compare_notes_and_csv_name_the_opening():

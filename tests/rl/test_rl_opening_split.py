@@ -103,6 +103,15 @@ def test_openings_of_a_split_and_of_a_single():
     assert show_opening(o) == "0.5:0.3 (T = 0.5 in the first 13 of 43 rounds, the greedy rollout's)"  # as before
 
 
+def test_show_opening_short_is_the_form_opening_takes():
+    """The CLI's kept and only-sample-ran notes and --explain's split name the opening as --opening takes it: one
+    function says it (they cut `show_opening`'s text at its first space and rebuilt tuples from the dicts)."""
+    o = {"temperature": 0.5, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
+    assert [show_opening(x, short=True) for x in (o, None, [None, o], (None, (0.5, 0.3)), [o, None, (2, 0.15)])] == \
+        ["0.5:0.3", "none", "none,0.5:0.3", "none,0.5:0.3", "0.5:0.3,none,2:0.15"]
+    assert show_opening([None, o], short=True) == show_opening((None, (0.5, 0.3)))
+
+
 def test_opening_option_takes_a_list():
     assert at.opening("none,0.5:0.3") == (None, (0.5, 0.3))
     assert at.opening("none, 1:0.3,2:0.15") == (None, (1.0, 0.3), (2.0, 0.15))  # three items are fine
@@ -148,10 +157,44 @@ def test_cli_split_goes_to_the_schedule_file_and_the_text(capsys, tmp_path):
 def test_explain_names_the_kept_samples_item_of_the_split():
     from core.cli.schedule import kept_temperature
     o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
-    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": [None, o]}) == \
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": [None, o],
+                             "kept_opening": o}) == \
         "0.2; 1 in the first 13 rounds, sample 5's opening in the split none,1:0.3"
-    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 4", "opening": [None, o]}) == \
-        "0.2; no opening, sample 4's in the split none,1:0.3"
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 4", "opening": [None, o],
+                             "kept_opening": None}) == "0.2; no opening, sample 4's in the split none,1:0.3"
+
+
+def test_explain_reads_the_kept_opening_the_run_recorded():
+    """--explain's sampled line names `info["kept_opening"]`, the item the run recorded for the kept sample, rather
+    than working it out from the split again (`opening_of`, the rule core.schedulers.learned owns): given a record
+    the modulo rule would not give, the line follows the record."""
+    from core.cli.schedule import kept_temperature
+    o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 4", "opening": [None, o],
+                             "kept_opening": o}) == \
+        "0.2; 1 in the first 13 rounds, sample 4's opening in the split none,1:0.3"
+    assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": [None, o],
+                             "kept_opening": None}) == "0.2; no opening, sample 5's in the split none,1:0.3"
+
+
+def test_cli_explain_names_the_kept_samples_opening_of_a_split(capsys, tmp_path):
+    """schedule --explain with --opening none,0.5:0.3 on a tiny topology: the sampled line names the opening the
+    schedule file records for the kept sample (Jellyfish(6 switches), seed 0 keeps a sample; the greedy rollout
+    kept has no sampled line)."""
+    out = tmp_path / "s.json"
+    code = cli.main(["schedule", "jellyfish:switches=6,ports=4,switch_ports=3,seed=0", "--method", "rl-sample",
+                     "--samples", "4", "--opening", "none,0.5:0.3", "--explain", "2", "--out", str(out)])
+    text = capsys.readouterr().out
+    info = json.loads(out.read_text())["info"]
+    sampled = [line for line in text.splitlines() if line.strip().startswith("sampled rollout:")]
+    assert code == 0 and info["opening"][0] is None and info["opening"][1]["fraction"] == 0.3
+    if info["kept_rollout"] == "greedy":
+        assert sampled == []
+        return
+    k, o = int(info["kept_rollout"].split()[1]), info["kept_opening"]
+    said = (f"{o['temperature']:g} in the first {o['rounds']} rounds, sample {k}'s opening in the split none,0.5:0.3"
+            if o else f"no opening, sample {k}'s in the split none,0.5:0.3")
+    assert len(sampled) == 1 and f"(T = 0.2; {said})" in sampled[0], sampled
 
 
 def test_compare_notes_and_csv_name_the_split():
