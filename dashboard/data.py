@@ -383,7 +383,8 @@ def schedule_json(source: Source, method: str, config: ScheduleConfig) -> str:
 def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS) -> str:
     """The utilization heatmap's numbers as CSV: directed links x rounds (percent of capacity), or x time columns
     (percent of the column's time busy), each column named by its interval in the player's unit, one for the file
-    and every method's (`labels.shared_unit`, the seconds axis's: ``8-16 ns`` at 1 B, not ``8e-09-1.6e-08 ms``)."""
+    and every method's (`labels.shared_unit`, the seconds axis's: ``8-16 ps`` at 1 B without latency, not
+    ``8e-09-1.6e-08 ms``)."""
     pb = played(source, method, config, timeline)
     names = None
     if timeline.seconds:

@@ -131,9 +131,10 @@ def shared_unit(seconds: Iterable[float]) -> tuple[str, float]:
     axis and columns, the heatmap CSV's column names): the unit `core.units.time_unit` picks for the largest of them.
 
     The largest, not the smallest: the seconds axis runs to the latest finish and is already in its unit, so every
-    number reads on the axis as it is; and the others then show as decimals with their 3 significant digits (0.95
-    beside 1.2 µs), where the smallest's unit would give the largest more digits than a metric's box holds at three
-    methods (1,200 ns; 1,200,000 ps beside µs). Each time in its own unit put ns beside µs on one screen (issue 12).
+    number reads on the axis as it is; and the others then show as decimals with their 3 significant digits (0.996
+    beside 1.12 µs), where the smallest's unit would give the largest more digits than a metric's box holds at three
+    methods (1120 ns; 1,120,000 beside a time in ps). Each time in its own unit put ns beside µs on one screen
+    (issue 12).
     NaN does not count; none: `time_unit`'s default (ms)."""
     sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
     return time_unit([max(sizes)] if sizes else [])
