@@ -202,15 +202,23 @@ def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
     return TIME_UNITS[1]
 
 
-def format_seconds(seconds: float) -> str:
-    """A readable duration, 3 significant digits in the unit `time_unit` picks for it alone: ``12.3 ms``,
-    ``4.56 µs``, ``1.2 s``, ``71.1 ps``; never in scientific notation (a duration under 1 ps, which no link of
-    this model takes, reads in ps with the decimals it needs)."""
-    unit, per_second = time_unit([seconds])
-    text = f"{seconds * per_second:.3g}"
-    if "e" in text:  # under 0.0001 ps
-        text = f"{seconds * per_second:.{3 - math.floor(math.log10(abs(seconds * per_second)))}f}"
-    return f"{text} {unit}"
+def format_seconds(seconds: float, unit: tuple[str, float] | None = None, digits: int = 3) -> str:
+    """A readable duration, 3 significant digits (`digits`) in the unit `time_unit` picks for it alone: ``12.3 ms``,
+    ``4.56 µs``, ``1.2 s``, ``71.1 ps``; or in `unit` (a `TIME_UNITS` pair), the one of durations shown side by side
+    (``0.95 µs`` beside ``1.2 µs``). Never in scientific notation (`seconds_in`)."""
+    name, per_second = unit or time_unit([seconds])
+    return f"{seconds_in(seconds, per_second, digits)} {name}"
+
+
+def seconds_in(seconds: float, per_second: float, digits: int = 3) -> str:
+    """The number of a duration in a unit (`per_second` of it make a second), `digits` significant digits, never in
+    scientific notation: a value under 0.0001 of its unit (a duration under 1 ps, which no link of this model takes,
+    or a time lost far smaller than the run) or of 10^digits or more reads with the decimals it needs."""
+    value = seconds * per_second
+    text = f"{value:.{digits}g}"
+    if "e" in text:
+        text = f"{value:.{max(0, digits - math.floor(math.log10(abs(value))))}f}"
+    return text
 
 
 RATE_UNITS = (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3), ("B/s", 1.0))

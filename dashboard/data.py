@@ -31,9 +31,10 @@ from core.schedule_io import schedule_to_dict
 from core.seconds import time_report
 from core.timing import ReplayPlan, Timing
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
+from core.units import seconds_in
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
-from . import figures
+from . import figures, labels
 from .axisnames import BOTH_WAYS
 from .figures import AxisStyle, HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, build_time_playback, heatmap_table
@@ -381,12 +382,16 @@ def schedule_json(source: Source, method: str, config: ScheduleConfig) -> str:
 @by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16))
 def heatmap_csv(source: Source, method: str, config: ScheduleConfig, timeline: Timeline = ROUNDS) -> str:
     """The utilization heatmap's numbers as CSV: directed links x rounds (percent of capacity), or x time columns
-    (percent of the column's time busy, columns named by their interval in ms)."""
+    (percent of the column's time busy), each column named by its interval in the player's unit, one for the file
+    and every method's (`labels.shared_unit`, the seconds axis's: ``8-16 ps`` at 1 B without latency, not
+    ``8e-09-1.6e-08 ms``)."""
     pb = played(source, method, config, timeline)
     names = None
     if timeline.seconds:
-        e = np.asarray(timeline.edges_s) * 1e3
-        names = [f"{e[j]:.6g}-{e[j + 1]:.6g} ms" for j in range(pb.n_rounds)]
+        unit, per_second = labels.shared_unit(timeline.edges_s)
+        e = timeline.edges_s
+        names = [f"{seconds_in(e[j], per_second, 6)}-{seconds_in(e[j + 1], per_second, 6)} {unit}"
+                 for j in range(pb.n_rounds)]
     return heatmap_table(pb, names).to_csv(index=False)
 
 

@@ -5,13 +5,16 @@ which RL checkpoint ran and whether it was trained on this topology. Reads `Sche
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 from core.methods import get_method
 from core.rl.pair import pair_stem
 from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
-from core.units import format_seconds, format_size
+from core.units import format_seconds, format_size, time_unit
 
 
 _MARKDOWN = frozenset("\\`*_[]<>$~|#:")
@@ -116,10 +119,25 @@ def result_notes(method: str, info: dict, spec: str, time_limit: float | None = 
     return [n for n in (optimal_note(info, time_limit), checkpoint_note(info, spec), sampling_note(info)) if n]
 
 
-def seconds(value: float, signed: bool = False) -> str:
-    """A duration as read on screen (``12.3 ms``); `signed` adds + or − (a time lost may be negative)."""
-    text = format_seconds(abs(float(value)))
+def seconds(value: float, signed: bool = False, unit: tuple[str, float] | None = None) -> str:
+    """A duration as read on screen (``12.3 ms``), in its own unit or in `unit` (`shared_unit`'s, beside other
+    methods' times); `signed` adds + or − (a time lost may be negative)."""
+    text = format_seconds(abs(float(value)), unit)
     return (("−" if value < 0 else "+") + text) if signed else text
+
+
+def shared_unit(seconds: Iterable[float]) -> tuple[str, float]:
+    """The one unit of times shown side by side for several methods (the player's metrics and captions, its seconds
+    axis and columns, the heatmap CSV's column names): the unit `core.units.time_unit` picks for the largest of them.
+
+    The largest, not the smallest: the seconds axis runs to the latest finish and is already in its unit, so every
+    number reads on the axis as it is; and the others then show as decimals with their 3 significant digits (0.996
+    beside 1.12 µs), where the smallest's unit would give the largest more digits than a metric's box holds at three
+    methods (1120 ns; 1,120,000 beside a time in ps). Each time in its own unit put ns beside µs on one screen
+    (issue 12).
+    NaN does not count; none: `time_unit`'s default (ms)."""
+    sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
+    return time_unit([max(sizes)] if sizes else [])
 
 
 def size(n_bytes: float) -> str:
@@ -141,12 +159,14 @@ def time_gap_note(bounds: dict, sync_rounds: dict | None = None) -> str:
     return "gap vs the best lower bound in seconds: " + ", ".join(parts)
 
 
-def replan_notes(summary: dict) -> list[str]:
-    """A re-planned run in words: failure-free time, when it changed and resumed, what was re-sent or re-routed."""
+def replan_notes(summary: dict, unit: tuple[str, float] | None = None) -> list[str]:
+    """A re-planned run in words: failure-free time, when it changed and resumed, what was re-sent or re-routed;
+    the times in `unit` (`shared_unit`'s, beside other methods'), else each in its own."""
     at, resume = summary["at_s"], summary["resume_s"]
-    notes = [f"failure-free {seconds(summary['failure_free_s'])}"]
+    notes = [f"failure-free {seconds(summary['failure_free_s'], unit=unit)}"]
     if at > 0:
-        notes.append(f"changed at {seconds(at)}" + (f", resumed at {seconds(resume)}" if resume > at else ""))
+        notes.append(f"changed at {seconds(at, unit=unit)}"
+                     + (f", resumed at {seconds(resume, unit=unit)}" if resume > at else ""))
         notes.append(f"{summary['finished']} of {summary['workloads']} workloads done by then")
     else:
         notes.append("changed before the run")

@@ -19,7 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
-from core.units import rate_unit, time_unit
+from core.units import rate_unit, seconds_in
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -103,14 +103,17 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
     the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run."""
     if timeline.seconds and timeline.event is None:
         _latency_caption(plays, source, config)
+    unit = ("round", 1.0)
+    if timeline.seconds or timeline.event is not None:  # one unit for every method's times: the latest finish's
+        unit = labels.shared_unit(data.run_end(source, pb.method, config, timeline) for pb in plays)
     for col, pb in zip(st.columns(len(plays)), plays):
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
             slots = metric_slots(len(plays))
             if timeline.event is not None:
-                _event_metrics(pb, source, config, timeline, slots)
+                _event_metrics(pb, source, config, timeline, slots, unit)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode, slots)
+                _seconds_metrics(pb, source, config, timeline.mode, slots, unit)
             else:
                 _round_metrics(pb, source, config, slots)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
@@ -148,38 +151,42 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
         st.caption(line)
 
 
-def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple) -> None:
+def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,
+                     unit: tuple[str, float]) -> None:
+    """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`)."""
     rep = data.seconds_report(source, pb.method, config)
     m, bounds = rep[mode], rep["bounds"]
     best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
     a, b, c = slots
-    unit, f = time_unit([m["time_s"]])  # core.units' rule, the CLI's: ns or ps below 1 µs
-    a.metric(f"Time ({unit})", f"{m['time_s'] * f:.3g}", help=f"{mode} replay of {pb.stats['rounds']} rounds, "
-             f"message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
+    a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
+             f"rounds, message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
     rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
     b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rounds))
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
-    notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']))} "
+    notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']), unit=unit)} "
              f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 
 
-def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline, slots: tuple) -> None:
+def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline, slots: tuple,
+                   unit: tuple[str, float]) -> None:
+    """A method's rounds, end and time lost with the change; its times in `unit`, every method's
+    (`labels.shared_unit`)."""
     r = data.replanned(source, pb.method, config, timeline.event, timeline.mode).summary()
     a, b, c = slots
     whole = data.event_playback(source, pb.method, config, timeline.event, timeline.mode).n_rounds
     a.metric("Rounds", whole, help="rounds of the whole run: the delivered part of the planned rounds, then the "
                                    f"re-planned rest ({r['rest_rounds']} rounds)")
-    unit, f = time_unit([r["failure_free_s"]])
-    b.metric(f"End ({unit})", f"{r['finish_s'] * f:.3g}", help=f"{timeline.mode} replay with the change: "
+    b.metric(f"End ({unit[0]})", seconds_in(r["finish_s"], unit[1]), help=f"{timeline.mode} replay with the change: "
              f"{labels.seconds(r['finish_s'])}; failure-free {labels.seconds(r['failure_free_s'])}")
-    c.metric(f"Lost ({unit})", f"{r['lost_s'] * f:+.2g}", f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
+    c.metric(f"Lost ({unit[0]})", ("+" if r["lost_s"] >= 0 else "") + seconds_in(r["lost_s"], unit[1], 2),
+             f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
              help="finish with the change − finish of the same schedule without it (core.replan): "
                   f"{labels.seconds(r['lost_s'], signed=True)}")
-    st.caption(" · ".join(labels.replan_notes(r)))
+    st.caption(" · ".join(labels.replan_notes(r, unit)))
 
 
 def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int | str = 820,
@@ -204,7 +211,7 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         legend += figures.link_legend(data.drawing(source))
     last = max(pb.n_rounds for pb in plays)
     if timeline.seconds:
-        unit = time_unit([timeline.edges_s[-1]])
+        unit = labels.shared_unit(timeline.edges_s)  # the latest finish's, as the metrics' above
         edges, axis = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist()), figures.time_axis(unit[0])
     else:
         unit, edges, axis = ("round", 1.0), tuple(figures.round_edges(last).tolist()), figures.ROUND_AXIS

@@ -4,6 +4,7 @@ columns) by an estimate of how wide Streamlit draws them, and a table turned on 
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 FIT_PX = 740
@@ -15,6 +16,42 @@ debugger's, before they were split: 13 columns headed by 176 characters drew ~12
 ~2170 px) give ~5.3 px a character and ~26 px a column; the estimate is set above both, so a table it passes fits."""
 HEADER_PAD_PX, CELL_PAD_PX = 28.0, 20.0
 """Room of a header (its padding and sort mark) and of a cell besides their text."""
+
+
+PAGE_PX = 820
+"""Width of a stretched table in the main column of a 1280-px window beside the sidebar (the Compare page's seconds
+table, measured in chromium)."""
+
+
+GRID_GLYPHS_PX = (
+    (" ", 2.8), ("ij,.:;'·lI", 3.7), ("f()[]-", 4.4), ("tr/", 4.9), ("szxc", 6.4),
+    ("vyYJ–LFke0123456789+−=#_ag", 7.1), ("XVESTZoAhunbdpq", 7.8), ("µPRCKB", 8.3), ("DG↑↓UNH", 9.2), ("OQ", 9.3),
+    ("wM", 10.2), ("W%", 11.6), ("m", 11.7))
+"""(characters, px): each character's width in Streamlit's grid (st.dataframe, Streamlit 1.67: "400 14px Source Sans",
+headers and cells alike), measured with the canvas's measureText in chromium, each group at its widest rounded up
+(a word's width is the sum of its characters' within 0.5 px: "critical-path" 70.9 px, "45,000,100.0" 73.1 px)."""
+_GLYPH_PX = {c: px for chars, px in GRID_GLYPHS_PX for c in chars}
+GLYPH_DEFAULT_PX = 11.7
+"""Width assumed for a character not in the table (as wide as the widest that is)."""
+GRID_PAD_PX = 8.0
+"""The grid's padding left and right of a cell's or a header's text."""
+SORTED_HEADER_PX = GRID_PAD_PX + 12.0 + 35.0
+"""Room a header takes besides its title once its column is sorted and the mouse is on it: the padding, Streamlit's
+sort mark ("↑ " before the title, 11.5 px) and glide's column menu, which fades the title out over the header's last
+35 px (to transparent 24.5 px before its end) while the header is hovered, as it is right after the click that
+sorts it. A sorted header without this room read "↑ gap BW bou⋮" at 1280 px (issue 12)."""
+
+
+def text_px(text: str) -> float:
+    """Width of `text` as the grid draws it (`GRID_GLYPHS_PX`)."""
+    return sum(_GLYPH_PX.get(c, GLYPH_DEFAULT_PX) for c in text)
+
+
+def sortable_px(header: str, cells: Sequence[str]) -> int:
+    """Width (px) of a grid column whose `header` stays readable when the column is sorted and hovered
+    (`SORTED_HEADER_PX`) and whose widest cell (as shown, text) fits, rounded up."""
+    widest = max((text_px(c) for c in cells), default=0.0)
+    return math.ceil(max(text_px(header) + SORTED_HEADER_PX, widest + 2 * GRID_PAD_PX))
 
 
 def cell_text(value: object) -> str:

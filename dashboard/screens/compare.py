@@ -11,10 +11,10 @@ from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, 
                           other_dag_words, time_table)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
-from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, parse_size
+from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
 from core.topology import preset
 
-from .. import charts, controls, data, figures, labels
+from .. import charts, controls, data, figures, labels, tables
 from ..controls import method_title, methods_picker, persistent
 from ..sources import Source, file_stem
 
@@ -176,42 +176,85 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
 
 def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
-    same rows, units and cells: one number of decimals per column, 15.060 and 0.0%, gaps with thousands separators)
-    at the sidebar's message size, the one the CSV's times are for; the cells are numbers (a column sorts by value),
-    each shown as the CLI's text, right-aligned, the method column wide enough for its longest name; under it the
-    CLI's latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
-    message."""
+    same rows, units and numbers: one number of decimals per column, 15.060, gaps with thousands separators) at the
+    sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
+    once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
+    when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
+    cells are numbers (a column sorts by value), each shown as the CLI's number; the grid's accessible table exposes
+    the same number (`cli_cells`). Under it the CLI's latency note (`core.compare.latency_notes`), which explains the
+    huge gaps to the bandwidth bound of a small message."""
     import pandas as pd
     header, body = time_table(rows, methods)
     if not body:
         return
     st.subheader(f"Seconds for M = {labels.size(size)}")
-    gaps = {g: f"{g} %" for g in GAP_COLUMNS}
-    columns = [gaps.get(h, h) for h in header]
-    shown = cli_cells(columns, body)
-    longest = max(len(c) for c in [columns[1], *(cells[1] for cells in body)])
-    config = {c: st.column_config.NumberColumn(c) for c in columns[2:]}
-    config[columns[1]] = st.column_config.TextColumn(columns[1], width=METHOD_PX_PER_CHAR * longest + 16)
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    heads = two_row_header(header)
+    body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
+    shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body)
+    config = {}
+    for j, (group, leaf, why) in enumerate(heads):
+        kind = st.column_config.TextColumn if j < 2 else st.column_config.NumberColumn
+        config[leaf] = kind(help=why, width=tables.sortable_px(leaf, [cells[j] for cells in body]))
+    units = ", ".join(dict.fromkeys(g for g, _, _ in heads if g))  # the accessible table names leaves only
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
+                 alt=f"Seconds for M = {labels.size(size)}, units: {units}")
     seeded = [method_title(m) for m in methods if get_method(m).randomized]
     st.caption(f"Replayed at M = {labels.size(size)} (sidebar: Message size; the CSV's times are for the same M). "
-               "algbw = M / async time, busbw = algbw·2(n−1)/n (nccl-tests); gaps of the async time to the bandwidth "
-               "bound (any AllReduce) and to the best bound of the method's own DAG."
+               "Bandwidth: alg = algbw = M / async time, bus = busbw = algbw·2(n−1)/n (nccl-tests). Gaps of the async "
+               "time to the bandwidth bound of any AllReduce (BW) and to the best bound of the method's own DAG "
+               "(own). Hover a header for what it holds."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
     for line in latency_notes(rows, methods):
         st.caption(line)
 
 
-def cli_cells(columns: list[str], body: list[list[str]]) -> "pd.io.formats.style.Styler":
+def two_row_header(header: list[str]) -> list[tuple[str, str, str]]:
+    """The CLI's seconds-table header (`core.compare.time_table`: ``sync ms``, ``algbw GB/s``, ``gap BW bound``) as
+    (group, leaf, help) per column: the unit once in the group (``time (ms)``, ``bandwidth (GB/s)``, ``gap to bound
+    (%)``), a short leaf (``sync``, ``alg``, ``BW``) and the CLI's name and meaning on hover. Headed by the CLI's
+    names, a sorted column's header was cut at 1280 px ("↑ gap BW bou⋮"): nine columns of ~55 px of sort mark, menu
+    and padding each leave ~36 px for a title in 820 px."""
+    out = []
+    for h in header:
+        name, _, unit = h.partition(" ")
+        if name in MODES:
+            out.append((f"time ({unit})", name, f"{MODE_HELP[name]}, in {unit} (the CLI's {h})"))
+        elif name in ("algbw", "busbw"):
+            out.append((f"bandwidth ({unit})", name[:3], f"{RATE_HELP[name]}, in {unit} (the CLI's {h})"))
+        elif h in GAP_COLUMNS:
+            leaf = "BW" if h == GAP_COLUMNS[0] else "own"
+            out.append(("gap to bound (%)", leaf, f"{GAP_HELP[h]}, in % (the CLI's {h})"))
+        else:
+            out.append(("", h, PLAIN_HELP[h]))
+    return out
+
+
+MODE_HELP = {"sync": "the time to finish with a barrier after every round (the round model)",
+             "async": "the time to finish when a workload starts once its inputs arrived and its links are free"}
+RATE_HELP = {"algbw": "algbw, the algorithm bandwidth: M / async time",
+             "busbw": "busbw, the bus bandwidth: algbw·2(n−1)/n (nccl-tests)"}
+GAP_HELP = {GAP_COLUMNS[0]: "the async time's gap to the bandwidth bound of any AllReduce (latency left out)",
+            GAP_COLUMNS[1]: "the async time's gap to the best lower bound of the method's own DAG"}
+PLAIN_HELP = {"config": "the configuration (topology)", "method": "the method, by the name the CLI takes",
+              "rounds": "rounds of its schedule (randomized methods: the mean over seeds)"}
+
+
+def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.formats.style.Styler":
     """The CLI's seconds table (two text columns, then numbers as text) as numbers, so that a column sorts by value
     (as text, "10.000" sorted before "9.000"), each cell shown as the CLI's text: the number it shows
-    (``45,000,100.0%`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
-    many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds)."""
+    (``45,000,100.0`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
+    many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds).
+
+    The grid's accessible table (what a screen reader reads, and the page's text) exposes a number column's value,
+    not its display text (Streamlit 1.67's grid: a number cell's accessibility string is ``data.toString()``; a text
+    column, whose accessibility string is its text, sorts as text, ``localeCompare``): so the numbers are the ones
+    shown, ``45000100`` for ``45,000,100.0``, and the cells carry no unit (``0.5``, not ``0.5%``; the unit is in the
+    header)."""
     import pandas as pd
     numbers = pd.DataFrame([cells[:2] + [float(c.rstrip("%").replace(",", "")) for c in cells[2:]] for cells in body],
                            columns=columns)
     shown = numbers.style
-    for j, c in enumerate(columns[2:], start=2):
+    for j, c in enumerate(numbers.columns[2:], start=2):
         groups: dict[int, tuple[dict[float, str], list[int]]] = {}
         for i, cells in enumerate(body):
             texts, rows = groups.setdefault(len(cells[j].rstrip("%").partition(".")[2]), ({}, []))
@@ -220,11 +263,6 @@ def cli_cells(columns: list[str], body: list[list[str]]) -> "pd.io.formats.style
         for texts, rows in groups.values():
             shown.format(texts.__getitem__, subset=pd.IndexSlice[rows, [c]])
     return shown
-
-
-METHOD_PX_PER_CHAR = 8
-"""Pixels per character of the seconds table's method column, plus 16 px of padding (its 14 px font; "critical-path" was cut to
-"critical-pat" at 1280 px when the column was left to auto-size)."""
 
 
 def export_csv(rows: list[Row], methods: list[str], notes: list[str], size: float = DEFAULT_SIZE_BYTES) -> str:

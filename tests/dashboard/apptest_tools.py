@@ -106,3 +106,19 @@ def capture_downloads(monkeypatch) -> dict[str, bytes]:
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     return got
+
+
+def capture_deferred_downloads(monkeypatch) -> dict[str, Any]:
+    """File name -> the callable of every download button whose data is made on click (``data=callable``) from now
+    on: calling it gives the file the user downloads (AppTest clicks no browser download)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    got: dict[str, Any] = {}
+    add = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        if file_name:
+            got[file_name] = data_callable
+        return add(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return got

@@ -10,6 +10,7 @@ from apptest_tools import capture_downloads, cells, charts, open_app, traces
 from core.compare import compare, configurations
 from core.schedule import ScheduleConfig
 from core.topology import preset
+from dashboard.tables import GRID_PAD_PX, PAGE_PX, SORTED_HEADER_PX, text_px
 
 FAST = ["greedy", "critical-path"]
 
@@ -264,15 +265,15 @@ def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_ch
     at.text_input(key="w:compare.size").set_value("1MB").run()
     assert not at.exception
     seconds = at.dataframe[-1].value
-    assert list(seconds["method"]) == ["critical-path", "rl"]
-    unit = next(c for c in seconds.columns if c.startswith("async ")).removeprefix("async ")
-    assert unit == "µs" and "Seconds for M = 1 MB" in [h.value for h in at.subheader]
+    assert list(seconds["", "method"]) == ["critical-path", "rl"]
+    (unit,) = [g for g, leaf in seconds.columns if leaf == "async"]
+    assert unit == "time (µs)" and "Seconds for M = 1 MB" in [h.value for h in at.subheader]
     (page,) = csv.DictReader(io.StringIO(got["compare-mine.json.csv"].decode()))
     assert page["M bytes"] == "1000000"
     for m in ("critical-path", "rl"):  # the CSV's ms are the table's µs, at the same size
-        shown = seconds[seconds["method"] == m].iloc[0]
-        assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(float(shown["async µs"]), abs=1e-3)
-        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown["gap BW bound %"], abs=0.05)
+        shown = seconds[seconds["", "method"] == m].iloc[0]
+        assert float(page[f"{m} async ms"]) * 1e3 == pytest.approx(float(shown["time (µs)", "async"]), abs=1e-3)
+        assert float(page[f"{m} gap BW bound (%)"]) == pytest.approx(shown["gap to bound (%)", "BW"], abs=0.05)
     assert "NOT" not in page["notes"] and "not on this one (as meant" in page["notes"]
 
 
@@ -292,18 +293,18 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
     assert not at.exception
     table = at.dataframe[-1]
     frame = cells(table)
-    assert list(frame["method"]) == ["ring", "critical-path"]
-    for column in frame.columns[3:]:
-        column_cells = list(frame[column])
-        if column.startswith(("sync ", "async ")):
-            assert all(re.fullmatch(r"\d+\.\d{3}", c) for c in column_cells), (column, column_cells)
-        elif column.startswith(("algbw ", "busbw ")):
-            assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in column_cells), (column, column_cells)
+    assert list(frame["", "method"]) == ["ring", "critical-path"]
+    for group, leaf in frame.columns[3:]:
+        column_cells = list(frame[group, leaf])
+        if group.startswith("time "):
+            assert all(re.fullmatch(r"\d+\.\d{3}", c) for c in column_cells), (leaf, column_cells)
+        elif group.startswith("bandwidth "):
+            assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in column_cells), (leaf, column_cells)
         else:
-            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d%", c) for c in column_cells), (column, column_cells)
-    assert frame["gap BW bound %"].iloc[0] == "45,000,100.0%"
+            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", c) for c in column_cells), (leaf, column_cells)
+    assert frame["gap to bound (%)", "BW"].iloc[0] == "45,000,100.0"
     width = json.loads(table.proto.columns)["method"]["width"]
-    assert width >= 9 * len("critical-path")
+    assert width >= 16 + text_px("critical-path")
     rows = [r for r in compare(configurations(None, ["bcube:3,1"]), ["ring", "critical-path"], 1, ScheduleConfig(),
                                size=1)]
     (core_line,) = latency_notes(rows, ["ring", "critical-path"])
@@ -329,12 +330,64 @@ def test_seconds_table_columns_are_numbers_shown_as_the_cli_prints_them():
     rows = compare(configurations(None, ["bcube:3,1"]), ["ring", "critical-path", "greedy"], 2, ScheduleConfig(),
                    size=1)
     header, body = time_table(rows, ["ring", "critical-path", "greedy"])
-    assert list(numbers.columns[:2]) == ["config", "method"] and len(numbers.columns) == len(header)
+    assert [leaf for _, leaf in numbers.columns[:2]] == ["config", "method"] and len(numbers.columns) == len(header)
     for j, column in enumerate(numbers.columns[2:], start=2):
         assert numbers[column].dtype.kind == "f", (column, numbers[column].dtype)  # a number, sorted as one
-        assert list(shown[column]) == [c[j] for c in body], column  # shown as the CLI prints it
+        assert list(shown[column]) == [c[j].removesuffix("%") for c in body], column  # the CLI's number, unit above
         assert list(numbers[column]) == pytest.approx([float(c[j].rstrip("%").replace(",", "")) for c in body])
-    assert list(shown["rounds"]) == ["16", "18", "18.0"]  # greedy: a mean over seeds, one decimal, as the CLI's
-    assert shown["gap BW bound %"].iloc[0] == "45,000,100.0%" and numbers["gap BW bound %"].iloc[0] == 45000100.0
+    assert list(shown["", "rounds"]) == ["16", "18", "18.0"]  # greedy: a mean over seeds, one decimal, as the CLI's
+    bw = ("gap to bound (%)", "BW")
+    assert shown[bw].iloc[0] == "45,000,100.0" and numbers[bw].iloc[0] == 45000100.0
     config = json.loads(table.proto.columns)
-    assert {config[c]["type_config"]["type"] for c in numbers.columns[2:]} == {"number"}
+    assert {config[leaf]["type_config"]["type"] for _, leaf in numbers.columns[2:]} == {"number"}
+
+
+def test_seconds_table_headers_stay_readable_when_sorted_at_1280_px():
+    """Issue 12 (a browser trial): a sorted column's header was cut at 1280 px, "↑ gap BW bou⋮": Streamlit puts "↑ "
+    before the title and, while the header is hovered (as right after the click), its menu over the last 35 px; the
+    CLI's nine headers ("gap own bound %") had no room for either. The unit is now said once above its columns, the
+    names under it are short, every column is wide enough for its name sorted and hovered and for its widest cell,
+    and the table still fits the page: on Table 2 at 1 B, the widest cells ("45,000,100.0", "critical-path")."""
+    methods = ["ring", "critical-path", "time-aware"]
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(methods).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception
+    table = at.dataframe[-1]
+    shown = cells(table)
+    assert list(shown.columns) == [("", "config"), ("", "method"), ("", "rounds"), ("time (µs)", "sync"),
+                                   ("time (µs)", "async"), ("bandwidth (KB/s)", "alg"), ("bandwidth (KB/s)", "bus"),
+                                   ("gap to bound (%)", "BW"), ("gap to bound (%)", "own")]
+    assert len(shown) == 9 * len(methods)
+    config = json.loads(table.proto.columns)
+    cli = {"sync": "sync µs", "async": "async µs", "alg": "algbw KB/s", "bus": "busbw KB/s", "BW": "gap BW bound",
+           "own": "gap own bound"}
+    widths = []
+    for group, leaf in shown.columns:
+        width = config[leaf]["width"]
+        assert width >= text_px("↑ " + leaf) + GRID_PAD_PX + 35, leaf  # sorted and hovered: "↑ own ⋮"
+        assert width >= max(text_px(c) for c in shown[group, leaf]) + 2 * GRID_PAD_PX, leaf
+        assert config[leaf]["help"] and cli.get(leaf, leaf) in config[leaf]["help"] + leaf, leaf  # the CLI's name
+        widths.append(width)
+    assert sum(widths) <= PAGE_PX, widths  # no sideways scrolling at 1280 px
+    assert "45,000,100.0" in list(shown["gap to bound (%)", "BW"])  # the widest gap a cell shows here
+    assert SORTED_HEADER_PX >= GRID_PAD_PX + text_px("↑ ") + 35
+
+
+def test_seconds_table_cells_show_the_numbers_its_grid_exposes():
+    """Issue 12 (a browser trial): the grid's accessible table, which exposes a number column's value, read 0.5 where
+    the cell showed 0.5%. Streamlit cannot expose a number column's display text (its grid's accessibility string is
+    the value), and a text column sorts as text: so each cell shows the number itself, as the CLI writes it (its
+    decimals and thousands separators), the unit only in the header, and the table's accessible name says the units."""
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception
+    table = at.dataframe[-1]
+    numbers, shown = table.value, cells(table)
+    for column in numbers.columns[2:]:
+        for value, text in zip(numbers[column], shown[column]):
+            assert float(text.replace(",", "")) == value, (column, text, value)  # no unit, the same number
+    assert shown["gap to bound (%)", "own"].iloc[0] == "0.0" and numbers["gap to bound (%)", "own"].iloc[0] == 0
+    assert table.proto.alt == "Seconds for M = 1 B, units: time (µs), bandwidth (KB/s), gap to bound (%)"

@@ -67,3 +67,16 @@ def test_a_checkpoint_with_a_dot_in_its_name_is_named_whole():
     """my.model was cut to "my" (Path.stem), trial 13."""
     dotted = {"checkpoint": "my.model", "trained_on_this_topology": True}
     assert labels.checkpoint_note(dotted, "x") == "checkpoint my.model, trained on this topology"
+
+
+def test_times_beside_each_other_share_the_largest_ones_unit():
+    """Issue 12: ns beside µs on one screen. One unit for several methods' times: the one core.units.time_unit picks
+    for the largest; the smaller read as decimals, never in scientific notation."""
+    unit = labels.shared_unit([9.96e-7, 1.12e-6, float("nan")])
+    assert unit == ("µs", 1e6)
+    assert [labels.seconds(x, unit=unit) for x in (9.96e-7, 1.12e-6)] == ["0.996 µs", "1.12 µs"]
+    assert labels.seconds(9.96e-7) == "996 ns"  # alone, its own unit (the tooltips)
+    assert labels.shared_unit([0.5, 2.0]) == ("s", 1.0) and labels.seconds(0.5, unit=("s", 1.0)) == "0.5 s"
+    assert labels.shared_unit([7.1e-11, 1.6e-10]) == ("ps", 1e12)
+    assert labels.seconds(3e-12, signed=True, unit=("ms", 1e3)) == "+0.000000003000 ms"  # no 3e-09
+    assert labels.shared_unit([]) == ("ms", 1e3)

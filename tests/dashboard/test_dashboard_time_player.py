@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_tools import SVG_NS, charts, goto, metric, open_app, pictures, svg_texts, texts, traces, shown
+from apptest_tools import (SVG_NS, capture_deferred_downloads, charts, goto, metric, open_app, pictures, svg_texts,
+                           texts, traces, shown)
 
 from core.methods import run_method
 from core.replan import LinkEvent, replan
@@ -228,3 +229,76 @@ def test_sub_microsecond_times_read_in_ps_as_the_cli_writes_them():
     assert np.allclose(heat[0]["x"], np.linspace(0, end, k + 1)[:len(heat[0]["x"])] * 1e12)  # the axis in ps too
     assert "'time (ps)'" in str(charts(at)[0]["layout"])  # its title
     assert f"({end / k * 1e12:.3g} ps)" in texts(at) and "e-0" not in texts(at)
+
+
+def test_every_methods_times_share_one_unit_the_largest_ones():
+    """Issue 12 (a browser trial): each method's time took its own unit, so ns sat beside µs on one screen. Without
+    latency at 7 KB, ring's async replay takes 996 ns and critical-path's 1.12 µs: both now read in µs, the unit
+    core.units.time_unit picks for the largest (the seconds axis's: it runs to the latest finish), in the metrics,
+    the captions' bounds and the axis; with a link failing, End and Lost too."""
+    from core.units import time_unit
+
+    methods = ["ring", "critical-path"]
+    at = player(methods)
+    at.text_input(key="w:link_options").set_value("lat=0").run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("7KB").run()
+    assert not at.exception and not at.error
+    t = make_topology(f"{BCUBE},lat=0")
+    tm = {m: replay(run_method(m, t, ScheduleConfig()), size=7000, mode="async") for m in methods}
+    assert tm["ring"].time < 1e-6 <= tm["critical-path"].time  # alone, 996 ns and 1.12 µs
+    assert time_unit([tm["ring"].time])[0] == "ns"
+    assert [m.label for m in at.metric if m.label.startswith("Time")] == ["Time (µs)", "Time (µs)"]
+    assert [float(str(v)) for v in metric(at, "Time (µs)")] == pytest.approx([tm[m].time * 1e6 for m in methods],
+                                                                             rel=5e-3)
+    bounds = [c.value for c in at.caption if c.value.startswith("vs bound ")]
+    assert len(bounds) == 2 and all(b.split(" (")[0].endswith(" µs") for b in bounds), bounds
+    assert "'time (µs)'" in str(charts(at)[0]["layout"])
+    links = next(m.key for m in at.multiselect if m.key.startswith("w:player.links:"))  # the spec's, lat=0 in it
+    at.multiselect(key=links).set_value([0]).run()  # link 0 fails after round 3
+    at.segmented_control(key="w:player.when").set_value("after a round").run()
+    at.number_input(key="w:player.at_round").set_value(3).run()
+    assert not at.exception and not at.error
+    event = LinkEvent.parse(t, "round=3", fail="0")
+    runs = {m: replan(run_method(m, t, ScheduleConfig()), event, size=7000) for m in methods}
+    unit, per = time_unit([max(r.finish_s for r in runs.values())])
+    ends = [m.label for m in at.metric if m.label.startswith(("End", "Lost"))]
+    assert ends == [f"End ({unit})", f"Lost ({unit})"] * 2, ends
+    assert [float(str(v)) for v in metric(at, f"End ({unit})")] == pytest.approx(
+        [r.finish_s * per for r in runs.values()], rel=5e-3)
+    notes = [c.value for c in at.caption if c.value.startswith("failure-free ")]
+    assert len(notes) == 2 and all(n.split(" · ")[0].endswith(f" {unit}") for n in notes), notes
+
+
+def test_the_heatmap_csv_names_its_time_columns_in_the_players_unit(monkeypatch):
+    """Issue 12 (a browser trial): on the seconds axis at 1 B the heatmap CSV's columns were named in ms whatever
+    the times, "8e-09-1.6e-08 ms". They are named in the unit of the player's axis (core.units.time_unit, for the
+    latest finish), one for the file and for every method's file: without latency at 1 B, ps ("0-8 ps", "8-16 ps")."""
+    import csv
+    import io
+    import re
+
+    from core.units import time_unit
+
+    got = capture_deferred_downloads(monkeypatch)
+    methods = ["ring", "critical-path"]
+    at = player(methods)
+    at.text_input(key="w:link_options").set_value("lat=0").run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("1B").run()
+    assert not at.exception and not at.error
+    t = make_topology(f"{BCUBE},lat=0")
+    runs = {m: run_method(m, t, ScheduleConfig()) for m in methods}
+    end = max(replay(s, size=1, mode="async").time for s in runs.values())
+    k = int(np.clip(max(s.n_rounds for s in runs.values()), *TIME_COLUMNS))
+    edges = np.linspace(0, end, k + 1)
+    unit, per = time_unit([end])
+    assert unit == "ps"
+    files = {name: got[name] for name in (f"bcube_n3_k1_lat0-{m}.utilization.csv" for m in methods)}
+    for name, make in files.items():
+        header = next(csv.reader(io.StringIO(make())))
+        columns = header[2:]
+        assert columns and all(re.fullmatch(r"\d+(\.\d+)?-\d+(\.\d+)? ps", c) for c in columns), columns[:3]
+        for c, a, b in zip(columns, edges, edges[1:]):
+            lo, hi = c.removesuffix(" ps").split("-")
+            assert float(lo) == pytest.approx(a * per, rel=1e-5, abs=1e-9) and float(hi) == pytest.approx(b * per, rel=1e-5)
