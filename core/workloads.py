@@ -654,15 +654,25 @@ class PlainChains:
         # n entries: every chain has one hop without a successor (its last broadcast hop) and one group waiter
         # (its first broadcast hop), every other hop one successor
         ptr, val = np.empty(n + s + 1, ptr_type), np.empty(n, csr.ID)
-        return CSR(ptr, val[: _chain_successors(self.marks, tree, self.block, ptr, val)])
+        _chain_successors(self.marks, tree, self.block, ptr, val)
+        return CSR(ptr, val)
 
 
 @kernel(interpret_below=SMALL)
 def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compiled
     """The successors' rows of a plain PS DAG from its chains' `marks` (`PlainChains`): writes the row pointers
-    into `ptr` and the values into `val`; returns the number of values."""
+    into `ptr` and the values into `val` (which must have one entry per workload, as a plain DAG's chains
+    give: see `PlainChains.successors`)."""
     n = len(marks)
     s = len(block) - 1
+    m = 0
+    for w in range(n):
+        if marks[w] & 3:
+            m += 1
+        if marks[w] & 4:
+            m += 1
+    if m != len(val):
+        raise ValueError("the chains' marks do not describe a plain PS DAG")
     e = 0
     ptr[0] = 0
     for w in range(n):
@@ -679,7 +689,6 @@ def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compi
                 val[e] = w
                 e += 1
         ptr[n + i + 1] = e
-    return e
 
 
 class PlainClasses:
