@@ -259,14 +259,11 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
     return out[:k]
 
 
-@kernel(interpret_below=SMALL, nogil=True)
+@kernel(interpret_below=SMALL)
 def _chain_waits(marks, block, waiting):  # pragma: no cover - compiled
     """Each workload's and group's number of prefix entries (`WorkloadDAG.deps`' row lengths) into `waiting`,
     from the plain PS DAG's chains (`workloads.PlainChains`): 0 for an origin's first reduce hop, 1 for every
-    other hop, and for group i the number of root i's last reduce hops (`INTO_ROOT`). Without the GIL: it
-    is the first touch of the engine's state rows (1.5 GB at BCube(16,2)), made on the caller while the list
-    scheduler's worker finds the route classes and draws the rank (numpy's subtraction of deps' row pointers,
-    which it replaces, let go of the GIL too)."""
+    other hop, and for group i the number of root i's last reduce hops (`INTO_ROOT`)."""
     n = len(marks)
     for i in range(len(block) - 1):
         mid = (block[i] + block[i + 1]) // 2
