@@ -53,7 +53,7 @@ m = get_method(method)
 cfg = ScheduleConfig()
 dag = timed("dag", lambda: method_dag(m, topo, cfg))
 rounds = timed("schedule", lambda: m.schedule(dag, cfg, None))
-out.update(workloads=dag.n, rounds=len(rounds), groups=dag.n_groups, prefix_entries=dag.prefix_entries)
+out.update(workloads=dag.n, rounds=len(rounds), groups=dag.n_groups, prefix_entries=int(len(dag.prefix.values)))
 timed("check", lambda: check_rounds(dag, rounds, method))
 if what in ("validate", "file"):
     from core.schedule_io import read_schedule_file, write_schedule

@@ -8,7 +8,6 @@ stay far below 2^31), which halves the memory of the large relations (docs/scale
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -91,46 +90,6 @@ class CSR:
             raise ValueError(f"row ids must be in 0..{n_cols - 1}")
         out = np.empty(len(self.values), ID if self.n_rows < 2 ** 31 else np.int64)
         return CSR(*_transpose(self.ptr, self.values, n_cols, out))
-
-
-class LazyCSR(CSR):
-    """A CSR whose arrays are made when first read (``make()`` returns the CSR), its number of rows known
-    before: the plain PS DAG's prefix and groups, implied by its chains (docs/scale.md, eleventh step), are
-    built only for a caller that reads them. Pickled or copied, it is the CSR it stands for."""
-
-    def __init__(self, n_rows: int, make: Callable[[], CSR]):  # noqa: D107 - the class says it
-        self.__dict__.update(_n_rows=n_rows, _make=make, _csr=None)
-
-    @property
-    def made(self) -> bool:
-        """Whether the arrays have been made."""
-        return self._csr is not None
-
-    def _arrays(self) -> CSR:
-        if self._csr is None:
-            got = self._make()
-            if got.n_rows != self._n_rows:
-                raise ValueError(f"a lazy CSR of {self._n_rows} rows made {got.n_rows}")
-            self.__dict__["_csr"] = got
-        return self._csr
-
-    @property
-    def ptr(self) -> np.ndarray:  # type: ignore[override]
-        return self._arrays().ptr
-
-    @property
-    def values(self) -> np.ndarray:  # type: ignore[override]
-        return self._arrays().values
-
-    @property
-    def n_rows(self) -> int:
-        return self._n_rows
-
-    def __reduce__(self):  # noqa: ANN204 - pickle and copy see the plain CSR
-        return CSR, (self.ptr, self.values)
-
-    def __repr__(self) -> str:
-        return f"LazyCSR(n_rows={self._n_rows}, made={self.made})"
 
 
 @kernel(interpret_below=SMALL)

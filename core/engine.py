@@ -65,16 +65,13 @@ class Engine:
         # one int32 row per workload and then per prefix group (docs/scale.md): prefixes not yet sent, the
         # round it was sent in (-1: not yet; unused for a group), then the caller's columns. A workload's
         # state shares one cache line: the release reads a successor's wait and round together.
-        self._chains = chains = dag.chains  # the plain PS DAG's relations, implied by its chains (docs/scale.md)
-        self._state = np.empty((dag.n + dag.n_groups, max(2, columns)), np.int32)
+        ptr = dag.deps.ptr
+        self._state = np.empty((len(ptr) - 1, max(2, columns)), np.int32)
         self._waiting = self._state[:, 0]
-        if chains is not None:
-            _chain_waits(chains.marks, chains.block, self._waiting)
-        else:
-            ptr = dag.deps.ptr
-            np.subtract(ptr[1:], ptr[:-1], out=self._waiting, casting="unsafe")
+        np.subtract(ptr[1:], ptr[:-1], out=self._waiting, casting="unsafe")
         self._sent_round = self._state[: dag.n, 1]
         self._sent_round[:] = -1
+        self._chains = dag.chains  # the plain PS DAG's successors, implied by its chains (docs/scale.md)
         self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
@@ -257,24 +254,6 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
                     out[k] = y
                     k += 1
     return out[:k]
-
-
-@kernel(interpret_below=SMALL)
-def _chain_waits(marks, block, waiting):  # pragma: no cover - compiled
-    """Each workload's and group's number of prefix entries (`WorkloadDAG.deps`' row lengths) into `waiting`,
-    from the plain PS DAG's chains (`workloads.PlainChains`): 0 for an origin's first reduce hop, 1 for every
-    other hop, and for group i the number of root i's last reduce hops (`INTO_ROOT`)."""
-    n = len(marks)
-    for i in range(len(block) - 1):
-        mid = (block[i] + block[i + 1]) // 2
-        members = 0
-        for w in range(block[i], mid):
-            waiting[w] = 1 if w > block[i] and not marks[w - 1] & 2 else 0
-            if marks[w] & 2:
-                members += 1
-        for w in range(mid, block[i + 1]):
-            waiting[w] = 1
-        waiting[n + i] = members
 
 
 @kernel
@@ -476,11 +455,6 @@ def rounds_valid(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -
     # (seeing the other's mark or an unmarked id below)
     if not all(both(lambda: mark(0, half), lambda: mark(half, len(rounds)), size=n)):
         return False
-    chains = dag.chains
-    if chains is not None:  # the plain PS DAG's prefixes, implied by its chains: the roots in two halves
-        b, s = chains.block, len(chains.block) - 1
-        return bool(min(both(lambda: _chains_in_order(sent, chains.marks, b, 0, s // 2),
-                             lambda: _chains_in_order(sent, chains.marks, b, s // 2, s), size=n)))
     deps = dag.deps
     g = dag.n_groups
     done = np.empty(g, np.int32)  # the round in which each group's last member was sent
@@ -564,32 +538,6 @@ def _sent_after_prefixes(sent, dptr, dval, done, w0, w1):  # pragma: no cover - 
         for e in range(dptr[w], dptr[w + 1]):
             p = dval[e]
             if (sent[p] if p < n else done[p - n]) >= t:
-                return 0
-    return 1
-
-
-@kernel(nogil=True)
-def _chains_in_order(sent, marks, block, i0, i1):  # pragma: no cover - compiled
-    """`_groups_sent` and `_sent_after_prefixes` for roots i0..i1-1 of the plain PS DAG, whose prefixes its
-    chains imply (`workloads.PlainChains`): 1 when every workload was sent after the hop before it in its
-    chain, and each first broadcast hop after every last reduce hop into its root; else 0. In order over
-    the roots' blocks: `sent` of w - 1 is in the cache line just read."""
-    for i in range(i0, i1):
-        mid = (block[i] + block[i + 1]) // 2
-        done = -1  # the round in which root i's group was complete
-        for w in range(block[i], mid):
-            t = sent[w]
-            if t < 0:
-                return 0
-            if w > block[i] and not marks[w - 1] & 2 and sent[w - 1] >= t:
-                return 0
-            if marks[w] & 2 and t > done:
-                done = t
-        for w in range(mid, block[i + 1]):
-            t = sent[w]
-            if t < 0:
-                return 0
-            if (done if marks[w] & 4 else sent[w - 1]) >= t:
                 return 0
     return 1
 

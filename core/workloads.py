@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from . import csr
-from .csr import CSR, LazyCSR
+from .csr import CSR
 from .jit import SMALL, both, kernel
 from .route_classes import class_table, classes_of
 from .routing import Routes, compute_routes, send_segments
@@ -147,10 +147,7 @@ class WorkloadDAG:
     @cached_property
     def deps(self) -> CSR:
         """The prefix relation over workloads and groups: rows 0..n-1 are `prefix`, row n + g lists
-        group g's members (a group is a node that is done once all its members are sent). The plain PS
-        DAG does not store it: it is written from its chains when first read (`PlainChains.deps`)."""
-        if self.chains is not None:
-            return self.chains.deps
+        group g's members (a group is a node that is done once all its members are sent)."""
         if self.n_groups == 0:
             return self.prefix
         return CSR(np.r_[self.prefix.ptr, self.prefix.ptr[-1] + self.groups.ptr[1:]],
@@ -158,7 +155,7 @@ class WorkloadDAG:
 
     @property
     def chains(self) -> "PlainChains | None":
-        """The chains that imply this DAG's relations, when its builder kept them (the plain PS DAG of one
+        """The chains that imply this DAG's successors, when its builder kept them (the plain PS DAG of one
         chunk: `PlainChains`); None for every other DAG, and for one made from it by `_replace`."""
         return self.__dict__.get(_CHAINS)
 
@@ -166,16 +163,10 @@ class WorkloadDAG:
     def successors(self) -> CSR:
         """For every workload (then every group n + g), the workloads and groups that list it (the plain PS DAG
         does not store them: they are written from its chains when first read, `PlainChains.successors`)."""
-        if self.chains is not None:
-            return self.chains.successors()
+        chains = self.chains
+        if chains is not None:
+            return chains.successors(self.tree, self.deps.ptr.dtype)
         return self.deps.transpose(self.n + self.n_groups)
-
-    @property
-    def prefix_entries(self) -> int:
-        """Number of prefix entries of all workloads (a group counts once), without making `prefix`."""
-        if self.chains is not None:
-            return self.n - self.chains.n_chains  # every hop but an origin's first reduce hop has one
-        return len(self.prefix.values)
 
     @cached_property
     def n_prefix(self) -> np.ndarray:
@@ -392,10 +383,12 @@ def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compile
 
 def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
                  prefix: CSR, tree_root, tree_chunk, path: CSR | None = None, links: CSR | None = None,
-                 meta=None, groups: CSR | None = None, chains: "PlainChains | None" = None) -> WorkloadDAG:
+                 meta=None, groups: CSR | None = None, deps: CSR | None = None,
+                 chains: "PlainChains | None" = None) -> WorkloadDAG:
     """A WorkloadDAG from per-workload trees, phases, paths or links, and prefixes (links derived from
     the paths unless given, paths from the links unless given; `groups`: the prefix groups that
-    prefix values >= n name; `chains`: the chains that imply the relations, `WorkloadDAG.chains`)."""
+    prefix values >= n name; `deps`: the relation when the builder made it; `chains`: the chains that
+    imply the successors, `WorkloadDAG.chains`)."""
     if links is None:
         p = path
         keep = np.ones(len(p.values), dtype=bool)
@@ -410,6 +403,8 @@ def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tre
         meta=meta or {}, groups=groups if groups is not None else _no_groups())
     if path is not None:
         dag.__dict__["path"] = path
+    if deps is not None:
+        dag.__dict__["deps"] = deps
     if chains is not None:
         dag.__dict__[_CHAINS] = chains
     return dag
@@ -448,7 +443,7 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     dag = assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
                        tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
-                       chains=b.chains if chunks == 1 else None)
+                       deps=b.deps if chunks == 1 else None, chains=b.chains if chunks == 1 else None)
     if b.classes is not None and chunks == 1:
         dag.__dict__[_CLASSES] = b.classes
     return dag
@@ -466,7 +461,8 @@ class _Built:
     groups: CSR
     group_root: np.ndarray
     chunk_of: np.ndarray | None = None
-    chains: "PlainChains | None" = None  # the chains that imply the relations (the plain builder)
+    deps: CSR | None = None  # when the builder made it
+    chains: "PlainChains | None" = None  # the chains that imply the successors (the plain builder)
     classes: "PlainClasses | None" = None  # where the route classes can be found, when the builder says
 
 
@@ -611,117 +607,55 @@ def _plain_tree(routes: Routes) -> _Built:
     Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
     then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
     for prefix group i: the last reduce hop (into i) of every origin. One compiled pass writes
-    every array in its final form (docs/scale.md); the relations (prefix, groups, deps, successors)
-    are implied by the chains and not stored (`PlainChains`: one byte of marks per workload), only
-    made for a caller that reads them. The route classes are left to the scheduler that takes them
-    (`PlainClasses`), with the hops they come from.
+    every array in its final form (docs/scale.md), including `deps`; the successors are implied by
+    the chains and not stored (`PlainChains`: one byte of marks per workload). The route classes are
+    left to the scheduler that takes them (`PlainClasses`), with the hops they come from.
     """
     s = routes.parent.shape[0]
     par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
     starts = _plain_starts(par, depth, seg_len)
     n, n_links, n_entries = int(starts[s, 0]), int(starts[s, 1]), int(starts[s, 2] + starts[s, 3])
-    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved)
+    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x2)
     ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
     tree, phase, own, marks = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool), np.empty(n, np.int8)
     lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
+    dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
     # the roots' blocks are disjoint: two halves (by workloads) are written at once on two cores
     mid = int(np.searchsorted(starts[:, 0], n // 2))
-    arrays = (par, depth, seg_len, seg_links, tree, phase, own, marks, lptr, lval)
+    arrays = (par, depth, seg_len, seg_links, tree, phase, own, marks, lptr, lval, dptr, dval)
     both(lambda: _plain_fill(0, mid, starts, *arrays), lambda: _plain_fill(mid, s, starts, *arrays),
          size=n)
-    chains = PlainChains(marks, starts[:, 0].copy(), tree, ptr_type, int(starts[s, 3]))
-    return _Built(tree, phase, own, CSR(lptr, lval), LazyCSR(n, chains.prefix), LazyCSR(s, chains.groups),
-                  np.arange(s), chains=chains, classes=PlainClasses(routes))
+    _plain_groups(depth, starts, dptr)
+    deps = CSR(dptr, dval)
+    prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
+    groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
+    return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s), deps=deps,
+                  chains=PlainChains(marks, starts[:, 0].copy()), classes=PlainClasses(routes))
 
 
 @dataclass(frozen=True, eq=False)
 class PlainChains:
-    """The relations of a plain PS DAG of one chunk, implied by its chains instead of stored (docs/scale.md,
-    eleventh step). Root i's block holds its reduce hops, then as many broadcast hops; workload w waits for
-    w - 1 unless it is the first hop of its chain (a first reduce hop waits for nothing, a first broadcast hop
-    for its tree's prefix group: tree i's group is group i, whose members are root i's last reduce hops);
-    so w's successor is w + 1 unless w is the last hop of its chain (a last reduce hop's is its tree's group, a
-    last broadcast hop has none), and group i's waiters are root i's first broadcast hops.
+    """The successors of a plain PS DAG of one chunk, implied by its chains instead of stored (docs/scale.md,
+    eleventh step): workload w's successor is w + 1 unless w is the last hop of its chain; a last reduce hop's
+    is its tree's prefix group n + tree[w] (tree i's group is group i); a last broadcast hop has none; group
+    i's waiters are the first broadcast hops of root i's block, ascending.
 
     `marks` (int8, one per workload) holds the bits `NEXT`, `INTO_ROOT` and `FIRST_BROADCAST`; `block` (int64,
-    S + 1) the first workload of each root's block (row S: n); `tree` the DAG's; `ptr_type` the row pointers'
-    dtype of the relations made from them; `n_chains` the number of reduce chains (= group members = broadcast
-    chains). 1 byte a workload where deps and successors took 16 (1.5 GB at BCube(16,2)); `core.engine`
-    counts the waits, releases and checks the rounds from the marks."""
+    S + 1) the first workload of each root's block (row S: n), whose second half is its broadcast hops. 1 byte
+    a workload where the successors' CSR took 8 (755 MB at BCube(16,2)); `core.engine` releases from them."""
 
     marks: np.ndarray
     block: np.ndarray
-    tree: np.ndarray
-    ptr_type: type
-    n_chains: int
 
-    @cached_property
-    def deps(self) -> CSR:
-        """`WorkloadDAG.deps` (each workload's prefix row, then each group's members), written from the marks in
-        one compiled pass; kept here (`prefix` and `groups` are views of it)."""
-        n, s = len(self.marks), len(self.block) - 1
-        # n entries: every hop but an origin's first reduce hop has one, and each origin's last reduce hop is
-        # a group member
-        ptr, val = np.empty(n + s + 1, self.ptr_type), np.empty(n, csr.ID)
-        _chain_deps(self.marks, self.tree, self.block, ptr, val)
-        return CSR(ptr, val)
-
-    def prefix(self) -> CSR:
-        """`WorkloadDAG.prefix`: the workloads' rows of `deps` (views)."""
-        d, n = self.deps, len(self.marks)
-        return CSR(d.ptr[: n + 1], d.values[: d.ptr[n]])
-
-    def groups(self) -> CSR:
-        """`WorkloadDAG.groups`: the groups' rows of `deps` (the values are views)."""
-        d, n = self.deps, len(self.marks)
-        return CSR(d.ptr[n:] - d.ptr[n], d.values[d.ptr[n]:])
-
-    def successors(self) -> CSR:
-        """`WorkloadDAG.successors` as a transpose of `deps` gives it (rows: workloads, then groups), written from
-        the marks in one compiled pass (not kept here: the DAG caches it)."""
+    def successors(self, tree: np.ndarray, ptr_type: np.dtype) -> CSR:
+        """The successors' CSR as a transpose of `deps` gives it (rows: workloads, then groups; row pointers of
+        `ptr_type`, values int32), written from the marks in one compiled pass."""
         n, s = len(self.marks), len(self.block) - 1
         # n entries: every chain has one hop without a successor (its last broadcast hop) and one group waiter
         # (its first broadcast hop), every other hop one successor
-        ptr, val = np.empty(n + s + 1, self.ptr_type), np.empty(n, csr.ID)
-        _chain_successors(self.marks, self.tree, self.block, ptr, val)
+        ptr, val = np.empty(n + s + 1, ptr_type), np.empty(n, csr.ID)
+        _chain_successors(self.marks, tree, self.block, ptr, val)
         return CSR(ptr, val)
-
-
-@kernel(interpret_below=SMALL)
-def _chain_deps(marks, tree, block, ptr, val):  # pragma: no cover - compiled
-    """The deps rows of a plain PS DAG from its chains' `marks` (`PlainChains`): writes the row pointers into
-    `ptr` and the values into `val` (which must have one entry per workload, as a plain DAG's chains give)."""
-    n = len(marks)
-    s = len(block) - 1
-    m = 0
-    for i in range(s):
-        mid = (block[i] + block[i + 1]) // 2
-        for w in range(block[i], block[i + 1]):
-            if w >= mid or (w > block[i] and not marks[w - 1] & 2):
-                m += 1  # its own prefix entry
-            if marks[w] & 2:
-                m += 1  # a group member
-    if m != len(val):
-        raise ValueError("the chains' marks do not describe a plain PS DAG")
-    e = 0
-    ptr[0] = 0
-    for i in range(s):
-        mid = (block[i] + block[i + 1]) // 2
-        for w in range(block[i], mid):
-            if w > block[i] and not marks[w - 1] & 2:  # not the first hop of its chain
-                val[e] = w - 1
-                e += 1
-            ptr[w + 1] = e
-        for w in range(mid, block[i + 1]):
-            val[e] = n + tree[w] if marks[w] & 4 else w - 1
-            e += 1
-            ptr[w + 1] = e
-    for i in range(s):
-        for w in range(block[i], (block[i] + block[i + 1]) // 2):
-            if marks[w] & 2:
-                val[e] = w
-                e += 1
-        ptr[n + i + 1] = e
 
 
 @kernel(interpret_below=SMALL)
@@ -835,16 +769,21 @@ def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
 
 
 @kernel(interpret_below=SMALL, nogil=True)
-def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, marks, lptr,
-                lval):  # pragma: no cover - compiled
+def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, marks, lptr, lval, dptr,
+                dval):  # pragma: no cover - compiled
     """Write roots i0..i1-1 of the plain PS DAG (see `_plain_tree`) at their `starts`: tree, phase,
-    carries_own, the chains' marks (`PlainChains`) and links."""
+    carries_own, the chains' marks (`PlainChains`), links, and the workloads' rows of deps (then one row per
+    prefix group: its members; their row pointers: `_plain_groups`)."""
     s = parent.shape[0]
+    n = len(tree)
     chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
     w = starts[i0, 0]
     le = starts[i0, 1]
+    de = starts[i0, 2]
+    ge = starts[s, 2] + starts[i0, 3]  # the group members follow the workloads' own entries
     if i0 == 0:
         lptr[0] = 0
+        dptr[0] = 0
     for i in range(i0, i1):
         for ph in range(2):
             for j in range(s):
@@ -864,16 +803,27 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                         for e in range(seg_len[i, x]):
                             lval[le] = seg_links[i, x, e]
                             le += 1
-                        marks[w] = 1 if k < d - 1 else 2  # NEXT, or INTO_ROOT
+                        if k > 0:
+                            dval[de] = w - 1
+                            de += 1
+                        if k < d - 1:
+                            marks[w] = 1  # NEXT
+                        else:
+                            marks[w] = 2  # INTO_ROOT
+                            dval[ge] = w  # the last reduce hop is a member of group i
+                            ge += 1
                     else:
                         x = chain[d - 1 - k]
                         ln = seg_len[i, x]
                         for e in range(ln):
                             lval[le] = seg_links[i, x, ln - 1 - e] ^ 1
                             le += 1
+                        dval[de] = w - 1 if k > 0 else n + i
+                        de += 1
                         marks[w] = (1 if k < d - 1 else 0) | (4 if k == 0 else 0)  # NEXT, FIRST_BROADCAST
                     w += 1
                     lptr[w] = le
+                    dptr[w] = de
 
 
 @kernel(interpret_below=SMALL, nogil=True)
@@ -923,6 +873,20 @@ def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # p
             for t in range(m):
                 hop_class[ph, i, hops[t]] = got[t]
     return clinks[:n_cls].copy()
+
+
+@kernel(interpret_below=SMALL)
+def _plain_groups(depth, starts, dptr):  # pragma: no cover - compiled
+    """The row pointers of the plain PS DAG's prefix groups in deps: group i's members (written by
+    `_plain_fill`) are the last reduce hops into root i, one per origin."""
+    s = depth.shape[0]
+    n = starts[s, 0]
+    g = starts[s, 2]
+    for i in range(s):
+        for j in range(s):
+            if depth[i, j] > 0:
+                g += 1
+        dptr[n + i + 1] = g
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,
