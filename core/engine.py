@@ -71,6 +71,7 @@ class Engine:
         np.subtract(ptr[1:], ptr[:-1], out=self._waiting, casting="unsafe")
         self._sent_round = self._state[: dag.n, 1]
         self._sent_round[:] = -1
+        self._chains = dag.chains  # the plain PS DAG's successors, implied by its chains (docs/scale.md)
         self._ready: np.ndarray | None = None  # computed when asked (a list scheduler never asks)
         self._last_freed = np.zeros(0, dtype=np.int64)
         self._rounds: list[np.ndarray] = []
@@ -153,8 +154,13 @@ class Engine:
         ids = sorted_ids(ids)
         self._sent_round[ids] = len(self._rounds)
         self._ready = None
-        s = self._dag.successors
-        self._last_freed = _release(ids, s.ptr, s.values, self._waiting, self._sent_round, self._dag.n)
+        if self._chains is not None:
+            c = self._chains
+            self._last_freed = _release_chains(ids, c.marks, self._dag.tree, c.block, self._waiting,
+                                               self._sent_round)
+        else:
+            s = self._dag.successors
+            self._last_freed = _release(ids, s.ptr, s.values, self._waiting, self._sent_round, self._dag.n)
         self._rounds.append(ids)
         self._n_sent += len(ids)
 
@@ -245,6 +251,51 @@ def _release(ids, sptr, sval, waiting, sent_round, n):  # pragma: no cover - com
                 if sent_round[y] < 0:  # a replay may have sent it out of order
                     if k == len(out):
                         out = np.concatenate((out, np.empty(len(out), np.int64)))
+                    out[k] = y
+                    k += 1
+    return out[:k]
+
+
+@kernel
+def _release_chains(ids, marks, tree, block, waiting, sent_round):  # pragma: no cover - compiled
+    """`_release` for the plain PS DAG, whose successors its chains imply (`workloads.PlainChains`): w's
+    successor is w + 1 (mark `NEXT`), or for the last reduce hop into root i (`INTO_ROOT`) group i, whose
+    waiters are the first broadcast hops (`FIRST_BROADCAST`) of root i's block; the same freed workloads in
+    the same order as `_release` over the successors' CSR. One byte of marks a workload is read where the CSR
+    cost a row pointer and an entry (two cache lines far apart), and w + 1's state row is next to w's."""
+    n = len(marks)
+    out = np.empty(16 + 2 * len(ids), np.int64)
+    k = 0
+    m = len(ids)
+    for i in range(m):
+        w = ids[i]
+        if i + 16 < m:  # ask for the marks and the successor's state row a few workloads ahead
+            prefetch(marks, ids[i + 16])
+            prefetch(waiting, ids[i + 16] + 1)
+        f = marks[w]
+        if f & 1:
+            x = w + 1
+            waiting[x] -= 1
+            if waiting[x] == 0 and sent_round[x] < 0:  # a replay may have sent it out of order
+                if k == len(out):
+                    out = np.concatenate((out, np.empty(len(out), np.int64)))
+                out[k] = x
+                k += 1
+        elif f & 2:
+            r = tree[w]
+            x = n + r
+            waiting[x] -= 1
+            if waiting[x] != 0:
+                continue
+            # the group completed: its waiters, root r's first broadcast hops, lose one wait each
+            b0, b1 = (block[r] + block[r + 1]) // 2, block[r + 1]
+            for y in range(b0, b1):
+                if marks[y] & 4:
+                    waiting[y] -= 1
+            if k + b1 - b0 > len(out):
+                out = np.concatenate((out[:k], np.empty(len(out) + b1 - b0, np.int64)))
+            for y in range(b0, b1):
+                if marks[y] & 4 and waiting[y] == 0 and sent_round[y] < 0:
                     out[k] = y
                     k += 1
     return out[:k]

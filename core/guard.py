@@ -43,7 +43,8 @@ B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer"
 B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
 S_ROUTE = 3e-8            # seconds per route element above
 B_DAG = {"tree": 40, "plain": 20, "ring": 40}  # bytes per workload path node and per prefix entry (DAG +
-#   schedule; int32 ids since issue 13; the plain PS DAG keeps links and relations only, int32 row pointers:
+#   schedule; int32 ids since issue 13; the plain PS DAG keeps links and relations only, int32 row pointers (since
+#   docs/scale.md's eleventh step links, deps and a byte of chain marks a workload, 0.6 GiB less; not re-fitted):
 #   BCube(12,2) 1254 MiB / 62.7 M units, BCube(14,2) 2871 MiB / 160 M units, whole process, docs/scale.md)
 S_DAG = {"tree": 2.5e-7, "plain": 4e-8, "ring": 2.5e-7}  # seconds per workload path node and per prefix entry
 #   (building the DAG; the plain DAG is built in one compiled pass: BCube(16,2) 9.8-12.7 s with routes, docs/scale.md)

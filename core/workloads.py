@@ -32,6 +32,13 @@ DAG_KINDS = ("tree", "plain", "ring")
 
 _CLASSES = "_route_classes"
 """Where a builder leaves the route classes it found (`WorkloadDAG.take_route_classes`)."""
+_CHAINS = "_chains"
+"""Where the plain PS builder leaves the chains that imply its successors (`WorkloadDAG.chains`)."""
+
+NEXT, INTO_ROOT, FIRST_BROADCAST = 1, 2, 4
+"""Bits of `PlainChains.marks`: the workload's successor is w + 1 (not the last hop of its chain); it is the last
+reduce hop of its chain (its successor is its tree's prefix group); it is the first broadcast hop of its chain
+(a waiter of its tree's group). A last broadcast hop has neither of the first two: no successor."""
 
 
 def _no_groups() -> CSR:
@@ -146,9 +153,19 @@ class WorkloadDAG:
         return CSR(np.r_[self.prefix.ptr, self.prefix.ptr[-1] + self.groups.ptr[1:]],
                    csr.ids(np.r_[self.prefix.values, self.groups.values]))
 
+    @property
+    def chains(self) -> "PlainChains | None":
+        """The chains that imply this DAG's successors, when its builder kept them (the plain PS DAG of one
+        chunk: `PlainChains`); None for every other DAG, and for one made from it by `_replace`."""
+        return self.__dict__.get(_CHAINS)
+
     @cached_property
     def successors(self) -> CSR:
-        """For every workload (then every group n + g), the workloads and groups that list it."""
+        """For every workload (then every group n + g), the workloads and groups that list it (the plain PS DAG
+        does not store them: they are written from its chains when first read, `PlainChains.successors`)."""
+        chains = self.chains
+        if chains is not None:
+            return chains.successors(self.tree, self.deps.ptr.dtype)
         return self.deps.transpose(self.n + self.n_groups)
 
     @cached_property
@@ -366,10 +383,12 @@ def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compile
 
 def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tree, phase, carries_own,
                  prefix: CSR, tree_root, tree_chunk, path: CSR | None = None, links: CSR | None = None,
-                 meta=None, groups: CSR | None = None, relations: tuple[CSR, CSR] | None = None) -> WorkloadDAG:
+                 meta=None, groups: CSR | None = None, deps: CSR | None = None,
+                 chains: "PlainChains | None" = None) -> WorkloadDAG:
     """A WorkloadDAG from per-workload trees, phases, paths or links, and prefixes (links derived from
     the paths unless given, paths from the links unless given; `groups`: the prefix groups that
-    prefix values >= n name; `relations`: `deps` and `successors` when the builder made them)."""
+    prefix values >= n name; `deps`: the relation when the builder made it; `chains`: the chains that
+    imply the successors, `WorkloadDAG.chains`)."""
     if links is None:
         p = path
         keep = np.ones(len(p.values), dtype=bool)
@@ -384,8 +403,10 @@ def assemble_dag(topology: Topology, kind: str, merge: bool, chunks: int, *, tre
         meta=meta or {}, groups=groups if groups is not None else _no_groups())
     if path is not None:
         dag.__dict__["path"] = path
-    if relations is not None:
-        dag.__dict__["deps"], dag.__dict__["successors"] = relations
+    if deps is not None:
+        dag.__dict__["deps"] = deps
+    if chains is not None:
+        dag.__dict__[_CHAINS] = chains
     return dag
 
 
@@ -422,7 +443,7 @@ def tree_dag(topology: Topology, *, merge: bool = True, chunks: int = 1,
     dag = assemble_dag(topology, "tree", merge, chunks, tree=tree, phase=b.phase, carries_own=b.own,
                        prefix=b.prefix, links=b.links, groups=b.groups, tree_root=np.repeat(topology.servers, chunks),
                        tree_chunk=np.tile(np.arange(chunks), s), meta={"routing": routes.mode},
-                       relations=b.relations if chunks == 1 else None)
+                       deps=b.deps if chunks == 1 else None, chains=b.chains if chunks == 1 else None)
     if b.classes is not None and chunks == 1:
         dag.__dict__[_CLASSES] = b.classes
     return dag
@@ -440,7 +461,8 @@ class _Built:
     groups: CSR
     group_root: np.ndarray
     chunk_of: np.ndarray | None = None
-    relations: tuple[CSR, CSR] | None = None  # (deps, successors), when the builder made them
+    deps: CSR | None = None  # when the builder made it
+    chains: "PlainChains | None" = None  # the chains that imply the successors (the plain builder)
     classes: "PlainClasses | None" = None  # where the route classes can be found, when the builder says
 
 
@@ -585,30 +607,88 @@ def _plain_tree(routes: Routes) -> _Built:
     Root i's block holds, for each origin j != i (ascending), its reduce chain j -> ... -> i,
     then for each j its broadcast chain i -> ... -> j. The first hop of every broadcast waits
     for prefix group i: the last reduce hop (into i) of every origin. One compiled pass writes
-    every array in its final form (docs/scale.md), including `deps` and `successors`. The route
-    classes are left to the scheduler that takes them (`PlainClasses`), with the hops they come from.
+    every array in its final form (docs/scale.md), including `deps`; the successors are implied by
+    the chains and not stored (`PlainChains`: one byte of marks per workload). The route classes are
+    left to the scheduler that takes them (`PlainClasses`), with the hops they come from.
     """
     s = routes.parent.shape[0]
     par, depth, seg_len, seg_links = routes.parent, routes.depth, routes.seg_len, routes.seg_links
     starts = _plain_starts(par, depth, seg_len)
     n, n_links, n_entries = int(starts[s, 0]), int(starts[s, 1]), int(starts[s, 2] + starts[s, 3])
-    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x3)
+    # row pointers are int32 where the entries fit (4096 servers: 94.4 M workloads, 4 bytes a row saved x2)
     ptr_type = np.int32 if max(n_links, n_entries, n + s) < 2 ** 31 else np.int64
-    tree, phase, own = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool)
+    tree, phase, own, marks = np.empty(n, csr.ID), np.empty(n, np.int8), np.empty(n, bool), np.empty(n, np.int8)
     lptr, lval = np.empty(n + 1, ptr_type), np.empty(n_links, csr.ID)
     dptr, dval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
-    sptr, sval = np.empty(n + s + 1, ptr_type), np.empty(n_entries, csr.ID)
     # the roots' blocks are disjoint: two halves (by workloads) are written at once on two cores
     mid = int(np.searchsorted(starts[:, 0], n // 2))
-    arrays = (par, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr, sval)
+    arrays = (par, depth, seg_len, seg_links, tree, phase, own, marks, lptr, lval, dptr, dval)
     both(lambda: _plain_fill(0, mid, starts, *arrays), lambda: _plain_fill(mid, s, starts, *arrays),
          size=n)
-    _plain_groups(depth, starts, dptr, sptr, sval)
+    _plain_groups(depth, starts, dptr)
     deps = CSR(dptr, dval)
     prefix = CSR(dptr[: n + 1], dval[: dptr[n]])
     groups = CSR(dptr[n:] - dptr[n], dval[dptr[n]:])
-    return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s),
-                  relations=(deps, CSR(sptr, sval)), classes=PlainClasses(routes))
+    return _Built(tree, phase, own, CSR(lptr, lval), prefix, groups, np.arange(s), deps=deps,
+                  chains=PlainChains(marks, starts[:, 0].copy()), classes=PlainClasses(routes))
+
+
+@dataclass(frozen=True, eq=False)
+class PlainChains:
+    """The successors of a plain PS DAG of one chunk, implied by its chains instead of stored (docs/scale.md,
+    eleventh step): workload w's successor is w + 1 unless w is the last hop of its chain; a last reduce hop's
+    is its tree's prefix group n + tree[w] (tree i's group is group i); a last broadcast hop has none; group
+    i's waiters are the first broadcast hops of root i's block, ascending.
+
+    `marks` (int8, one per workload) holds the bits `NEXT`, `INTO_ROOT` and `FIRST_BROADCAST`; `block` (int64,
+    S + 1) the first workload of each root's block (row S: n), whose second half is its broadcast hops. 1 byte
+    a workload where the successors' CSR took 8 (755 MB at BCube(16,2)); `core.engine` releases from them."""
+
+    marks: np.ndarray
+    block: np.ndarray
+
+    def successors(self, tree: np.ndarray, ptr_type: np.dtype) -> CSR:
+        """The successors' CSR as a transpose of `deps` gives it (rows: workloads, then groups; row pointers of
+        `ptr_type`, values int32), written from the marks in one compiled pass."""
+        n, s = len(self.marks), len(self.block) - 1
+        # n entries: every chain has one hop without a successor (its last broadcast hop) and one group waiter
+        # (its first broadcast hop), every other hop one successor
+        ptr, val = np.empty(n + s + 1, ptr_type), np.empty(n, csr.ID)
+        _chain_successors(self.marks, tree, self.block, ptr, val)
+        return CSR(ptr, val)
+
+
+@kernel(interpret_below=SMALL)
+def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compiled
+    """The successors' rows of a plain PS DAG from its chains' `marks` (`PlainChains`): writes the row pointers
+    into `ptr` and the values into `val` (which must have one entry per workload, as a plain DAG's chains
+    give: see `PlainChains.successors`)."""
+    n = len(marks)
+    s = len(block) - 1
+    m = 0
+    for w in range(n):
+        if marks[w] & 3:
+            m += 1
+        if marks[w] & 4:
+            m += 1
+    if m != len(val):
+        raise ValueError("the chains' marks do not describe a plain PS DAG")
+    e = 0
+    ptr[0] = 0
+    for w in range(n):
+        if marks[w] & 1:
+            val[e] = w + 1
+            e += 1
+        elif marks[w] & 2:
+            val[e] = n + tree[w]
+            e += 1
+        ptr[w + 1] = e
+    for i in range(s):
+        for w in range((block[i] + block[i + 1]) // 2, block[i + 1]):
+            if marks[w] & 4:
+                val[e] = w
+                e += 1
+        ptr[n + i + 1] = e
 
 
 class PlainClasses:
@@ -664,8 +744,8 @@ def _plain_class_rows(tree, phase, lptr, lval, link_src, link_dst, server_index,
 @kernel(interpret_below=SMALL)
 def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
     """Where each root's block starts in the plain PS DAG's arrays: row i of the (S+1, 4) result
-    holds root i's first workload, link entry, `deps` (= `successors`) entry of the workloads' rows,
-    and group member; row S the totals."""
+    holds root i's first workload, link entry, `deps` entry of the workloads' rows, and group member;
+    row S the totals."""
     s = parent.shape[0]
     out = np.zeros((s + 1, 4), np.int64)
     for i in range(s):
@@ -679,8 +759,8 @@ def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
                 x = parent[i, x]
             hops += depth[i, j]
             origins += depth[i, j] > 0
-        # every hop but an origin's first reduce hop has one entry (of deps; of successors, every hop
-        # but an origin's last broadcast hop), and each origin's last reduce hop is a group member
+        # every hop but an origin's first reduce hop has one entry in deps, and each origin's last reduce
+        # hop is a group member
         out[i + 1, 0] = out[i, 0] + 2 * hops
         out[i + 1, 1] = out[i, 1] + 2 * n_links
         out[i + 1, 2] = out[i, 2] + 2 * hops - origins
@@ -689,23 +769,21 @@ def _plain_starts(parent, depth, seg_len):  # pragma: no cover - compiled
 
 
 @kernel(interpret_below=SMALL, nogil=True)
-def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, lptr, lval, dptr, dval, sptr,
-                sval):  # pragma: no cover - compiled
+def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, own, marks, lptr, lval, dptr,
+                dval):  # pragma: no cover - compiled
     """Write roots i0..i1-1 of the plain PS DAG (see `_plain_tree`) at their `starts`: tree, phase,
-    carries_own, links, the workloads' rows of deps (then one row per prefix group: its members) and
-    of successors (the groups' rows: `_plain_groups`)."""
+    carries_own, the chains' marks (`PlainChains`), links, and the workloads' rows of deps (then one row per
+    prefix group: its members; their row pointers: `_plain_groups`)."""
     s = parent.shape[0]
     n = len(tree)
     chain = np.empty(max(1, depth.max()) if s else 1, np.int64)
     w = starts[i0, 0]
     le = starts[i0, 1]
     de = starts[i0, 2]
-    se = de  # as many entries in both, root by root
     ge = starts[s, 2] + starts[i0, 3]  # the group members follow the workloads' own entries
     if i0 == 0:
         lptr[0] = 0
         dptr[0] = 0
-        sptr[0] = 0
     for i in range(i0, i1):
         for ph in range(2):
             for j in range(s):
@@ -729,12 +807,11 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                             dval[de] = w - 1
                             de += 1
                         if k < d - 1:
-                            sval[se] = w + 1
+                            marks[w] = 1  # NEXT
                         else:
-                            sval[se] = n + i
+                            marks[w] = 2  # INTO_ROOT
                             dval[ge] = w  # the last reduce hop is a member of group i
                             ge += 1
-                        se += 1
                     else:
                         x = chain[d - 1 - k]
                         ln = seg_len[i, x]
@@ -743,13 +820,10 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                             le += 1
                         dval[de] = w - 1 if k > 0 else n + i
                         de += 1
-                        if k < d - 1:
-                            sval[se] = w + 1
-                            se += 1
+                        marks[w] = (1 if k < d - 1 else 0) | (4 if k == 0 else 0)  # NEXT, FIRST_BROADCAST
                     w += 1
                     lptr[w] = le
                     dptr[w] = de
-                    sptr[w] = se
 
 
 @kernel(interpret_below=SMALL, nogil=True)
@@ -802,28 +876,17 @@ def _plain_classes(parent, seg_len, seg_links, width, sentinel, hop_class):  # p
 
 
 @kernel(interpret_below=SMALL)
-def _plain_groups(depth, starts, dptr, sptr, sval):  # pragma: no cover - compiled
-    """The prefix groups' rows of the plain PS DAG: group i's members (written by `_plain_fill`) in
-    deps, and its waiters in successors: the first broadcast hops of tree i."""
+def _plain_groups(depth, starts, dptr):  # pragma: no cover - compiled
+    """The row pointers of the plain PS DAG's prefix groups in deps: group i's members (written by
+    `_plain_fill`) are the last reduce hops into root i, one per origin."""
     s = depth.shape[0]
     n = starts[s, 0]
     g = starts[s, 2]
-    se = g
-    w = 0
     for i in range(s):
-        reduce_hops = 0
-        for j in range(s):
-            reduce_hops += depth[i, j]
-        b = w + reduce_hops
         for j in range(s):
             if depth[i, j] > 0:
                 g += 1
-                sval[se] = b
-                se += 1
-                b += depth[i, j]
         dptr[n + i + 1] = g
-        sptr[n + i + 1] = se
-        w += 2 * reduce_hops
 
 
 def ring_dag(topology: Topology, *, chunks: int = 1, routes: Routes | None = None,

@@ -557,3 +557,92 @@ def test_list_schedule_takes_the_builders_classes(k, monkeypatch):
     with threads(k):
         again = [r.tolist() for r in list_schedule(dag, random_rank(dag, 3))]
     assert calls == {"hash": 1, "check": 1} and again == first
+
+
+# ---- the plain PS DAG's successors, implied by its chains (docs/scale.md, eleventh step) -------------------
+CHAIN_SPECS = SPECS + ["bcube:n=4,k=2", "dcell:n=3,k=2", "fattree:k=6"]
+
+
+def released_both_ways(dag, rounds) -> tuple[list[list[int]], list[list[int]]]:
+    """Apply `rounds` (each as the replay does: what is valid of it) to an engine on `dag`, which releases from
+    the chains, and to one on the same DAG without them (`_replace`: the successors' CSR, a transpose of deps);
+    the workloads each freed, round by round, after checking the two engines' waits and rounds agree."""
+    csr_dag = dag._replace()
+    assert dag.chains is not None and csr_dag.chains is None
+    a, b = Engine(dag), Engine(csr_dag)
+    assert a._chains is not None and b._chains is None
+    got, want = [], []
+    for ids in rounds:
+        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.unique(ids[(ids >= 0) & (ids < dag.n)])
+        ids = ids[a.sent_round[ids] < 0]
+        a._commit(ids)
+        b._commit(ids)
+        got.append(a.last_freed.tolist())
+        want.append(b.last_freed.tolist())
+        assert np.array_equal(a._waiting, b._waiting) and np.array_equal(a.sent_round, b.sent_round)
+    return got, want
+
+
+def check_chains(dag, seed: int) -> None:
+    """The implied release frees what the CSR's does, in the same order, on a list schedule and on broken
+    forms of it (out of order, repeated, dropped: the replay's paths); the successors written from the chains
+    equal deps' transpose, dtypes included; replay and the in-order check say what they say without chains."""
+    rng = np.random.default_rng(seed)
+    rounds = [r.tolist() for r in list_schedule(dag, random_rank(dag, seed))]
+    for how in ["none", "move-earlier", "move-later", "duplicate", "drop", "swap", "merge-rounds"]:
+        broken = mutate(rounds, how, rng, dag.n)
+        got, want = released_both_ways(dag, broken)
+        assert got == want
+        mine, theirs = replay(dag, broken), replay(dag._replace(), broken)
+        assert mine[1] == theirs[1] and np.array_equal(mine[0].sent_round, theirs[0].sent_round)
+        assert mine[0].last_freed.tolist() == theirs[0].last_freed.tolist()
+    if len(rounds) > 1:
+        # everything sent at once: each group completes within the round, with its waiters
+        got, want = released_both_ways(dag, [np.arange(dag.n)])
+        assert got == want
+    s, t = dag.successors, dag.deps.transpose(dag.n + dag.n_groups)
+    assert s.ptr.dtype == dag.deps.ptr.dtype and s.values.dtype == t.values.dtype
+    assert np.array_equal(s.ptr, t.ptr) and np.array_equal(s.values, t.values)
+
+
+@pytest.mark.parametrize("spec", CHAIN_SPECS)
+def test_implied_release_equals_the_csr_release(spec):
+    t = with_caps(topo(spec), 5)
+    for seed in range(3):
+        check_chains(tree_dag(t, merge=False), seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16), seed=st.integers(0, 1000))
+def test_implied_release_on_random_and_failed_graphs(t, fail, seed):
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    check_chains(tree_dag(t, merge=False), seed)
+
+
+def test_only_the_plain_dag_of_one_chunk_has_chains():
+    """Every other DAG (merged, chunks > 1, ring, a replaced or reversed one, a schedule file read back) releases
+    from the successors' CSR as before."""
+    t = topo("bcube:n=3,k=1")
+    plain = tree_dag(t, merge=False)
+    assert plain.chains is not None and Engine(plain)._chains is not None
+    others = [tree_dag(t), tree_dag(t, merge=False, chunks=2), ring_dag(t), plain._replace(), plain.reverse(),
+              plain.explicit()]
+    assert all(d.chains is None and Engine(d)._chains is None for d in others)
+
+
+def test_plain_schedule_file_replays_and_times_as_before(tmp_path):
+    """A plain PS schedule: its file read back (no chains) validates, and the time replay of the DAG with chains
+    (its successors then written from them) equals the one of the DAG without."""
+    from core.timing import replay_modes
+    t = topo("bcube:n=4,k=2")
+    sched = run_method("ps", t, ScheduleConfig(seed=2))
+    assert sched.dag.chains is not None
+    path = tmp_path / "ps.npz"
+    write_schedule(sched, str(path))
+    assert validate_document(read_schedule_file(str(path)), str(path)).ok
+    mine, theirs = replay_modes(sched.dag, sched.rounds), replay_modes(sched.dag._replace(), sched.rounds)
+    assert {k: v.time for k, v in mine.items()} == {k: v.time for k, v in theirs.items()}

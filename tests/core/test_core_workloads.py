@@ -128,10 +128,12 @@ def check_plain(t, chunks=1):
             assert all(dag.dst[a] == dag.src[b] for a, b in zip(chain, chain[1:]))
         assert sorted(ends) == sorted(tree.parent)
     assert dag.n == total
-    # the builder writes deps and successors itself (chunks == 1); they equal the ones derived from
-    # prefix and groups (a replaced DAG derives them afresh)
-    assert chunks > 1 or {"deps", "successors"} <= dag.__dict__.keys()
+    # the builder writes deps itself (chunks == 1) and keeps the chains that imply the successors instead of
+    # them; both equal the ones derived from prefix and groups (a replaced DAG derives them afresh, with no chains)
+    assert chunks > 1 or ("deps" in dag.__dict__ and "successors" not in dag.__dict__ and dag.chains is not None)
+    assert chunks == 1 or dag.chains is None
     fresh = dataclasses.replace(dag)
+    assert fresh.chains is None
     for rel in ("deps", "successors"):
         mine, derived = getattr(dag, rel), getattr(fresh, rel)
         assert mine.ptr.tolist() == derived.ptr.tolist() and mine.values.tolist() == derived.values.tolist()
