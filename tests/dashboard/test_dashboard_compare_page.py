@@ -23,6 +23,16 @@ def at(missing_rl):
     return at
 
 
+def sidebar_seconds_at_1b(methods: list[str]):
+    """The Compare page on the sidebar's topology with `methods`, at a 1 B message (its seconds table last)."""
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.multiselect(key="w:compare.methods").set_value(methods).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception
+    return at
+
+
 def test_table_has_every_configuration_with_our_numbers_and_the_papers(at):
     frame = at.dataframe[0].value
     assert list(frame["configuration"]) == [p.name for p in preset("table2")]
@@ -286,11 +296,7 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
 
     from core.compare import latency_notes
 
-    at = open_app("compare")
-    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
-    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
-    at.text_input(key="w:compare.size").set_value("1B").run()
-    assert not at.exception
+    at = sidebar_seconds_at_1b(["ring", "critical-path"])
     table = at.dataframe[-1]
     frame = cells(table)
     assert list(frame["", "method"]) == ["ring", "critical-path"]
@@ -379,11 +385,7 @@ def test_seconds_table_cells_show_the_numbers_its_grid_exposes():
     the cell showed 0.5%. Streamlit cannot expose a number column's display text (its grid's accessibility string is
     the value), and a text column sorts as text: so each cell shows the number itself, as the CLI writes it (its
     decimals and thousands separators), the unit only in the header, and the table's accessible name says the units."""
-    at = open_app("compare")
-    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
-    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
-    at.text_input(key="w:compare.size").set_value("1B").run()
-    assert not at.exception
+    at = sidebar_seconds_at_1b(["ring", "critical-path"])
     table = at.dataframe[-1]
     numbers, shown = table.value, cells(table)
     for column in numbers.columns[2:]:

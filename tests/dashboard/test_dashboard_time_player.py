@@ -208,15 +208,21 @@ def test_busbw_at_1_byte_reads_in_a_unit_that_shows_it():
     assert "e-0" not in texts(at)
 
 
+
+def player_in_seconds(methods: list[str], size: str):
+    """The player with `methods` on the sidebar's BCube without latency (lat=0), its axis in seconds, at `size`."""
+    at = player(methods)
+    at.text_input(key="w:link_options").set_value("lat=0").run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value(size).run()
+    assert not at.exception and not at.error
+    return at
+
 def test_sub_microsecond_times_read_in_ps_as_the_cli_writes_them():
     """Issue 12: the player's time unit went no lower than µs, so without latency (lat=0) at 1 B the Time metric read
     0.000142 (µs) and a time column 8e-06 µs; it takes core.units.time_unit's unit, the CLI's (142 ps, 8 ps)."""
     methods = ["ring", "critical-path"]
-    at = player(methods)
-    at.text_input(key="w:link_options").set_value("lat=0").run()
-    at.segmented_control(key="w:player.axis").set_value("seconds").run()
-    at.text_input(key="w:player.size").set_value("1B").run()
-    assert not at.exception and not at.error
+    at = player_in_seconds(methods, "1B")
     t = make_topology(f"{BCUBE},lat=0")
     tm = {m: replay(run_method(m, t, ScheduleConfig()), size=1, mode="async") for m in methods}
     assert max(x.time for x in tm.values()) < 1e-9  # every time is under 1 ns: core's unit is ps
@@ -239,11 +245,7 @@ def test_every_methods_times_share_one_unit_the_largest_ones():
     from core.units import time_unit
 
     methods = ["ring", "critical-path"]
-    at = player(methods)
-    at.text_input(key="w:link_options").set_value("lat=0").run()
-    at.segmented_control(key="w:player.axis").set_value("seconds").run()
-    at.text_input(key="w:player.size").set_value("7KB").run()
-    assert not at.exception and not at.error
+    at = player_in_seconds(methods, "7KB")
     t = make_topology(f"{BCUBE},lat=0")
     tm = {m: replay(run_method(m, t, ScheduleConfig()), size=7000, mode="async") for m in methods}
     assert tm["ring"].time < 1e-6 <= tm["critical-path"].time  # alone, 996 ns and 1.12 µs
@@ -282,11 +284,7 @@ def test_the_heatmap_csv_names_its_time_columns_in_the_players_unit(monkeypatch)
 
     got = capture_deferred_downloads(monkeypatch)
     methods = ["ring", "critical-path"]
-    at = player(methods)
-    at.text_input(key="w:link_options").set_value("lat=0").run()
-    at.segmented_control(key="w:player.axis").set_value("seconds").run()
-    at.text_input(key="w:player.size").set_value("1B").run()
-    assert not at.exception and not at.error
+    at = player_in_seconds(methods, "1B")
     t = make_topology(f"{BCUBE},lat=0")
     runs = {m: run_method(m, t, ScheduleConfig()) for m in methods}
     end = max(replay(s, size=1, mode="async").time for s in runs.values())
