@@ -101,7 +101,7 @@ def show_opening(opening: Openings | list | dict, short: bool = False) -> str:
         return text
     if len(ol) == 1:
         return f"{text} ({covered[0]} rounds, the greedy rollout's)"
-    return (f"{text} (a split: sample k uses the (k mod {len(ol)})-th; " + ", ".join(covered)
+    return (f"{text} (a split: sample k takes item k mod {len(ol)}, counting from 0; " + ", ".join(covered)
             + " rounds, the greedy rollout's)")
 
 

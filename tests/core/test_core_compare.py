@@ -154,7 +154,7 @@ def test_cli_compare_text_says_which_checkpoint_and_temperature_ran(capsys):
     assert lines[2].startswith("rounds;")
     assert lines[3] == ("bcube:n=3,k=1: rl: checkpoint bcube_n3_k1 (trained on this topology: yes); rl-sample: "
                         "checkpoint bcube_n3_k1 (trained on this topology: yes), best of greedy and 2 samples at T = 0.5 "
-                        "after openings none,0.5:0.3 (a split: sample k uses the (k mod 2)-th; T = 0.5 in the first 4 of "
+                        "after openings none,0.5:0.3 (a split: sample k takes item k mod 2, counting from 0; T = 0.5 in the first 4 of "
                         "12 rounds, the greedy rollout's)")  # the default opening, a split (docs/rl.md)
 
 

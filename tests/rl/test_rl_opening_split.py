@@ -98,7 +98,7 @@ def test_openings_of_a_split_and_of_a_single():
     assert show_opening((None, (0.5, 0.3))) == "none,0.5:0.3"
     assert show_opening([None, [1, 0.15], [2, 0.3]]) == "none,1:0.15,2:0.3"
     o = {"temperature": 0.5, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
-    assert show_opening([None, o]) == ("none,0.5:0.3 (a split: sample k uses the (k mod 2)-th; T = 0.5 in the first "
+    assert show_opening([None, o]) == ("none,0.5:0.3 (a split: sample k takes item k mod 2, counting from 0; T = 0.5 in the first "
                                        "13 of 43 rounds, the greedy rollout's)")
     assert show_opening(o) == "0.5:0.3 (T = 0.5 in the first 13 of 43 rounds, the greedy rollout's)"  # as before
 
@@ -151,7 +151,7 @@ def test_cli_split_goes_to_the_schedule_file_and_the_text(capsys, tmp_path):
     info = json.loads(out.read_text())["info"]
     assert code == 0 and info["opening"][0] is None
     assert info["opening"][1]["temperature"] == 2.0 and info["opening"][1]["fraction"] == 0.25
-    assert "opening: none,2:0.25 (a split: sample k uses the (k mod 2)-th; T = 2 in the first" in text
+    assert "opening: none,2:0.25 (a split: sample k takes item k mod 2, counting from 0; T = 2 in the first" in text
 
 
 def test_explain_names_the_kept_samples_item_of_the_split():
