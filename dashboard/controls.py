@@ -143,6 +143,17 @@ def topology_picker() -> Source:
     return good
 
 
+def link_speeds_hint() -> str:
+    """Where the sidebar's source mode sets link speeds, as one sentence for a caption: the Link speeds box (presets
+    and families), the spec itself (Spec); empty for Upload, which has no box (a file carries its own bandwidths)."""
+    mode = remembered("source_mode", SOURCE_MODES[0])
+    if mode == "Upload":
+        return ""
+    if mode == "Spec":
+        return "Set other speeds in the spec itself (e.g. bcube:3,1,bw=100/25)."
+    return "Set other speeds in the sidebar (Link speeds, e.g. bw=100/25)."
+
+
 def _clear_upload() -> None:
     st.session_state["good_source"] = DEFAULT_SOURCE
 

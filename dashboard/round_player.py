@@ -423,6 +423,7 @@ def _workload_list(pb: Playback, r: int) -> None:
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
     """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click."""
     stem = file_stem(source)
+    at = f"-{size_tag(config.size)}" if view.timeline.seconds else ""  # in seconds the numbers change with the size
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
@@ -432,16 +433,22 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
                                  "link change)")
         col.download_button(f"{title}: heatmap (CSV)",
                             data=partial(data.heatmap_csv, source, pb.method, config, view.timeline),
-                            file_name=f"{stem}-{pb.method}.utilization.csv", mime="text/csv",
+                            file_name=f"{stem}-{pb.method}{at}.utilization.csv", mime="text/csv",
                             key=f"{key}:csv:{pb.method}", on_click="ignore", width="stretch",
                             help="the heatmap's numbers: percent per directed link and round (or time column)")
     methods = tuple(pb.method for pb in plays)
     st.download_button(f"Animation of all {'time columns' if view.timeline.seconds else 'rounds'} (HTML, for slides)",
                        data=partial(animation_html, source, methods, config, view),
-                       file_name=f"{stem}-{'-'.join(methods)}.animation.html", mime="text/html",
+                       file_name=f"{stem}-{'-'.join(methods)}{at}.animation.html", mime="text/html",
                        key=f"{key}:animation", on_click="ignore", icon=":material/movie:",
                        help="one self-contained file (plotly.js inside, works offline): the player with a Play "
                             "button and a slider over the rounds (or time columns)")
+
+
+def size_tag(n_bytes: float) -> str:
+    """A message size for a file name, as read on screen without its space, its decimal point as ``_`` (safe in a
+    file name, and no second suffix): ``1B``, ``7KB``, ``1_5MB``."""
+    return "".join(c if c.isalnum() else "_" for c in labels.size(n_bytes).replace(" ", ""))
 
 
 def animation_html(source: Source, methods: tuple[str, ...], config: ScheduleConfig, view: View) -> str:

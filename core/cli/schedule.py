@@ -8,6 +8,7 @@ import re
 import sys
 from dataclasses import replace
 
+import numpy as np
 from tqdm import tqdm
 
 from .. import argtypes as at
@@ -121,8 +122,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                          default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
-    if "network" in extra:
-        print(f"  network: {describe_changes(t, network)}")
+    held = np.flatnonzero(base.failed).tolist()  # a file's own failed links (a family spec builds none)
+    if "network" in extra or held:
+        source = "the file" if base.spec.startswith("file:") else base.spec
+        print(f"  network: {describe_changes(t, network, held=held, source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     print(f"  workloads {stats['workloads']}; {bound_text(stats, sched.info)}; gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")

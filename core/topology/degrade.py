@@ -253,10 +253,15 @@ def changes(base: Topology, now: Topology) -> dict:
             "slowed": [[int(e), float(base.bandwidth[e]), float(now.bandwidth[e])] for e in slowed.tolist()]}
 
 
-def describe_changes(topology: Topology, diff: dict) -> str:
-    """One line naming the failed and slowed links of `changes`: ``failed 3 (s00-sw0.0); slowed 4 (...) 100->25 Gbit/s``."""
+def describe_changes(topology: Topology, diff: dict, held: list[int] | None = None, source: str = "the file") -> str:
+    """One line naming the failed and slowed links of `changes`: ``failed 3 (s00-sw0.0); slowed 4 (...) 100->25 Gbit/s``.
+    `held`: links the topology was read with failed (a file's own), named first as ``failed 1 (s01-sw0.0) (from the
+    file)``; a file's slowed links are only its bandwidths (it holds no nominal speed), so they are not named."""
     t = topology
     parts = []
+    if held:
+        parts.append("failed " + link_names(t, held[:6]) + (f" and {len(held) - 6} more" if len(held) > 6 else "")
+                     + f" (from {source})")
     if diff.get("failed"):
         f = diff["failed"]
         parts.append("failed " + link_names(t, f[:6]) + (f" and {len(f) - 6} more" if len(f) > 6 else ""))

@@ -73,8 +73,9 @@ def _counts(t: Topology, paper) -> None:
     speeds = ", ".join(f"{n} at {bw:g} Gbit/s" for bw, n in sorted(summary["bandwidth_gbps"].items(), reverse=True))
     lat = ", ".join(f"{v:g}" for v in summary["latency_us"])
     failed = f" · **{summary['failed_links']} failed**" if summary["failed_links"] else ""
-    st.caption(f"Links (full duplex, per direction): {speeds} · latency {lat} µs{failed}. "
-               "Set other speeds in the sidebar (Link speeds, e.g. bw=100/25)."
+    hint = controls.link_speeds_hint()
+    st.caption(f"Links (full duplex, per direction): {speeds} · latency {lat} µs{failed}."
+               + (f" {hint}" if hint else "")
                + (f" Paper (Table 2): {paper.paper_nodes} nodes, {paper.paper_edges} links, "
                   f"{paper.paper_workloads} workloads." if paper else ""))
 

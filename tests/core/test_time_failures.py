@@ -242,6 +242,26 @@ def test_schedule_file_records_failed_and_slowed_links_and_size(tmp_path, capsys
     assert changes(topo("bcube:n=3,k=1"), degrade(topo("bcube:n=3,k=1"), fail="0")) == {"failed": [0], "slowed": []}
 
 
+def test_schedule_of_a_topology_file_names_the_files_failed_links(tmp_path, capsys):
+    # the file `topology --fail-links 1 --slow-links 3:25 --format json` writes holds link 1 failed; `schedule
+    # file:` printed no network line for it (the spec's run prints one). Its slowed link is only a bandwidth there.
+    code, out, err = run_cli(capsys, "topology", "bcube:n=3,k=1", "--fail-links", "1", "--slow-links", "3:25",
+                             "--format", "json")
+    assert code == 0, err
+    path = tmp_path / "tf.json"
+    path.write_text(out)
+    code, out, err = run_cli(capsys, "schedule", f"file:{path}")
+    assert code == 0, err
+    assert "  network: failed 1 (s01-sw0.0) (from the file)\n" in out
+    code, out, err = run_cli(capsys, "schedule", f"file:{path}", "--fail-links", "5", "--slow-links", "7:50")
+    assert code == 0, err
+    assert ("  network: failed 1 (s01-sw0.0) (from the file); failed 5 (s12-sw0.1); slowed 7 (s21-sw0.2) "
+            "100->50 Gbit/s\n") in out
+    code, out, err = run_cli(capsys, "schedule", "bcube:n=3,k=1")  # nothing failed, nothing said
+    assert code == 0, err
+    assert "network:" not in out
+
+
 def test_topology_command_lists_links_and_failures(capsys):
     code, out, _ = run_cli(capsys, "topology", "bcube:n=3,k=1", "--links", "--fail-links", "0")
     assert code == 0

@@ -292,7 +292,7 @@ def test_the_heatmap_csv_names_its_time_columns_in_the_players_unit(monkeypatch)
     edges = np.linspace(0, end, k + 1)
     unit, per = time_unit([end])
     assert unit == "ps"
-    files = {name: got[name] for name in (f"bcube_n3_k1_lat0-{m}.utilization.csv" for m in methods)}
+    files = {name: got[name] for name in (f"bcube_n3_k1_lat0-{m}-1B.utilization.csv" for m in methods)}
     for name, make in files.items():
         header = next(csv.reader(io.StringIO(make())))
         columns = header[2:]
@@ -300,3 +300,21 @@ def test_the_heatmap_csv_names_its_time_columns_in_the_players_unit(monkeypatch)
         for c, a, b in zip(columns, edges, edges[1:]):
             lo, hi = c.removesuffix(" ps").split("-")
             assert float(lo) == pytest.approx(a * per, rel=1e-5, abs=1e-9) and float(hi) == pytest.approx(b * per, rel=1e-5)
+
+
+def test_the_heatmap_csv_and_animation_names_carry_the_message_size_on_the_seconds_axis(monkeypatch):
+    """A trial: on the seconds axis the heatmap CSV was bcube_n3_k1_lat0-ring.utilization.csv at 1 B and at 7 KB, so
+    one download overwrote the other; its numbers change with the size, so the size is in the name (file-name safe:
+    no space, ``_`` for a decimal point). On the rounds axis the numbers do not depend on the size: no size."""
+    got = capture_deferred_downloads(monkeypatch)
+    at = player(["ring"])
+    assert "bcube_n3_k1-ring.utilization.csv" in got and "bcube_n3_k1-ring.animation.html" in got
+    got.clear()
+    at = player_in_seconds(["ring"], "1B")
+    assert "bcube_n3_k1_lat0-ring-1B.utilization.csv" in got and "bcube_n3_k1_lat0-ring-1B.animation.html" in got
+    at.text_input(key="w:player.size").set_value("7KB").run()
+    at.text_input(key="w:player.size").set_value("1.5MB").run()
+    assert not at.exception and not at.error
+    names = [f"bcube_n3_k1_lat0-ring-{s}.utilization.csv" for s in ("1B", "7KB", "1_5MB")]
+    assert all(n in got for n in names), sorted(got)
+    assert got[names[0]]() != got[names[1]]()  # different files, different names

@@ -208,6 +208,22 @@ def test_an_upload_in_use_is_named_after_a_page_switch_and_can_be_cleared():
     assert "In use:" not in sidebar() and all(b.key != "upload.clear" for b in at.button)
 
 
+def test_the_link_speeds_hint_names_a_box_only_where_the_sidebar_has_one():
+    """The Links caption said 'Set other speeds in the sidebar (Link speeds, ...)' in Upload mode too, which has no
+    such box (a file carries its own bandwidths); in Spec mode the speeds go in the spec itself."""
+    caption = lambda: next(c.value for c in at.caption if c.value.startswith("Links (full duplex"))  # noqa: E731
+    at = page()
+    assert "Set other speeds in the sidebar (Link speeds, e.g. bw=100/25)." in caption()
+    assert at.text_input(key="w:link_options")  # the box it names is there
+    doc = {"nodes": [{"id": i, "kind": "server"} for i in range(3)], "links": [[0, 1], [1, 2]]}
+    upload(at, "line.json", json.dumps(doc).encode())
+    assert metric(at, "Nodes") == ["3"] and all(w.key != "w:link_options" for w in at.text_input)
+    assert "speeds" not in caption()
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    assert "Set other speeds in the spec itself (e.g. bcube:3,1,bw=100/25)." in caption()
+    assert "Link speeds" not in caption()
+
+
 def test_an_upload_that_is_not_a_graph_is_an_error_and_the_last_topology_stays():
     at = upload(page(), "notes.json", b"this is not json")
     assert len(at.error) == 1 and "notes.json" in shown(at.error[0].value)
