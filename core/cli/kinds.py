@@ -111,4 +111,15 @@ def json_kind(data: Any, path: str) -> tuple[str, str] | None:
 
 
 def _topology_use(path: str | Path) -> str:
+    """Which commands take the topology file at `path`, or, when their reader refuses it, its reason (trial 19:
+    "give it to topology ..." was said of a file that topology then refused)."""
+    from ..guard import SizeError
+    from ..topology import TopologyError, load_topology_file
+
+    try:
+        load_topology_file(path)
+    except SizeError:  # too large to read here: the command that takes it says so, with --force
+        pass
+    except TopologyError as err:
+        return f"topology, schedule and compare would refuse it as file:{path} too: {err}"
     return f"give it to topology, schedule or compare as file:{path}"

@@ -40,9 +40,8 @@ def bcube(n: int, k: int) -> Topology:
     for level in range(k + 1):
         for j in range(per_level):
             labels_sw.append(f"sw{level}.{j}")
-    width = k + 1
-    labels = [f"s{''.join(str(d) for d in reversed(row))}" if width > 1 else f"s{row[0]}"
-              for row in digits.tolist()]
+    sep = "" if n <= 10 else "."  # s111 was both (1, 11) and (11, 1) on BCube(12,1): labels are unique (trial 19)
+    labels = [f"s{sep.join(str(d) for d in reversed(row))}" for row in digits.tolist()]
     n_sw = (k + 1) * per_level
     is_server = np.r_[np.ones(n_srv, bool), np.zeros(n_sw, bool)]
     layer = np.r_[np.zeros(n_srv, np.int64), 1 + np.repeat(np.arange(k + 1), per_level)]

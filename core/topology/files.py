@@ -2,13 +2,14 @@
 
 GraphML: every node needs a ``kind`` attribute (``server`` or ``switch``; ``type`` is accepted
 too); optional edge attributes ``capacity``, ``bandwidth`` (Gbit/s), ``latency`` (µs) and
-``failed`` (true/false). JSON: ``{"nodes": [{"id": ..., "kind": ...}], "links": [...]}`` where a
+``failed`` (true/false). JSON: ``{"nodes": [{"id": ..., "kind": ..., "label": ...}], "links": [...]}`` where a
 link is ``[u, v]``, ``[u, v, capacity]``, ``[u, v, capacity, bandwidth]``, ``[u, v, capacity, bandwidth, latency]``
 or an object
 ``{"u": .., "v": .., "capacity": .., "bandwidth": .., "latency": .., "failed": ..}`` (``edges``
 for ``links`` is accepted; an optional ``"failed": [link index, ...]`` marks failed links), or
 ``{"servers": [...], "edges": [[u, v], ...]}``, or a schedule file's ``topology`` object.
-Bandwidths and latencies may carry units (``"25Gbps"``, ``"500ns"``; `core.units`).
+Bandwidths and latencies may carry units (``"25Gbps"``, ``"500ns"``; `core.units`). A node's optional ``label``
+(default: its id) follows the id rules: an integer or a string, not empty or padded, unique.
 """
 
 from __future__ import annotations
@@ -60,12 +61,15 @@ def from_networkx(g: nx.Graph, spec: str = "networkx", declared: Collection | No
         if kind not in (SERVER, SWITCH):
             raise TopologyError(f"node {_show(v)}: {_kind_problem(kind)}")
         _refuse_padded(v, f"node {_show(v)}: 'id'")  # a GraphML node by its id: it has no list position
+        if "label" in data:
+            _refuse_padded(data["label"], f"node {_show(v)}: 'label'")
         kinds.append(kind == SERVER)
+    labels = [str(g.nodes[v].get("label", v)) for v in nodes]
+    _refuse_repeated_labels(labels, [f"node {_show(v)}" for v in nodes], ["label" in g.nodes[v] for v in nodes])
     edges, props = [], []
     for u, v, data in g.edges(data=True):
         edges.append((index[u], index[v]))
         props.append(_link_props(data, (u, v)))
-    labels = tuple(str(g.nodes[v].get("label", v)) for v in nodes)
     return _topology(spec, kinds, edges, props, labels)
 
 
@@ -145,6 +149,10 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
             kind = str(node.get("kind", node.get("type", ""))).lower()
             if kind not in (SERVER, SWITCH):
                 raise TopologyError(f"node {_show(node['id'])}: {_kind_problem(kind)}")
+            if "label" in node:
+                if not _hashable(node["label"]):
+                    raise TopologyError(f"nodes[{k}]: 'label' {_id_rule(node['label'])}, got {_json(node['label'])}")
+                _refuse_padded(node["label"], f"nodes[{k}]: 'label'")
             ids.append(node["id"])
             kinds.append(kind == SERVER)
             labels.append(str(node.get("label", node["id"])))
@@ -166,6 +174,9 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
     else:
         raise TopologyError("a JSON topology needs 'nodes' (with kinds) or a 'servers' list")
     _refuse_repeated_ids(ids)
+    if "nodes" in data:  # the servers form's labels are its ids
+        _refuse_repeated_labels(labels, [f"nodes[{k}]" for k in range(len(ids))],
+                                ["label" in node for node in data["nodes"]])
     index = {x: i for i, x in enumerate(ids)}
     edges, props = [], []
     for link in links:
@@ -201,6 +212,22 @@ def _refuse_repeated_ids(ids: list[Any]) -> None:
             raise TopologyError(f"node ids must be unique: {_show(x)} is the id of nodes {j} and {k}")
         raise TopologyError(f"node ids must be unique: {_json(ids[j])} (node {j}) and {_json(x)} (node {k}) "
                             f"print the same, {_cut(str(x), 40)}")
+
+
+def _refuse_repeated_labels(labels: list[str], names: list[str], labelled: list[bool]) -> None:
+    """Refuse two nodes whose labels print the same (a node without a ``label`` is labelled by its id): links print
+    by label (``s01-sw0.0`` twice) and --fail-links/--slow-links ``u-v`` picked one of the two silently (trial 19).
+    `names`: how messages name each node (``nodes[2]``, ``node 'a'``); `labelled`: whether it has its own label."""
+    seen: dict[str, int] = {}
+    for k, lab in enumerate(labels):
+        j = seen.setdefault(lab, k)
+        if j == k:
+            continue
+        what = "'label'" if labelled[k] else "'id'"
+        other = f"label of {names[j]}" if labelled[j] else f"id of {names[j]}, which has no 'label'"
+        why = "" if labelled[k] and labelled[j] else " (a node without a 'label' is labelled by its id)"
+        raise TopologyError(f"{names[k]}: {what} {_cut(repr(lab), 40)} is also the {other}{why}; labels must be "
+                            f"unique: links, --fail-links and --slow-links name nodes by label")
 
 
 def _refuse_padded(x: Any, what: str) -> None:
@@ -248,13 +275,22 @@ def load_topology_file(path: str | Path, *, force: bool = False) -> Topology:
         raise TopologyError(f"file:{clip(str(path), 300)}: no such file")  # a newline in the name stays escaped
     check(estimate_json(p.stat().st_size, p.name), force=force)
     text = p.read_bytes()
+    if not text.strip():  # not "not a readable json graph (JSONDecodeError: Expecting value ...)" (trial 19)
+        raise TopologyError(f"file:{clip(str(path), 300)}: {_empty(text)}")
     return parse_topology_bytes(text, p.name, spec, force=True)
+
+
+def _empty(raw: bytes) -> str:
+    """What an empty file (no bytes, or whitespace only) is called in messages."""
+    return "empty" if not raw else "empty (only whitespace)"
 
 
 def parse_topology_bytes(raw: bytes, name: str, spec: str, *, force: bool = False) -> Topology:
     """Parse an uploaded or read file by its name's suffix (GraphML or JSON), after the size guard."""
     suffix = Path(name).suffix.lower()
     check(estimate_json(len(raw), name), force=force)
+    if not raw.strip() and suffix in (".graphml", ".xml", ".json"):
+        raise TopologyError(f"{name}: {_empty(raw)}")
     try:
         if suffix in (".graphml", ".xml"):
             import io
