@@ -15,7 +15,7 @@ import numpy as np
 
 from .greedy import CLASS, ClassHeads, fill_mask
 from .jit import SMALL, both, kernel, prefetch
-from .workloads import WorkloadDAG
+from .workloads import FIRST_BROADCAST, INTO_ROOT, NEXT, WorkloadDAG, broadcast_half
 
 Rounds = list[np.ndarray]
 """A schedule's rounds: one array of workload ids per round."""
@@ -273,7 +273,7 @@ def _release_chains(ids, marks, tree, block, waiting, sent_round):  # pragma: no
             prefetch(marks, ids[i + 16])
             prefetch(waiting, ids[i + 16] + 1)
         f = marks[w]
-        if f & 1:
+        if f & NEXT:
             x = w + 1
             waiting[x] -= 1
             if waiting[x] == 0 and sent_round[x] < 0:  # a replay may have sent it out of order
@@ -281,21 +281,21 @@ def _release_chains(ids, marks, tree, block, waiting, sent_round):  # pragma: no
                     out = np.concatenate((out, np.empty(len(out), np.int64)))
                 out[k] = x
                 k += 1
-        elif f & 2:
+        elif f & INTO_ROOT:
             r = tree[w]
             x = n + r
             waiting[x] -= 1
             if waiting[x] != 0:
                 continue
             # the group completed: its waiters, root r's first broadcast hops, lose one wait each
-            b0, b1 = (block[r] + block[r + 1]) // 2, block[r + 1]
+            b0, b1 = broadcast_half(block, r)
             for y in range(b0, b1):
-                if marks[y] & 4:
+                if marks[y] & FIRST_BROADCAST:
                     waiting[y] -= 1
             if k + b1 - b0 > len(out):
                 out = np.concatenate((out[:k], np.empty(len(out) + b1 - b0, np.int64)))
             for y in range(b0, b1):
-                if marks[y] & 4 and waiting[y] == 0 and sent_round[y] < 0:
+                if marks[y] & FIRST_BROADCAST and waiting[y] == 0 and sent_round[y] < 0:
                     out[k] = y
                     k += 1
     return out[:k]

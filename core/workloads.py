@@ -658,6 +658,12 @@ class PlainChains:
         return CSR(ptr, val)
 
 
+@kernel(inner=True)
+def broadcast_half(block, i):  # pragma: no cover - compiled
+    """The workloads of root i's broadcast hops in a plain PS DAG (`PlainChains.block`): its block's second half."""
+    return (block[i] + block[i + 1]) // 2, block[i + 1]
+
+
 @kernel(interpret_below=SMALL)
 def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compiled
     """The successors' rows of a plain PS DAG from its chains' `marks` (`PlainChains`): writes the row pointers
@@ -667,25 +673,26 @@ def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compi
     s = len(block) - 1
     m = 0
     for w in range(n):
-        if marks[w] & 3:
+        if marks[w] & (NEXT | INTO_ROOT):
             m += 1
-        if marks[w] & 4:
+        if marks[w] & FIRST_BROADCAST:
             m += 1
     if m != len(val):
         raise ValueError("the chains' marks do not describe a plain PS DAG")
     e = 0
     ptr[0] = 0
     for w in range(n):
-        if marks[w] & 1:
+        if marks[w] & NEXT:
             val[e] = w + 1
             e += 1
-        elif marks[w] & 2:
+        elif marks[w] & INTO_ROOT:
             val[e] = n + tree[w]
             e += 1
         ptr[w + 1] = e
     for i in range(s):
-        for w in range((block[i] + block[i + 1]) // 2, block[i + 1]):
-            if marks[w] & 4:
+        b0, b1 = broadcast_half(block, i)
+        for w in range(b0, b1):
+            if marks[w] & FIRST_BROADCAST:
                 val[e] = w
                 e += 1
         ptr[n + i + 1] = e
@@ -807,9 +814,9 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                             dval[de] = w - 1
                             de += 1
                         if k < d - 1:
-                            marks[w] = 1  # NEXT
+                            marks[w] = NEXT
                         else:
-                            marks[w] = 2  # INTO_ROOT
+                            marks[w] = INTO_ROOT
                             dval[ge] = w  # the last reduce hop is a member of group i
                             ge += 1
                     else:
@@ -820,7 +827,7 @@ def _plain_fill(i0, i1, starts, parent, depth, seg_len, seg_links, tree, phase, 
                             le += 1
                         dval[de] = w - 1 if k > 0 else n + i
                         de += 1
-                        marks[w] = (1 if k < d - 1 else 0) | (4 if k == 0 else 0)  # NEXT, FIRST_BROADCAST
+                        marks[w] = (NEXT if k < d - 1 else 0) | (FIRST_BROADCAST if k == 0 else 0)
                     w += 1
                     lptr[w] = le
                     dptr[w] = de
