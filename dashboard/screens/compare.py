@@ -240,7 +240,8 @@ PLAIN_HELP = {"config": "the configuration (topology)", "method": "the method, b
 
 
 def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.formats.style.Styler":
-    """The CLI's seconds table (two text columns, then numbers as text) as numbers, so that a column sorts by value
+    """The CLI's seconds table (two text columns, then numbers as text, without a unit: `seconds_table` takes the %
+    off the gaps) as numbers, so that a column sorts by value
     (as text, "10.000" sorted before "9.000"), each cell shown as the CLI's text: the number it shows
     (``45,000,100.0`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
     many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds).
@@ -251,13 +252,13 @@ def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.
     shown, ``45000100`` for ``45,000,100.0``, and the cells carry no unit (``0.5``, not ``0.5%``; the unit is in the
     header)."""
     import pandas as pd
-    numbers = pd.DataFrame([cells[:2] + [float(c.rstrip("%").replace(",", "")) for c in cells[2:]] for cells in body],
+    numbers = pd.DataFrame([cells[:2] + [float(c.replace(",", "")) for c in cells[2:]] for cells in body],
                            columns=columns)
     shown = numbers.style
     for j, c in enumerate(numbers.columns[2:], start=2):
         groups: dict[int, tuple[dict[float, str], list[int]]] = {}
         for i, cells in enumerate(body):
-            texts, rows = groups.setdefault(len(cells[j].rstrip("%").partition(".")[2]), ({}, []))
+            texts, rows = groups.setdefault(len(cells[j].partition(".")[2]), ({}, []))
             texts[numbers.iat[i, j]] = cells[j]
             rows.append(i)
         for texts, rows in groups.values():
