@@ -660,7 +660,8 @@ def test_size_guard_under_a_memory_limit():
         lines = r["stderr"].strip().splitlines()
         assert r["code"] == 2 and len(lines) == 1, (argv, r)
         assert "estimated" in lines[0] and "limit" in lines[0] and "MemoryError" not in r["stderr"], (argv, r)
-        assert r["seconds"] < 5, (argv, r)
+        # refused before building (which takes minutes or fails); 15 s, not 5, for a CI machine under load
+        assert r["seconds"] < 15, (argv, r)
     assert results[-1]["code"] == 0, results[-1]
 
 
