@@ -82,6 +82,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
         if model:
             get_model_checked(spec, model)
         limit = int(_num(spec, "limit", opts["limit"], 0))
+        # named as typed, in the form a missing topology file has (`file:PATH: no such file`)
+        _need_file(spec.partition(":")[0] + ":" + path if sep else path, path)
         if kind == "csv":
             trace = read_csv_trace(path)
         else:
@@ -89,6 +91,14 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
             trace = reader(path, seed=int(_num(spec, "seed", opts["seed"], 0)), model=model or None)
         return trace.head(limit) if limit else trace
     raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+
+
+def _need_file(name: str, path: str) -> None:
+    """Raise TraceError ``NAME: no such file`` (or ``NAME: a folder, not a trace file``) unless `path` is a file;
+    `name` is the trace as the user named it (the spec's kind and path, or the bare path)."""
+    p = Path(path)
+    if not p.is_file():
+        raise TraceError(f"{name}: {'a folder, not a trace file' if p.is_dir() else 'no such file'}")
 
 
 def get_model_checked(where: str, name: str) -> None:
@@ -195,9 +205,8 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
 # ---- files --------------------------------------------------------------------------------------
 
 def _read_csv(path: str) -> tuple[list[str], list[dict]]:
+    _need_file(path, path)
     p = Path(path)
-    if not p.is_file():
-        raise TraceError(f"trace file not found: {path}")
     try:
         with p.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
@@ -317,9 +326,8 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
 def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
     """Philly's cluster_job_log: arrival = submitted_time, GPUs of the first timed attempt,
     run time = last end − first start; jobs without a timed attempt or GPUs are skipped."""
+    _need_file(path, path)
     p = Path(path)
-    if not p.is_file():
-        raise TraceError(f"trace file not found: {path}")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

@@ -68,6 +68,22 @@ def test_bad_trace_file_rows(capsys, tmp_path, rows, says):
     assert says in err and str(p) in err and "\n" not in err
 
 
+@pytest.mark.parametrize("trace", ["nofile.csv", "csv:nofile.csv", "philly:nofile.json", "helios:nofile.csv"])
+def test_a_missing_trace_file_reads_as_a_missing_topology_file(capsys, tmp_path, monkeypatch, trace):
+    """Trial 20: a missing trace said "trace file not found: nofile.json", a missing topology "file:PATH: no such
+    file"; every missing input file is named as typed and then said the same way."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["topology", "file:nofile.json"]) == 2
+    topology = capsys.readouterr().err.strip()
+    assert topology == "allreduce-lab: error: file:nofile.json: no such file"
+    given = trace + (",limit=3" if ":" in trace else "")  # a bare .csv path takes no options
+    assert main(ARGS[:-2] + ["--trace", given, "--scheduler", "fifo+closest"]) == 2
+    assert capsys.readouterr().err.strip() == f"allreduce-lab: error: {trace}: no such file"
+    (tmp_path / "folder.csv").mkdir()
+    assert main(ARGS[:-2] + ["--trace", "csv:folder.csv", "--scheduler", "fifo+closest"]) == 2
+    assert capsys.readouterr().err.strip() == "allreduce-lab: error: csv:folder.csv: a folder, not a trace file"
+
+
 def _subparser(name: str):
     import argparse
 

@@ -195,7 +195,9 @@ def test_bad_helios_rows(tmp_path, row, rule):
     ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),
     ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
     ("pai:x.csv", "unknown trace kind 'pai'"),
-    ("csv:/no/such/file.csv", "trace file not found"),
+    ("csv:/no/such/file.csv", "csv:/no/such/file.csv: no such file"),
+    ("/no/such/file.csv", "^/no/such/file.csv: no such file$"),
+    ("Philly:/no/such/log.json,model=vgg16", "^Philly:/no/such/log.json: no such file$"),  # the kind as typed
     ("csv:/no/such/file.csv,model=vgg16", "unknown option 'model'; known: limit"),  # a CSV names its models
     ("csv:/no/such/file.csv,seed=3", "unknown option 'seed'; known: limit"),
     ("", "trace spec is empty"),
