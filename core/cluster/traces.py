@@ -44,6 +44,11 @@ jobs' arrays fit in memory, many more would not)."""
 DEFAULT_RATE = 6.0
 """Jobs an hour: 1.6× the rate at which the mean job's ideal GPU-time fills 256 GPUs (docs/cluster.md)."""
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+PHILLY_SKIPS = ("no attempt with start and end time", "no GPUs in its first timed attempt",
+                "zero run time (end = start)")
+"""Why the Philly reader leaves a record out (`skipped_note` names them)."""
+HELIOS_SKIPS = ("no GPUs (gpu_num 0)", "zero run time")
+"""Why the Helios reader leaves a record out."""
 
 
 def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
@@ -172,6 +177,25 @@ def capped_note(spec: str, trace: Trace) -> str | None:
     jobs = f"{trace.capped} of {trace.n} jobs' GPU demands" if trace.capped else "GPU demands"
     return (f"{spec.strip()}: {jobs} capped at {cap}, the cluster's GPUs (the mix draws jobs larger than the "
             f"cluster): the trace run is {trace.name}")
+
+
+def trace_title(spec: str, trace: Trace) -> str:
+    """The trace as a run's header names it, with its job count: a synthetic trace by its spec
+    (``synthetic:jobs=20,seed=2 (20 jobs)``), a file by its name and the options it was read with
+    (``philly.json (model=resnet50; 2 jobs)``, ``cluster_log.csv (models drawn with seed=0, limit=100; 100 jobs)``)."""
+    jobs = f"{trace.n} job{'' if trace.n == 1 else 's'}"
+    kind, sep, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind not in ("csv", "philly", "helios") or not sep:  # synthetic (its name is its spec), or a bare .csv path
+        return f"{trace.name} ({jobs})"
+    opts = _options(spec, rest.partition(",")[2], {"seed": 0, "model": "", "limit": 0})
+    said = []  # the options as load_trace read them (it checked them)
+    if kind != "csv":
+        said.append(f"model={opts['model']}" if opts["model"] else f"models drawn with seed={int(float(opts['seed']))}")
+    if float(opts["limit"]):
+        said.append(f"limit={int(float(opts['limit']))}")
+    head = ", ".join(said)
+    return f"{trace.name} ({head + '; ' if head else ''}{jobs})"
 
 
 def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
@@ -309,10 +333,13 @@ def _time(path: str, row: int, key: str, text: object) -> float:
 
 
 def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: int, model: str | None,
-              skipped: int) -> Trace:
-    """Trace from (id, submit epoch s, gpus, run seconds, row) records: models assigned, arrivals from 0."""
+              records: int, skipped: dict[str, int]) -> Trace:
+    """Trace from (id, submit epoch s, gpus, run seconds, row) records: models assigned, arrivals from 0; `records`
+    the file's records, `skipped` the reasons and counts of those left out."""
+    left_out = tuple((why, n) for why, n in skipped.items() if n)
     if not jobs:
-        raise TraceError(f"{path}: no usable job (skipped {skipped} without GPUs or run times)")
+        raise TraceError(f"{path}: no usable job: " + (_skipped_text(records, left_out) if records else
+                                                         "the file has no records"))
     names = model_names()
     rng = np.random.default_rng(seed)
     idx = np.full(len(jobs), names.index(model)) if model else rng.integers(len(names), size=len(jobs))
@@ -320,7 +347,23 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
     submit = np.array([j[1] for j in jobs])
     dur = np.array([j[3] for j in jobs])
     return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
-                 np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs])
+                 np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs], records=records,
+                 skipped=left_out)
+
+
+def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:
+    """``1 of 3 records skipped: no attempt with start and end time`` (several reasons: each with its count)."""
+    total = sum(n for _, n in skipped)
+    why = skipped[0][0] if len(skipped) == 1 else ", ".join(f"{why} ({n})" for why, n in skipped)
+    return f"{total} of {records} record{'' if records == 1 else 's'} skipped: {why}"
+
+
+def skipped_note(trace: Trace) -> str | None:
+    """One line when a Philly or Helios reader left records of the file out (``philly.json: 1 of 3 records skipped:
+    no attempt with start and end time``); None when it kept them all (trial 20: "(2 jobs)" from 3 records, unsaid)."""
+    if not trace.skipped:
+        return None
+    return f"{trace.name}: {_skipped_text(trace.records, trace.skipped)}"
 
 
 def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
@@ -334,7 +377,7 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
         raise TraceError(f"{path}: not a Philly cluster_job_log (JSON): {err}") from None
     if not isinstance(data, list):
         raise TraceError(f"{path}: a Philly cluster_job_log is a JSON list of jobs")
-    jobs, skipped = [], 0
+    jobs, skipped = [], dict.fromkeys(PHILLY_SKIPS, 0)
     for r, rec in enumerate(data, start=1):
         if not isinstance(rec, dict):
             raise TraceError(f"{path}: row {r}: a job must be a JSON object")
@@ -344,7 +387,7 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
         timed = [a for a in rec["attempts"] or [] if isinstance(a, dict) and a.get("start_time") and a.get("end_time")]
         gpus = sum(len(d.get("gpus") or []) for d in (timed[0].get("detail") or [])) if timed else 0
         if not timed or gpus == 0:
-            skipped += 1
+            skipped[PHILLY_SKIPS[0 if not timed else 1]] += 1
             continue
         submit = _time(path, r, "submitted_time", rec["submitted_time"])
         start = _time(path, r, "start_time", timed[0]["start_time"])
@@ -353,10 +396,10 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
             raise TraceError(f"{path}: row {r} (job {rec['jobid']}): times must not run backwards "
                              f"(submitted {rec['submitted_time']}, start {timed[0]['start_time']}, end {timed[-1]['end_time']})")
         if end == start:
-            skipped += 1
+            skipped[PHILLY_SKIPS[2]] += 1
             continue
         jobs.append((str(rec["jobid"]), submit, gpus, end - start, r))
-    return _assemble(path, jobs, seed, model, skipped)
+    return _assemble(path, jobs, seed, model, len(data), skipped)
 
 
 def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
@@ -366,7 +409,7 @@ def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
     _need(path, columns, ["job_id", "gpu_num", "submit_time"], "Helios")
     if "duration" not in columns and not {"start_time", "end_time"} <= set(columns):
         raise TraceError(f"{path}: missing column 'duration' (or 'start_time' and 'end_time'): a Helios trace needs one")
-    jobs, skipped = [], 0
+    jobs, skipped = [], dict.fromkeys(HELIOS_SKIPS, 0)
     for r, rec in enumerate(rows, start=1):
         gpus = _gpu_field(path, r, rec, "gpu_num")
         if gpus < 0:
@@ -379,10 +422,10 @@ def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
         if dur < 0:
             raise TraceError(f"{path}: row {r} (job {rec['job_id']}): duration must be >= 0 s, got {dur:g}")
         if gpus == 0 or dur == 0:
-            skipped += 1
+            skipped[HELIOS_SKIPS[0 if gpus == 0 else 1]] += 1
             continue
         jobs.append((str(rec["job_id"]).strip(), submit, int(gpus), dur, r))
-    return _assemble(path, jobs, seed, model, skipped)
+    return _assemble(path, jobs, seed, model, len(rows), skipped)
 
 
 def write_csv_trace(trace: Trace, path: str | Path) -> None:

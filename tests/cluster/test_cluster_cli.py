@@ -84,6 +84,18 @@ def test_a_missing_trace_file_reads_as_a_missing_topology_file(capsys, tmp_path,
     assert capsys.readouterr().err.strip() == "allreduce-lab: error: csv:folder.csv: a folder, not a trace file"
 
 
+def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_path):
+    """Trial 20: the header said "trace philly.json (2 jobs)" from 3 records, naming neither the model every job was
+    given nor the record left out: the header names the options, a note the records skipped."""
+    from test_cluster_traces import PHILLY
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    assert main(ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest"]) == 0
+    out, err = capsys.readouterr()
+    assert f"trace {p} (model=resnet50; 2 jobs)" in out.splitlines()[0]
+    assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
+
+
 def _subparser(name: str):
     import argparse
 

@@ -100,6 +100,37 @@ def test_philly_loader(tmp_path):
     assert t.row.tolist() == [3, 1]
 
 
+def test_the_records_a_log_reader_leaves_out_are_counted_and_said(tmp_path):
+    """Trial 20: a Philly record without a timed attempt was left out silently ("2 jobs" from 3 records); the trace
+    counts every record and why each one left out was, `skipped_note` says it in one line, and a limit keeps it."""
+    from core.cluster import skipped_note
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    for spec in (f"philly:{p},model=vgg16", f"philly:{p},limit=1"):
+        t = load_trace(spec)
+        assert (t.records, t.skipped) == (3, (("no attempt with start and end time", 1),))
+        assert skipped_note(t) == f"{p}: 1 of 3 records skipped: no attempt with start and end time"
+    no_gpus = dict(PHILLY[0], jobid="application_4", attempts=[dict(PHILLY[0]["attempts"][0], detail=[])])
+    p.write_text(json.dumps(PHILLY + [no_gpus]))
+    assert skipped_note(load_trace(f"philly:{p}")) == (f"{p}: 2 of 4 records skipped: no attempt with start and end "
+                                                       "time (1), no GPUs in its first timed attempt (1)")
+    p.write_text(json.dumps([PHILLY[1]]))
+    with pytest.raises(TraceError, match="no usable job: 1 of 1 record skipped: no attempt with start and end time$"):
+        load_trace(f"philly:{p}")
+    assert skipped_note(load_trace("synthetic:jobs=5")) is None
+
+
+def test_a_file_trace_is_titled_with_the_options_it_was_read_with(tmp_path):
+    from core.cluster import trace_title
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    assert trace_title(f"philly:{p},model=vgg16", load_trace(f"philly:{p},model=vgg16")) == f"{p} (model=vgg16; 2 jobs)"
+    spec = f"PHILLY:{p},seed=03,limit=1"
+    assert trace_title(spec, load_trace(spec)) == f"{p} (models drawn with seed=3, limit=1; 1 job)"
+    spec = "synthetic:jobs=4,seed=1"
+    assert trace_title(spec, load_trace(spec)) == "synthetic:jobs=4,seed=1 (4 jobs)"
+
+
 def test_helios_loader(tmp_path):
     p = tmp_path / "cluster_log.csv"
     p.write_text("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
@@ -111,6 +142,8 @@ def test_helios_loader(tmp_path):
     assert t.gpus.tolist() == [1, 8]
     assert t.arrival.tolist() == [0.0, 60.0]
     assert t.ideal_duration.tolist() == pytest.approx([36848, 3600], rel=1e-4)
+    from core.cluster import skipped_note
+    assert skipped_note(t) == f"{p}: 1 of 3 records skipped: no GPUs (gpu_num 0)"
 
 
 @pytest.mark.parametrize("text, rule", [
