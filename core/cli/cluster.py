@@ -27,7 +27,10 @@ def register(sub) -> None:
                         "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
                         "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
                         "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
-                        "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
+                        "drawn with seed, default 0; limit 0 = all jobs); a run time (duration_s, Philly's and "
+                        "Helios' run times) is read as compute only, iterations = run time / the model's compute "
+                        "per iteration, so the job also pays its AllReduce and runs longer than the file says: give "
+                        "iterations to replay measured times (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default "
                         "all); topdrl runs only with the GPUs per server its checkpoint was trained for (4 for the "

@@ -179,11 +179,16 @@ def capped_note(spec: str, trace: Trace) -> str | None:
             f"cluster): the trace run is {trace.name}")
 
 
+RUN_TIMES = "run times read as compute only: iterations = run time / compute per iteration"
+"""How a file's run times become iterations, as a run's header says it (docs/cluster.md §5)."""
+
+
 def trace_title(spec: str, trace: Trace) -> str:
     """The trace as a run's header names it, with its job count: a synthetic trace by its spec
     (``synthetic:jobs=20,seed=2 (20 jobs)``), a file by its name and the options it was read with
-    (``philly.json (model=resnet50; 2 jobs)``, ``cluster_log.csv (models drawn with seed=0, limit=100; 100 jobs)``)."""
-    jobs = f"{trace.n} job{'' if trace.n == 1 else 's'}"
+    (``philly.json (model=resnet50; 2 jobs; run times read as ...)``, ``cluster_log.csv (models drawn with seed=0,
+    limit=100; 100 jobs; ...)``), and, when it read run times, how (`RUN_TIMES`: trial 20's 10-hour job ran 33.7)."""
+    jobs = f"{trace.n} job{'' if trace.n == 1 else 's'}" + (f"; {RUN_TIMES}" if trace.run_times else "")
     kind, sep, rest = spec.strip().partition(":")
     kind = kind.lower()
     if kind not in ("csv", "philly", "helios") or not sep:  # synthetic (its name is its spec), or a bare .csv path
@@ -275,9 +280,10 @@ def _gpu_field(path: str, row: int, rec: dict, key: str) -> float:
     return g
 
 
-def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) -> float:
-    """A CSV row's iterations: the `iterations` cell, else `duration_s` / the model's compute time;
-    with both, they must agree within one iteration or 0.1% (`iterations` is kept)."""
+def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) -> tuple[float, bool]:
+    """A CSV row's iterations and whether they were read from its run time: the `iterations` cell, else
+    `duration_s` / the model's compute time; with both, they must agree within one iteration or 0.1% (`iterations`
+    is kept)."""
     it_cell = (rec.get("iterations") or "").strip() if "iterations" in columns else None
     dur_cell = (rec.get("duration_s") or "").strip() if "duration_s" in columns else None
     compute = get_model(model).compute_s
@@ -287,13 +293,13 @@ def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) 
         if dur < 0:
             raise TraceError(f"{path}: row {row}: duration_s must be >= 0, got {dur:g}")
         if not it_cell:
-            return dur / compute
+            return dur / compute, True
     it = _field(path, row, rec, "iterations")
     if dur is not None and not abs(it - dur / compute) <= max(1.0, 1e-3 * max(abs(it), dur / compute)):
         raise TraceError(f"{path}: row {row}: iterations {it:g} and duration_s {dur:g} disagree ({dur:g} s is "
                          f"{dur / compute:.6g} iterations of {model} at {1e3 * compute:.1f} ms); give one, or both "
                          "within one iteration or 0.1%")
-    return it
+    return it, False
 
 
 def read_csv_trace(path: str) -> Trace:
@@ -308,12 +314,14 @@ def read_csv_trace(path: str) -> Trace:
         raise TraceError(f"{path}: no jobs: the file has a header but no rows")
     ids, arrival, gpus, model, iters = [], [], [], [], []
     names = model_names()
+    run_times = False
     for r, rec in enumerate(rows, start=1):
         m = (rec.get("model") or "").strip()
         if m not in MODELS:
             raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
         g = _gpu_field(path, r, rec, "gpus")
-        it = _iterations(path, r, rec, columns, m)
+        it, timed = _iterations(path, r, rec, columns, m)
+        run_times |= timed
         ids.append((rec.get("job_id") or f"j{r - 1}").strip())
         arrival.append(_field(path, r, rec, "arrival_s"))
         if r > 1 and arrival[-1] < arrival[-2] and arrival[-1] >= 0:  # a negative time is check_job's rule
@@ -322,7 +330,7 @@ def read_csv_trace(path: str) -> Trace:
         gpus.append(int(g))
         model.append(names.index(m))
         iters.append(it)
-    return Trace(path, tuple(ids), arrival, gpus, model, iters)
+    return Trace(path, tuple(ids), arrival, gpus, model, iters, run_times=run_times)
 
 
 def _time(path: str, row: int, key: str, text: object) -> float:
@@ -348,7 +356,7 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
     dur = np.array([j[3] for j in jobs])
     return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
                  np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs], records=records,
-                 skipped=left_out)
+                 skipped=left_out, run_times=True)
 
 
 def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:

@@ -88,12 +88,30 @@ def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_
     """Trial 20: the header said "trace philly.json (2 jobs)" from 3 records, naming neither the model every job was
     given nor the record left out: the header names the options, a note the records skipped."""
     from test_cluster_traces import PHILLY
+
+    from core.cluster.traces import RUN_TIMES
     p = tmp_path / "philly.json"
     p.write_text(json.dumps(PHILLY))
     assert main(ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest"]) == 0
     out, err = capsys.readouterr()
-    assert f"trace {p} (model=resnet50; 2 jobs)" in out.splitlines()[0]
+    assert out.splitlines()[0].endswith(f"trace {p} (model=resnet50; 2 jobs; {RUN_TIMES})")
     assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
+
+
+@pytest.mark.parametrize("column, said", [("duration_s", True), ("iterations", False)])
+def test_the_header_says_how_run_times_were_read(capsys, tmp_path, column, said):
+    """Trial 20: a gpt2 job with duration_s=36000 on 16 GPUs ran 33.7 h, and neither the output nor the help said that a
+    run time is read as compute only: the header says so whenever a run time was read, and the help says it."""
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "gpt2.csv"
+    p.write_text(f"arrival_s,gpus,model,{column}\n0,16,gpt2,36000\n")
+    assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.endswith(f"trace {p} (1 job; {RUN_TIMES})" if said else f"trace {p} (1 job)")
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    assert "is read as compute only, iterations = run time / the model's compute per iteration" in \
+        " ".join(capsys.readouterr().out.split())
 
 
 def _subparser(name: str):

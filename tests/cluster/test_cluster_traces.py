@@ -122,13 +122,28 @@ def test_the_records_a_log_reader_leaves_out_are_counted_and_said(tmp_path):
 
 def test_a_file_trace_is_titled_with_the_options_it_was_read_with(tmp_path):
     from core.cluster import trace_title
+    from core.cluster.traces import RUN_TIMES
     p = tmp_path / "philly.json"
     p.write_text(json.dumps(PHILLY))
-    assert trace_title(f"philly:{p},model=vgg16", load_trace(f"philly:{p},model=vgg16")) == f"{p} (model=vgg16; 2 jobs)"
+    spec = f"philly:{p},model=vgg16"
+    assert trace_title(spec, load_trace(spec)) == f"{p} (model=vgg16; 2 jobs; {RUN_TIMES})"
     spec = f"PHILLY:{p},seed=03,limit=1"
-    assert trace_title(spec, load_trace(spec)) == f"{p} (models drawn with seed=3, limit=1; 1 job)"
+    assert trace_title(spec, load_trace(spec)) == f"{p} (models drawn with seed=3, limit=1; 1 job; {RUN_TIMES})"
     spec = "synthetic:jobs=4,seed=1"
     assert trace_title(spec, load_trace(spec)) == "synthetic:jobs=4,seed=1 (4 jobs)"
+
+
+def test_a_trace_knows_whether_it_read_run_times(tmp_path):
+    """A CSV row read from duration_s, and every Philly or Helios job, is a run time read as compute only
+    (`Trace.run_times`, said in the header); iterations given are not."""
+    p = tmp_path / "t.csv"
+    p.write_text("arrival_s,gpus,model,iterations,duration_s\n0,1,resnet50,10,\n1,1,resnet50,,20\n")
+    assert load_trace(f"csv:{p}").run_times
+    p.write_text("arrival_s,gpus,model,iterations,duration_s\n0,1,resnet50,10,\n")
+    assert not load_trace(str(p)).run_times
+    h = tmp_path / "philly.json"
+    h.write_text(json.dumps(PHILLY))
+    assert load_trace(f"philly:{h}").run_times and not load_trace("synthetic:jobs=3").run_times
 
 
 def test_helios_loader(tmp_path):
