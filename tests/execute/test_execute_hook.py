@@ -75,7 +75,8 @@ def test_the_docs_hook_snippet_runs_as_written(where, code, tmp_path, monkeypatc
     made |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     assert used - made == {"ddp_model"}, where
-    command = next(line.split("# allreduce-lab ")[1].split() for line in code.splitlines() if "# allreduce-lab " in line)
+    command = next(line.split("# allreduce-lab ")[1].split() for line in code.splitlines()
+                   if "# allreduce-lab " in line)
     monkeypatch.chdir(tmp_path)
     assert main(command) == 0  # the file the snippet reads
     world = build_plan(read_schedule_file(command[command.index("--out") + 1])).world_size
