@@ -19,7 +19,7 @@ from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
-                       preset)
+                       preset, split_link_options)
 from .workloads import WorkloadDAG, build_dag
 from .units import rate_unit, time_unit
 
@@ -31,9 +31,25 @@ GAP_COLUMNS = ["gap BW bound", "gap own bound"]
 bound of the method's own DAG (the CSV's headers add the unit: ``gap BW bound (%)``)."""
 
 
-def default_methods() -> tuple[str, ...]:
-    """The registered methods `compare` runs when none are named."""
-    return tuple(m.name for m in iter_methods() if m.default)
+def default_methods(uneven: bool = False) -> tuple[str, ...]:
+    """The registered methods `compare` runs when none are named; with `uneven` (some configuration's links differ
+    in bandwidth: `uneven_links`) also those that plan by each link's speed (time-aware)."""
+    return tuple(m.name for m in iter_methods() if m.default or (uneven and m.default_uneven))
+
+
+def uneven_links(spec: str, built: Topology | None = None, slow: str | None = None) -> str | None:
+    """Why the links of a configuration differ in bandwidth, in words for a note, or None where they share one speed:
+    `slow` (--slow-links) given, the working links of `built` (a file or example, as built) at several speeds, or a
+    spec's ``bw=`` naming several values. A family's spec is read, not built (the guard has not priced it yet)."""
+    if slow:
+        return f"--slow-links {slow}"
+    if built is not None:
+        speeds = np.unique(built.bandwidth[~built.failed])
+    else:
+        speeds = np.unique([v for level in split_link_options(spec)[1].bandwidth for v in level])
+    if len(speeds) < 2:
+        return None
+    return f"{spec} has links at {', '.join(f'{v:g}' for v in speeds[:-1])} and {speeds[-1]:g} Gbit/s"
 
 
 def schedules_tree_dag(method: str) -> bool:

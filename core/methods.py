@@ -67,6 +67,8 @@ class Method:
     """Why it cannot run on a topology (without running it), or None."""
     default: bool = True
     """Part of `compare`'s default set."""
+    default_uneven: bool = False
+    """Part of `compare`'s default set also when the links' bandwidths differ (`core.compare.uneven_links`)."""
     solver: str | None = None
     """What the size guard adds to the DAG's cost: "cp-sat" (an exact model) or "rl" (rollouts)."""
     sampled: bool = False
@@ -223,6 +225,7 @@ for _m in (
     Method("critical-path", "Critical-path", listsched.critical_path, dag="tree", colour="#00a087",
            description="merged trees; longest remaining chain first"),
     Method("time-aware", "Time-aware (HEFT)", timeaware.time_aware, dag="tree", colour="#8c564b", default=False,
+           default_uneven=True,  # the method that plans by each link's speed: rounds alone miss a slow link
            reads=("merge",),  # it tries every routing mode (docs/time.md section 10)
            description="merged trees; continuous-time list scheduling on the real transfer times (--size), "
                        "longest remaining chain in seconds first; run it without barriers (async)"),

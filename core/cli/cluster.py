@@ -27,7 +27,10 @@ def register(sub) -> None:
                         "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
                         "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
                         "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
-                        "drawn with seed, default 0; limit 0 = all jobs) (docs/cluster.md §5; default %(default)s)")
+                        "drawn with seed, default 0; limit 0 = all jobs); a run time (duration_s, Philly's and "
+                        "Helios' run times) is read as compute only, iterations = run time / the model's compute "
+                        "per iteration, so the job also pays its AllReduce and runs longer than the file says: give "
+                        "iterations to replay measured times (docs/cluster.md §5; default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default "
                         "all); topdrl runs only with the GPUs per server its checkpoint was trained for (4 for the "
@@ -57,7 +60,7 @@ def register(sub) -> None:
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
     from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, summarize, unfit)
+                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_title, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -72,9 +75,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     names, left_out = unfit(names, cluster.gpus_per_server, a.checkpoint, keep=named)
     notes += [f"note: {line}" for line in left_out]
     trace = load_trace(a.trace, fit_gpus=cluster.n_gpus)  # a synthetic draw larger than the cluster: capped, noted
-    capped = capped_note(a.trace, trace)
-    if capped:
-        notes.append(f"note: {capped}")
+    notes += [f"note: {line}" for line in (capped_note(a.trace, trace), skipped_note(trace)) if line]
     check_fits(trace, cluster.n_gpus, f"the cluster ({cluster.spec})")
     bar = tqdm(total=len(names), desc="cluster", disable=None, leave=False,
                bar_format="{desc}: {n:.2f}/{total} schedulers|{bar}| {elapsed}")
@@ -107,7 +108,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] for r in rows])
         print(buf.getvalue(), end="")
         return 0
-    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace.name} ({trace.n} job{'' if trace.n == 1 else 's'})")
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace_title(a.trace, trace)}")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
     body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]

@@ -11,7 +11,8 @@ from tqdm import tqdm
 from .. import argtypes as at
 from ..argtypes import UsageError
 from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
-                       latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table)
+                       latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table,
+                       uneven_links)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -29,7 +30,8 @@ def register(sub) -> None:
                                      "gets them too; - elsewhere)")
     p.add_argument("--methods", default=None,
                    help=f"comma-separated, from {', '.join(method_names())} "
-                        f"(default {','.join(default_methods())})")
+                        f"(default {','.join(default_methods())}; with {and_list(uneven_extra())} too, with a note, "
+                        "where link bandwidths differ: --slow-links, a spec's bw= with several values, a file's links)")
     p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, action=Given,
                    help="seeds 0..N-1 averaged for the seeded methods, ps and greedy, which do not read --seed "
                         "(default 5)")
@@ -41,9 +43,21 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_compare)
 
 
+def uneven_extra() -> list[str]:
+    """The methods compare's defaults add where link bandwidths differ (time-aware)."""
+    return [m for m in default_methods(uneven=True) if m not in default_methods()]
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     """Print the method comparison as a text table, JSON or CSV."""
-    methods = list(default_methods()) if a.methods is None else [m.strip() for m in a.methods.split(",") if m.strip()]
+    configs = configurations(a.preset, a.specs)
+    built = {spec: make_topology(spec, force=a.force) for _, spec, _ in configs  # only a file can mark links failed
+             if parse_spec(spec)[0] in ("file", "example")}
+    uneven = None
+    if a.methods is None:  # time-aware joins the defaults where a link's speed differs (trial 20)
+        uneven = next(filter(None, (uneven_links(spec, built.get(spec), a.slow_links) for _, spec, _ in configs)), None)
+    methods = list(default_methods(uneven is not None)) if a.methods is None else \
+        [m.strip() for m in a.methods.split(",") if m.strip()]
     if not methods:
         raise UsageError("--methods names no method")
     for m in methods:
@@ -61,20 +75,21 @@ def cmd_compare(a: argparse.Namespace) -> int:
     note = compare_note(a, methods)
     if note:
         print(note, file=sys.stderr)
-    configs = configurations(a.preset, a.specs)
+    if uneven:
+        print(f"note: {and_list(uneven_extra())} joins the default methods: link bandwidths differ ({uneven}); "
+              "--methods names the methods to run", file=sys.stderr)
     event = event_texts(a)  # read on each configuration; its form is checked once here
     runs, run_methods = [], []  # the estimate of every run compare makes (each method, each seed of a seeded one)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
-        is_file = parse_spec(spec)[0] in ("file", "example")
-        built = make_topology(spec, force=a.force) if is_file else None  # only a file can mark links failed
-        if built is not None:
-            note_failed_again(built, a.fail_links, a.slow_links)
-        estimates = guard(built if is_file else spec, ["critical-path", *methods], a)
+        is_file = spec in built
+        if is_file:
+            note_failed_again(built[spec], a.fail_links, a.slow_links)
+        estimates = guard(built[spec] if is_file else spec, ["critical-path", *methods], a)
         runs += [e for m, e in zip(methods, estimates[1:]) for _ in range(a.seeds if get_method(m).randomized else 1)]
         run_methods += [m for m in methods for _ in range(a.seeds if get_method(m).randomized else 1)]
         if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
-            built = built or make_topology(spec, force=a.force)
-            parse_event(degrade(built, fail=a.fail_links, slow=a.slow_links), event, built)
+            base = built[spec] if is_file else make_topology(spec, force=a.force)
+            parse_event(degrade(base, fail=a.fail_links, slow=a.slow_links), event, base)
     note = long_run_note(f"compare, {len(runs)} runs", runs)
     if note and not machine_output(a):
         print(note, file=sys.stderr)

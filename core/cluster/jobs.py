@@ -44,6 +44,10 @@ class Trace:
     row : each job's row in its source (1-based data rows, header excluded), for error messages.
     drawn : a synthetic draw (`traces.synthetic`): it has no rows, so messages name a job by its id alone.
     capped : how many jobs' GPU demands a synthetic draw cut to its ``max_gpus`` (0: none; `traces.synthetic`).
+    records : how many records the source file had, kept or not (0: not read from a Philly or Helios log).
+    skipped : (reason, count) of the records a Philly or Helios reader left out (`traces.skipped_note` says them).
+    run_times : some job's iterations were read from a file's run time (``duration_s``, Philly, Helios), as its ideal
+        duration: run time / compute per iteration (`traces.trace_title` says so in a run's header).
     """
 
     name: str
@@ -56,6 +60,9 @@ class Trace:
     row: np.ndarray = field(default=None)  # type: ignore[assignment]
     capped: int = 0
     drawn: bool = False
+    records: int = 0
+    skipped: tuple[tuple[str, int], ...] = ()
+    run_times: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.job_id)
@@ -139,7 +146,8 @@ class Trace:
     def head(self, n: int) -> "Trace":
         """The first n jobs (by arrival)."""
         return Trace(self.name, self.job_id[:n], self.arrival[:n], self.gpus[:n], self.model[:n],
-                     self.iterations[:n], self.models, self.row[:n], drawn=self.drawn)
+                     self.iterations[:n], self.models, self.row[:n], drawn=self.drawn, records=self.records,
+                     skipped=self.skipped, run_times=self.run_times)
 
     def rows(self) -> list[dict]:
         """One plain dict per job (the columns of the CSV format)."""

@@ -44,6 +44,11 @@ jobs' arrays fit in memory, many more would not)."""
 DEFAULT_RATE = 6.0
 """Jobs an hour: 1.6× the rate at which the mean job's ideal GPU-time fills 256 GPUs (docs/cluster.md)."""
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+PHILLY_SKIPS = ("no attempt with start and end time", "no GPUs in its first timed attempt",
+                "zero run time (end = start)")
+"""Why the Philly reader leaves a record out (`skipped_note` names them)."""
+HELIOS_SKIPS = ("no GPUs (gpu_num 0)", "zero run time")
+"""Why the Helios reader leaves a record out."""
 
 
 def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
@@ -82,6 +87,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
         if model:
             get_model_checked(spec, model)
         limit = int(_num(spec, "limit", opts["limit"], 0))
+        # named as typed, in the form a missing topology file has (`file:PATH: no such file`)
+        _need_file(spec.partition(":")[0] + ":" + path if sep else path, path)
         if kind == "csv":
             trace = read_csv_trace(path)
         else:
@@ -89,6 +96,14 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
             trace = reader(path, seed=int(_num(spec, "seed", opts["seed"], 0)), model=model or None)
         return trace.head(limit) if limit else trace
     raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+
+
+def _need_file(name: str, path: str) -> None:
+    """Raise TraceError ``NAME: no such file`` (or ``NAME: a folder, not a trace file``) unless `path` is a file;
+    `name` is the trace as the user named it (the spec's kind and path, or the bare path)."""
+    p = Path(path)
+    if not p.is_file():
+        raise TraceError(f"{name}: {'a folder, not a trace file' if p.is_dir() else 'no such file'}")
 
 
 def get_model_checked(where: str, name: str) -> None:
@@ -164,6 +179,30 @@ def capped_note(spec: str, trace: Trace) -> str | None:
             f"cluster): the trace run is {trace.name}")
 
 
+RUN_TIMES = "run times read as compute only: iterations = run time / compute per iteration"
+"""How a file's run times become iterations, as a run's header says it (docs/cluster.md §5)."""
+
+
+def trace_title(spec: str, trace: Trace) -> str:
+    """The trace as a run's header names it, with its job count: a synthetic trace by its spec
+    (``synthetic:jobs=20,seed=2 (20 jobs)``), a file by its name and the options it was read with
+    (``philly.json (model=resnet50; 2 jobs; run times read as ...)``, ``cluster_log.csv (models drawn with seed=0,
+    limit=100; 100 jobs; ...)``), and, when it read run times, how (`RUN_TIMES`: trial 20's 10-hour job ran 33.7)."""
+    jobs = f"{trace.n} job{'' if trace.n == 1 else 's'}" + (f"; {RUN_TIMES}" if trace.run_times else "")
+    kind, sep, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind not in ("csv", "philly", "helios") or not sep:  # synthetic (its name is its spec), or a bare .csv path
+        return f"{trace.name} ({jobs})"
+    opts = _options(spec, rest.partition(",")[2], {"seed": 0, "model": "", "limit": 0})
+    said = []  # the options as load_trace read them (it checked them)
+    if kind != "csv":
+        said.append(f"model={opts['model']}" if opts["model"] else f"models drawn with seed={int(float(opts['seed']))}")
+    if float(opts["limit"]):
+        said.append(f"limit={int(float(opts['limit']))}")
+    head = ", ".join(said)
+    return f"{trace.name} ({head + '; ' if head else ''}{jobs})"
+
+
 def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: str = "sjf-bco",
               models: tuple[str, ...] | None = None, name: str | None = None, max_gpus: int | None = None) -> Trace:
     """A seeded synthetic trace following published Philly statistics (see the module docstring); `max_gpus` caps
@@ -195,9 +234,8 @@ def synthetic(jobs: int = 160, seed: int = 0, rate: float = DEFAULT_RATE, mix: s
 # ---- files --------------------------------------------------------------------------------------
 
 def _read_csv(path: str) -> tuple[list[str], list[dict]]:
+    _need_file(path, path)
     p = Path(path)
-    if not p.is_file():
-        raise TraceError(f"trace file not found: {path}")
     try:
         with p.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
@@ -242,9 +280,10 @@ def _gpu_field(path: str, row: int, rec: dict, key: str) -> float:
     return g
 
 
-def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) -> float:
-    """A CSV row's iterations: the `iterations` cell, else `duration_s` / the model's compute time;
-    with both, they must agree within one iteration or 0.1% (`iterations` is kept)."""
+def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) -> tuple[float, bool]:
+    """A CSV row's iterations and whether they were read from its run time: the `iterations` cell, else
+    `duration_s` / the model's compute time; with both, they must agree within one iteration or 0.1% (`iterations`
+    is kept)."""
     it_cell = (rec.get("iterations") or "").strip() if "iterations" in columns else None
     dur_cell = (rec.get("duration_s") or "").strip() if "duration_s" in columns else None
     compute = get_model(model).compute_s
@@ -254,13 +293,13 @@ def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) 
         if dur < 0:
             raise TraceError(f"{path}: row {row}: duration_s must be >= 0, got {dur:g}")
         if not it_cell:
-            return dur / compute
+            return dur / compute, True
     it = _field(path, row, rec, "iterations")
     if dur is not None and not abs(it - dur / compute) <= max(1.0, 1e-3 * max(abs(it), dur / compute)):
         raise TraceError(f"{path}: row {row}: iterations {it:g} and duration_s {dur:g} disagree ({dur:g} s is "
                          f"{dur / compute:.6g} iterations of {model} at {1e3 * compute:.1f} ms); give one, or both "
                          "within one iteration or 0.1%")
-    return it
+    return it, False
 
 
 def read_csv_trace(path: str) -> Trace:
@@ -275,12 +314,14 @@ def read_csv_trace(path: str) -> Trace:
         raise TraceError(f"{path}: no jobs: the file has a header but no rows")
     ids, arrival, gpus, model, iters = [], [], [], [], []
     names = model_names()
+    run_times = False
     for r, rec in enumerate(rows, start=1):
         m = (rec.get("model") or "").strip()
         if m not in MODELS:
             raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
         g = _gpu_field(path, r, rec, "gpus")
-        it = _iterations(path, r, rec, columns, m)
+        it, timed = _iterations(path, r, rec, columns, m)
+        run_times |= timed
         ids.append((rec.get("job_id") or f"j{r - 1}").strip())
         arrival.append(_field(path, r, rec, "arrival_s"))
         if r > 1 and arrival[-1] < arrival[-2] and arrival[-1] >= 0:  # a negative time is check_job's rule
@@ -289,7 +330,7 @@ def read_csv_trace(path: str) -> Trace:
         gpus.append(int(g))
         model.append(names.index(m))
         iters.append(it)
-    return Trace(path, tuple(ids), arrival, gpus, model, iters)
+    return Trace(path, tuple(ids), arrival, gpus, model, iters, run_times=run_times)
 
 
 def _time(path: str, row: int, key: str, text: object) -> float:
@@ -300,10 +341,13 @@ def _time(path: str, row: int, key: str, text: object) -> float:
 
 
 def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: int, model: str | None,
-              skipped: int) -> Trace:
-    """Trace from (id, submit epoch s, gpus, run seconds, row) records: models assigned, arrivals from 0."""
+              records: int, skipped: dict[str, int]) -> Trace:
+    """Trace from (id, submit epoch s, gpus, run seconds, row) records: models assigned, arrivals from 0; `records`
+    the file's records, `skipped` the reasons and counts of those left out."""
+    left_out = tuple((why, n) for why, n in skipped.items() if n)
     if not jobs:
-        raise TraceError(f"{path}: no usable job (skipped {skipped} without GPUs or run times)")
+        raise TraceError(f"{path}: no usable job: " + (_skipped_text(records, left_out) if records else
+                                                         "the file has no records"))
     names = model_names()
     rng = np.random.default_rng(seed)
     idx = np.full(len(jobs), names.index(model)) if model else rng.integers(len(names), size=len(jobs))
@@ -311,22 +355,37 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
     submit = np.array([j[1] for j in jobs])
     dur = np.array([j[3] for j in jobs])
     return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
-                 np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs])
+                 np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs], records=records,
+                 skipped=left_out, run_times=True)
+
+
+def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:
+    """``1 of 3 records skipped: no attempt with start and end time`` (several reasons: each with its count)."""
+    total = sum(n for _, n in skipped)
+    why = skipped[0][0] if len(skipped) == 1 else ", ".join(f"{why} ({n})" for why, n in skipped)
+    return f"{total} of {records} record{'' if records == 1 else 's'} skipped: {why}"
+
+
+def skipped_note(trace: Trace) -> str | None:
+    """One line when a Philly or Helios reader left records of the file out (``philly.json: 1 of 3 records skipped:
+    no attempt with start and end time``); None when it kept them all (trial 20: "(2 jobs)" from 3 records, unsaid)."""
+    if not trace.skipped:
+        return None
+    return f"{trace.name}: {_skipped_text(trace.records, trace.skipped)}"
 
 
 def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
     """Philly's cluster_job_log: arrival = submitted_time, GPUs of the first timed attempt,
     run time = last end − first start; jobs without a timed attempt or GPUs are skipped."""
+    _need_file(path, path)
     p = Path(path)
-    if not p.is_file():
-        raise TraceError(f"trace file not found: {path}")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise TraceError(f"{path}: not a Philly cluster_job_log (JSON): {err}") from None
     if not isinstance(data, list):
         raise TraceError(f"{path}: a Philly cluster_job_log is a JSON list of jobs")
-    jobs, skipped = [], 0
+    jobs, skipped = [], dict.fromkeys(PHILLY_SKIPS, 0)
     for r, rec in enumerate(data, start=1):
         if not isinstance(rec, dict):
             raise TraceError(f"{path}: row {r}: a job must be a JSON object")
@@ -336,7 +395,7 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
         timed = [a for a in rec["attempts"] or [] if isinstance(a, dict) and a.get("start_time") and a.get("end_time")]
         gpus = sum(len(d.get("gpus") or []) for d in (timed[0].get("detail") or [])) if timed else 0
         if not timed or gpus == 0:
-            skipped += 1
+            skipped[PHILLY_SKIPS[0 if not timed else 1]] += 1
             continue
         submit = _time(path, r, "submitted_time", rec["submitted_time"])
         start = _time(path, r, "start_time", timed[0]["start_time"])
@@ -345,10 +404,10 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
             raise TraceError(f"{path}: row {r} (job {rec['jobid']}): times must not run backwards "
                              f"(submitted {rec['submitted_time']}, start {timed[0]['start_time']}, end {timed[-1]['end_time']})")
         if end == start:
-            skipped += 1
+            skipped[PHILLY_SKIPS[2]] += 1
             continue
         jobs.append((str(rec["jobid"]), submit, gpus, end - start, r))
-    return _assemble(path, jobs, seed, model, skipped)
+    return _assemble(path, jobs, seed, model, len(data), skipped)
 
 
 def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
@@ -358,7 +417,7 @@ def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
     _need(path, columns, ["job_id", "gpu_num", "submit_time"], "Helios")
     if "duration" not in columns and not {"start_time", "end_time"} <= set(columns):
         raise TraceError(f"{path}: missing column 'duration' (or 'start_time' and 'end_time'): a Helios trace needs one")
-    jobs, skipped = [], 0
+    jobs, skipped = [], dict.fromkeys(HELIOS_SKIPS, 0)
     for r, rec in enumerate(rows, start=1):
         gpus = _gpu_field(path, r, rec, "gpu_num")
         if gpus < 0:
@@ -371,10 +430,10 @@ def read_helios(path: str, seed: int = 0, model: str | None = None) -> Trace:
         if dur < 0:
             raise TraceError(f"{path}: row {r} (job {rec['job_id']}): duration must be >= 0 s, got {dur:g}")
         if gpus == 0 or dur == 0:
-            skipped += 1
+            skipped[HELIOS_SKIPS[0 if gpus == 0 else 1]] += 1
             continue
         jobs.append((str(rec["job_id"]).strip(), submit, int(gpus), dur, r))
-    return _assemble(path, jobs, seed, model, skipped)
+    return _assemble(path, jobs, seed, model, len(rows), skipped)
 
 
 def write_csv_trace(trace: Trace, path: str | Path) -> None:

@@ -2,7 +2,8 @@
 
 Usage, on every rank of an initialized process group (one rank per server)::
 
-    state = ScheduleHookState(schedule)            # a Schedule, a document, or a SchedulePlan
+    schedule = read_schedule_file("s.json")       # core.schedule_io; or a Schedule, or a SchedulePlan
+    state = ScheduleHookState(schedule)
     ddp_model.register_comm_hook(state, schedule_allreduce_hook)
 
 Like the default ``allreduce_hook`` of ``torch.distributed.algorithms.ddp_comm_hooks``, the

@@ -68,6 +68,52 @@ def test_bad_trace_file_rows(capsys, tmp_path, rows, says):
     assert says in err and str(p) in err and "\n" not in err
 
 
+@pytest.mark.parametrize("trace", ["nofile.csv", "csv:nofile.csv", "philly:nofile.json", "helios:nofile.csv"])
+def test_a_missing_trace_file_reads_as_a_missing_topology_file(capsys, tmp_path, monkeypatch, trace):
+    """Trial 20: a missing trace said "trace file not found: nofile.json", a missing topology "file:PATH: no such
+    file"; every missing input file is named as typed and then said the same way."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["topology", "file:nofile.json"]) == 2
+    topology = capsys.readouterr().err.strip()
+    assert topology == "allreduce-lab: error: file:nofile.json: no such file"
+    given = trace + (",limit=3" if ":" in trace else "")  # a bare .csv path takes no options
+    assert main(ARGS[:-2] + ["--trace", given, "--scheduler", "fifo+closest"]) == 2
+    assert capsys.readouterr().err.strip() == f"allreduce-lab: error: {trace}: no such file"
+    (tmp_path / "folder.csv").mkdir()
+    assert main(ARGS[:-2] + ["--trace", "csv:folder.csv", "--scheduler", "fifo+closest"]) == 2
+    assert capsys.readouterr().err.strip() == "allreduce-lab: error: csv:folder.csv: a folder, not a trace file"
+
+
+def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_path):
+    """Trial 20: the header said "trace philly.json (2 jobs)" from 3 records, naming neither the model every job was
+    given nor the record left out: the header names the options, a note the records skipped."""
+    from test_cluster_traces import PHILLY
+
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    assert main(ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].endswith(f"trace {p} (model=resnet50; 2 jobs; {RUN_TIMES})")
+    assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
+
+
+@pytest.mark.parametrize("column, said", [("duration_s", True), ("iterations", False)])
+def test_the_header_says_how_run_times_were_read(capsys, tmp_path, column, said):
+    """Trial 20: a gpt2 job with duration_s=36000 on 16 GPUs ran 33.7 h, and neither the output nor the help said that a
+    run time is read as compute only: the header says so whenever a run time was read, and the help says it."""
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "gpt2.csv"
+    p.write_text(f"arrival_s,gpus,model,{column}\n0,16,gpt2,36000\n")
+    assert main(ARGS[:-2] + ["--trace", str(p), "--scheduler", "fifo+closest"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.endswith(f"trace {p} (1 job; {RUN_TIMES})" if said else f"trace {p} (1 job)")
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    assert "is read as compute only, iterations = run time / the model's compute per iteration" in \
+        " ".join(capsys.readouterr().out.split())
+
+
 def _subparser(name: str):
     import argparse
 

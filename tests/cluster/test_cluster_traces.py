@@ -100,6 +100,52 @@ def test_philly_loader(tmp_path):
     assert t.row.tolist() == [3, 1]
 
 
+def test_the_records_a_log_reader_leaves_out_are_counted_and_said(tmp_path):
+    """Trial 20: a Philly record without a timed attempt was left out silently ("2 jobs" from 3 records); the trace
+    counts every record and why each one left out was, `skipped_note` says it in one line, and a limit keeps it."""
+    from core.cluster import skipped_note
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    for spec in (f"philly:{p},model=vgg16", f"philly:{p},limit=1"):
+        t = load_trace(spec)
+        assert (t.records, t.skipped) == (3, (("no attempt with start and end time", 1),))
+        assert skipped_note(t) == f"{p}: 1 of 3 records skipped: no attempt with start and end time"
+    no_gpus = dict(PHILLY[0], jobid="application_4", attempts=[dict(PHILLY[0]["attempts"][0], detail=[])])
+    p.write_text(json.dumps(PHILLY + [no_gpus]))
+    assert skipped_note(load_trace(f"philly:{p}")) == (f"{p}: 2 of 4 records skipped: no attempt with start and end "
+                                                       "time (1), no GPUs in its first timed attempt (1)")
+    p.write_text(json.dumps([PHILLY[1]]))
+    with pytest.raises(TraceError, match="no usable job: 1 of 1 record skipped: no attempt with start and end time$"):
+        load_trace(f"philly:{p}")
+    assert skipped_note(load_trace("synthetic:jobs=5")) is None
+
+
+def test_a_file_trace_is_titled_with_the_options_it_was_read_with(tmp_path):
+    from core.cluster import trace_title
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    spec = f"philly:{p},model=vgg16"
+    assert trace_title(spec, load_trace(spec)) == f"{p} (model=vgg16; 2 jobs; {RUN_TIMES})"
+    spec = f"PHILLY:{p},seed=03,limit=1"
+    assert trace_title(spec, load_trace(spec)) == f"{p} (models drawn with seed=3, limit=1; 1 job; {RUN_TIMES})"
+    spec = "synthetic:jobs=4,seed=1"
+    assert trace_title(spec, load_trace(spec)) == "synthetic:jobs=4,seed=1 (4 jobs)"
+
+
+def test_a_trace_knows_whether_it_read_run_times(tmp_path):
+    """A CSV row read from duration_s, and every Philly or Helios job, is a run time read as compute only
+    (`Trace.run_times`, said in the header); iterations given are not."""
+    p = tmp_path / "t.csv"
+    p.write_text("arrival_s,gpus,model,iterations,duration_s\n0,1,resnet50,10,\n1,1,resnet50,,20\n")
+    assert load_trace(f"csv:{p}").run_times
+    p.write_text("arrival_s,gpus,model,iterations,duration_s\n0,1,resnet50,10,\n")
+    assert not load_trace(str(p)).run_times
+    h = tmp_path / "philly.json"
+    h.write_text(json.dumps(PHILLY))
+    assert load_trace(f"philly:{h}").run_times and not load_trace("synthetic:jobs=3").run_times
+
+
 def test_helios_loader(tmp_path):
     p = tmp_path / "cluster_log.csv"
     p.write_text("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
@@ -111,6 +157,8 @@ def test_helios_loader(tmp_path):
     assert t.gpus.tolist() == [1, 8]
     assert t.arrival.tolist() == [0.0, 60.0]
     assert t.ideal_duration.tolist() == pytest.approx([36848, 3600], rel=1e-4)
+    from core.cluster import skipped_note
+    assert skipped_note(t) == f"{p}: 1 of 3 records skipped: no GPUs (gpu_num 0)"
 
 
 @pytest.mark.parametrize("text, rule", [
@@ -195,7 +243,9 @@ def test_bad_helios_rows(tmp_path, row, rule):
     ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),
     ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
     ("pai:x.csv", "unknown trace kind 'pai'"),
-    ("csv:/no/such/file.csv", "trace file not found"),
+    ("csv:/no/such/file.csv", "csv:/no/such/file.csv: no such file"),
+    ("/no/such/file.csv", "^/no/such/file.csv: no such file$"),
+    ("Philly:/no/such/log.json,model=vgg16", "^Philly:/no/such/log.json: no such file$"),  # the kind as typed
     ("csv:/no/such/file.csv,model=vgg16", "unknown option 'model'; known: limit"),  # a CSV names its models
     ("csv:/no/such/file.csv,seed=3", "unknown option 'seed'; known: limit"),
     ("", "trace spec is empty"),

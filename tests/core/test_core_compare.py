@@ -29,6 +29,49 @@ def rows():
 
 def test_default_methods():
     assert METHODS == ["ps", "ring", "greedy", "critical-path", "rl"]
+    assert list(default_methods(uneven=True)) == ["ps", "ring", "greedy", "critical-path", "time-aware", "rl"]
+
+
+def test_uneven_links_are_those_of_several_speeds(tmp_path):
+    """`uneven_links` says why a configuration's links differ in speed (then compare's defaults add time-aware), from
+    --slow-links, a spec's bw= (read, not built) or a built file's working links; None where they share one speed."""
+    from core.compare import uneven_links
+    from core.topology import make_topology
+    assert uneven_links("bcube:3,1") is None and uneven_links("bcube:3,1,bw=100/100") is None
+    assert uneven_links("bcube:3,1,bw=10") is None  # slower, but every link alike
+    assert uneven_links("bcube:3,1,bw=100/25") == "bcube:3,1,bw=100/25 has links at 25 and 100 Gbit/s"
+    assert uneven_links("jellyfish:10,4,2,bw=100/25|40|100") == \
+        "jellyfish:10,4,2,bw=100/25|40|100 has links at 25, 40 and 100 Gbit/s"
+    assert uneven_links("bcube:3,1", slow="3:x0.5") == "--slow-links 3:x0.5"
+    net = tmp_path / "net.json"
+    links = [[0, "s", 1, 100], [1, "s", 1, 100], [2, "s", 1, 100]]
+    for slow_one, failed in ((False, False), (True, False), (True, True)):
+        rows = [list(row) for row in links]
+        rows[2] = {"u": 2, "v": "s", "capacity": 1, "bandwidth": 25 if slow_one else 100, "failed": failed}
+        net.write_text(json.dumps({"nodes": [{"id": i, "kind": "server"} for i in range(3)] + [{"id": "s",
+                                   "kind": "switch"}], "links": rows}))
+        why = uneven_links(f"file:{net}", make_topology(f"file:{net}"))
+        assert why == (f"file:{net} has links at 25 and 100 Gbit/s" if slow_one and not failed else None)
+
+
+@pytest.mark.parametrize("argv, extra", [
+    (["bcube:2,1,bw=100/25"], "bcube:2,1,bw=100/25 has links at 25 and 100 Gbit/s"),
+    (["bcube:2,1", "--slow-links", "0:x0.5"], "--slow-links 0:x0.5"),
+    (["bcube:2,1"], None),
+    (["bcube:2,1,bw=100/25", "--methods", "ps,ring"], None),  # methods named: as named
+])
+def test_compare_adds_time_aware_to_its_defaults_where_links_differ(capsys, argv, extra):
+    """Trial 20: compare's defaults left out time-aware on a network with a slow link, where the round methods cannot
+    see it; they add it there, with a note saying why, and stay as they were on a network of one speed."""
+    assert cli.main(["compare", *argv, "--seeds", "1", "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    ran = list(json.loads(out)[0]["methods"])
+    named = argv[argv.index("--methods") + 1].split(",") if "--methods" in argv else None
+    assert ran == (named or list(default_methods(uneven=extra is not None)))
+    assert ("time-aware" in ran) == (extra is not None)
+    note = (f"note: time-aware joins the default methods: link bandwidths differ ({extra}); --methods names the "
+            "methods to run")
+    assert [line for line in err.splitlines() if "time-aware" in line] == ([note] if extra else [])
 
 
 def test_rows_sizes_and_bounds(rows):
