@@ -54,7 +54,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     built = {spec: make_topology(spec, force=a.force) for _, spec, _ in configs  # only a file can mark links failed
              if parse_spec(spec)[0] in ("file", "example")}
     uneven = None
-    if a.methods is None:  # time-aware joins the defaults where a link's speed differs (trial 20)
+    if a.methods is None:  # time-aware joins the defaults where a link's speed differs (trial 19)
         uneven = next(filter(None, (uneven_links(spec, built.get(spec), a.slow_links) for _, spec, _ in configs)), None)
     methods = list(default_methods(uneven is not None)) if a.methods is None else \
         [m.strip() for m in a.methods.split(",") if m.strip()]

@@ -187,7 +187,7 @@ def trace_title(spec: str, trace: Trace) -> str:
     """The trace as a run's header names it, with its job count: a synthetic trace by its spec
     (``synthetic:jobs=20,seed=2 (20 jobs)``), a file by its name and the options it was read with
     (``philly.json (model=resnet50; 2 jobs; run times read as ...)``, ``cluster_log.csv (models drawn with seed=0,
-    limit=100; 100 jobs; ...)``), and, when it read run times, how (`RUN_TIMES`: trial 20's 10-hour job ran 33.7)."""
+    limit=100; 100 jobs; ...)``), and, when it read run times, how (`RUN_TIMES`: trial 19's 10-hour job ran 33.7)."""
     jobs = f"{trace.n} job{'' if trace.n == 1 else 's'}" + (f"; {RUN_TIMES}" if trace.run_times else "")
     kind, sep, rest = spec.strip().partition(":")
     kind = kind.lower()
@@ -368,7 +368,7 @@ def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:
 
 def skipped_note(trace: Trace) -> str | None:
     """One line when a Philly or Helios reader left records of the file out (``philly.json: 1 of 3 records skipped:
-    no attempt with start and end time``); None when it kept them all (trial 20: "(2 jobs)" from 3 records, unsaid)."""
+    no attempt with start and end time``); None when it kept them all (trial 19: "(2 jobs)" from 3 records, unsaid)."""
     if not trace.skipped:
         return None
     return f"{trace.name}: {_skipped_text(trace.records, trace.skipped)}"
