@@ -8,7 +8,6 @@ import re
 import sys
 from dataclasses import replace
 
-import numpy as np
 from tqdm import tqdm
 
 from .. import argtypes as at
@@ -23,7 +22,7 @@ from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
-from ..topology import changes, describe_changes
+from ..topology import describe_changes, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
                      ignored_note, long_run_note, machine_output, method_reads, print_table, read_event, read_network,
@@ -106,9 +105,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     stats, timing = schedule_report(sched, size)
-    network = changes(base, t)
+    network = network_record(base, t)  # the options' changes and a file's own failed links, marked apart
     moved = replan(sched, event, size=size, past_end=False) if event is not None else None
-    extra = {"network": network} if network["failed"] or network["slowed"] else {}
+    extra = {"network": network} if any(network.values()) else {}
     if moved is not None:
         extra["replan"] = moved.summary()
     if a.out:
@@ -122,10 +121,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                          default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
-    held = np.flatnonzero(base.failed).tolist()  # a file's own failed links (a family spec builds none)
-    if "network" in extra or held:
-        source = "the file" if base.spec.startswith("file:") else base.spec
-        print(f"  network: {describe_changes(t, network, held=held, source=source)}")
+    if "network" in extra:
+        source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
+        print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     print(f"  workloads {stats['workloads']}; {bound_text(stats, sched.info)}; gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")

@@ -253,6 +253,18 @@ def changes(base: Topology, now: Topology) -> dict:
             "slowed": [[int(e), float(base.bandwidth[e]), float(now.bandwidth[e])] for e in slowed.tolist()]}
 
 
+def network_record(base: Topology, now: Topology) -> dict:
+    """What a schedule file and ``schedule --format json`` record as ``network``: `changes` (the links the options
+    failed or slowed, under ``failed`` and ``slowed``, as before) and, when `base` was read with failed links (a
+    topology file's own; ``topology.failed`` holds both), those under ``failed_in_file``, as the text output's
+    ``network:`` line marks them ``(from the file)``. Empty of links when nothing is failed or slowed."""
+    record = changes(base, now)
+    held = np.flatnonzero(base.failed).tolist()
+    if held:
+        record["failed_in_file"] = held
+    return record
+
+
 def describe_changes(topology: Topology, diff: dict, held: list[int] | None = None, source: str = "the file") -> str:
     """One line naming the failed and slowed links of `changes`: ``failed 3 (s00-sw0.0); slowed 4 (...) 100->25 Gbit/s``.
     `held`: links the topology was read with failed (a file's own), named first as ``failed 1 (s01-sw0.0) (from the
