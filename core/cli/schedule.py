@@ -18,7 +18,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
-from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
+from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
@@ -142,6 +142,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
+        if file_spec_text(sched.info):
+            print(f"  {file_spec_text(sched.info)}")
         if sched.info.get("kept_start"):
             print(f"  {KEPT_START}")
     if sched.info.get("fallback"):
