@@ -203,9 +203,10 @@ def explain_lines(sched, steps: list[dict]) -> None:
     trace = sched.trace or {}
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
+        shown = max(row["round"] for row in steps)  # the last round a shown step is in (1-based)
         print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
-              f"{kept_temperature(sched.info)}), not taken as the top score; best score: the highest score at "
-              f"that step, picked best: whether the pick had it")
+              f"{kept_temperature(sched.info, shown)}), not taken as the top score; best score: the highest score "
+              f"at that step, picked best: whether the pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
@@ -244,9 +245,14 @@ def rounds_range(rolls: list[int]) -> str:
     return f"all {rolls[0]}" if min(rolls) == max(rolls) else f"{min(rolls)}-{max(rolls)}"
 
 
-def kept_temperature(info: dict) -> str:
+def kept_temperature(info: dict, shown_rounds: int | None = None) -> str:
     """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one, and its
-    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here)."""
+    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here).
+
+    With an opening, the temperature its first rounds were drawn at leads, since --explain's first steps are in them
+    (trial: ``T = 0.2; 0.5 in the first 4 rounds`` led with a temperature none of the shown steps had):
+    ``0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them``. `shown_rounds`: the
+    last round (1-based) a shown step is in (None: the whole rollout)."""
     t = info.get("temperature")
     kept = str(info.get("kept_rollout", ""))
     if t is None or not kept.startswith("sample "):
@@ -256,12 +262,14 @@ def kept_temperature(info: dict) -> str:
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
     split = openings(info.get("opening"))
     o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)
-    opened = "" if not o else f"{o['temperature']:g} in the first {o['rounds']} rounds, "
-    if len(split) == 1:
-        return one if not o else f"{one}; {opened}the opening"
     whole = show_opening(split, short=True)
-    return f"{one}; {opened}sample {k}'s opening in the split {whole}" if o else \
-        f"{one}; no opening, sample {k}'s in the split {whole}"
+    if not o:
+        return one if len(split) == 1 else f"{one}; no opening, sample {k}'s in the split {whole}"
+    whose = "the opening" if len(split) == 1 else f"sample {k}'s opening in the split {whole}"
+    if o["rounds"] <= 0:  # nothing was drawn at the opening's temperature
+        return f"{one}; {whose} covered no round"
+    inside = "; every step shown is in them" if shown_rounds is not None and shown_rounds <= o["rounds"] else ""
+    return f"{o['temperature']:g} in the first {o['rounds']} rounds ({whose}{inside}), {one} after them"
 
 
 def explain_cells(values: list) -> list[str]:

@@ -92,3 +92,36 @@ def test_carried_difference_names_the_first_difference(tmp_path, capsys):
         "it names another file, not a family"
     assert _edited(tmp_path, capsys, lambda d: d.__setitem__("spec", "bcube:n=3,k=1,bw=25")) == \
         "link 0 (s00-sw0.0) runs at 100 Gbit/s, 25 in bcube:n=3,k=1,bw=25 (faster) (and 17 more)"
+
+
+# ---- 4: --explain's sampled line leads with the temperature the shown steps were drawn at ---------------------
+JF6 = "jellyfish:switches=6,ports=4,switch_ports=3,seed=0"
+
+
+def test_kept_temperature_leads_with_the_openings_temperature():
+    from core.cli.schedule import kept_temperature
+    o = {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 11}
+    info = {"temperature": 0.2, "kept_rollout": "sample 1", "opening": o, "kept_opening": o}
+    assert kept_temperature(info, 4) == \
+        "0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them"
+    assert kept_temperature(info, 5) == "0.5 in the first 4 rounds (the opening), 0.2 after them"
+    assert kept_temperature({**info, "opening": None, "kept_opening": None}, 5) == "0.2"  # no opening: as before
+    split = {**info, "temperature": [0.2, 1.0], "opening": [None, o]}
+    assert kept_temperature(split, 2) == ("0.5 in the first 4 rounds (sample 1's opening in the split none,0.5:0.3; "
+                                          "every step shown is in them), 1, sample 1's temperature in the split 0.2,1 "
+                                          "after them")
+
+
+@pytest.mark.parametrize("steps,inside", [("3", True), ("30", False)])
+def test_cli_explain_leads_with_the_openings_temperature(capsys, steps, inside):
+    """Jellyfish(6 switches), seed 0: the universal checkpoint keeps sample 1, opened at T = 0.5 for its first 4
+    rounds; 3 steps are all in round 1, 30 go on to round 5."""
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--opening", "0.5:0.3",
+                     "--explain", steps, "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    assert info["kept_rollout"].startswith("sample ") and info["kept_opening"]["rounds"] == 4, info
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--opening", "0.5:0.3",
+                     "--explain", steps]) == 0
+    sampled = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("sampled rollout:")]
+    said = "; every step shown is in them" if inside else ""
+    assert len(sampled) == 1 and f"(T = 0.5 in the first 4 rounds (the opening{said}), 0.2 after them)" in sampled[0]
