@@ -246,8 +246,9 @@ def rounds_range(rolls: list[int]) -> str:
 
 
 def kept_temperature(info: dict, shown_rounds: int | None = None) -> str:
-    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one, and its
-    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here).
+    """The temperature the kept sampled rollout was drawn at (`info["kept_temperature"]`, or for a file written before
+    it was recorded, worked out from the split), with the split it came from when there is one, and its opening:
+    `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here).
 
     With an opening, the temperature its first rounds were drawn at leads, since --explain's first steps are in them
     (trial: ``T = 0.2; 0.5 in the first 4 rounds`` led with a temperature none of the shown steps had):
@@ -258,7 +259,8 @@ def kept_temperature(info: dict, shown_rounds: int | None = None) -> str:
     if t is None or not kept.startswith("sample "):
         return "the temperature" if t is None else show_temperature(t)
     k = int(kept.split()[1])
-    one = f"{temperature_of(t, k):g}"
+    drawn = info.get("kept_temperature")  # as the run recorded it; files written before it have none
+    one = f"{temperature_of(t, k) if drawn is None else drawn:g}"
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
     split = openings(info.get("opening"))
     o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)

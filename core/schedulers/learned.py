@@ -183,6 +183,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
                 for o in openings(config.opening)]
         info["opening"] = said[0] if len(said) == 1 else said
         info["kept_opening"] = None if best_k < 0 else opening_of(said, best_k)  # the kept sample's item (trial 17)
+        # the temperature the kept sample drew at (after its opening), so that a reader need not work it out again
+        info["kept_temperature"] = None if best_k < 0 else temperature_of(config.temperature, best_k)
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path

@@ -125,3 +125,27 @@ def test_cli_explain_leads_with_the_openings_temperature(capsys, steps, inside):
     sampled = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("sampled rollout:")]
     said = "; every step shown is in them" if inside else ""
     assert len(sampled) == 1 and f"(T = 0.5 in the first 4 rounds (the opening{said}), 0.2 after them)" in sampled[0]
+
+
+# ---- 5: the kept sample's temperature is recorded in info and read back ----------------------------------------
+def test_the_file_records_the_kept_temperature(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--temperature", "0.2,1",
+                     "--out", str(out)]) == 0
+    capsys.readouterr()
+    info = json.loads(out.read_text())["info"]
+    k = int(info["kept_rollout"].split()[1])  # Jellyfish(6), seed 0: a sample is kept
+    assert info["kept_temperature"] == [0.2, 1.0][k % 2]
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--samples", "2", "--opening", "none",
+                     "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    assert info["kept_rollout"] == "greedy" and info["kept_temperature"] is None
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl", "--format", "json"]) == 0
+    assert "kept_temperature" not in json.loads(capsys.readouterr().out)["info"]  # greedy decoding draws nothing
+
+
+def test_kept_temperature_reads_the_record_and_works_it_out_for_older_files():
+    from core.cli.schedule import kept_temperature
+    info = {"temperature": [0.2, 1.0], "kept_rollout": "sample 1", "opening": None, "kept_opening": None}
+    assert kept_temperature(info).startswith("1, sample 1's temperature")  # an older file: sample 1 of 0.2,1 drew at 1
+    assert kept_temperature({**info, "kept_temperature": 0.2}).startswith("0.2, sample 1's temperature")  # the record
