@@ -193,8 +193,11 @@ def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, An
         except ColumnsError as err:
             raise ScheduleFileError(str(err)) from None
     check(estimate_json(p.stat().st_size, str(path)), force=force)
+    raw = p.read_bytes()
+    if not raw.strip():  # not the parser's "not JSON (Expecting value: line 1 column 1 (char 0))"
+        raise ScheduleFileError(f"{path}: {'empty' if not raw else 'empty (only whitespace)'}")
     try:
-        data = json.loads(p.read_bytes())
+        data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         named = " and not a .npz archive (it does not start like a zip file)" if file_form(p) == "npz" else ""
         raise ScheduleFileError(f"{path}: not JSON ({err}){named}") from None

@@ -427,10 +427,11 @@ def default_checkpoint(source: Source) -> str | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def _default_checkpoint(source: Source, folder: tuple) -> str | None:
     try:
-        from core.rl.checkpoint import find_checkpoint
+        from core.rl.checkpoint import find_checkpoint  # needs torch
     except ImportError:
         return None
-    found = find_checkpoint(topology(source).spec)
+    from core.schedulers.learned import checkpoint_spec
+    found = find_checkpoint(checkpoint_spec(topology(source))[0])  # a file whose graph is its carried spec's: that
     return found.stem if found else None
 
 

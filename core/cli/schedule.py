@@ -8,7 +8,6 @@ import re
 import sys
 from dataclasses import replace
 
-import numpy as np
 from tqdm import tqdm
 
 from .. import argtypes as at
@@ -19,11 +18,11 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
-from ..schedulers.learned import KEPT_START, checkpoint_label, training_answer
+from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
-from ..topology import changes, describe_changes
+from ..topology import describe_changes, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
                      ignored_note, long_run_note, machine_output, method_reads, print_table, read_event, read_network,
@@ -106,9 +105,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     stats, timing = schedule_report(sched, size)
-    network = changes(base, t)
+    network = network_record(base, t)  # the options' changes and a file's own failed links, marked apart
     moved = replan(sched, event, size=size, past_end=False) if event is not None else None
-    extra = {"network": network} if network["failed"] or network["slowed"] else {}
+    extra = {"network": network} if any(network.values()) else {}
     if moved is not None:
         extra["replan"] = moved.summary()
     if a.out:
@@ -122,10 +121,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                          default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
-    held = np.flatnonzero(base.failed).tolist()  # a file's own failed links (a family spec builds none)
-    if "network" in extra or held:
-        source = "the file" if base.spec.startswith("file:") else base.spec
-        print(f"  network: {describe_changes(t, network, held=held, source=source)}")
+    if "network" in extra:
+        source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
+        print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     print(f"  workloads {stats['workloads']}; {bound_text(stats, sched.info)}; gap {100 * stats['gap']:.1f}%")
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
@@ -144,6 +142,8 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print(f"  kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
+        if file_spec_text(sched.info):
+            print(f"  {file_spec_text(sched.info)}")
         if sched.info.get("kept_start"):
             print(f"  {KEPT_START}")
     if sched.info.get("fallback"):
@@ -203,9 +203,10 @@ def explain_lines(sched, steps: list[dict]) -> None:
     trace = sched.trace or {}
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
+        shown = max(row["round"] for row in steps)  # the last round a shown step is in (1-based)
         print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
-              f"{kept_temperature(sched.info)}), not taken as the top score; best score: the highest score at "
-              f"that step, picked best: whether the pick had it")
+              f"{kept_temperature(sched.info, shown)}), not taken as the top score; best score: the highest score "
+              f"at that step, picked best: whether the pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
@@ -244,24 +245,33 @@ def rounds_range(rolls: list[int]) -> str:
     return f"all {rolls[0]}" if min(rolls) == max(rolls) else f"{min(rolls)}-{max(rolls)}"
 
 
-def kept_temperature(info: dict) -> str:
-    """The temperature the kept sampled rollout was drawn at, with the split it came from when there is one, and its
-    opening: `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here)."""
+def kept_temperature(info: dict, shown_rounds: int | None = None) -> str:
+    """The temperature the kept sampled rollout was drawn at (`info["kept_temperature"]`, or for a file written before
+    it was recorded, worked out from the split), with the split it came from when there is one, and its opening:
+    `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here).
+
+    With an opening, the temperature its first rounds were drawn at leads, since --explain's first steps are in them
+    (trial: ``T = 0.2; 0.5 in the first 4 rounds`` led with a temperature none of the shown steps had):
+    ``0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them``. `shown_rounds`: the
+    last round (1-based) a shown step is in (None: the whole rollout)."""
     t = info.get("temperature")
     kept = str(info.get("kept_rollout", ""))
     if t is None or not kept.startswith("sample "):
         return "the temperature" if t is None else show_temperature(t)
     k = int(kept.split()[1])
-    one = f"{temperature_of(t, k):g}"
+    drawn = info.get("kept_temperature")  # as the run recorded it; files written before it have none
+    one = f"{temperature_of(t, k) if drawn is None else drawn:g}"
     one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
     split = openings(info.get("opening"))
     o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)
-    opened = "" if not o else f"{o['temperature']:g} in the first {o['rounds']} rounds, "
-    if len(split) == 1:
-        return one if not o else f"{one}; {opened}the opening"
     whole = show_opening(split, short=True)
-    return f"{one}; {opened}sample {k}'s opening in the split {whole}" if o else \
-        f"{one}; no opening, sample {k}'s in the split {whole}"
+    if not o:
+        return one if len(split) == 1 else f"{one}; no opening, sample {k}'s in the split {whole}"
+    whose = "the opening" if len(split) == 1 else f"sample {k}'s opening in the split {whole}"
+    if o["rounds"] <= 0:  # nothing was drawn at the opening's temperature
+        return f"{one}; {whose} covered no round"
+    inside = "; every step shown is in them" if shown_rounds is not None and shown_rounds <= o["rounds"] else ""
+    return f"{o['temperature']:g} in the first {o['rounds']} rounds ({whose}{inside}), {one} after them"
 
 
 def explain_cells(values: list) -> list[str]:

@@ -25,11 +25,46 @@ def checkpoint_problem(topology: Topology, config: ScheduleConfig) -> str | None
         import torch  # noqa: F401
     except ImportError as err:
         return f"the RL scheduler needs torch ({err})"
-    from ..rl.checkpoint import find_checkpoint
-    if config.checkpoint is None and find_checkpoint(topology.spec) is None:
+    if config.checkpoint is None and default_checkpoint(topology) is None:
         return (f"no RL checkpoint for {topology.spec}: train one with "
                 f"`allreduce-lab train {topology.spec} --reward rounds` or pass --checkpoint")
     return None
+
+
+def checkpoint_spec(topology: Topology) -> tuple[str, dict | None]:
+    """The spec a learned method looks its checkpoint up by and judges its training against (`training_fit`), and
+    the record of a spec the topology carries (`info["file_spec"]`, None when it carries none).
+
+    A topology file carries the spec it was written from (`topology --format json`): when its graph is that spec's
+    (`core.topology.carried`), the file is that topology and its spec is used, so a checkpoint trained on it runs
+    as for the spec; otherwise the file's own spec (``file:PATH``: the universal checkpoint) and the record says
+    why not."""
+    if topology.carried_spec is None:
+        return topology.spec, None
+    from ..topology.carried import carried_difference
+    why = carried_difference(topology)
+    record = {"spec": topology.carried_spec, "used": why is None, "why_not": why}
+    return (topology.carried_spec if why is None else topology.spec), record
+
+
+def default_checkpoint(topology: Topology):
+    """The checkpoint a learned method runs on `topology` when none is given (`find_checkpoint` of
+    `checkpoint_spec`), or None."""
+    from ..rl.checkpoint import find_checkpoint
+    return find_checkpoint(checkpoint_spec(topology)[0])
+
+
+def file_spec_text(info: dict) -> str | None:
+    """What `info["file_spec"]` says, as the CLI prints it under the checkpoint line: the file's graph is the spec's
+    it carries (the checkpoint chosen and judged as for that spec), or why not; None without one."""
+    said = info.get("file_spec")
+    if not isinstance(said, dict):
+        return None
+    if said.get("used"):
+        return (f"the file's graph is that of the spec it carries, {said.get('spec')}: the checkpoint is chosen "
+                f"and judged as for that spec")
+    return (f"the file carries the spec {said.get('spec')}, but its graph is not that spec's ({said.get('why_not')}): "
+            f"the checkpoint is chosen and judged as for any file")
 
 
 KEPT_START = ("its training kept the starting weights (iteration 0): the heuristic prior alone, the network's "
@@ -95,7 +130,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
     from ..rl.policy import use_torch_threads
     from ..rl.rollout import play
 
-    found = config.checkpoint or find_checkpoint(dag.topology.spec)
+    spec, file_spec = checkpoint_spec(dag.topology)
+    found = config.checkpoint or find_checkpoint(spec)
     if found is None:
         raise CheckpointError(checkpoint_problem(dag.topology, config) or "no RL checkpoint")
     path = checkpoint_stem(found)
@@ -128,11 +164,13 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
             raise RuntimeError("the replayed rollout did not reproduce its schedule (a bug in rollout seeding)")
         trace = again.trace
     # failed links do not show in a spec: a degraded topology is not the one trained on
-    fit = training_fit(meta, dag.topology.spec, merge=dag.merge, chunks=dag.chunks,
+    fit = training_fit(meta, spec, merge=dag.merge, chunks=dag.chunks,
                        routing=dag.meta.get("routing", config.routing), intact=not bool(np.any(dag.topology.failed)))
     info = {"checkpoint": path.name, "checkpoint_path": checkpoint_name(path), "trained_on": trained_on(meta), **fit,
             "samples": config.samples if sample else 0, "kept_rollout": "greedy" if best_k < 0 else f"sample {best_k}",
             "rollout_rounds": tried, "scaled_rounds": best.scaled_rounds}
+    if file_spec is not None:
+        info["file_spec"] = file_spec
     if meta.get("kept_iteration") == 0 and not meta.get("init"):  # training never beat its starting weights
         info["kept_start"] = True
     if sample:  # one number, or the list the samples were spread over (sample k at the (k mod n)-th)
@@ -145,6 +183,8 @@ def learned(dag: WorkloadDAG, config: ScheduleConfig, progress: Callable[[float]
                 for o in openings(config.opening)]
         info["opening"] = said[0] if len(said) == 1 else said
         info["kept_opening"] = None if best_k < 0 else opening_of(said, best_k)  # the kept sample's item (trial 17)
+        # the temperature the kept sample drew at (after its opening), so that a reader need not work it out again
+        info["kept_temperature"] = None if best_k < 0 else temperature_of(config.temperature, best_k)
     rounds = best.rounds
     if best.scaled_rounds:  # the policy decoded critical-path shortlists: keep critical-path if it is better
         from .listsched import critical_path

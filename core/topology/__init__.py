@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..guard import Size, check, estimate_topology
 from .bcube import bcube
 from .dcell import dcell, dcell_servers
-from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes
+from .degrade import DisconnectedError, changes, check_connected, degrade, describe_changes, network_record
 from .examples import EXAMPLES, example, fig3
 from .fattree import fattree
 from .files import from_dict, from_networkx, load_topology_file, parse_topology_bytes, read_topology_dict, to_dict
@@ -32,7 +32,7 @@ __all__ = [
     "FAMILIES", "Family", "PRESETS", "Preset", "paper_preset", "preset", "from_dict", "from_networkx", "load_topology_file",
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
-    "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes",
+    "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes", "network_record",
 ]
 
 

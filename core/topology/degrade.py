@@ -83,14 +83,26 @@ def link_id(topology: Topology, item: str, what: str = "link") -> int:
                                 f"(`allreduce-lab topology SPEC --links` lists them)")
         return e
     index = {lab: v for v, lab in enumerate(t.labels)}
-    for cut in [i for i, c in enumerate(item) if c == "-"]:
-        u, v = index.get(item[:cut].strip()), index.get(item[cut + 1:].strip())
-        if u is not None and v is not None:
+    # every split at a '-' into two node labels: a label may contain '-' itself, so a name such as a-b-c could be
+    # a with b-c or a-b with c; exactly one such split names the link, several are refused (not the first taken)
+    pairs = [(u, v) for u, v in ((index.get(item[:cut].strip()), index.get(item[cut + 1:].strip()))
+                                 for cut in [i for i, c in enumerate(item) if c == "-"])
+             if u is not None and v is not None]
+    if len(pairs) > 1:
+        def candidate(u: int, v: int) -> str:
             try:
-                return t.link_id(u, v) // 2
+                return f"{t.labels[u]} with {t.labels[v]} (link {t.link_id(u, v) // 2})"
             except KeyError:
-                raise TopologyError(f"{what}: {item!r} is not a link: {t.labels[u]} and {t.labels[v]} are not "
-                                    f"adjacent in {t.spec}") from None
+                return f"{t.labels[u]} with {t.labels[v]} (not adjacent)"
+        raise TopologyError(f"{what}: {item!r} is ambiguous: node labels contain '-', and it splits into two of them "
+                            f"{len(pairs)} ways: {'; '.join(candidate(u, v) for u, v in pairs)}; give the link id")
+    if pairs:
+        u, v = pairs[0]
+        try:
+            return t.link_id(u, v) // 2
+        except KeyError:
+            raise TopologyError(f"{what}: {item!r} is not a link: {t.labels[u]} and {t.labels[v]} are not "
+                                f"adjacent in {t.spec}") from None
     raise TopologyError(f"{what}: {item!r} is neither a link id (0..{e_max}) nor a pair of node labels u-v "
                         f"such as {t.labels[t.edges[0, 0]]}-{t.labels[t.edges[0, 1]]}")
 
@@ -251,6 +263,18 @@ def changes(base: Topology, now: Topology) -> dict:
     slowed = np.flatnonzero(now.bandwidth != base.bandwidth)
     return {"failed": failed.tolist(),
             "slowed": [[int(e), float(base.bandwidth[e]), float(now.bandwidth[e])] for e in slowed.tolist()]}
+
+
+def network_record(base: Topology, now: Topology) -> dict:
+    """What a schedule file and ``schedule --format json`` record as ``network``: `changes` (the links the options
+    failed or slowed, under ``failed`` and ``slowed``, as before) and, when `base` was read with failed links (a
+    topology file's own; ``topology.failed`` holds both), those under ``failed_in_file``, as the text output's
+    ``network:`` line marks them ``(from the file)``. Empty of links when nothing is failed or slowed."""
+    record = changes(base, now)
+    held = np.flatnonzero(base.failed).tolist()
+    if held:
+        record["failed_in_file"] = held
+    return record
 
 
 def describe_changes(topology: Topology, diff: dict, held: list[int] | None = None, source: str = "the file") -> str:

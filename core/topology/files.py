@@ -73,12 +73,14 @@ def from_networkx(g: nx.Graph, spec: str = "networkx", declared: Collection | No
     return _topology(spec, kinds, edges, props, labels)
 
 
-def _topology(spec: str, kinds: list[bool], edges: list[tuple[int, int]], props: list[tuple], labels) -> Topology:
-    """A Topology from node kinds, edges and per-edge (capacity, bandwidth, latency, failed)."""
+def _topology(spec: str, kinds: list[bool], edges: list[tuple[int, int]], props: list[tuple], labels,
+              carried: str | None = None) -> Topology:
+    """A Topology from node kinds, edges and per-edge (capacity, bandwidth, latency, failed); `carried`: the
+    spec the file carries (`Topology.carried_spec`)."""
     cap, bw, lat, failed = (list(x) for x in zip(*props)) if props else ([], [], [], [])
     return Topology(spec=spec, is_server=np.array(kinds, bool), edges=np.array(edges, np.int64).reshape(-1, 2),
                     capacity=np.array(cap, np.int64), labels=tuple(labels), bandwidth=np.array(bw, np.float64),
-                    latency=np.array(lat, np.float64), failed=np.array(failed, bool))
+                    latency=np.array(lat, np.float64), failed=np.array(failed, bool), carried_spec=carried)
 
 
 def _link_props(data: dict, edge: tuple, typed: bool = False) -> tuple[int, float, float, bool]:
@@ -197,7 +199,9 @@ def read_topology_dict(data: dict[str, Any], spec: str = "json") -> tuple[Topolo
         raise TopologyError(f"'failed' must be a list of link indices in 0..{len(props) - 1}, got {_show(failed, 80)}")
     for i in failed:
         props[i] = props[i][:3] + (True,)
-    return _topology(spec, kinds, edges, props, labels), ids
+    carried = data.get("spec")  # what topology --format json (and a schedule file's topology) records
+    carried = carried if isinstance(carried, str) and carried.strip() else None
+    return _topology(spec, kinds, edges, props, labels, carried), ids
 
 
 def _refuse_repeated_ids(ids: list[Any]) -> None:

@@ -64,6 +64,8 @@ class Topology:
         ``bw=100/25`` address (BCube: switch level; DCell: 0 = switch, l = DCell_l link;
         fat-tree: 0 host-edge, 1 edge-aggregation, 2 aggregation-core; Jellyfish: 0 server,
         1 switch-switch; files and examples: 0).
+    carried_spec : the family spec a JSON topology file carries (``"spec"``, as ``topology --format json``
+        writes it), or None; only a claim: `core.topology.carried.carried_difference` checks it against the graph.
     """
 
     spec: str
@@ -77,6 +79,7 @@ class Topology:
     latency: np.ndarray = field(default=None)  # type: ignore[assignment]
     failed: np.ndarray = field(default=None)  # type: ignore[assignment]
     edge_level: np.ndarray = field(default=None)  # type: ignore[assignment]
+    carried_spec: str | None = None
 
     def __post_init__(self) -> None:
         n = len(self.is_server)

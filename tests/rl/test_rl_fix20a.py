@@ -1,0 +1,151 @@
+"""Leftovers of the last session (fix20a) that run the learned methods: the checkpoint a topology file carrying a
+spec runs, --explain's sampled temperature, and the kept temperature in a schedule file's info."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+from core import cli  # noqa: E402
+from core.topology import make_topology  # noqa: E402
+
+
+def _topology_file(tmp_path, capsys, name: str, *argv: str, edit=None):
+    """`topology ARGV --format json` written to tmp_path/name (after `edit` of its dict); its path."""
+    assert cli.main(["topology", *argv, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    if edit is not None:
+        edit(doc)
+    f = tmp_path / name
+    f.write_text(json.dumps(doc))
+    return f
+
+
+def _schedule(capsys, *argv: str) -> tuple[str, dict]:
+    """schedule's text output and its --format json document for the same arguments."""
+    assert cli.main(["schedule", *argv]) == 0
+    text = capsys.readouterr().out
+    assert cli.main(["schedule", *argv, "--format", "json"]) == 0
+    return text, json.loads(capsys.readouterr().out)
+
+
+# ---- 3: a topology file carrying a spec whose graph it is runs that spec's checkpoint ------------------------
+@pytest.mark.parametrize("method", ["rl", "rl-sample"])
+def test_a_file_of_a_specs_graph_runs_that_specs_checkpoint(tmp_path, capsys, method):
+    f = _topology_file(tmp_path, capsys, "t.json", "bcube:n=3,k=1")
+    extra = ["--samples", "2"] if method == "rl-sample" else []
+    text, doc = _schedule(capsys, f"file:{f}", "--method", method, *extra)
+    spec_text, spec_doc = _schedule(capsys, "bcube:n=3,k=1", "--method", method, *extra)
+    assert "checkpoint: bcube_n3_k1 (trained on this topology: yes)" in text
+    assert "the file's graph is that of the spec it carries, bcube:n=3,k=1" in text
+    assert doc["info"]["checkpoint"] == spec_doc["info"]["checkpoint"] == "bcube_n3_k1"
+    assert doc["info"]["trained_on_this_topology"] is True
+    assert doc["info"]["file_spec"] == {"spec": "bcube:n=3,k=1", "used": True, "why_not": None}
+    assert doc["rounds"] == spec_doc["rounds"]  # the same policy on the same graph
+    assert "file_spec" not in spec_doc["info"] and "the file" not in spec_text
+
+
+@pytest.mark.parametrize("argv,why", [
+    (["--fail-links", "1"], "link 1 (s01-sw0.0) is failed"),
+    (["--slow-links", "5:25"], "link 5 (s12-sw0.1) runs at 25 Gbit/s, 100 in bcube:n=3,k=1 (slowed)"),
+])
+def test_a_file_that_is_not_its_specs_graph_keeps_the_universal_checkpoint_and_says_why(tmp_path, capsys, argv, why):
+    f = _topology_file(tmp_path, capsys, "t.json", "bcube:n=3,k=1", *argv)
+    text, doc = _schedule(capsys, f"file:{f}", "--method", "rl")
+    assert "checkpoint: universal (trained on this topology: no)" in text
+    assert f"the file carries the spec bcube:n=3,k=1, but its graph is not that spec's ({why})" in text
+    assert doc["info"]["file_spec"] == {"spec": "bcube:n=3,k=1", "used": False, "why_not": why}
+    # the same file without the failed or slowed link, with the option given on the command line instead
+    clean = _topology_file(tmp_path, capsys, "clean.json", "bcube:n=3,k=1")
+    text, _ = _schedule(capsys, f"file:{clean}", "--method", "rl", *argv)
+    assert "checkpoint: universal (trained on this topology: no)" in text and why in text
+
+
+def test_a_file_without_a_spec_says_nothing_of_one(tmp_path, capsys):
+    f = _topology_file(tmp_path, capsys, "t.json", "bcube:n=3,k=1", edit=lambda d: d.pop("spec"))
+    text, doc = _schedule(capsys, f"file:{f}", "--method", "rl")
+    assert "checkpoint: universal (trained on this topology: no)" in text and "spec it carries" not in text
+    assert "file_spec" not in doc["info"]
+
+
+def _edited(tmp_path, capsys, edit):
+    from core.topology.carried import carried_difference
+    f = _topology_file(tmp_path, capsys, "e.json", "bcube:n=3,k=1", edit=edit)
+    return carried_difference(make_topology(f"file:{f}"))
+
+
+def test_carried_difference_names_the_first_difference(tmp_path, capsys):
+    assert _edited(tmp_path, capsys, lambda d: None) is None
+    assert _edited(tmp_path, capsys, lambda d: d["links"][2].__setitem__(2, 2)) == \
+        "link 2 (s02-sw0.0) has capacity 2, 1 in bcube:n=3,k=1"
+    assert _edited(tmp_path, capsys, lambda d: d["links"].pop()) == \
+        "the file has 15 nodes and 17 links, bcube:n=3,k=1 15 nodes and 18 links"
+    assert _edited(tmp_path, capsys, lambda d: d.__setitem__("spec", "bcube:n=4,k=1")).startswith(
+        "the file has 15 nodes and 18 links, bcube:n=4,k=1 24 nodes")
+    assert _edited(tmp_path, capsys, lambda d: d["links"].reverse()).startswith("link 0 (s22-sw1.2) joins other nodes "
+                                                                                "than link 0 of bcube:n=3,k=1")
+    assert _edited(tmp_path, capsys, lambda d: d.__setitem__("spec", "nonsense:1")).startswith("it is not a spec (")
+    assert _edited(tmp_path, capsys, lambda d: d.__setitem__("spec", "file:other.json")) == \
+        "it names another file, not a family"
+    assert _edited(tmp_path, capsys, lambda d: d.__setitem__("spec", "bcube:n=3,k=1,bw=25")) == \
+        "link 0 (s00-sw0.0) runs at 100 Gbit/s, 25 in bcube:n=3,k=1,bw=25 (faster) (and 17 more)"
+
+
+# ---- 4: --explain's sampled line leads with the temperature the shown steps were drawn at ---------------------
+JF6 = "jellyfish:switches=6,ports=4,switch_ports=3,seed=0"
+
+
+def test_kept_temperature_leads_with_the_openings_temperature():
+    from core.cli.schedule import kept_temperature
+    o = {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 11}
+    info = {"temperature": 0.2, "kept_rollout": "sample 1", "opening": o, "kept_opening": o}
+    assert kept_temperature(info, 4) == \
+        "0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them"
+    assert kept_temperature(info, 5) == "0.5 in the first 4 rounds (the opening), 0.2 after them"
+    assert kept_temperature({**info, "opening": None, "kept_opening": None}, 5) == "0.2"  # no opening: as before
+    split = {**info, "temperature": [0.2, 1.0], "opening": [None, o]}
+    assert kept_temperature(split, 2) == ("0.5 in the first 4 rounds (sample 1's opening in the split none,0.5:0.3; "
+                                          "every step shown is in them), 1, sample 1's temperature in the split 0.2,1 "
+                                          "after them")
+
+
+@pytest.mark.parametrize("steps,inside", [("3", True), ("30", False)])
+def test_cli_explain_leads_with_the_openings_temperature(capsys, steps, inside):
+    """Jellyfish(6 switches), seed 0: the universal checkpoint keeps sample 1, opened at T = 0.5 for its first 4
+    rounds; 3 steps are all in round 1, 30 go on to round 5."""
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--opening", "0.5:0.3",
+                     "--explain", steps, "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    assert info["kept_rollout"].startswith("sample ") and info["kept_opening"]["rounds"] == 4, info
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--opening", "0.5:0.3",
+                     "--explain", steps]) == 0
+    sampled = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("sampled rollout:")]
+    said = "; every step shown is in them" if inside else ""
+    assert len(sampled) == 1 and f"(T = 0.5 in the first 4 rounds (the opening{said}), 0.2 after them)" in sampled[0]
+
+
+# ---- 5: the kept sample's temperature is recorded in info and read back ----------------------------------------
+def test_the_file_records_the_kept_temperature(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--temperature", "0.2,1",
+                     "--out", str(out)]) == 0
+    capsys.readouterr()
+    info = json.loads(out.read_text())["info"]
+    k = int(info["kept_rollout"].split()[1])  # Jellyfish(6), seed 0: a sample is kept
+    assert info["kept_temperature"] == [0.2, 1.0][k % 2]
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl-sample", "--samples", "2", "--opening", "none",
+                     "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    assert info["kept_rollout"] == "greedy" and info["kept_temperature"] is None
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl", "--format", "json"]) == 0
+    assert "kept_temperature" not in json.loads(capsys.readouterr().out)["info"]  # greedy decoding draws nothing
+
+
+def test_kept_temperature_reads_the_record_and_works_it_out_for_older_files():
+    from core.cli.schedule import kept_temperature
+    info = {"temperature": [0.2, 1.0], "kept_rollout": "sample 1", "opening": None, "kept_opening": None}
+    assert kept_temperature(info).startswith("1, sample 1's temperature")  # an older file: sample 1 of 0.2,1 drew at 1
+    assert kept_temperature({**info, "kept_temperature": 0.2}).startswith("0.2, sample 1's temperature")  # the record
