@@ -25,6 +25,8 @@ COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "ma
            "mean_link_users": "mean link jobs", "preemptions": "preempt."}
 """Summary columns and their headers on screen (the CLI's CSV keeps the keys)."""
 TRACE_FROM = ("synthetic", "uploaded file")
+COLOURS = cluster_figures.scheduler_colours(DEFAULT_SCHEDULERS + [n for n in CHOICES if n not in DEFAULT_SCHEDULERS])
+"""One colour per scheduler on every chart of the page, whichever are picked (the defaults get plotly's first)."""
 
 
 def repeat_note(running: list[dict]) -> str:
@@ -119,7 +121,9 @@ def render() -> None:
                "five unseen 160-job seeds (`python benchmarks/bench_cluster.py --only jct`).")
 
     st.subheader("Job completion times")
-    charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}), "cluster:jct", "cluster-jct")
+    charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}, colours=COLOURS),
+                "cluster:jct", "cluster-jct")
+    st.caption(cluster_figures.JCT_CAPTION + " Each scheduler has one colour in every chart of this page.")
 
     pick = st.selectbox("Scheduler to inspect", list(runs), key="cluster:pick")
     res = runs[pick]
@@ -144,5 +148,5 @@ def render() -> None:
                + repeat_note(running))
 
     st.subheader("Link contention over time")
-    charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}),
+    charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}, colours=COLOURS),
                 "cluster:contention", "cluster-contention")

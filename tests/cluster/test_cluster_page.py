@@ -298,3 +298,20 @@ def test_the_page_says_when_running_jobs_share_a_colour():
     assert repeat_note(running) == (f" Colours repeat every {n} jobs (in trace order): j3, j{3 + n} and j{3 + 2 * n} "
                                     "share a colour here; hover to tell them apart.")
     assert cf.shared_colours(running[:2]) == [] and repeat_note(running[:2]) == ""
+
+
+def test_each_scheduler_has_one_colour_in_every_chart_and_the_box_plot_says_its_dashed_line_is_the_mean():
+    """The JCT boxes took plotly's colours by trace order and the contention lines the job colours: one scheduler had
+    two colours on one page (new-user trial 20). The box plot's dashed line (plotly's boxmean) is the mean, said."""
+    at = _open()
+    figs = charts(at)
+    boxes = {t["name"]: {t.get("marker", {}).get("color"), t.get("line", {}).get("color")} for t in figs[0]["data"] if t["type"] == "box"}
+    lines: dict[str, set[str]] = {}
+    for t in figs[3]["data"]:
+        lines.setdefault(t["name"].split(":")[0], set()).add(t["line"]["color"])
+    assert set(boxes) == set(lines) == set(FAST)
+    assert all(len(boxes[n]) == 1 and boxes[n] == lines[n] for n in FAST), (boxes, lines)
+    assert len({c for n in FAST for c in boxes[n]}) == len(FAST)  # and the schedulers' colours differ
+    alone = _open(**{"cluster:schedulers": FAST[1:]})  # a scheduler keeps its colour whichever others are picked
+    assert {t["name"]: t.get("marker", {}).get("color") for t in charts(alone)[0]["data"]}[FAST[1]] in boxes[FAST[1]]
+    assert any("dashed line the mean" in c.value for c in at.caption)
