@@ -21,8 +21,25 @@ from .axisnames import Naming, named_axis, naming
 
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 """Flow-tree colours: tree t is drawn in PALETTE[t % len(PALETTE)]."""
-UTIL_SCALE = [[0.0, "#f2f4f7"], [0.005, "#c7e9b4"], [0.5, "#41b6c4"], [1.0, "#0c2c84"]]
-"""One colour scale for every utilization heatmap: 0 % (pale grey) to 100 % of capacity (dark blue)."""
+IDLE_COLOUR = "#f2f4f7"
+IDLE_BAND = 10.0
+"""How far below 0 % the heatmaps' colour range starts: the colour bar's bottom band, that many percent of 0-100 tall,
+is drawn in IDLE_COLOUR and labelled "idle". With the range at 0-100 the idle grey took 0.5 % of the bar, so the bar
+showed pale green at 0 % while idle cells were grey (trial 20)."""
+UTIL_CMIN = -IDLE_BAND
+
+
+def _at(pct: float) -> float:
+    """Where `pct` % lies on the colour scale (UTIL_CMIN .. 100)."""
+    return (pct - UTIL_CMIN) / (100 - UTIL_CMIN)
+
+
+UTIL_SCALE = [[0.0, IDLE_COLOUR], [_at(0), IDLE_COLOUR], [_at(0.05), "#c7e9b4"], [_at(50), "#41b6c4"],
+              [1.0, "#0c2c84"]]
+"""One colour scale for every utilization heatmap, over UTIL_CMIN..100: idle (0 %, pale grey, the colour bar's
+labelled bottom band), then from pale green (just above 0 %) to dark blue (100 % of capacity)."""
+UTIL_TICKS = dict(tickvals=[UTIL_CMIN / 2, 25, 50, 75, 100], ticktext=["idle", "25", "50", "75", "100"])
+"""The colour bar's labels: its grey band named "idle" (0 %), then the percentages."""
 SERVER_COLOUR, SWITCH_COLOUR, ROOT_COLOUR, EDGE_COLOUR = "#1f77b4", "#ff7f0e", "#d62728", "#b0b0b0"
 MARKER_COLOUR = "#e4002b"
 
@@ -263,7 +280,7 @@ def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round
     return fig
 
 
-_COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4)
+_COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4, **UTIL_TICKS)
 ROW_PITCH = 14
 """Height (px) a heatmap panel gives each row, so that names at ROW_FONT fit (1.2 x 11 = 13.2)."""
 HEAT_PX = (90, 14 * 32 + 24)
@@ -295,7 +312,7 @@ def heatmap_trace(util_pct: np.ndarray, row_names: Sequence[str], edges: np.ndar
                   coloraxis: str | None = None, axis: AxisStyle = ROUND_AXIS) -> go.Heatmap:
     """The utilization heatmap trace: z = percent (of capacity, or of the column's time), one column per span of
     `edges`."""
-    scale = {} if coloraxis else dict(zmin=0, zmax=100, colorscale=UTIL_SCALE)
+    scale = {} if coloraxis else dict(zmin=UTIL_CMIN, zmax=100, colorscale=UTIL_SCALE)
     edges = np.asarray(edges)[:np.shape(util_pct)[1] + 1]
     return go.Heatmap(z=util_pct, x=edges, y=list(row_names), coloraxis=coloraxis,
                       hovertemplate=f"%{{y}}<br>{axis.hover}: %{{z}}{axis.value}<extra></extra>", name="utilization",
@@ -316,9 +333,10 @@ def event_shapes(marks: Sequence[tuple[float, float, str]], xref: str, yref: str
 
 
 def round_marker(edges: np.ndarray, current_round: int, xref: str = "x", yref: str = "paper") -> dict:
-    """The current-round marker: an outlined column over a heatmap."""
+    """The current-round marker: an outlined column over a heatmap, not filled (a red tint turned the idle cells
+    under it pink, a colour the colour bar does not have)."""
     return dict(type="rect", x0=float(edges[current_round - 1]), x1=float(edges[current_round]), y0=0, y1=1,
-                xref=xref, yref=yref, line=dict(color=MARKER_COLOUR, width=2.5), fillcolor="rgba(228,0,43,0.10)",
+                xref=xref, yref=yref, line=dict(color=MARKER_COLOUR, width=2.5), fillcolor="rgba(0,0,0,0)",
                 name="current round")
 
 
@@ -462,10 +480,10 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     fig.update_layout(height=height, margin=margin, plot_bgcolor="white",
                       showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
                                                            xanchor="left", font=dict(size=13)),
-                      coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
+                      coloraxis=dict(cmin=UTIL_CMIN, cmax=100, colorscale=UTIL_SCALE,
                                      colorbar=dict(title=dict(text=axis.value, side="right"), thickness=10,
                                                    len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
-                                                   xpad=4, tickfont=dict(size=11))),
+                                                   xpad=4, tickfont=dict(size=11), **UTIL_TICKS)),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
                             "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
@@ -539,7 +557,7 @@ def node_label(text: str, x: float, y: float, offset: tuple[float, float], serve
 def util_colours(util_pct: np.ndarray) -> list[str]:
     """The heatmaps' colour of each percentage (0-100), as colour strings (plotly.js warns on every draw when bars
     carry numbers on a shared colour axis)."""
-    return sample_colorscale(UTIL_SCALE, np.clip(np.asarray(util_pct, dtype=float) / 100, 0, 1).tolist())
+    return sample_colorscale(UTIL_SCALE, _at(np.clip(np.asarray(util_pct, dtype=float), 0, 100)).tolist())
 
 
 def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str],

@@ -352,7 +352,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
     else:
         below = (f"utilization of every {row_kind} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
-    text = f"Top: {what}. Below: {below}. One colour scale; the red box marks this {unit}."
+    text = (f"Top: {what}. Below: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
+            f"marks this {unit}.")
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
                  "node for its name.")

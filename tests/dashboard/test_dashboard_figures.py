@@ -30,7 +30,7 @@ def test_heatmap_is_rows_by_rounds_on_a_fixed_scale_with_a_marker():
     fig = figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=3)
     (heat,) = fig.data
     assert np.asarray(heat.z).shape == (6, 4) and list(heat.x) == [0.5, 1.5, 2.5, 3.5, 4.5]  # column edges
-    assert (heat.zmin, heat.zmax) == (0, 100)
+    assert (heat.zmin, heat.zmax) == (figures.UTIL_CMIN, 100)
     (marker,) = fig.layout.shapes
     assert (marker.x0, marker.x1) == (2.5, 3.5)
     assert figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=9).layout.shapes == ()
@@ -350,3 +350,29 @@ def test_player_node_names_do_not_overlap_at_1280_px(spec, n_methods):
         covered = [(a[0], b[0]) for a in names for b in markers if _overlaps(a, b) and not b[0].startswith(a[0] + " ")]
         assert not clashes and not covered, (clashes, covered)
         assert len(names) + fig["layout"]["meta"].get("unnamed", 0) == t.n_nodes
+
+
+def _bar_colours(axis: dict, z: float, n: int = 400) -> tuple[str, float]:
+    """The colour a cell of `z` % is drawn in on a colour axis, and the share of its colour bar drawn in that colour."""
+    from plotly.colors import sample_colorscale
+    lo, hi = axis["cmin"], axis["cmax"]
+    at = lambda v: (v - lo) / (hi - lo)  # noqa: E731
+    colour = sample_colorscale(axis["colorscale"], [at(z)])[0]
+    bar = sample_colorscale(axis["colorscale"], np.linspace(0, 1, n).tolist())
+    return colour, sum(c == colour for c in bar) / n
+
+
+def test_idle_cells_are_drawn_in_the_colour_bars_idle_band():
+    """The colour bar's 0 % read pale green while idle cells were light grey (the grey took 0.5 % of the bar) and
+    pink under the current round's tinted marker (trial 20): the bar's bottom band is the idle cells' colour, tall
+    enough to see and labelled "idle", and the marker is an outline only."""
+    t, d, pbs, edges, heats = player_parts()
+    fig = figures.player_figure(figures.player_base(d, heats, edges), d, [], 3, edges)
+    axis = fig["layout"]["coloraxis"]
+    idle, share = _bar_colours(axis, 0)
+    assert share >= 0.05, share  # the idle band can be seen (~5 px of a 90-px bar at least)
+    ticks = dict(zip(axis["colorbar"]["ticktext"], axis["colorbar"]["tickvals"]))
+    assert _bar_colours(axis, ticks["idle"])[0] == idle
+    assert _bar_colours(axis, 1)[0] != idle  # a link busy 1 % is not idle
+    assert figures.util_colours(np.array([0, 100])) == [idle, _bar_colours(axis, 100)[0]]  # the group bars agree
+    assert all(s["fillcolor"] in (None, "rgba(0,0,0,0)") for s in fig["layout"]["shapes"])
