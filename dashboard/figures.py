@@ -150,6 +150,36 @@ def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
     return fig
 
 
+LEGEND_ENTRY_PX = (0.55, 45.0)
+"""A horizontal legend entry's estimated width: 0.55 of the font size per character, plus its symbol and gap (px)."""
+
+
+def legend_rows(names: Sequence[str], font: float, width_px: float) -> int:
+    """How many rows a horizontal legend of `names` takes in `width_px` (entries packed left to right)."""
+    rows, used = 1, 0.0
+    for name in names:
+        w = LEGEND_ENTRY_PX[0] * font * len(name) + LEGEND_ENTRY_PX[1]
+        if used and used + w > width_px:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def legend_above(fig: dict, width_px: float) -> dict:
+    """`fig` (a plotly dict with a title and a horizontal legend) with its legend between the title and the drawing,
+    the top margin made as tall as both need at `width_px`: below the drawing, the legend of a 440-px figure lay
+    under the fold of a 1280x800 window (trial 20). Returns `fig`."""
+    lay = fig["layout"]
+    font = lay.get("legend", {}).get("font", {}).get("size", 12)
+    names = [t["name"] for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
+    title_px = 1.4 * lay["title"].get("font", {}).get("size", 14) + 10 if lay["title"].get("text") else 4
+    rows = legend_rows(names, font, width_px)
+    lay["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=6))
+    lay["legend"] = dict(lay.get("legend", {}), orientation="h", x=0, xanchor="left", y=1, yanchor="bottom")
+    lay["margin"] = dict(lay["margin"], t=int(title_px + rows * (1.5 * font + 4) + 8))
+    return fig
+
+
 def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: Sequence[str] = (),
                    hover: Sequence[str] = (), faded_edges: Sequence[int] = (), root: int | None = None,
                    show_labels: bool | None = None, overlay: Sequence[dict] = (), big: bool | None = None
