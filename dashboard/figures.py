@@ -458,8 +458,18 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                         vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
     height = height_hint or total
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
+    namings = [naming(h.z.shape[0], _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin),
+                      h.pair_names is not None) for i, h in enumerate(heats, start=1)]  # per heatmap: rows named
+    bars = None if d is not None else naming(len(group_names), _domain_px(fig.layout["yaxis"].domain, height, margin))
+    # The margins hold the heatmaps' row names (and the group bars' names) on the left and the colour bar on the
+    # right, and the axes do not widen them (automargin off): left to plotly's automargin, they took ~150 px of the
+    # 820 after the network panels' names were placed for the full width, so three BCube(3,1) panels drawn ~200 px
+    # wide ran their names together (trial 20)
+    margin["l"] = 8 + int(np.ceil(max([_row_names_px(h, n) for h, n in zip(heats, namings)]
+                          + ([_names_px(list(group_names)[::bars.stride], bars.font) + TICK_GAP_PX] if bars else [])
+                          )))
+    margin["r"] = 8 + int(np.ceil(COLORBAR_PX))
     unnamed, group_stride = 0, 1
-    namings: list[Naming] = []  # per heatmap: which rows are named
     names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
         if d is not None:
@@ -478,17 +488,15 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             fig.update_xaxes(visible=False, range=xr, row=1, col=i)
             fig.update_yaxes(visible=False, range=yr, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
-            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
-            bars = naming(len(group_names), _domain_px(fig.layout[f"yaxis{'' if i == 1 else i}"].domain, height, margin))
-            fig.update_yaxes(autorange="reversed", row=1, col=i, automargin=True,
+            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=ROW_FONT_BARS), ticksuffix="%")
+            fig.update_yaxes(autorange="reversed", row=1, col=i, automargin=False,
                              type="category", categoryorder="array", categoryarray=list(group_names),
                              **{**named_axis(group_names, bars), "showticklabels": i == 1})
             group_stride = bars.stride
         fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", axis=axis), row=1 + i, col=1)
         rows = h.z.shape[0]
-        named = naming(rows, _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin), h.pair_names is not None)
-        namings.append(named)
-        fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=True, col=1,
+        named = namings[i - 1]
+        fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=False, col=1,
                          title=dict(text="" if named.stride == 1 else f"{rows} rows", standoff=6, font=dict(size=12)),
                          **named_axis(h.names, named, h.pair_names))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
@@ -511,15 +519,39 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                       showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
                                                            xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=UTIL_CMIN, cmax=100, colorscale=UTIL_SCALE,
-                                     colorbar=dict(title=dict(text=axis.value, side="right"), thickness=10,
-                                                   len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
-                                                   xpad=4, tickfont=dict(size=11), **UTIL_TICKS)),
+                                     colorbar=dict(title=dict(text=axis.value, side="right", font=dict(size=13)),
+                                                   thickness=10, len=min(1.0, sum(heat_h) / total), y=0,
+                                                   yanchor="bottom", x=1, xanchor="left", xpad=4,
+                                                   tickfont=dict(size=11), **UTIL_TICKS)),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
                             "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
     out = fig.to_dict()
     out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
     return out
+
+
+ROW_FONT_BARS = 11
+"""Font size (px) of the group bars' names and percentages in the player's top panels (group view)."""
+TICK_GAP_PX = 6
+"""Room between a category axis's names and its plot (plotly's tick label gap, a little more)."""
+COLORBAR_PX = 2 * 4 + 10 + 0.62 * 11 * 4 + 6 + 1.3 * 13 + 4
+"""The player's colour bar beside the heatmaps, in px: its padding each side, its 10-px bar, its widest label
+("idle", 4 characters at 11 px, estimated as node names are: `labelplace.CHAR_EM`), a gap and its title set
+sideways (13 px, one line)."""
+
+
+def _names_px(names: Sequence[str], font: float) -> float:
+    """Estimated width (px) of the widest of `names` at `font` px, as node names are estimated (`labelplace`)."""
+    from .labelplace import CHAR_EM
+    return max((CHAR_EM * font * len(str(n)) for n in names), default=0.0)
+
+
+def _row_names_px(h: "HeatRows", how: Naming) -> float:
+    """Room (px) a heatmap's row names take left of it: the widest name shown, the gap, and, when only every k-th
+    row is named, the axis title ("126 rows", 12 px, sideways) and its standoff."""
+    text = named_axis(h.names, how, h.pair_names)["ticktext"]
+    return _names_px(text, how.font) + TICK_GAP_PX + (1.3 * 12 + 6 if how.stride > 1 else 0)
 
 
 def _naming_meta(namings: Sequence[Naming], heats: Sequence[HeatRows]) -> dict:

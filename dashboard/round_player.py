@@ -260,7 +260,7 @@ def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback]
     with right:
         width = persistent(st.segmented_control, f"{key}.width", "820 px", "Figure width", list(WIDTHS),
                            help="820 px fits a 1280-px window and steps fastest; page width fills a wider "
-                                "screen") or "820 px"
+                                "screen (at 1280 px the page is about 820 px wide: both look the same)") or "820 px"
     view = view_of(source, plays, mode or "auto", WIDTHS[width], timeline, config, what)
     playing = bool(st.session_state.get(f"{key}:playing", False))
     body = st.fragment(run_every=SPEEDS[speed] if playing else None)(_player)

@@ -273,6 +273,32 @@ CHAR_EM, LINE_EM = 0.55, 1.2
 1.2 of it high."""
 
 
+def drawn_margins(fig: dict) -> dict:
+    """The margins the figure needs: the layout's, or more where an axis's names are wider than its margin (the
+    heatmaps' row names, the group bars' names, left) or the colour bar is (right). With automargin plotly widens the
+    margin to hold them and every panel narrows; without, the names are cut at the figure's edge. Names estimated at
+    CHAR_EM (Open Sans' average, less than the dashboard's own estimate), the colour bar as its padding, bar, widest
+    label and a sideways title."""
+    lay = fig["layout"]
+    m = dict(lay["margin"])
+    left = 0.0
+    for name, axis in lay.items():
+        if name.startswith("yaxis") and axis.get("ticktext") and axis.get("showticklabels", True) is not False:
+            text = axis.get("ticktext") or []
+            font = axis.get("tickfont", {}).get("size", 12)
+            title = (axis.get("title") or {}).get("text") or ""
+            left = max(left, max((CHAR_EM * font * len(str(t)) for t in text), default=0) + 3 + (12 if title else 0))
+    bar = lay.get("coloraxis", {}).get("colorbar")
+    right = 0.0
+    if bar is not None:
+        labels = bar.get("ticktext") or ["100"]
+        font = bar.get("tickfont", {}).get("size", 12)
+        right = (2 * bar.get("xpad", 10) + bar.get("thickness", 30) + max(CHAR_EM * font * len(str(t)) for t in labels)
+                 + (12 if (bar.get("title") or {}).get("text") else 0))
+    m["l"], m["r"] = max(m["l"], left), max(m["r"], right)
+    return m
+
+
 def name_boxes(fig: dict, width_px: float = 820) -> list[tuple[list, list]]:
     """Per network panel of a player figure: (its names' boxes, its nodes' marker boxes), each (text, x0, y0, x1, y1)
     in px, estimated from the font size and the text's length at the figure's width. The scale is the panel's
@@ -280,7 +306,7 @@ def name_boxes(fig: dict, width_px: float = 820) -> list[tuple[list, list]]:
     overlap found then is there at any autorange)."""
     fig = decode(fig)
     lay = fig["layout"]
-    m = lay["margin"]
+    m = drawn_margins(fig)
     plot_w, plot_h = width_px - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]
     panels = []
     i = 1
@@ -376,3 +402,14 @@ def test_idle_cells_are_drawn_in_the_colour_bars_idle_band():
     assert _bar_colours(axis, 1)[0] != idle  # a link busy 1 % is not idle
     assert figures.util_colours(np.array([0, 100])) == [idle, _bar_colours(axis, 100)[0]]  # the group bars agree
     assert all(s["fillcolor"] in (None, "rgba(0,0,0,0)") for s in fig["layout"]["shapes"])
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=4,k=1"])
+def test_the_player_margins_hold_the_row_names_and_the_colour_bar(spec):
+    """The network panels' names are placed for the panels' width in px: the margins the figure sets must already
+    hold what plotly would widen them for (the heatmaps' row names, the colour bar), or every panel is drawn
+    narrower than its names were placed for. On main the margins were 8 px and plotly widened them to ~150 px: three
+    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 20)."""
+    t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path"))
+    fig = figures.player_base(d, heats, edges)
+    assert drawn_margins(fig) == fig["layout"]["margin"]
