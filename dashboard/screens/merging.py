@@ -15,10 +15,13 @@ from ..sources import Source
 FIG3 = Source("example:fig3", "Fig. 3: hosts A, B, C, D")
 STEPS = ("The network", "Routes and the node tree", "Workload tree, no merging", "Merging",
          "Broadcast", "All four shards, round by round")
-HEIGHT = 440
-FIGURE_PX, HALF_PX = 470, 390
+HEIGHT = 390
+"""A step's figure height (px): below the title, the step buttons and the shard picker (~400 px at 1280 px) the
+whole figure, its legend on top, fits a 1280x800 window (at 440 px its bottom row of hosts was cut by the fold)."""
+FIGURE_PX, HALF_PX = 450, 390
 """Widths of a step's figure (3/5 of the page) and of step 5's two (half each) at 1280 px, a little under what they
-get beside the sidebar (~480 and ~400 px): the legend's rows are counted for them, a few px too many at most."""
+get beside the sidebar (460 and ~400 px in chromium): the legend's rows are counted for them, so there is room for
+one row too many at most."""
 ROUTE_COLOUR = "#2ca02c"
 
 

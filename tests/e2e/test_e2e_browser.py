@@ -148,11 +148,24 @@ def test_every_page_renders_offline_with_exportable_charts(page, app_url, path, 
     screenshot_whole(page, ARTIFACTS / f"page-{name}-{WIDTH}.png")  # one file per page
 
 
+LEGEND_AND_FIGURE_BOTTOM = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(el => el.layout && el.layout.showlegend);
+  const legend = plot.querySelector('.legend').getBoundingClientRect();
+  return [legend.bottom, plot.getBoundingClientRect().bottom, window.innerHeight];
+}"""
+"""Where a step's legend and its figure end in the window, and the window's height."""
+
+
 def test_merging_walk_through_to_the_round_player(page, app_url):
+    page.set_viewport_size({"width": WIDTH, "height": 800})  # a 1280x800 laptop: steps 2-4's legend was below it
     page.goto(f"{app_url}/merging")
     for step in range(2, 7):
         page.get_by_role("button", name="Next").first.click()
         wait_text(page, f"Step {step} of 6")
+        if step <= 4:
+            page.wait_for_timeout(1500)
+            legend, figure, window = page.evaluate(LEGEND_AND_FIGURE_BOTTOM)
+            assert legend <= window and figure <= window, (step, legend, figure, window)
         if step == 4:
             page.wait_for_timeout(1500)
             screenshot_whole(page, ARTIFACTS / f"merging-step4-{WIDTH}.png")
