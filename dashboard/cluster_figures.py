@@ -70,15 +70,36 @@ def gantt_figure(rows: Sequence[dict], title: str = "", height: int = 460) -> go
     return fig
 
 
+SCHEDULER_PALETTE = tuple(dict.fromkeys(qualitative.Plotly + qualitative.Dark24))
+"""Scheduler colours, in the order `scheduler_colours` hands them out (plotly's default ten first)."""
+
+
+def scheduler_colours(names: Sequence[str]) -> dict[str, str]:
+    """One colour per scheduler, by its place in `names`: the page passes every scheduler it offers, so a scheduler
+    keeps its colour in every chart and whichever others are picked (the JCT boxes took plotly's colours by trace
+    order and the contention lines the job colours, so one scheduler had two colours on one page)."""
+    return {n: SCHEDULER_PALETTE[i % len(SCHEDULER_PALETTE)] for i, n in enumerate(names)}
+
+
 LOG_TICKS = [m * 10.0 ** e for e in range(-2, 5) for m in (1, 2, 5)]
 """Every label of the log axis written out (0.5, not plotly's minor "5")."""
 
 
-def jct_figure(jct_hours: dict[str, np.ndarray], height: int = 360) -> go.Figure:
-    """One box per scheduler: the distribution of job completion times (hours, log axis), mean marked."""
+JCT_CAPTION = ("Each box holds the middle half of the jobs' completion times (quartiles), the solid line in it is the "
+               "median and the dashed line the mean; whiskers reach the farthest job within 1.5 times the box's "
+               "span (interquartile range), dots beyond are single jobs. Log axis.")
+"""What the JCT box plot draws, said under it (plotly's `boxmean` dashed line has no legend entry)."""
+
+
+def jct_figure(jct_hours: dict[str, np.ndarray], height: int = 360, colours: dict[str, str] | None = None
+               ) -> go.Figure:
+    """One box per scheduler: the distribution of job completion times (hours, log axis), the mean a dashed line;
+    each in its colour of `colours` (default: `scheduler_colours` of the dict's order)."""
     fig = go.Figure()
+    colours = colours or scheduler_colours(list(jct_hours))
     for name, values in jct_hours.items():
-        fig.add_trace(go.Box(y=np.asarray(values, float), name=name, boxmean=True, boxpoints="outliers"))
+        fig.add_trace(go.Box(y=np.asarray(values, float), name=name, boxmean=True, boxpoints="outliers",
+                             marker_color=colours[name], line_color=colours[name]))
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=10, b=4), showlegend=False,
                       yaxis=dict(title="JCT (hours)", type="log", tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS]))
     return fig
@@ -166,12 +187,14 @@ def _lines(x: np.ndarray, y: np.ndarray, edges: np.ndarray, ids: Sequence[int], 
                       line=dict(color=colour, width=width, dash=dash), hoverinfo="skip", name=name, **legend)
 
 
-def contention_figure(series: dict[str, dict[str, np.ndarray]], height: int = 320) -> go.Figure:
+def contention_figure(series: dict[str, dict[str, np.ndarray]], height: int = 320,
+                       colours: dict[str, str] | None = None) -> go.Figure:
     """Per scheduler, the most running jobs sharing one directed link over time (step lines) and,
-    dotted, the mean over the links in use."""
+    dotted, the mean over the links in use; each in its colour of `colours` (as `jct_figure`)."""
     fig = go.Figure()
-    for i, (name, s) in enumerate(series.items()):
-        colour = JOB_COLOURS[i % len(JOB_COLOURS)]
+    colours = colours or scheduler_colours(list(series))
+    for name, s in series.items():
+        colour = colours[name]
         fig.add_trace(go.Scatter(x=s["time_h"], y=s["max_users"], mode="lines", line=dict(shape="hv", color=colour),
                                  name=f"{name}: most on one link"))
         fig.add_trace(go.Scatter(x=s["time_h"], y=s["mean_users"], mode="lines",

@@ -21,8 +21,25 @@ from .axisnames import Naming, named_axis, naming
 
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 """Flow-tree colours: tree t is drawn in PALETTE[t % len(PALETTE)]."""
-UTIL_SCALE = [[0.0, "#f2f4f7"], [0.005, "#c7e9b4"], [0.5, "#41b6c4"], [1.0, "#0c2c84"]]
-"""One colour scale for every utilization heatmap: 0 % (pale grey) to 100 % of capacity (dark blue)."""
+IDLE_COLOUR = "#f2f4f7"
+IDLE_BAND = 10.0
+"""How far below 0 % the heatmaps' colour range starts: the colour bar's bottom band, that many percent of 0-100 tall,
+is drawn in IDLE_COLOUR and labelled "idle". With the range at 0-100 the idle grey took 0.5 % of the bar, so the bar
+showed pale green at 0 % while idle cells were grey (trial 20)."""
+UTIL_CMIN = -IDLE_BAND
+
+
+def _at(pct: float) -> float:
+    """Where `pct` % lies on the colour scale (UTIL_CMIN .. 100)."""
+    return (pct - UTIL_CMIN) / (100 - UTIL_CMIN)
+
+
+UTIL_SCALE = [[0.0, IDLE_COLOUR], [_at(0), IDLE_COLOUR], [_at(0.05), "#c7e9b4"], [_at(50), "#41b6c4"],
+              [1.0, "#0c2c84"]]
+"""One colour scale for every utilization heatmap, over UTIL_CMIN..100: idle (0 %, pale grey, the colour bar's
+labelled bottom band), then from pale green (just above 0 %) to dark blue (100 % of capacity)."""
+UTIL_TICKS = dict(tickvals=[UTIL_CMIN / 2, 25, 50, 75, 100], ticktext=["idle", "25", "50", "75", "100"])
+"""The colour bar's labels: its grey band named "idle" (0 %), then the percentages."""
 SERVER_COLOUR, SWITCH_COLOUR, ROOT_COLOUR, EDGE_COLOUR = "#1f77b4", "#ff7f0e", "#d62728", "#b0b0b0"
 MARKER_COLOUR = "#e4002b"
 
@@ -130,6 +147,36 @@ def network_figure(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
     fig = _figure(traces + legend_entries(legend), height, title)
     if legend:
         fig["layout"].update(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=15)))
+    return fig
+
+
+LEGEND_ENTRY_PX = (0.55, 45.0)
+"""A horizontal legend entry's estimated width: 0.55 of the font size per character, plus its symbol and gap (px)."""
+
+
+def legend_rows(names: Sequence[str], font: float, width_px: float) -> int:
+    """How many rows a horizontal legend of `names` takes in `width_px` (entries packed left to right)."""
+    rows, used = 1, 0.0
+    for name in names:
+        w = LEGEND_ENTRY_PX[0] * font * len(name) + LEGEND_ENTRY_PX[1]
+        if used and used + w > width_px:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def legend_above(fig: dict, width_px: float) -> dict:
+    """`fig` (a plotly dict with a title and a horizontal legend) with its legend between the title and the drawing,
+    the top margin made as tall as both need at `width_px`: below the drawing, the legend of a 440-px figure lay
+    under the fold of a 1280x800 window (trial 20). Returns `fig`."""
+    lay = fig["layout"]
+    font = lay.get("legend", {}).get("font", {}).get("size", 12)
+    names = [t["name"] for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
+    title_px = 1.4 * lay["title"].get("font", {}).get("size", 14) + 10 if lay["title"].get("text") else 4
+    rows = legend_rows(names, font, width_px)
+    lay["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=6))
+    lay["legend"] = dict(lay.get("legend", {}), orientation="h", x=0, xanchor="left", y=1, yanchor="bottom")
+    lay["margin"] = dict(lay["margin"], t=int(title_px + rows * (1.5 * font + 4) + 8))
     return fig
 
 
@@ -263,7 +310,7 @@ def heatmap_figure(util_pct: np.ndarray, row_names: Sequence[str], current_round
     return fig
 
 
-_COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4)
+_COLORBAR = dict(title=dict(text="% of capacity", side="right"), thickness=10, len=0.9, xpad=4, **UTIL_TICKS)
 ROW_PITCH = 14
 """Height (px) a heatmap panel gives each row, so that names at ROW_FONT fit (1.2 x 11 = 13.2)."""
 HEAT_PX = (90, 14 * 32 + 24)
@@ -295,7 +342,7 @@ def heatmap_trace(util_pct: np.ndarray, row_names: Sequence[str], edges: np.ndar
                   coloraxis: str | None = None, axis: AxisStyle = ROUND_AXIS) -> go.Heatmap:
     """The utilization heatmap trace: z = percent (of capacity, or of the column's time), one column per span of
     `edges`."""
-    scale = {} if coloraxis else dict(zmin=0, zmax=100, colorscale=UTIL_SCALE)
+    scale = {} if coloraxis else dict(zmin=UTIL_CMIN, zmax=100, colorscale=UTIL_SCALE)
     edges = np.asarray(edges)[:np.shape(util_pct)[1] + 1]
     return go.Heatmap(z=util_pct, x=edges, y=list(row_names), coloraxis=coloraxis,
                       hovertemplate=f"%{{y}}<br>{axis.hover}: %{{z}}{axis.value}<extra></extra>", name="utilization",
@@ -316,9 +363,10 @@ def event_shapes(marks: Sequence[tuple[float, float, str]], xref: str, yref: str
 
 
 def round_marker(edges: np.ndarray, current_round: int, xref: str = "x", yref: str = "paper") -> dict:
-    """The current-round marker: an outlined column over a heatmap."""
+    """The current-round marker: an outlined column over a heatmap, not filled (a red tint turned the idle cells
+    under it pink, a colour the colour bar does not have)."""
     return dict(type="rect", x0=float(edges[current_round - 1]), x1=float(edges[current_round]), y0=0, y1=1,
-                xref=xref, yref=yref, line=dict(color=MARKER_COLOUR, width=2.5), fillcolor="rgba(228,0,43,0.10)",
+                xref=xref, yref=yref, line=dict(color=MARKER_COLOUR, width=2.5), fillcolor="rgba(0,0,0,0)",
                 name="current round")
 
 
@@ -410,8 +458,18 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                         vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
     height = height_hint or total
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
+    namings = [naming(h.z.shape[0], _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin),
+                      h.pair_names is not None) for i, h in enumerate(heats, start=1)]  # per heatmap: rows named
+    bars = None if d is not None else naming(len(group_names), _domain_px(fig.layout["yaxis"].domain, height, margin))
+    # The margins hold the heatmaps' row names (and the group bars' names) on the left and the colour bar on the
+    # right, and the axes do not widen them (automargin off): left to plotly's automargin, they took ~150 px of the
+    # 820 after the network panels' names were placed for the full width, so three BCube(3,1) panels drawn ~200 px
+    # wide ran their names together (trial 20)
+    margin["l"] = 8 + int(np.ceil(max([_row_names_px(h, n) for h, n in zip(heats, namings)]
+                          + ([_names_px(list(group_names)[::bars.stride], bars.font) + TICK_GAP_PX] if bars else [])
+                          )))
+    margin["r"] = 8 + int(np.ceil(COLORBAR_PX))
     unnamed, group_stride = 0, 1
-    namings: list[Naming] = []  # per heatmap: which rows are named
     names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
         if d is not None:
@@ -430,17 +488,15 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             fig.update_xaxes(visible=False, range=xr, row=1, col=i)
             fig.update_yaxes(visible=False, range=yr, scaleanchor=_axis_name("x", i), scaleratio=1, row=1, col=i)
         else:
-            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=11), ticksuffix="%")
-            bars = naming(len(group_names), _domain_px(fig.layout[f"yaxis{'' if i == 1 else i}"].domain, height, margin))
-            fig.update_yaxes(autorange="reversed", row=1, col=i, automargin=True,
+            fig.update_xaxes(range=[0, 100], row=1, col=i, tickfont=dict(size=ROW_FONT_BARS), ticksuffix="%")
+            fig.update_yaxes(autorange="reversed", row=1, col=i, automargin=False,
                              type="category", categoryorder="array", categoryarray=list(group_names),
                              **{**named_axis(group_names, bars), "showticklabels": i == 1})
             group_stride = bars.stride
         fig.add_trace(heatmap_trace(h.z, h.names, edges, coloraxis="coloraxis", axis=axis), row=1 + i, col=1)
         rows = h.z.shape[0]
-        named = naming(rows, _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin), h.pair_names is not None)
-        namings.append(named)
-        fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=True, col=1,
+        named = namings[i - 1]
+        fig.update_yaxes(autorange="reversed", ticks="", row=1 + i, type="category", automargin=False, col=1,
                          title=dict(text="" if named.stride == 1 else f"{rows} rows", standoff=6, font=dict(size=12)),
                          **named_axis(h.names, named, h.pair_names))
         fig.update_xaxes(range=[float(edges[0]), float(edges[-1])], row=1 + i, col=1, tickfont=dict(size=11),
@@ -462,16 +518,40 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     fig.update_layout(height=height, margin=margin, plot_bgcolor="white",
                       showlegend=bool(legend), legend=dict(orientation="h", y=1 + 26 / height, yanchor="bottom", x=0,
                                                            xanchor="left", font=dict(size=13)),
-                      coloraxis=dict(cmin=0, cmax=100, colorscale=UTIL_SCALE,
-                                     colorbar=dict(title=dict(text=axis.value, side="right"), thickness=10,
-                                                   len=min(1.0, sum(heat_h) / total), y=0, yanchor="bottom",
-                                                   xpad=4, tickfont=dict(size=11))),
+                      coloraxis=dict(cmin=UTIL_CMIN, cmax=100, colorscale=UTIL_SCALE,
+                                     colorbar=dict(title=dict(text=axis.value, side="right", font=dict(size=13)),
+                                                   thickness=10, len=min(1.0, sum(heat_h) / total), y=0,
+                                                   yanchor="bottom", x=1, xanchor="left", xpad=4,
+                                                   tickfont=dict(size=11), **UTIL_TICKS)),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
                             "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
     out = fig.to_dict()
     out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
     return out
+
+
+ROW_FONT_BARS = 11
+"""Font size (px) of the group bars' names and percentages in the player's top panels (group view)."""
+TICK_GAP_PX = 6
+"""Room between a category axis's names and its plot (plotly's tick label gap, a little more)."""
+COLORBAR_PX = 2 * 4 + 10 + 0.62 * 11 * 4 + 6 + 1.3 * 13 + 4
+"""The player's colour bar beside the heatmaps, in px: its padding each side, its 10-px bar, its widest label
+("idle", 4 characters at 11 px, estimated as node names are: `labelplace.CHAR_EM`), a gap and its title set
+sideways (13 px, one line)."""
+
+
+def _names_px(names: Sequence[str], font: float) -> float:
+    """Estimated width (px) of the widest of `names` at `font` px, as node names are estimated (`labelplace`)."""
+    from .labelplace import CHAR_EM
+    return max((CHAR_EM * font * len(str(n)) for n in names), default=0.0)
+
+
+def _row_names_px(h: "HeatRows", how: Naming) -> float:
+    """Room (px) a heatmap's row names take left of it: the widest name shown, the gap, and, when only every k-th
+    row is named, the axis title ("126 rows", 12 px, sideways) and its standoff."""
+    text = named_axis(h.names, how, h.pair_names)["ticktext"]
+    return _names_px(text, how.font) + TICK_GAP_PX + (1.3 * 12 + 6 if how.stride > 1 else 0)
 
 
 def _naming_meta(namings: Sequence[Naming], heats: Sequence[HeatRows]) -> dict:
@@ -539,7 +619,7 @@ def node_label(text: str, x: float, y: float, offset: tuple[float, float], serve
 def util_colours(util_pct: np.ndarray) -> list[str]:
     """The heatmaps' colour of each percentage (0-100), as colour strings (plotly.js warns on every draw when bars
     carry numbers on a shared colour axis)."""
-    return sample_colorscale(UTIL_SCALE, np.clip(np.asarray(util_pct, dtype=float) / 100, 0, 1).tolist())
+    return sample_colorscale(UTIL_SCALE, _at(np.clip(np.asarray(util_pct, dtype=float), 0, 100)).tolist())
 
 
 def round_traces(d: NetDrawing | None, panels: Sequence[PlayerPanel], group_names: Sequence[str],

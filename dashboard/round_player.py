@@ -30,6 +30,12 @@ from .sources import HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, ROUNDS, TIME_COLUMNS,
 
 SPEEDS = {"½": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
 """Play speeds (rounds per second) -> seconds between rounds."""
+
+
+def speed_label(timeline: Timeline) -> str:
+    """The speed control's label in the axis' own word: "Rounds per second" (a new user read "Columns per second" as
+    a property of the heatmap, trial 20), "Time columns per second" on the seconds axis (its slider's word)."""
+    return "Time columns per second" if timeline.seconds else "Rounds per second"
 WIDTHS = {"820 px": 820, "page width": "stretch"}
 """Figure widths: 820 px fits a 1280-px window beside the sidebar and keeps stepping fastest (a fixed
 width spares the browser a resize on every round: 0.52 s against 0.83 s median per step in one
@@ -248,12 +254,13 @@ def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback]
                           help=f"auto: one row per directed link up to {HEAT_LINK_ROWS} links, else one row per "
                                "link group (BCube level, DCell copy, fat-tree pod, link kind): its mean utilization")
     with middle:
-        speed = persistent(st.segmented_control, f"{key}.speed", "1", "Columns per second", list(SPEEDS),
-                           help="play speed: rounds (or time columns) per second") or "1"
+        speed = persistent(st.segmented_control, f"{key}.speed", "1", speed_label(timeline), list(SPEEDS),
+                           help="play speed: how many " + ("time columns (intervals of time)" if timeline.seconds
+                                                           else "rounds") + " Play steps through each second") or "1"
     with right:
         width = persistent(st.segmented_control, f"{key}.width", "820 px", "Figure width", list(WIDTHS),
                            help="820 px fits a 1280-px window and steps fastest; page width fills a wider "
-                                "screen") or "820 px"
+                                "screen (at 1280 px the page is about 820 px wide: both look the same)") or "820 px"
     view = view_of(source, plays, mode or "auto", WIDTHS[width], timeline, config, what)
     playing = bool(st.session_state.get(f"{key}:playing", False))
     body = st.fragment(run_every=SPEEDS[speed] if playing else None)(_player)
@@ -352,7 +359,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
     else:
         below = (f"utilization of every {row_kind} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
-    text = f"Top: {what}. Below: {below}. One colour scale; the red box marks this {unit}."
+    text = (f"Top: {what}. Below: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
+            f"marks this {unit}.")
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
                  "node for its name.")

@@ -141,3 +141,20 @@ def gantt_rows(res: Result) -> list[dict]:
                          "servers": int((s.alloc > 0).sum()), "method": s.method})
         last = s
     return rows
+
+
+def over_seeds(per_seed: list[dict[str, dict]], baseline: str) -> list[dict]:
+    """Per scheduler, its runs on several seeds (`per_seed`: one {scheduler: `summarize` dict} per seed, every seed
+    with the same schedulers, `baseline` among them): ``scheduler``, ``avg_jct_h`` and ``p95_jct_h`` (means over the
+    seeds), ``per_seed`` (each seed's average JCT, hours), ``beat`` (on how many seeds its average JCT is lower than
+    the baseline's; None for the baseline) and ``seeds``."""
+    names = list(per_seed[0])
+    base = [run[baseline]["avg_jct_h"] for run in per_seed]
+    out = []
+    for name in names:
+        jct = [run[name]["avg_jct_h"] for run in per_seed]
+        out.append({"scheduler": name, "avg_jct_h": float(np.mean(jct)),
+                    "p95_jct_h": float(np.mean([run[name]["p95_jct_h"] for run in per_seed])), "per_seed": jct,
+                    "beat": None if name == baseline else sum(j < b for j, b in zip(jct, base)),
+                    "seeds": len(per_seed)})
+    return out

@@ -106,6 +106,23 @@ def _need_file(name: str, path: str) -> None:
         raise TraceError(f"{name}: {'a folder, not a trace file' if p.is_dir() else 'no such file'}")
 
 
+def seeded_specs(spec: str, n: int) -> list[str]:
+    """`n` synthetic specs drawn like `spec` but for the seeds S, S+1, ..., S+n-1 (S: the spec's seed, 0 if it names
+    none), each with every other option as written, the first `spec` itself (TraceError for a spec that is not synthetic or
+    n < 1)."""
+    kind, sep, rest = spec.strip().partition(":")
+    if kind.strip().lower() != "synthetic" or not sep:
+        raise TraceError(f"{spec.strip()!r}: only a synthetic trace has seeds to draw again")
+    if n < 1:
+        raise TraceError(f"seeds must be at least 1, not {n}")
+    parts = [p.strip() for p in rest.split(",") if p.strip()]
+    opts = _options(spec, rest, {"jobs": 160, "seed": 0, "rate": DEFAULT_RATE, "mix": "sjf-bco", "models": "",
+                                 "max_gpus": ""})
+    first = int(_num(spec, "seed", opts["seed"], 0))
+    keep = [p for p in parts if p.partition("=")[0].strip() != "seed"]
+    return [spec.strip()] + [f"synthetic:{','.join(keep + [f'seed={first + i}'])}" for i in range(1, n)]
+
+
 def get_model_checked(where: str, name: str) -> None:
     """Raise TraceError if `name` is not a catalog model."""
     if name not in MODELS:

@@ -12,19 +12,28 @@ import pandas as pd
 import streamlit as st
 
 from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
-                          link_contention, snapshot, summarize, unfit)
+                          link_contention, over_seeds, seeded_specs, snapshot, summarize, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
 from .. import charts, cluster_figures, controls, data, labels
 
-DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", "ours"]
+DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", OURS_BASELINE, "ours"]
+"""The schedulers shown first: with ours its own baseline, sjf+timed (the same placement with ring AllReduce), the
+comparison the README's cluster table makes (trial 20: without it, ours read as second worst on the default trace)."""
+MAX_SEEDS = 5
+MAX_SEED_JOBS = 300
+"""The "Seeds" control's bounds: at most MAX_SEEDS draws (the README's cluster table averages 5), and seeds x jobs at
+most MAX_SEED_JOBS (the default 60-job trace: 5 seeds, ~7.5 s for the default schedulers in a fresh process, against
+~3-5.5 s for one and ~11 s for 10 seeds; docs/dashboard.md)."""
 CHOICES = list(ALL) + [OURS_BASELINE]
 COLUMNS = {"avg_jct_h": "avg JCT h", "p95_jct_h": "p95 JCT h", "makespan_h": "makespan h", "avg_queue_h": "avg queue h",
            "gpu_util": "GPU util", "comm_share": "comm share", "peak_link_users": "peak link jobs",
            "mean_link_users": "mean link jobs", "preemptions": "preempt."}
 """Summary columns and their headers on screen (the CLI's CSV keeps the keys)."""
 TRACE_FROM = ("synthetic", "uploaded file")
+COLOURS = cluster_figures.scheduler_colours(DEFAULT_SCHEDULERS + [n for n in CHOICES if n not in DEFAULT_SCHEDULERS])
+"""One colour per scheduler on every chart of the page, whichever are picked (the defaults get plotly's first)."""
 
 
 def repeat_note(running: list[dict]) -> str:
@@ -48,12 +57,52 @@ def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
                    for k in COLUMNS}
 
 
+def one_draw_note(runs: dict) -> str:
+    """Under the results of one seed: that it is one draw, with ours against its baseline on it in numbers, and
+    where the seeds are averaged."""
+    text = "One trace is one draw: schedulers that differ by a few percent here can swap places on the next seed."
+    if "ours" in runs and OURS_BASELINE in runs:
+        ours, base = (float(runs[n].jct.mean()) / 3600 for n in ("ours", OURS_BASELINE))
+        text += (f" Here ours' average JCT is {ours:.2f} h against {base:.2f} h for {OURS_BASELINE}, its own baseline "
+                 f"(the same placement with ring AllReduce): {abs(ours / base - 1) * 100:.1f}% "
+                 f"{'lower' if ours < base else 'higher'} on this seed.")
+    return text + (" Set **Seeds** above to run the next seeds too (the mean, and how often each scheduler beat "
+                   f"{OURS_BASELINE}); the README's cluster table averages five unseen 160-job seeds on BCube(4,1) "
+                   "and BCube(4,2) (`python benchmarks/bench_cluster.py --only ours`).")
+
+
+def seed_table(source, gpus: int, trace: str, names: list[str], seeds: int) -> None:
+    """The picked schedulers (and sjf+timed, ours' baseline) on `seeds` draws of the synthetic trace: each one's mean
+    average and p95 JCT and on how many seeds its average JCT was below sjf+timed's."""
+    specs = seeded_specs(trace, seeds)
+    run_names = tuple(names) + (() if OURS_BASELINE in names else (OURS_BASELINE,))
+    per_seed = []
+    with st.spinner(f"Running {len(run_names)} schedulers on {seeds} seeds"):
+        for spec in specs:
+            per_seed.append({n: summarize(r) for n, r in data.cluster_runs(source, gpus, spec, run_names).items()})
+    rows = over_seeds(per_seed, OURS_BASELINE)
+    first, last = specs[0], specs[-1]
+    st.markdown(f"**Over {seeds} seeds**: {labels.plain(first)} to {labels.plain(last)}")
+    table = pd.DataFrame({
+        "scheduler": [r["scheduler"] for r in rows],
+        "mean avg JCT h": [round(r["avg_jct_h"], 2) for r in rows],
+        "mean p95 JCT h": [round(r["p95_jct_h"], 2) for r in rows],
+        f"beat {OURS_BASELINE}": ["baseline" if r["beat"] is None else f"{r['beat']} of {r['seeds']}" for r in rows],
+        "avg JCT h per seed": [" ".join(f"{j:.1f}" for j in r["per_seed"]) for r in rows]}).set_index("scheduler")
+    st.dataframe(table, width="stretch", column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                                        for c in ("mean avg JCT h", "mean p95 JCT h")})
+    note = (f"beat {OURS_BASELINE}: on how many seeds a scheduler's average JCT was lower than {OURS_BASELINE}'s, "
+            "ours' own baseline (the same placement with ring AllReduce)")
+    note += "" if OURS_BASELINE in names else f"; {OURS_BASELINE} was run for this table only"
+    st.caption(note + ". The results table and the charts show the first seed.")
+
+
 def trace_input() -> tuple[int, str | None, bytes]:
     """GPUs per server (core's bounds) and the trace: a synthetic spec, or an uploaded file read as a CSV, Philly
     or Helios trace; returns (gpus, the trace for `data.cluster_runs` or None while no file is uploaded, the
     file's bytes). The page reads no file on the server: a path typed as the trace is refused by `data`."""
     low, high = GPUS_PER_SERVER
-    gpus_col, from_col, trace_col = st.columns([1, 1.3, 2.7])
+    gpus_col, from_col, trace_col, seeds_col = st.columns([1, 1.3, 2.1, 0.8])
     gpus = int(gpus_col.number_input("GPUs per server", low, high, DEFAULT_GPUS_PER_SERVER, key="cluster:gpus",
                                      help=f"{low}..{high}, as the CLI's --gpus-per-server"))
     source = from_col.radio("Trace from", TRACE_FROM, horizontal=True, key="cluster:trace_from")
@@ -61,6 +110,11 @@ def trace_input() -> tuple[int, str | None, bytes]:
         trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",
                                      help="synthetic:jobs=N,seed=S[,rate=jobs/hour,mix=sjf-bco|gavel,models=A/B]; "
                                           "a trace file (CSV, Philly, Helios) is uploaded: \"uploaded file\"")
+        seeds_col.number_input("Seeds", 1, MAX_SEEDS, 1, key="cluster:seeds",
+                               help=f"how many draws of the synthetic trace (its seed, then the next ones) to run: "
+                                    f"the page then shows each scheduler's mean over them and on how many seeds it "
+                                    f"beat {OURS_BASELINE}; the charts show the first. Seeds x jobs at most "
+                                    f"{MAX_SEED_JOBS}")
         return gpus, trace.strip(), b""
     kind = trace_col.selectbox("Read as", list(data.TRACE_FILES), format_func=data.TRACE_FILES.get,
                                key="cluster:trace_kind")
@@ -114,12 +168,22 @@ def render() -> None:
     table, config = results_table([summarize(r) for r in runs.values()])
     st.dataframe(table, column_config=config, width="stretch")
     st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
-               "link jobs: running jobs whose AllReduces share one link. One trace is one draw: schedulers that "
-               "differ by a few percent here can swap places on the next seed; the README's cluster table averages "
-               "five unseen 160-job seeds (`python benchmarks/bench_cluster.py --only jct`).")
+               "link jobs: running jobs whose AllReduces share one link.")
+    seeds = int(st.session_state.get("cluster:seeds", 1)) if not upload else 1
+    jobs = next(iter(runs.values())).trace.n
+    if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:
+        st.error(f"Seeds x jobs must be at most {MAX_SEED_JOBS}: {seeds} seeds x {jobs} jobs = {seeds * jobs}; "
+                 "showing one seed.")
+        seeds = 1
+    if seeds > 1:
+        seed_table(source, gpus, trace, names, seeds)
+    else:
+        st.caption(one_draw_note(runs))
 
     st.subheader("Job completion times")
-    charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}), "cluster:jct", "cluster-jct")
+    charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}, colours=COLOURS),
+                "cluster:jct", "cluster-jct")
+    st.caption(cluster_figures.JCT_CAPTION + " Each scheduler has one colour in every chart of this page.")
 
     pick = st.selectbox("Scheduler to inspect", list(runs), key="cluster:pick")
     res = runs[pick]
@@ -144,5 +208,5 @@ def render() -> None:
                + repeat_note(running))
 
     st.subheader("Link contention over time")
-    charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}),
+    charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}, colours=COLOURS),
                 "cluster:contention", "cluster-contention")

@@ -15,7 +15,13 @@ from ..sources import Source
 FIG3 = Source("example:fig3", "Fig. 3: hosts A, B, C, D")
 STEPS = ("The network", "Routes and the node tree", "Workload tree, no merging", "Merging",
          "Broadcast", "All four shards, round by round")
-HEIGHT = 440
+HEIGHT = 390
+"""A step's figure height (px): below the title, the step buttons and the shard picker (~400 px at 1280 px) the
+whole figure, its legend on top, fits a 1280x800 window (at 440 px its bottom row of hosts was cut by the fold)."""
+FIGURE_PX, HALF_PX = 450, 390
+"""Widths of a step's figure (3/5 of the page) and of step 5's two (half each) at 1280 px, a little under what they
+get beside the sidebar (460 and ~400 px in chromium): the legend's rows are counted for them, so there is room for
+one row too many at most."""
 ROUTE_COLOUR = "#2ca02c"
 
 
@@ -108,9 +114,9 @@ def show(step: int, root: int) -> None:
         for col, merge in ((left, False), (right, True)):
             arcs = data.workload_arcs(FIG3, root, merge, "broadcast")
             with col:
-                charts.show(figures.workload_tree_figure(
+                charts.show(figures.legend_above(figures.workload_tree_figure(
                     pos, lab, arcs, root, height=HEIGHT, big=True,
-                    title=f"Broadcast, {'merged' if merge else 'unmerged'}: {len(arcs)} workloads"),
+                    title=f"Broadcast, {'merged' if merge else 'unmerged'}: {len(arcs)} workloads"), HALF_PX),
                     key=f"merge-bc-{merge}", name=f"fig3-broadcast-{'merged' if merge else 'unmerged'}")
         st.markdown(f"Once {lab[root]} holds the full sum, it flows back down the tree. Merged, a host forwards "
                     "the sum to each child once it has it; unmerged, every destination gets its own chain. "
@@ -131,8 +137,8 @@ def show(step: int, root: int) -> None:
 
 def _two(fig, text: str) -> None:
     left, right = st.columns([3, 2], vertical_alignment="center")
-    with left:
-        charts.show(fig, key="merge-fig", name="fig3-step")
+    with left:  # the legend above the drawing: under it, it was below the fold at 1280x800 (trial 20)
+        charts.show(figures.legend_above(fig, FIGURE_PX), key="merge-fig", name="fig3-step")
     right.markdown(f"<div style='font-size:1.2rem;line-height:1.55'>{_bold(text)}</div>", unsafe_allow_html=True)
 
 

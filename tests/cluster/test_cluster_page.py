@@ -298,3 +298,69 @@ def test_the_page_says_when_running_jobs_share_a_colour():
     assert repeat_note(running) == (f" Colours repeat every {n} jobs (in trace order): j3, j{3 + n} and j{3 + 2 * n} "
                                     "share a colour here; hover to tell them apart.")
     assert cf.shared_colours(running[:2]) == [] and repeat_note(running[:2]) == ""
+
+
+def test_each_scheduler_has_one_colour_in_every_chart_and_the_box_plot_says_its_dashed_line_is_the_mean():
+    """The JCT boxes took plotly's colours by trace order and the contention lines the job colours: one scheduler had
+    two colours on one page (new-user trial 20). The box plot's dashed line (plotly's boxmean) is the mean, said."""
+    at = _open()
+    figs = charts(at)
+    boxes = {t["name"]: {t.get("marker", {}).get("color"), t.get("line", {}).get("color")}
+             for t in figs[0]["data"] if t["type"] == "box"}
+    lines: dict[str, set[str]] = {}
+    for t in figs[3]["data"]:
+        lines.setdefault(t["name"].split(":")[0], set()).add(t["line"]["color"])
+    assert set(boxes) == set(lines) == set(FAST)
+    assert all(len(boxes[n]) == 1 and boxes[n] == lines[n] for n in FAST), (boxes, lines)
+    assert len({c for n in FAST for c in boxes[n]}) == len(FAST)  # and the schedulers' colours differ
+    alone = _open(**{"cluster:schedulers": FAST[1:]})  # a scheduler keeps its colour whichever others are picked
+    assert {t["name"]: t.get("marker", {}).get("color") for t in charts(alone)[0]["data"]}[FAST[1]] in boxes[FAST[1]]
+    assert any("dashed line the mean" in c.value for c in at.caption)
+
+
+def test_the_default_list_holds_ours_and_its_baseline_and_one_draw_says_how_they_compare():
+    """On the defaults ours read as second worst, 29.5% above sjf+timed, its own ring baseline, which was not in the
+    default list (trial 20): the default list holds it, and the one-draw note gives both numbers on this seed."""
+    from dashboard.screens.cluster import DEFAULT_SCHEDULERS
+    assert DEFAULT_SCHEDULERS[-2:] == ["sjf+timed", "ours"]
+    at = _open(**{"cluster:schedulers": ["sjf+timed", "ours"]})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    ours, base = table.loc["ours", "avg JCT h"], table.loc["sjf+timed", "avg JCT h"]
+    note = [c.value for c in at.caption if c.value.startswith("One trace is one draw")]
+    assert len(note) == 1 and f"{ours:.2f} h against {base:.2f} h for sjf+timed" in note[0], note
+    assert f"{abs(ours / base - 1) * 100:.1f}% {'lower' if ours < base else 'higher'}" in note[0]
+    assert "Seeds" in note[0]
+
+
+def test_seeds_show_each_schedulers_mean_and_how_often_it_beat_sjf_timed():
+    """Seeds = 3 runs the trace's seed and the next two: per scheduler the mean over them and on how many seeds its
+    average JCT was below sjf+timed's (run for the table when not picked), as core computes them."""
+    from core.cluster import load_trace, make_cluster, run_schedulers, summarize
+    from core.topology import make_topology
+    at = _open(**{"cluster:seeds": 3})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    seeds = at.dataframe[1].value
+    cluster = make_cluster(make_topology("bcube:n=3,k=1"), 4)
+    names = FAST + ["sjf+timed"]
+    jct = {n: [] for n in names}
+    for seed in (1, 2, 3):
+        trace = load_trace(f"synthetic:jobs=24,rate=12,seed={seed}", cluster.n_gpus)
+        for n, r in zip(names, run_schedulers(cluster, trace, names)):
+            jct[n].append(summarize(r)["avg_jct_h"])
+    assert list(seeds.index) == names
+    for n in FAST:
+        assert seeds.loc[n, "mean avg JCT h"] == pytest.approx(np.mean(jct[n]), abs=0.006)
+        beat = sum(a < b for a, b in zip(jct[n], jct["sjf+timed"]))
+        assert seeds.loc[n, "beat sjf+timed"] == f"{beat} of 3"
+    assert seeds.loc["sjf+timed", "beat sjf+timed"] == "baseline"
+    assert any("sjf+timed was run for this table only" in c.value for c in at.caption)
+    assert not any(c.value.startswith("One trace is one draw") for c in at.caption)
+
+
+def test_seeds_times_jobs_are_guarded():
+    at = _open(**{"cluster:seeds": 5, "cluster:trace": "synthetic:jobs=61,seed=0"})
+    assert at.number_input(key="cluster:seeds").max == 5
+    assert [e.value for e in at.error] == ["Seeds x jobs must be at most 300: 5 seeds x 61 jobs = 305; showing one "
+                                           "seed."]
+    assert len(at.dataframe) == 1 and any(c.value.startswith("One trace is one draw") for c in at.caption)

@@ -291,3 +291,26 @@ def test_a_synthetic_draw_is_capped_at_the_cluster_only_where_it_does_not_fit():
     assert load_trace("synthetic:jobs=160,seed=0,max_gpus=32", fit_gpus=24).gpus.max() == 32  # as the user asked
     with pytest.raises(TraceError, match="max_gpus must be an integer >= 1"):
         load_trace("synthetic:jobs=3,max_gpus=0")
+
+
+def test_seeded_specs_draw_the_next_seeds_with_every_other_option():
+    from core.cluster import TraceError, seeded_specs
+    assert seeded_specs("synthetic:jobs=60,seed=0", 3) == ["synthetic:jobs=60,seed=0", "synthetic:jobs=60,seed=1",
+                                                           "synthetic:jobs=60,seed=2"]
+    assert seeded_specs("synthetic:seed=4,jobs=6,rate=2", 2) == ["synthetic:seed=4,jobs=6,rate=2",
+                                                                 "synthetic:jobs=6,rate=2,seed=5"]
+    assert seeded_specs("synthetic:jobs=6", 2)[1] == "synthetic:jobs=6,seed=1"  # no seed named: seed 0 first
+    with pytest.raises(TraceError, match="only a synthetic trace"):
+        seeded_specs("csv:jobs.csv", 2)
+    with pytest.raises(TraceError, match="at least 1, not 0"):
+        seeded_specs("synthetic:jobs=6", 0)
+
+
+def test_over_seeds_means_and_counts_the_seeds_that_beat_the_baseline():
+    from core.cluster import over_seeds
+    runs = [{"a": {"avg_jct_h": 1.0, "p95_jct_h": 2.0}, "b": {"avg_jct_h": 2.0, "p95_jct_h": 3.0}},
+            {"a": {"avg_jct_h": 3.0, "p95_jct_h": 4.0}, "b": {"avg_jct_h": 2.0, "p95_jct_h": 5.0}},
+            {"a": {"avg_jct_h": 2.0, "p95_jct_h": 6.0}, "b": {"avg_jct_h": 2.0, "p95_jct_h": 7.0}}]
+    rows = {r["scheduler"]: r for r in over_seeds(runs, "b")}
+    assert rows["a"]["avg_jct_h"] == 2.0 and rows["a"]["p95_jct_h"] == 4.0 and rows["a"]["per_seed"] == [1.0, 3.0, 2.0]
+    assert rows["a"]["beat"] == 1 and rows["b"]["beat"] is None and rows["a"]["seeds"] == 3  # a tie is no win

@@ -30,7 +30,7 @@ def test_heatmap_is_rows_by_rounds_on_a_fixed_scale_with_a_marker():
     fig = figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=3)
     (heat,) = fig.data
     assert np.asarray(heat.z).shape == (6, 4) and list(heat.x) == [0.5, 1.5, 2.5, 3.5, 4.5]  # column edges
-    assert (heat.zmin, heat.zmax) == (0, 100)
+    assert (heat.zmin, heat.zmax) == (figures.UTIL_CMIN, 100)
     (marker,) = fig.layout.shapes
     assert (marker.x0, marker.x1) == (2.5, 3.5)
     assert figures.heatmap_figure(util, [f"l{i}" for i in range(6)], current_round=9).layout.shapes == ()
@@ -273,6 +273,32 @@ CHAR_EM, LINE_EM = 0.55, 1.2
 1.2 of it high."""
 
 
+def drawn_margins(fig: dict) -> dict:
+    """The margins the figure needs: the layout's, or more where an axis's names are wider than its margin (the
+    heatmaps' row names, the group bars' names, left) or the colour bar is (right). With automargin plotly widens the
+    margin to hold them and every panel narrows; without, the names are cut at the figure's edge. Names estimated at
+    CHAR_EM (Open Sans' average, less than the dashboard's own estimate), the colour bar as its padding, bar, widest
+    label and a sideways title."""
+    lay = fig["layout"]
+    m = dict(lay["margin"])
+    left = 0.0
+    for name, axis in lay.items():
+        if name.startswith("yaxis") and axis.get("ticktext") and axis.get("showticklabels", True) is not False:
+            text = axis.get("ticktext") or []
+            font = axis.get("tickfont", {}).get("size", 12)
+            title = (axis.get("title") or {}).get("text") or ""
+            left = max(left, max((CHAR_EM * font * len(str(t)) for t in text), default=0) + 3 + (12 if title else 0))
+    bar = lay.get("coloraxis", {}).get("colorbar")
+    right = 0.0
+    if bar is not None:
+        labels = bar.get("ticktext") or ["100"]
+        font = bar.get("tickfont", {}).get("size", 12)
+        right = (2 * bar.get("xpad", 10) + bar.get("thickness", 30) + max(CHAR_EM * font * len(str(t)) for t in labels)
+                 + (12 if (bar.get("title") or {}).get("text") else 0))
+    m["l"], m["r"] = max(m["l"], left), max(m["r"], right)
+    return m
+
+
 def name_boxes(fig: dict, width_px: float = 820) -> list[tuple[list, list]]:
     """Per network panel of a player figure: (its names' boxes, its nodes' marker boxes), each (text, x0, y0, x1, y1)
     in px, estimated from the font size and the text's length at the figure's width. The scale is the panel's
@@ -280,7 +306,7 @@ def name_boxes(fig: dict, width_px: float = 820) -> list[tuple[list, list]]:
     overlap found then is there at any autorange)."""
     fig = decode(fig)
     lay = fig["layout"]
-    m = lay["margin"]
+    m = drawn_margins(fig)
     plot_w, plot_h = width_px - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]
     panels = []
     i = 1
@@ -350,3 +376,40 @@ def test_player_node_names_do_not_overlap_at_1280_px(spec, n_methods):
         covered = [(a[0], b[0]) for a in names for b in markers if _overlaps(a, b) and not b[0].startswith(a[0] + " ")]
         assert not clashes and not covered, (clashes, covered)
         assert len(names) + fig["layout"]["meta"].get("unnamed", 0) == t.n_nodes
+
+
+def _bar_colours(axis: dict, z: float, n: int = 400) -> tuple[str, float]:
+    """The colour a cell of `z` % is drawn in on a colour axis, and the share of its colour bar drawn in that colour."""
+    from plotly.colors import sample_colorscale
+    lo, hi = axis["cmin"], axis["cmax"]
+    at = lambda v: (v - lo) / (hi - lo)  # noqa: E731
+    colour = sample_colorscale(axis["colorscale"], [at(z)])[0]
+    bar = sample_colorscale(axis["colorscale"], np.linspace(0, 1, n).tolist())
+    return colour, sum(c == colour for c in bar) / n
+
+
+def test_idle_cells_are_drawn_in_the_colour_bars_idle_band():
+    """The colour bar's 0 % read pale green while idle cells were light grey (the grey took 0.5 % of the bar) and
+    pink under the current round's tinted marker (trial 20): the bar's bottom band is the idle cells' colour, tall
+    enough to see and labelled "idle", and the marker is an outline only."""
+    t, d, pbs, edges, heats = player_parts()
+    fig = figures.player_figure(figures.player_base(d, heats, edges), d, [], 3, edges)
+    axis = fig["layout"]["coloraxis"]
+    idle, share = _bar_colours(axis, 0)
+    assert share >= 0.05, share  # the idle band can be seen (~5 px of a 90-px bar at least)
+    ticks = dict(zip(axis["colorbar"]["ticktext"], axis["colorbar"]["tickvals"]))
+    assert _bar_colours(axis, ticks["idle"])[0] == idle
+    assert _bar_colours(axis, 1)[0] != idle  # a link busy 1 % is not idle
+    assert figures.util_colours(np.array([0, 100])) == [idle, _bar_colours(axis, 100)[0]]  # the group bars agree
+    assert all(s["fillcolor"] in (None, "rgba(0,0,0,0)") for s in fig["layout"]["shapes"])
+
+
+@pytest.mark.parametrize("spec", ["bcube:n=3,k=1", "dcell:n=4,k=1"])
+def test_the_player_margins_hold_the_row_names_and_the_colour_bar(spec):
+    """The network panels' names are placed for the panels' width in px: the margins the figure sets must already
+    hold what plotly would widen them for (the heatmaps' row names, the colour bar), or every panel is drawn
+    narrower than its names were placed for. On main the margins were 8 px and plotly widened them to ~150 px: three
+    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 20)."""
+    t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path"))
+    fig = figures.player_base(d, heats, edges)
+    assert drawn_margins(fig) == fig["layout"]["margin"]

@@ -49,6 +49,28 @@ def test_walk_through_fig3():
     assert len(traces(after, name="workloads")[0]["text"]) == 3
 
 
+def test_each_steps_legend_is_above_its_drawing_under_the_title():
+    """At 1280x800 steps 2-4's legend ("solid: carries the sender's own piece", ...) was below the drawing and below
+    the fold (trial 20): every step's legend sits between the title and the drawing, in a top margin tall enough for
+    the title and the legend's rows at the figure's width."""
+    from dashboard import figures
+    from dashboard.screens.merging import FIGURE_PX, HALF_PX
+    at = open_app("merging")
+    for step in range(1, 6):
+        for fig in charts(at):
+            lay = fig["layout"]
+            names = [t["name"] for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
+            assert names, step
+            assert lay["legend"]["y"] >= 1 and lay["legend"]["yanchor"] == "bottom", (step, lay["legend"])
+            font = lay["legend"]["font"]["size"]
+            rows = figures.legend_rows(names, font, HALF_PX if step == 5 else FIGURE_PX)
+            assert lay["margin"]["t"] >= lay["title"]["font"]["size"] + rows * 1.5 * font, step
+            assert lay["title"]["y"] == 1 and lay["title"]["yanchor"] == "top"
+        next_step(at)
+    assert figures.legend_rows(["solid: carries the sender's own piece", "dashed: relays another server's piece"],
+                               18, FIGURE_PX) == 2
+
+
 def test_the_last_step_plays_all_four_shards():
     at = open_app("merging")
     for _ in range(5):
@@ -58,6 +80,7 @@ def test_the_last_step_plays_all_four_shards():
     ps, cp = (run_method(m, t, ScheduleConfig()) for m in ("ps", "critical-path"))
     last = max(ps.n_rounds, cp.n_rounds)
     assert f"**Round 1 of {last}**" in texts(at)
+    assert at.segmented_control(key="w:fig3.speed").label == "Rounds per second"  # it read "Columns per second"
     table = at.dataframe[0].value  # the workloads PS sends in round 1, with their paths
     assert sorted(table["workload"]) == sorted(ps.dag.describe(w) for w in ps.rounds[0])
     at.button(key="fig3:next").click().run()

@@ -11,6 +11,7 @@ from core.schedule import ScheduleConfig
 from core.topology import make_topology
 from dashboard.controls import method_title
 from dashboard.axisnames import ordinal
+from dashboard import figures
 
 BCUBE = "bcube:n=3,k=1"
 
@@ -49,7 +50,7 @@ def test_heatmaps_have_a_row_per_directed_link_and_a_column_per_round():
     assert [h["z"].shape for h in heat] == [(n_links, got[m].n_rounds) for m in got]
     for h, s in zip(heat, got.values()):  # the numbers are core's utilization, in percent
         assert np.array_equal(h["z"], np.rint(s.utilization() * 100).astype(np.uint8))
-    assert fig["layout"]["coloraxis"]["cmin"] == 0 and fig["layout"]["coloraxis"]["cmax"] == 100
+    assert fig["layout"]["coloraxis"]["cmin"] == figures.UTIL_CMIN and fig["layout"]["coloraxis"]["cmax"] == 100
     assert all(h["coloraxis"] == "coloraxis" for h in heat)  # one colour scale for all methods
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [0.5, 0.5, 0.5]
 
@@ -247,6 +248,7 @@ def test_play_speed_sets_the_time_between_rounds():
     from dashboard.round_player import SPEEDS
 
     at = choose_methods(open_app(), ["ps", "critical-path"])
+    assert at.segmented_control(key="w:player.speed").label == "Rounds per second"  # "Columns per second" (trial 20)
     at.segmented_control(key="w:player.speed").set_value("4").run()
     assert SPEEDS["4"] == 0.25 and SPEEDS["½"] == 2.0
     at.button(key="player:play").click().run()

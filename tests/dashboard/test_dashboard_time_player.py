@@ -67,7 +67,9 @@ def test_seconds_axis_lines_up_every_method_in_time_sync_or_async():
 
 def test_message_size_is_a_control_with_the_documented_default():
     at = player(["ring", "critical-path"])
+    assert at.segmented_control(key="w:player.speed").label == "Rounds per second"
     at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    assert at.segmented_control(key="w:player.speed").label == "Time columns per second"  # the slider's word
     assert at.text_input(key="w:player.size").value == "100MB"
     t = make_topology(BCUBE)
     ring = run_method("ring", t, ScheduleConfig())

@@ -69,6 +69,8 @@ def test_pick_a_preset_step_rounds_and_see_the_heatmaps(page, app_url):
         assert f"round 4 of {n}" in page.inner_text("body")
     names, clashes = page.evaluate(NAME_CLASHES)  # as drawn: DCell(4,1)'s server names overlapped (s1.1 / s1.2)
     assert names >= 3 * 19 and clashes == [], clashes
+    drawn, layout = page.evaluate(DRAWN_MARGINS)  # names are placed for the panels' width: plotly adds no margin
+    assert drawn == layout, (drawn, layout)
     screenshot_whole(page, ARTIFACTS / f"player-dcell41-round4-{WIDTH}.png")
 
 
@@ -85,6 +87,14 @@ NAME_CLASHES = """() => {
   return [boxes.length, clash];
 }"""
 """How many node names the player's network panels draw, and every pair whose drawn text boxes overlap."""
+DRAWN_MARGINS = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    el => el.layout && el.layout.meta && el.layout.meta.top === 'network');
+  const s = plot._fullLayout._size, m = plot.layout.margin;
+  return [[Math.round(s.l), Math.round(s.r)], [Math.round(m.l), Math.round(m.r)]];
+}"""
+"""The player figure's left and right margins as plotly drew them and as its layout sets them (trial 20: 83 / 66 px
+drawn where the layout said 8 / 8, so the network panels were narrower than their names were placed for)."""
 
 
 def test_first_screen_draws_static_pictures_and_interactive_charts_one_click_away(page, app_url):
@@ -138,11 +148,24 @@ def test_every_page_renders_offline_with_exportable_charts(page, app_url, path, 
     screenshot_whole(page, ARTIFACTS / f"page-{name}-{WIDTH}.png")  # one file per page
 
 
+LEGEND_AND_FIGURE_BOTTOM = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(el => el.layout && el.layout.showlegend);
+  const legend = plot.querySelector('.legend').getBoundingClientRect();
+  return [legend.bottom, plot.getBoundingClientRect().bottom, window.innerHeight];
+}"""
+"""Where a step's legend and its figure end in the window, and the window's height."""
+
+
 def test_merging_walk_through_to_the_round_player(page, app_url):
+    page.set_viewport_size({"width": WIDTH, "height": 800})  # a 1280x800 laptop: steps 2-4's legend was below it
     page.goto(f"{app_url}/merging")
     for step in range(2, 7):
         page.get_by_role("button", name="Next").first.click()
         wait_text(page, f"Step {step} of 6")
+        if step <= 4:
+            page.wait_for_timeout(1500)
+            legend, figure, window = page.evaluate(LEGEND_AND_FIGURE_BOTTOM)
+            assert legend <= window and figure <= window, (step, legend, figure, window)
         if step == 4:
             page.wait_for_timeout(1500)
             screenshot_whole(page, ARTIFACTS / f"merging-step4-{WIDTH}.png")
