@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, optional_column, other_dag_note,
-                          other_dag_words, time_table)
+                          other_dag_words, time_cells)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -180,17 +180,17 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
     once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
-    cells are numbers (a column sorts by value), each shown as the CLI's number; the grid's accessible table exposes
-    the same number (`cli_cells`). Under it the CLI's latency note (`core.compare.latency_notes`), which explains the
+    cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
+    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). Under it the CLI's latency note (`core.compare.latency_notes`), which explains the
     huge gaps to the bandwidth bound of a small message."""
     import pandas as pd
-    header, body = time_table(rows, methods)
+    header, body, numbers = time_cells(rows, methods)
     if not body:
         return
     st.subheader(f"Seconds for M = {labels.size(size)}")
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
-    shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body)
+    shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
         kind = st.column_config.TextColumn if j < 2 else st.column_config.NumberColumn
@@ -239,12 +239,13 @@ PLAIN_HELP = {"config": "the configuration (topology)", "method": "the method, b
               "rounds": "rounds of its schedule (randomized methods: the mean over seeds)"}
 
 
-def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.formats.style.Styler":
-    """The CLI's seconds table (two text columns, then numbers as text, without a unit: `seconds_table` takes the %
-    off the gaps) as numbers, so that a column sorts by value
-    (as text, "10.000" sorted before "9.000"), each cell shown as the CLI's text: the number it shows
-    (``45,000,100.0`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
-    many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds).
+def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]], numbers: list[list[str | float]]
+              ) -> "pd.io.formats.style.Styler":
+    """The seconds table as numbers (`numbers`: two text columns, then the numbers the CLI's text shows, from
+    `core.compare.time_cells`), so that a column sorts by value (as text, "10.000" sorted before "9.000"), each cell
+    shown as the CLI's text in `body` (without a unit: `seconds_table` takes the % off the gaps): a lookup of its
+    number among the column's cells with as many decimals (the rounds column has two: 16 for a deterministic method
+    beside 16.0, a mean over seeds, one number).
 
     The grid's accessible table (what a screen reader reads, and the page's text) exposes a number column's value,
     not its display text (Streamlit 1.67's grid: a number cell's accessibility string is ``data.toString()``; a text
@@ -252,14 +253,13 @@ def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.
     shown, ``45000100`` for ``45,000,100.0``, and the cells carry no unit (``0.5``, not ``0.5%``; the unit is in the
     header)."""
     import pandas as pd
-    numbers = pd.DataFrame([cells[:2] + [float(c.replace(",", "")) for c in cells[2:]] for cells in body],
-                           columns=columns)
-    shown = numbers.style
-    for j, c in enumerate(numbers.columns[2:], start=2):
+    frame = pd.DataFrame([line[:2] + [float(x) for x in line[2:]] for line in numbers], columns=columns)
+    shown = frame.style
+    for j, c in enumerate(frame.columns[2:], start=2):
         groups: dict[int, tuple[dict[float, str], list[int]]] = {}
         for i, cells in enumerate(body):
             texts, rows = groups.setdefault(len(cells[j].partition(".")[2]), ({}, []))
-            texts[numbers.iat[i, j]] = cells[j]
+            texts[frame.iat[i, j]] = cells[j]
             rows.append(i)
         for texts, rows in groups.values():
             shown.format(texts.__getitem__, subset=pd.IndexSlice[rows, [c]])

@@ -393,3 +393,19 @@ def test_seconds_table_cells_show_the_numbers_its_grid_exposes():
             assert float(text.replace(",", "")) == value, (column, text, value)  # no unit, the same number
     assert shown["gap to bound (%)", "own"].iloc[0] == "0.0" and numbers["gap to bound (%)", "own"].iloc[0] == 0
     assert table.proto.alt == "Seconds for M = 1 B, units: time (µs), bandwidth (KB/s), gap to bound (%)"
+
+
+def test_the_seconds_tables_numbers_come_from_core_beside_the_clis_text():
+    """cli_cells took the CLI's text and parsed it back into numbers; it takes the numbers core.compare.time_cells gives
+    beside the text, and shows each as the text: 16 and 16.0 (one number) in one column, thousands separated."""
+    import pandas as pd
+
+    from dashboard.screens.compare import cli_cells
+
+    body = [["c", "ring", "16", "45,000,100.0"], ["c", "greedy", "16.0", "0.5"]]
+    numbers = [["c", "ring", 16.0, 45000100.0], ["c", "greedy", 16.0, 0.5]]
+    styled = cli_cells(["config", "method", "rounds", "BW"], body, numbers)
+    assert styled.data.equals(pd.DataFrame(numbers, columns=["config", "method", "rounds", "BW"]))
+    assert [styled.data[c].dtype.kind for c in ("rounds", "BW")] == ["f", "f"]
+    html = styled.to_html()
+    assert all(f">{t}</td>" in html for t in ("16", "16.0", "45,000,100.0", "0.5")), html
