@@ -69,6 +69,23 @@ def sortable_px(header: str, cells: Sequence[str]) -> int:
     return math.ceil(column_px(header, cells, sortable=True))
 
 
+ELLIPSIS = "…"
+
+
+def shortened(text: str, px: float) -> str:
+    """`text` whole if the grid draws it within `px` (`text_px`), else as much of its start and its end as fit around
+    an ellipsis, the end kept as long as the start or one character shorter (a file's extension stays): a long
+    uploaded file name in a table's cell."""
+    if text_px(text) <= px:
+        return text
+    for keep in range(len(text) - 1, 0, -1):
+        tail = keep // 2
+        short = text[:keep - tail] + ELLIPSIS + (text[-tail:] if tail else "")
+        if text_px(short) <= px:
+            return short
+    return ELLIPSIS
+
+
 def split_columns(rows: Sequence[dict], keep: Sequence[str], headers: dict[str, str] | None = None,
                   fit_px: float = FIT_PX) -> list[list[str]]:
     """The columns of `rows` in groups that each fit `fit_px` (estimated), in their order; every group starts with

@@ -181,8 +181,10 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
     cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
-    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). Under it the CLI's latency note (`core.compare.latency_notes`), which explains the
-    huge gaps to the bandwidth bound of a small message."""
+    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). A configuration's name
+    too long for the page is shortened in the table and said whole under it (`short_names`). Under it the CLI's
+    latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
+    message."""
     import pandas as pd
     header, body, numbers = time_cells(rows, methods)
     if not body:
@@ -190,11 +192,16 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     st.subheader(f"Seconds for M = {labels.size(size)}")
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
+    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
+    names = short_names([cells[0] for cells in body], tables.PAGE_PX - sum(widths[1:]))
+    for cells, line in zip(body, numbers):
+        cells[0] = line[0] = names[cells[0]]
+    widths[0] = tables.sortable_px(heads[0][1], list(names.values()))
     shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
         kind = st.column_config.TextColumn if j < 2 else st.column_config.NumberColumn
-        config[leaf] = kind(help=why, width=tables.sortable_px(leaf, [cells[j] for cells in body]))
+        config[leaf] = kind(help=why, width=widths[j])
     units = ", ".join(dict.fromkeys(g for g, _, _ in heads if g))  # the accessible table names leaves only
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
                  alt=f"Seconds for M = {labels.size(size)}, units: {units}")
@@ -204,8 +211,19 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
                "time to the bandwidth bound of any AllReduce (BW) and to the best bound of the method's own DAG "
                "(own). Hover a header for what it holds."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
+    for full, short in names.items():
+        if short != full:  # the whole name, as the cell cannot show it
+            st.caption(f"Config {labels.plain(short)}: {labels.plain(full)} (shortened in the table to fit the page).")
     for line in latency_notes(rows, methods):
         st.caption(line)
+
+
+def short_names(names: list[str], px: float) -> dict[str, str]:
+    """Each configuration's name as the seconds table's first column shows it: whole where the column fits in `px`
+    (what the page's 820 px leave beside the other columns), else shortened around an ellipsis (`tables.shortened`;
+    never below what the sorted header "config" needs). A long uploaded file name made the table scroll sideways."""
+    room = max(px, tables.sortable_px("config", [])) - 2 * tables.GRID_PAD_PX
+    return {n: tables.shortened(n, room) for n in names}
 
 
 def two_row_header(header: list[str]) -> list[tuple[str, str, str]]:

@@ -65,3 +65,13 @@ def test_one_width_estimate_serves_the_debuggers_split_and_compares_columns():
         "sent_last_round")]
     cells = ["s00", True, True, 0.9529, 1.0, 0.75, 0.3636, 1.0, 0.4167, 1.0, 1.0, 0.0833, 0.0]
     assert 1270 <= sum(tables.column_px(h, [c]) for h, c in zip(heads, cells)) <= 1.03 * 1270
+
+
+def test_a_long_text_is_shortened_around_an_ellipsis_to_its_width():
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    short = tables.shortened(name, 150)
+    assert tables.text_px(short) <= 150 < tables.text_px(tables.shortened(name, 200)) + 20
+    head, tail = short.split(tables.ELLIPSIS)
+    assert name.startswith(head) and name.endswith(tail) and tail.endswith(".json") and len(head) - len(tail) in (0, 1)
+    assert tables.shortened("mine.json", 150) == "mine.json"  # fits: whole
+    assert tables.shortened(name, 1) == tables.ELLIPSIS
