@@ -317,21 +317,44 @@ def _mean_report(reports: list[dict]) -> dict:
 
 
 def time_table(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the seconds table: one line per configuration and method, the times in one unit for the
-    whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms) and the rates in one unit
-    (`core.units.rate_unit`: MB/s at 1 KB, not 0.10 GB/s)."""
+    """Header and cells of the seconds table as the CLI prints it (`time_cells`' header and text)."""
+    header, text, _ = time_cells(rows, methods)
+    return header, text
+
+
+def time_cells(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]], list[list[str | float]]]:
+    """Header and cells of the seconds table, the CLI's and the dashboard's: one line per configuration and method, the
+    times in one unit for the whole table (`core.units.time_unit`: µs at 1 KB, where every time is under 1 ms) and the
+    rates in one unit (`core.units.rate_unit`: MB/s at 1 KB, not 0.10 GB/s). Each cell twice: as the CLI prints it
+    (``15.060``, ``45,000,100.0%``) and, beside it, as the number that text shows (15.06, 45000100.0: rounded as it
+    is printed, the percent without its sign); the config and method cells are text in both."""
     found = list(_with(rows, methods, "time"))
     unit, per_second = time_unit(res.time[mode]["time_s"] for _, _, res in found for mode in MODES)
     rate, per = rate_unit(res.time["async"][k] for _, _, res in found for k in ("algbw_Bps", "busbw_Bps"))
     header = ["config", "method", "rounds"] + [f"{m} {unit}" for m in MODES] + [f"algbw {rate}", f"busbw {rate}"] \
         + GAP_COLUMNS
-    body = []
+    text, numbers = [], []
     for r, m, res in found:
         a = res.time["async"]
-        body.append([r.name, m, f"{res.rounds:.1f}" if get_method(m).randomized else f"{res.rounds:.0f}"]
-                    + [f"{res.time[mode]['time_s'] * per_second:.3f}" for mode in MODES]
-                    + [f"{a['algbw_Bps'] / per:.2f}", f"{a['busbw_Bps'] / per:.2f}"] + _gaps(a))
-    return header, body
+        shown = ([_shown(res.rounds, 1 if get_method(m).randomized else 0)]
+                 + [_shown(res.time[mode]["time_s"] * per_second, 3) for mode in MODES]
+                 + [_shown(a["algbw_Bps"] / per, 2), _shown(a["busbw_Bps"] / per, 2)]
+                 + [_shown_percent(a["gap"][k]) for k in ("bandwidth", "best")])
+        text.append([r.name, m] + [t for t, _ in shown])
+        numbers.append([r.name, m] + [x for _, x in shown])
+    return header, text, numbers
+
+
+def _shown(value: float, decimals: int, spec: str = "", suffix: str = "") -> tuple[str, float]:
+    """`value` as a table prints it (`decimals` after the point; `spec` ``,``: thousands separated; `suffix` after the
+    number) and the number that text shows (both round correctly: ``f"{x:.3f}"`` reads back as ``round(x, 3)``)."""
+    return f"{value:{spec}.{decimals}f}{suffix}", round(value, decimals)
+
+
+def _shown_percent(fraction: float) -> tuple[str, float]:
+    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
+    bound at 1 B) and the percent that text shows (12.5)."""
+    return _shown(100 * fraction, 1, ",", "%")
 
 
 def other_dag(method: str, dag: WorkloadDAG, row_routing: str | None) -> str | None:
@@ -440,7 +463,7 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 def _percent(fraction: float, numeric: bool) -> str:
     """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
     bound at 1 B) or as the CSV writes it (``12.5``, percent, `csv_number`)."""
-    return csv_number(100 * fraction) if numeric else f"{100 * fraction:,.1f}%"
+    return csv_number(100 * fraction) if numeric else _shown_percent(fraction)[0]
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:

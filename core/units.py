@@ -184,12 +184,18 @@ TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9), ("ps", 1e12))
 """The units durations are shown in, and each one's count per second."""
 
 
+def magnitudes(values: Iterable[float]) -> list[float]:
+    """The sizes a unit is picked from (`time_unit`'s, `rate_unit`'s, the dashboard's shared unit): each value's
+    absolute value (a time lost may be negative), NaN left out (it does not count)."""
+    return [abs(float(x)) for x in values if not math.isnan(x)]
+
+
 def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
     """The one unit (name, count per second) for durations shown together, a table's or a single value's: µs when
     every one is under 1 ms, s when every one is 1 s or more, else ms (and ms for none); below 1 µs, ns when every
     one that is not 0 is under 1 µs, ps when every one is under 1 ns (the bandwidth bound of a 1 B message: 71.1 ps,
     not 7.11e-05 µs). Signs are ignored (a time lost may be negative); NaN does not count."""
-    sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
+    sizes = magnitudes(seconds)
     nonzero = [x for x in sizes if x > 0]
     if nonzero and all(x < 1e-9 for x in nonzero):
         return TIME_UNITS[4]
@@ -230,6 +236,5 @@ def rate_unit(bytes_per_second: Iterable[float]) -> tuple[str, float]:
     """The one unit (name, bytes per second) for rates shown together, as `time_unit` does for durations: GB/s, or
     the largest unit the largest rate reaches 1 in (MB/s at 1 KB messages, KB/s at 1 B: not ``0.00 GB/s``), B/s
     below that; GB/s for none. NaN does not count."""
-    rates = [abs(float(x)) for x in bytes_per_second if not math.isnan(x)]
-    top = max(rates, default=math.inf)
+    top = max(magnitudes(bytes_per_second), default=math.inf)
     return next(((name, f) for name, f in RATE_UNITS if top >= f), RATE_UNITS[-1])

@@ -14,7 +14,8 @@ from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
-from core.units import format_seconds, format_size, time_unit
+from core import units
+from core.units import format_seconds, format_size
 
 
 _MARKDOWN = frozenset("\\`*_[]<>$~|#:")
@@ -135,9 +136,9 @@ def shared_unit(seconds: Iterable[float]) -> tuple[str, float]:
     beside 1.12 µs), where the smallest's unit would give the largest more digits than a metric's box holds at three
     methods (1120 ns; 1,120,000 beside a time in ps). Each time in its own unit put ns beside µs on one screen
     (issue 12).
-    NaN does not count; none: `time_unit`'s default (ms)."""
-    sizes = [abs(float(x)) for x in seconds if not math.isnan(x)]
-    return time_unit([max(sizes)] if sizes else [])
+    Which values count, and as what (NaN not, a negative as its size), is `core.units.magnitudes`' rule, the one
+    `time_unit` applies; none: `time_unit`'s default (ms)."""
+    return units.time_unit([max(units.magnitudes(seconds), default=math.nan)])
 
 
 def size(n_bytes: float) -> str:

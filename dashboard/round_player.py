@@ -322,8 +322,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
                             view.timeline, view.axis, view.marks, view.changed)
     drawing = data.drawing(source) if view.network else None
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
-    charts.show(fig, f"{key}:figure", f"{file_stem(source)}-{'column' if seconds else 'round'}{r}",
-                buttons=("resetScale2d",), theme=None, width=view.width)
+    name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{run_tag(config, view.timeline)}"
+    charts.show(fig, f"{key}:figure", name, buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
     rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
     st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1)))
@@ -431,7 +431,7 @@ def _workload_list(pb: Playback, r: int) -> None:
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
     """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click."""
     stem = file_stem(source)
-    at = f"-{size_tag(config.size)}" if view.timeline.seconds else ""  # in seconds the numbers change with the size
+    at = run_tag(config, view.timeline)
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
@@ -453,10 +453,40 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
                             "button and a slider over the rounds (or time columns)")
 
 
+def run_tag(config: ScheduleConfig, timeline: Timeline) -> str:
+    """What a download's name (heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
+    methods, short and file-name safe: on the rounds axis without a link event, nothing (the numbers depend on
+    neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
+    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0_5ms``, ``-slow0_5-after3``,
+    ``-fail3-before``). One size in sync and async, or with and without an event, had one name, so one download
+    overwrote the other."""
+    if not timeline.seconds and timeline.event is None:
+        return ""
+    tag = f"-{size_tag(config.size)}-{timeline.mode}"
+    event = timeline.event
+    if event is not None:
+        links = event.failed or tuple(e for e, _ in event.slowed)
+        change = ("fail" if event.failed else "") + ("slow" if event.slowed else "")
+        if event.at_round is not None:
+            moment = f"after{event.at_round}"
+        elif event.at_s == 0:
+            moment = "before"
+        else:
+            moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
+        tag += f"-{change}{'_'.join(map(str, links))}-{moment}"
+    return tag
+
+
+def _file_safe(text: str) -> str:
+    """`text` without spaces, µ as u, every other character not an ASCII letter or digit as ``_``."""
+    text = text.replace(" ", "").replace("µ", "u")
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in text)
+
+
 def size_tag(n_bytes: float) -> str:
     """A message size for a file name, as read on screen without its space, its decimal point as ``_`` (safe in a
     file name, and no second suffix): ``1B``, ``7KB``, ``1_5MB``."""
-    return "".join(c if c.isalnum() else "_" for c in labels.size(n_bytes).replace(" ", ""))
+    return _file_safe(labels.size(n_bytes))
 
 
 def animation_html(source: Source, methods: tuple[str, ...], config: ScheduleConfig, view: View) -> str:

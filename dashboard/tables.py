@@ -9,14 +9,7 @@ from typing import Sequence
 
 FIT_PX = 740
 """Width a table may take: a 1280-px window leaves ~784 px inside an expander beside the sidebar (the debugger's
-tables measured in chromium), less a margin for the estimate below."""
-CHAR_PX = 6.5
-"""Estimate of one character's width in a table's header or cell. Two tables measured in chromium at 1280 px (the
-debugger's, before they were split: 13 columns headed by 176 characters drew ~1270 px, 17 columns by 290 characters
-~2170 px) give ~5.3 px a character and ~26 px a column; the estimate is set above both, so a table it passes fits."""
-HEADER_PAD_PX, CELL_PAD_PX = 28.0, 20.0
-"""Room of a header (its padding and sort mark) and of a cell besides their text."""
-
+tables measured in chromium), less a margin."""
 
 PAGE_PX = 820
 """Width of a stretched table in the main column of a 1280-px window beside the sidebar (the Compare page's seconds
@@ -47,15 +40,9 @@ def text_px(text: str) -> float:
     return sum(_GLYPH_PX.get(c, GLYPH_DEFAULT_PX) for c in text)
 
 
-def sortable_px(header: str, cells: Sequence[str]) -> int:
-    """Width (px) of a grid column whose `header` stays readable when the column is sorted and hovered
-    (`SORTED_HEADER_PX`) and whose widest cell (as shown, text) fits, rounded up."""
-    widest = max((text_px(c) for c in cells), default=0.0)
-    return math.ceil(max(text_px(header) + SORTED_HEADER_PX, widest + 2 * GRID_PAD_PX))
-
-
 def cell_text(value: object) -> str:
-    """A value as the table shows it (roughly: a bool is a check box, a float with 4 decimals, trailing zeros kept)."""
+    """A value as the table shows it (roughly: a bool is a check box, a float with 4 decimals, trailing zeros kept);
+    a string as it is."""
     if isinstance(value, bool):
         return "xx"
     if isinstance(value, float):
@@ -63,10 +50,40 @@ def cell_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def column_px(header: str, values: Sequence[object]) -> float:
-    """Estimated drawn width of a column: the wider of its header and its widest cell."""
-    widest = max((len(cell_text(v)) for v in values), default=0)
-    return max(CHAR_PX * len(header) + HEADER_PAD_PX, CHAR_PX * widest + CELL_PAD_PX)
+def column_px(header: str, values: Sequence[object], sortable: bool = False) -> float:
+    """Width (px) of a grid column: the wider of its `header` and its widest cell (`values` as the table shows them,
+    `cell_text`), each from its characters' widths in the grid's font (`text_px`) with the grid's padding. `sortable`:
+    the header with room to stay readable once the column is sorted and hovered (`SORTED_HEADER_PX`), for a column
+    whose width is set from this; a column the grid sizes itself (the debugger's tables) is as wide as its text.
+
+    Checked against chromium: the debugger's flow-tree table before it was split (13 columns, headers of 176
+    characters) drew ~1270 px, and this gives ~1285 px for it (never less, 1% more)."""
+    widest = max((text_px(cell_text(v)) for v in values), default=0.0)
+    head = text_px(header) + (SORTED_HEADER_PX if sortable else 2 * GRID_PAD_PX)
+    return max(head, widest + 2 * GRID_PAD_PX)
+
+
+def sortable_px(header: str, cells: Sequence[str]) -> int:
+    """Width (px) to set a grid column to whose `header` stays readable when the column is sorted and hovered
+    (`SORTED_HEADER_PX`) and whose widest cell (as shown, text) fits, rounded up: `column_px`'s, sortable."""
+    return math.ceil(column_px(header, cells, sortable=True))
+
+
+ELLIPSIS = "…"
+
+
+def shortened(text: str, px: float) -> str:
+    """`text` whole if the grid draws it within `px` (`text_px`), else as much of its start and its end as fit around
+    an ellipsis, the end kept as long as the start or one character shorter (a file's extension stays): a long
+    uploaded file name in a table's cell."""
+    if text_px(text) <= px:
+        return text
+    for keep in range(len(text) - 1, 0, -1):
+        tail = keep // 2
+        short = text[:keep - tail] + ELLIPSIS + (text[-tail:] if tail else "")
+        if text_px(short) <= px:
+            return short
+    return ELLIPSIS
 
 
 def split_columns(rows: Sequence[dict], keep: Sequence[str], headers: dict[str, str] | None = None,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, optional_column, other_dag_note,
-                          other_dag_words, time_table)
+                          other_dag_words, time_cells)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -180,21 +180,28 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
     once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
-    cells are numbers (a column sorts by value), each shown as the CLI's number; the grid's accessible table exposes
-    the same number (`cli_cells`). Under it the CLI's latency note (`core.compare.latency_notes`), which explains the
-    huge gaps to the bandwidth bound of a small message."""
+    cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
+    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). A configuration's name
+    too long for the page is shortened in the table and said whole under it (`short_names`). Under it the CLI's
+    latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
+    message."""
     import pandas as pd
-    header, body = time_table(rows, methods)
+    header, body, numbers = time_cells(rows, methods)
     if not body:
         return
     st.subheader(f"Seconds for M = {labels.size(size)}")
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
-    shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body)
+    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
+    names = short_names([cells[0] for cells in body], tables.PAGE_PX - sum(widths[1:]))
+    for cells, line in zip(body, numbers):
+        cells[0] = line[0] = names[cells[0]]
+    widths[0] = tables.sortable_px(heads[0][1], list(names.values()))
+    shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
         kind = st.column_config.TextColumn if j < 2 else st.column_config.NumberColumn
-        config[leaf] = kind(help=why, width=tables.sortable_px(leaf, [cells[j] for cells in body]))
+        config[leaf] = kind(help=why, width=widths[j])
     units = ", ".join(dict.fromkeys(g for g, _, _ in heads if g))  # the accessible table names leaves only
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
                  alt=f"Seconds for M = {labels.size(size)}, units: {units}")
@@ -204,8 +211,19 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
                "time to the bandwidth bound of any AllReduce (BW) and to the best bound of the method's own DAG "
                "(own). Hover a header for what it holds."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
+    for full, short in names.items():
+        if short != full:  # the whole name, as the cell cannot show it
+            st.caption(f"Config {labels.plain(short)}: {labels.plain(full)} (shortened in the table to fit the page).")
     for line in latency_notes(rows, methods):
         st.caption(line)
+
+
+def short_names(names: list[str], px: float) -> dict[str, str]:
+    """Each configuration's name as the seconds table's first column shows it: whole where the column fits in `px`
+    (what the page's 820 px leave beside the other columns), else shortened around an ellipsis (`tables.shortened`;
+    never below what the sorted header "config" needs). A long uploaded file name made the table scroll sideways."""
+    room = max(px, tables.sortable_px("config", [])) - 2 * tables.GRID_PAD_PX
+    return {n: tables.shortened(n, room) for n in names}
 
 
 def two_row_header(header: list[str]) -> list[tuple[str, str, str]]:
@@ -239,12 +257,13 @@ PLAIN_HELP = {"config": "the configuration (topology)", "method": "the method, b
               "rounds": "rounds of its schedule (randomized methods: the mean over seeds)"}
 
 
-def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.formats.style.Styler":
-    """The CLI's seconds table (two text columns, then numbers as text, without a unit: `seconds_table` takes the %
-    off the gaps) as numbers, so that a column sorts by value
-    (as text, "10.000" sorted before "9.000"), each cell shown as the CLI's text: the number it shows
-    (``45,000,100.0`` -> 45000100.0), displayed by a lookup of that number's text among the column's cells with as
-    many decimals (the rounds column has two: 16 for a deterministic method beside 16.0, a mean over seeds).
+def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]], numbers: list[list[str | float]]
+              ) -> "pd.io.formats.style.Styler":
+    """The seconds table as numbers (`numbers`: two text columns, then the numbers the CLI's text shows, from
+    `core.compare.time_cells`), so that a column sorts by value (as text, "10.000" sorted before "9.000"), each cell
+    shown as the CLI's text in `body` (without a unit: `seconds_table` takes the % off the gaps): a lookup of its
+    number among the column's cells with as many decimals (the rounds column has two: 16 for a deterministic method
+    beside 16.0, a mean over seeds, one number).
 
     The grid's accessible table (what a screen reader reads, and the page's text) exposes a number column's value,
     not its display text (Streamlit 1.67's grid: a number cell's accessibility string is ``data.toString()``; a text
@@ -252,14 +271,13 @@ def cli_cells(columns: "pd.Index | list[str]", body: list[list[str]]) -> "pd.io.
     shown, ``45000100`` for ``45,000,100.0``, and the cells carry no unit (``0.5``, not ``0.5%``; the unit is in the
     header)."""
     import pandas as pd
-    numbers = pd.DataFrame([cells[:2] + [float(c.replace(",", "")) for c in cells[2:]] for cells in body],
-                           columns=columns)
-    shown = numbers.style
-    for j, c in enumerate(numbers.columns[2:], start=2):
+    frame = pd.DataFrame([line[:2] + [float(x) for x in line[2:]] for line in numbers], columns=columns)
+    shown = frame.style
+    for j, c in enumerate(frame.columns[2:], start=2):
         groups: dict[int, tuple[dict[float, str], list[int]]] = {}
         for i, cells in enumerate(body):
             texts, rows = groups.setdefault(len(cells[j].partition(".")[2]), ({}, []))
-            texts[numbers.iat[i, j]] = cells[j]
+            texts[frame.iat[i, j]] = cells[j]
             rows.append(i)
         for texts, rows in groups.values():
             shown.format(texts.__getitem__, subset=pd.IndexSlice[rows, [c]])

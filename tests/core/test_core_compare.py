@@ -521,3 +521,33 @@ def test_cli_compare_text_picks_the_unit_of_its_seconds_table(capsys):
     assert cli.main(argv + ["--size", "1KB", "--fail-at", "1us:3"]) == 0  # the event table: its own unit, same rule
     out = capsys.readouterr().out
     assert "event µs  failure-free µs  finish µs  lost µs" in out and "re-plan s" in out, out
+
+
+def test_the_seconds_table_gives_each_number_beside_the_text_the_cli_prints():
+    """core.compare.time_cells: the CLI's text (what time_table returns and compare prints) and, beside each cell, the
+    number it shows, so the dashboard sorts by numbers without reading the text back (its cli_cells parsed it)."""
+    from core.compare import time_cells, time_table
+    from core.schedule import ScheduleConfig
+
+    methods = ["ring", "critical-path", "greedy"]
+    rows = compare(configurations(None, ["bcube:3,1"]), methods, 2, ScheduleConfig(), size=1)
+    header, text, numbers = time_cells(rows, methods)
+    assert (header, text) == time_table(rows, methods)
+    assert text[0][:3] == ["bcube:n=3,k=1", "ring", "16"] and text[0][-2] == "45,000,100.0%"
+    assert [line[:2] for line in numbers] == [line[:2] for line in text]  # config and method: text in both
+    for shown, line in zip(text, numbers):
+        assert all(isinstance(x, float) for x in line[2:])
+        assert line[2:] == [float(t.rstrip("%").replace(",", "")) for t in shown[2:]]  # the number the text shows
+    assert numbers[0][-2] == 45000100.0 and numbers[2][2] == 18.0  # greedy's mean rounds, "18.0"
+
+
+def test_a_printed_number_reads_back_as_the_number_given_beside_it():
+    """`_shown`'s number (round) is the one its text (format) shows, for values around every rounding boundary."""
+    from core.compare import _shown
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.uniform(0, 1e8, 2000), rng.uniform(0, 2, 2000), np.arange(0, 10, 0.0005) + 0.00025])
+    for decimals in (0, 1, 2, 3):
+        for v in values.tolist():
+            text, number = _shown(v, decimals, ",")
+            assert float(text.replace(",", "")) == number, (v, decimals, text, number)

@@ -393,3 +393,45 @@ def test_seconds_table_cells_show_the_numbers_its_grid_exposes():
             assert float(text.replace(",", "")) == value, (column, text, value)  # no unit, the same number
     assert shown["gap to bound (%)", "own"].iloc[0] == "0.0" and numbers["gap to bound (%)", "own"].iloc[0] == 0
     assert table.proto.alt == "Seconds for M = 1 B, units: time (µs), bandwidth (KB/s), gap to bound (%)"
+
+
+def test_the_seconds_tables_numbers_come_from_core_beside_the_clis_text():
+    """cli_cells took the CLI's text and parsed it back into numbers; it takes the numbers core.compare.time_cells gives
+    beside the text, and shows each as the text: 16 and 16.0 (one number) in one column, thousands separated."""
+    import pandas as pd
+
+    from dashboard.screens.compare import cli_cells
+
+    body = [["c", "ring", "16", "45,000,100.0"], ["c", "greedy", "16.0", "0.5"]]
+    numbers = [["c", "ring", 16.0, 45000100.0], ["c", "greedy", 16.0, 0.5]]
+    styled = cli_cells(["config", "method", "rounds", "BW"], body, numbers)
+    assert styled.data.equals(pd.DataFrame(numbers, columns=["config", "method", "rounds", "BW"]))
+    assert [styled.data[c].dtype.kind for c in ("rounds", "BW")] == ["f", "f"]
+    html = styled.to_html()
+    assert all(f">{t}</td>" in html for t in ("16", "16.0", "45,000,100.0", "0.5")), html
+
+
+def test_a_long_uploaded_file_name_is_shortened_in_the_seconds_table_and_said_whole_under_it():
+    """A long uploaded file name made the seconds table's config column so wide that the table, 820 px of columns
+    at most at 1280 px, scrolled sideways by a few px. The name is shortened around an ellipsis in the table (its
+    extension kept) and said whole in a caption under it; a short name stays whole."""
+    from dashboard.screens.compare import short_names
+
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    at.text_input(key="w:compare.size").set_value("1B").run()
+    assert not at.exception and not at.error
+    table = at.dataframe[-1]
+    shown = cells(table)
+    config = json.loads(table.proto.columns)
+    assert sum(config[leaf]["width"] for _, leaf in shown.columns) <= PAGE_PX  # no sideways scrolling at 1280 px
+    (short,) = set(shown["", "config"])
+    assert short != name and "…" in short and short.endswith(".json") and name.startswith(short.split("…")[0])
+    assert config["config"]["width"] >= text_px(short) + 2 * GRID_PAD_PX
+    captions = [c.value for c in at.caption]
+    assert any(name.replace("_", "\\_") in c and short.replace("_", "\\_") in c for c in captions), captions
+    assert short_names(["BCube(3,1)"], 100) == {"BCube(3,1)": "BCube(3,1)"}

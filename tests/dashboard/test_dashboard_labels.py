@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from dashboard import labels
@@ -80,3 +81,16 @@ def test_times_beside_each_other_share_the_largest_ones_unit():
     assert labels.shared_unit([7.1e-11, 1.6e-10]) == ("ps", 1e12)
     assert labels.seconds(3e-12, signed=True, unit=("ms", 1e3)) == "+0.000000003000 ms"  # no 3e-09
     assert labels.shared_unit([]) == ("ms", 1e3)
+
+
+def test_the_shared_unit_has_no_rule_of_its_own_on_which_values_count(monkeypatch):
+    """`shared_unit` is `time_unit` of the largest value; which values count (NaN not, a negative as its size) is
+    `core.units.magnitudes`' rule alone: swapped for one that leaves out infinities too, the shared unit follows it
+    (it filtered NaN and took absolute values itself, a second copy of the rule)."""
+    from core import units
+    assert units.magnitudes([-2e-3, float("nan"), 1e-6]) == [2e-3, 1e-6]
+    assert labels.shared_unit([float("nan"), -2e-3, 1e-6]) == ("ms", 1e3)  # the largest by size, NaN first
+    assert labels.shared_unit([math.inf, 1e-6]) == ("s", 1.0)
+    rule = units.magnitudes
+    monkeypatch.setattr(units, "magnitudes", lambda values: [x for x in rule(values) if math.isfinite(x)])
+    assert labels.shared_unit([math.inf, 1e-6]) == ("µs", 1e6)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from dashboard import tables
 
 
@@ -41,3 +45,33 @@ def test_a_sortable_column_has_room_for_its_sorted_header_or_its_widest_cell():
     assert tables.sortable_px("BW", ["0.5"]) >= 8 + tables.text_px("↑ BW") + 35
     assert tables.sortable_px("BW", ["45,000,100.0"]) >= 16 + tables.text_px("45,000,100.0")
     assert tables.sortable_px("gap own bound %", []) > 150  # the CLI's header would need 161 px of a ~117 px column
+
+
+def test_one_width_estimate_serves_the_debuggers_split_and_compares_columns():
+    """dashboard/tables.py had two estimates: 6.5 px for any character (the debugger's split) and each character's
+    width in the grid's font (Compare's column widths). One serves both: a column of wide letters is wider than one of
+    narrow letters, and a sortable column's width is the same estimate with room for the sorted header."""
+    assert tables.column_px("WWWW", []) > tables.column_px("iiii", []) + 25  # 46.4 px against 14.8 px of text
+    assert tables.column_px("x", ["mmmm"]) == tables.text_px("mmmm") + 2 * tables.GRID_PAD_PX
+    assert tables.column_px("x", [0.5]) == tables.text_px("0.5000") + 2 * tables.GRID_PAD_PX  # as the table shows it
+    for header, cells in (("BW", ["0.5"]), ("gap own bound %", ["12"]), ("x", ["45,000,100.0"])):
+        assert tables.sortable_px(header, cells) == math.ceil(tables.column_px(header, cells, sortable=True))
+    assert tables.column_px("gap own bound %", [], sortable=True) - tables.column_px("gap own bound %", []) == (
+        pytest.approx(tables.SORTED_HEADER_PX - 2 * tables.GRID_PAD_PX))
+    # the debugger's flow-tree table, as its columns are headed: 13 columns drew ~1270 px in chromium (unsplit, each
+    # feature headed "value: NAME"); the estimate is never less and at most 3% more
+    heads = ["tree", "ready", "selected", "probability"] + ["value: " + f for f in (
+        "remaining", "ready", "tail", "pressure", "slack", "last_selected", "shared_links", "round_progress",
+        "sent_last_round")]
+    cells = ["s00", True, True, 0.9529, 1.0, 0.75, 0.3636, 1.0, 0.4167, 1.0, 1.0, 0.0833, 0.0]
+    assert 1270 <= sum(tables.column_px(h, [c]) for h, c in zip(heads, cells)) <= 1.03 * 1270
+
+
+def test_a_long_text_is_shortened_around_an_ellipsis_to_its_width():
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    short = tables.shortened(name, 150)
+    assert tables.text_px(short) <= 150 < tables.text_px(tables.shortened(name, 200)) + 20
+    head, tail = short.split(tables.ELLIPSIS)
+    assert name.startswith(head) and name.endswith(tail) and tail.endswith(".json") and len(head) - len(tail) in (0, 1)
+    assert tables.shortened("mine.json", 150) == "mine.json"  # fits: whole
+    assert tables.shortened(name, 1) == tables.ELLIPSIS

@@ -294,7 +294,7 @@ def test_the_heatmap_csv_names_its_time_columns_in_the_players_unit(monkeypatch)
     edges = np.linspace(0, end, k + 1)
     unit, per = time_unit([end])
     assert unit == "ps"
-    files = {name: got[name] for name in (f"bcube_n3_k1_lat0-{m}-1B.utilization.csv" for m in methods)}
+    files = {name: got[name] for name in (f"bcube_n3_k1_lat0-{m}-1B-async.utilization.csv" for m in methods)}
     for name, make in files.items():
         header = next(csv.reader(io.StringIO(make())))
         columns = header[2:]
@@ -313,10 +313,47 @@ def test_the_heatmap_csv_and_animation_names_carry_the_message_size_on_the_secon
     assert "bcube_n3_k1-ring.utilization.csv" in got and "bcube_n3_k1-ring.animation.html" in got
     got.clear()
     at = player_in_seconds(["ring"], "1B")
-    assert "bcube_n3_k1_lat0-ring-1B.utilization.csv" in got and "bcube_n3_k1_lat0-ring-1B.animation.html" in got
+    assert ("bcube_n3_k1_lat0-ring-1B-async.utilization.csv" in got
+            and "bcube_n3_k1_lat0-ring-1B-async.animation.html" in got)
     at.text_input(key="w:player.size").set_value("7KB").run()
     at.text_input(key="w:player.size").set_value("1.5MB").run()
     assert not at.exception and not at.error
-    names = [f"bcube_n3_k1_lat0-ring-{s}.utilization.csv" for s in ("1B", "7KB", "1_5MB")]
+    names = [f"bcube_n3_k1_lat0-ring-{s}-async.utilization.csv" for s in ("1B", "7KB", "1_5MB")]
     assert all(n in got for n in names), sorted(got)
     assert got[names[0]]() != got[names[1]]()  # different files, different names
+
+
+def figure_file_name(at) -> str:
+    """The name the player figure's camera button saves it under (its modebar's toImageButtonOptions)."""
+    import json
+    configs = [json.loads(el.proto.config) for el in at.get("plotly_chart")]
+    return [c for c in configs if not c.get("staticPlot")][0]["toImageButtonOptions"]["filename"]
+
+
+def test_sync_async_and_a_link_event_each_give_their_downloads_a_name_of_their_own(monkeypatch):
+    """The seconds axis's CSV and animation had one name for the sync and the async replay, and for a run with and
+    without a link event, so one download overwrote the other; the figure's PNG/SVG name had no message size. The
+    replay, the size and the event (change, links, moment) are in every one of these names, file-name safe."""
+    import re
+
+    got = capture_deferred_downloads(monkeypatch)
+    at = player_in_seconds(["ring"], "1B")
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-async"
+    at.segmented_control(key="w:player.mode").set_value("sync").run()
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync"
+    links = next(m.key for m in at.multiselect if m.key.startswith("w:player.links:"))
+    at.multiselect(key=links).set_value([0]).run()
+    at.number_input(key="w:player.at_ms").set_value(0.25).run()
+    assert not at.exception and not at.error
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync-fail0-at0_25ms"
+    at.segmented_control(key="w:player.change").set_value("slow down").run()
+    at.segmented_control(key="w:player.when").set_value("after a round").run()
+    at.number_input(key="w:player.at_round").set_value(3).run()
+    at.segmented_control(key="w:player.axis").set_value("rounds").run()  # with an event, rounds too depend on both
+    assert not at.exception and not at.error
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0-after3"
+    csvs = [f"bcube_n3_k1_lat0-ring-1B-{run}.utilization.csv" for run in ("async", "sync", "sync-fail0-at0_25ms",
+                                                                          "sync-slow0-after3")]
+    assert set(csvs) <= set(got), sorted(got)  # (and the names of the steps between, each its own run)
+    assert "bcube_n3_k1_lat0-ring-1B-sync-fail0-at0_25ms.animation.html" in got
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", n) for n in got), sorted(got)
