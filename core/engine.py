@@ -455,12 +455,6 @@ def rounds_valid(dag: WorkloadDAG, rounds: list[np.ndarray] | list[list[int]]) -
     # (seeing the other's mark or an unmarked id below)
     if not all(both(lambda: mark(0, half), lambda: mark(half, len(rounds)), size=n)):
         return False
-    chains = dag.chains
-    if chains is not None:  # the plain PS DAG: its prefixes read from its chains' marks, in id order
-        b = chains.block
-        mid = int(np.searchsorted(b, n // 2))  # two halves of the roots by their workloads, on two cores
-        return bool(min(both(lambda: _chains_in_order(sent, chains.marks, b, 0, mid),
-                             lambda: _chains_in_order(sent, chains.marks, b, mid, len(b) - 1), size=n)))
     deps = dag.deps
     g = dag.n_groups
     done = np.empty(g, np.int32)  # the round in which each group's last member was sent
@@ -544,30 +538,6 @@ def _sent_after_prefixes(sent, dptr, dval, done, w0, w1):  # pragma: no cover - 
         for e in range(dptr[w], dptr[w + 1]):
             p = dval[e]
             if (sent[p] if p < n else done[p - n]) >= t:
-                return 0
-    return 1
-
-
-@kernel(nogil=True)
-def _chains_in_order(sent, marks, block, i0, i1):  # pragma: no cover - compiled
-    """`_groups_sent` and `_sent_after_prefixes` for roots i0..i1-1 of the plain PS DAG, whose prefixes its
-    chains imply (`workloads.PlainChains`): 1 when every workload of their blocks was sent after w - 1 where
-    w - 1 is marked `NEXT` (the hop before it in its chain), and every first broadcast hop (`FIRST_BROADCAST`)
-    after every member of its root's group (the block's last reduce hops, `INTO_ROOT`, which come before its
-    broadcast hops); else 0. One pass in id order over `sent` and the marks (1 + 4 bytes a workload) where the
-    CSR check reads deps' row pointers and entries (8 bytes) and its groups' members at random."""
-    for i in range(i0, i1):
-        done = -1  # the round of root i's group's last member, so far
-        for w in range(block[i], block[i + 1]):
-            t = sent[w]
-            if t < 0:
-                return 0
-            f = marks[w]
-            if w > 0 and marks[w - 1] & NEXT and sent[w - 1] >= t:
-                return 0
-            if f & INTO_ROOT:
-                done = max(done, t)
-            elif f & FIRST_BROADCAST and done >= t:
                 return 0
     return 1
 
