@@ -42,10 +42,13 @@ B_ROUTE_NODE = 24         # bytes per (root server, node): distances and next ho
 B_ROUTE_LINK = 17         # bytes per (root server, directed link): the "closer" masks and keys
 B_ROUTE_SEG = 24          # bytes per (root, server, segment node): the node-tree walk
 S_ROUTE = 3e-8            # seconds per route element above
-B_DAG = {"tree": 40, "plain": 20, "ring": 40}  # bytes per workload path node and per prefix entry (DAG +
-#   schedule; int32 ids since issue 13; the plain PS DAG keeps links and relations only, int32 row pointers (since
-#   docs/scale.md's eleventh step links, deps and a byte of chain marks a workload, 0.6 GiB less; not re-fitted):
-#   BCube(12,2) 1254 MiB / 62.7 M units, BCube(14,2) 2871 MiB / 160 M units, whole process, docs/scale.md)
+B_DAG = {"tree": 40, "plain": 16, "ring": 40}  # bytes per workload path node and per prefix entry (DAG +
+#   schedule; int32 ids since issue 13; the plain PS DAG keeps links, deps and a byte of chain marks a workload since
+#   docs/scale.md's eleventh step: 16 B, the slope of the scheduling peak over the interpreter's in `python
+#   benchmarks/bench_guard.py measure bcube:n=12,k=2:ps ... bcube:n=16,k=2:ps`, 1118 MiB / 62.7 M units to 5620 MiB /
+#   360.5 M units, 15.9 B, routes included; it was 20, fitted before the successors went). The whole command's
+#   estimate stays above its peak on the 33 plain-DAG commands measured (1.04-1.53x; BCube(16,2) PS 9.1 GiB for
+#   7.86 GiB, 1.16x; docs/limits.md, "The plain DAG's bytes after its successors went")
 S_DAG = {"tree": 2.5e-7, "plain": 4e-8, "ring": 2.5e-7}  # seconds per workload path node and per prefix entry
 #   (building the DAG; the plain DAG is built in one compiled pass: BCube(16,2) 9.8-12.7 s with routes, docs/scale.md)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops
