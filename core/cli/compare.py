@@ -75,9 +75,6 @@ def cmd_compare(a: argparse.Namespace) -> int:
     note = compare_note(a, methods)
     if note:
         print(note, file=sys.stderr)
-    if uneven:
-        print(f"note: {and_list(uneven_extra())} joins the default methods: link bandwidths differ ({uneven}); "
-              "--methods names the methods to run", file=sys.stderr)
     event = event_texts(a)  # read on each configuration; its form is checked once here
     runs, run_methods = [], []  # the estimate of every run compare makes (each method, each seed of a seeded one)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
@@ -104,6 +101,11 @@ def cmd_compare(a: argparse.Namespace) -> int:
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
+        nonlocal uneven
+        if uneven:  # said once the first run is done, its topology built: a refused spec prints only its error
+            tqdm.write(f"note: {and_list(uneven_extra())} joins the default methods: link bandwidths differ "
+                       f"({uneven}); --methods names the methods to run", file=sys.stderr)
+            uneven = None
         bar.set_postfix_str(what)
         bar.update(1 if bar.n < bar.total else 0)
 
