@@ -7,12 +7,12 @@ from pathlib import Path
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, optional_column, other_dag_note,
-                          other_dag_words, time_cells)
+from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, default_methods, latency_notes, optional_column,
+                          other_dag_note, other_dag_words, time_cells, uneven_links)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
-from core.topology import preset
+from core.topology import TopologyError, preset
 
 from .. import charts, controls, data, figures, labels, tables
 from ..controls import method_title, methods_picker, persistent
@@ -25,13 +25,17 @@ PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
 SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
 NOTES_CSV = "notes"
 """The download's column of the page's notes (optimal's, RL's, another DAG's), only when some row has one."""
+AUTO = "compare.methods.auto"
+"""Session key: the default list the page last put in the methods picker (the picker follows the topology's defaults
+while it holds that list; once the user changes it, it is theirs)."""
 
 
 def render() -> None:
     """The Compare screen."""
     st.title("Compare")
     source = controls.topology_picker()
-    scope, methods, seeds, config = options()
+    st.sidebar.subheader("Comparison")
+    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
     if scope == SCOPES[0]:
         sources = [Source(p.spec, p.name) for p in preset(PRESET)]
         st.caption("Every chosen method on the paper's nine Table 2 configurations, our numbers beside the "
@@ -40,6 +44,12 @@ def render() -> None:
         sources = [source]
         st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
                    "parameters, an uploaded file or a typed spec); results are cached per method.")
+    uneven = uneven_reason(sources)
+    methods, seeds, config, added = options(uneven)
+    if added:  # the CLI's note, where the page's defaults added time-aware
+        st.caption(labels.plain(f"{' and '.join(method_title(m) for m in added)} joins the default methods: link "
+                                f"bandwidths differ ({uneven}), and it plans by each link's speed, which rounds "
+                                "alone do not see (as the CLI's compare adds it); pick the methods in the sidebar."))
     if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
     rows = run(sources, methods, seeds, config)
@@ -55,14 +65,40 @@ def render() -> None:
     download(export_csv(rows, methods, notes, config.size), stem)
 
 
-def options() -> tuple[str, list[str], int, ScheduleConfig]:
-    """Sidebar: where to compare, methods, seeds for the randomized ones, the message size of the seconds table and
-    the CSV, and the optimal solver's time limit."""
-    st.sidebar.subheader("Comparison")
-    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
-    default = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names()
-                                                 and data.method_problem("rl") is None else [])
+def uneven_reason(sources: list[Source]) -> str | None:
+    """Why the links of some compared topology differ in bandwidth, in `core.compare.uneven_links`' words (as the CLI's
+    compare reads its configurations: a family's spec by its ``bw=``, an upload or example by its working links as
+    built), or None where every one has links of one speed. A topology that does not build says nothing here (the
+    page says its error where it runs)."""
+    for src in sources:
+        try:
+            built = data.topology(src) if src.family in ("upload", "example", "file") else None
+            why = uneven_links(src.spec if built is None else src.name, built)
+        except (TopologyError, ValueError):  # e.g. a topology too big: `can_schedule` or `run` says why
+            continue
+        if why:
+            return why
+    return None
+
+
+def page_defaults(uneven: bool) -> list[str]:
+    """The methods the page picks first: ps, ring, critical-path, and rl when its checkpoint loads; where link
+    bandwidths differ (`uneven`), also what the CLI's defaults add there (`core.compare.default_methods`: time-aware)."""
+    base = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names() and data.method_problem("rl") is None
+                                               else [])
+    return base + ([m for m in default_methods(True) if m not in default_methods() and m not in base] if uneven else [])
+
+
+def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, list[str]]:
+    """Sidebar: methods, seeds for the randomized ones, the message size of the seconds table and the CSV, and the
+    optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
+    `uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
+    default = page_defaults(uneven is not None)
+    if controls.remembered("compare.methods", None) == st.session_state.get(AUTO):
+        controls.forget("compare.methods", default)  # untouched by the user: it follows the topology's defaults
+    st.session_state[AUTO] = default
     methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
+    added = [m for m in default if m not in page_defaults(False)] if methods == default else []
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
                            max_value=10, step=1))
     text = persistent(st.sidebar.text_input, "compare.size", DEFAULT_SIZE, "Message size (seconds table and CSV)",
@@ -78,7 +114,7 @@ def options() -> tuple[str, list[str], int, ScheduleConfig]:
     if any(get_method(m).slow for m in methods):
         limit = int(persistent(st.sidebar.slider, "compare.time", 10, "Time limit of slow methods per "
                                "configuration (s)", 2, 60))
-    return scope, methods, seeds, ScheduleConfig(time_limit=float(limit), size=size)
+    return methods, seeds, ScheduleConfig(time_limit=float(limit), size=size), added
 
 
 def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleConfig) -> list[Row]:
