@@ -55,11 +55,12 @@ def render() -> None:
     rows = run(sources, methods, seeds, config)
     if not rows:
         return
-    notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
-    seconds_table(rows, methods, config.size)
+    names = config_names(rows, methods)
+    notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit, names=names)
+    seconds_table(rows, methods, config.size, names)
     stem = "table2" if scope == SCOPES[0] else file_stem(source)
     st.subheader("Rounds per configuration")
-    chart(rows, methods, stem)
+    chart(rows, methods, stem, names)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
     download(export_csv(rows, methods, notes, config.size), stem)
@@ -150,13 +151,16 @@ def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleC
     return rows
 
 
-def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> list[str]:
+def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, names: dict[str, str] | None = None
+          ) -> list[str]:
     """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers) and
-    its sizes and notes; returns the notes ("configuration, method: note"), for the CSV."""
+    its sizes and notes, each configuration named as `names` shortens it (`config_names`; said whole under the
+    table); returns the notes ("configuration, method: note", whole names), for the CSV."""
+    names = names or {}
     import pandas as pd  # loaded with this screen, not with the app
     records, notes, others, unseen = [], [], {}, {}
     for r in rows:
-        rec: dict = {"configuration": r.name}
+        rec: dict = {"configuration": names.get(r.name, r.name)}
         for m in methods:
             res = r.results.get(m)
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
@@ -190,6 +194,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
                "best method that schedules merged trees, against that bound."
                + (" The paper's numbers: the next table, and diamonds in the chart." if papers
                   else ""))
+    for line in shortened_notes(names, "in the tables to fit the page"):
+        st.caption(line)
     for title, where in others.items():  # shown, not only in the closed notes: its rounds can be below the bound
         st.caption(f"{title} scheduled another DAG than the lower bound's on {', '.join(where)}: the bound is not "
                    "one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes).")
@@ -210,7 +216,7 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     return notes
 
 
-def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
+def seconds_table(rows: list[Row], methods: list[str], size: float, names: dict[str, str] | None = None) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
     same rows, units and numbers: one number of decimals per column, 15.060, gaps with thousands separators) at the
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
@@ -218,7 +224,8 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
     cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
     shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). A configuration's name
-    too long for the page is shortened in the table and said whole under it (`short_names`). Under it the CLI's
+    too long for the page is shortened in the table and said whole under it (`names`, from `config_names`; computed
+    here when not given). Under it the CLI's
     latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
     message."""
     import pandas as pd
@@ -229,10 +236,10 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
     widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
-    names = short_names([cells[0] for cells in body], tables.PAGE_PX - sum(widths[1:]))
+    names = names or config_names(rows, methods)
     for cells, line in zip(body, numbers):
-        cells[0] = line[0] = names[cells[0]]
-    widths[0] = tables.sortable_px(heads[0][1], list(names.values()))
+        cells[0] = line[0] = names.get(cells[0], cells[0])
+    widths[0] = tables.sortable_px(heads[0][1], [cells[0] for cells in body])
     shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
@@ -247,11 +254,29 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
                "time to the bandwidth bound of any AllReduce (BW) and to the best bound of the method's own DAG "
                "(own). Hover a header for what it holds."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
-    for full, short in names.items():
-        if short != full:  # the whole name, as the cell cannot show it
-            st.caption(f"Config {labels.plain(short)}: {labels.plain(full)} (shortened in the table to fit the page).")
+    for line in shortened_notes(names, "in the table to fit the page", "Config"):
+        st.caption(line)
     for line in latency_notes(rows, methods):
         st.caption(line)
+
+
+def config_names(rows: list[Row], methods: list[str]) -> dict[str, str]:
+    """Each configuration's name as the page shows it in its tables and its bar chart: the seconds table's first
+    column's (`short_names`, in what the page's 820 px leave beside that table's other columns, its widest table),
+    so one name reads the same everywhere on the page; whole names where no seconds table is drawn."""
+    header, body, _ = time_cells(rows, methods)
+    if not body:
+        return {r.name: r.name for r in rows}
+    body = [[c.removesuffix("%") for c in cells] for cells in body]  # as `seconds_table` shows them
+    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in
+              enumerate(two_row_header(header))]
+    return short_names([r.name for r in rows], tables.PAGE_PX - sum(widths[1:]))
+
+
+def shortened_notes(names: dict[str, str], where: str, word: str = "Configuration") -> list[str]:
+    """One caption line per name shortened (`config_names`), saying it whole: what its cells cannot show."""
+    return [f"{word} {labels.plain(short)}: {labels.plain(full)} (shortened {where})."
+            for full, short in names.items() if short != full]
 
 
 def short_names(names: list[str], px: float) -> dict[str, str]:
@@ -354,15 +379,19 @@ def _header_help(column: str, titles: dict[str, str]) -> str:
     return f"{titles.get(column, column)}: rounds"
 
 
-def chart(rows: list[Row], methods: list[str], stem: str) -> None:
-    """Grouped bars per configuration, with the paper's numbers as diamonds."""
+def chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str] | None = None) -> None:
+    """Grouped bars per configuration, with the paper's numbers as diamonds; a configuration's name on the x axis as
+    `short` shortens it (`config_names`: whole on hover and in a caption under the chart)."""
     names = [r.name for r in rows]
+    short = short or {}
     ours = {m: [r.results[m].rounds if m in r.results else None for r in rows] for m in methods}
     paper = {m: [getattr(r.paper, field) for r in rows] for m, field in PAPER_COLUMNS
              if any(r.paper for r in rows)}
     titles = {m: method_title(m) for m in method_names()}
-    charts.show(figures.compare_figure(names, ours, paper, titles=titles), key="compare-bars",
-                name=f"compare-{stem}")
+    charts.show(figures.compare_figure(names, ours, paper, titles=titles, ticks=[short.get(n, n) for n in names]),
+                key="compare-bars", name=f"compare-{stem}")
+    for line in shortened_notes(short, "on the x axis as in the tables; a bar's hover says it whole"):
+        st.caption(line)
 
 
 def spread(rows: list[Row], methods: list[str], stem: str) -> None:

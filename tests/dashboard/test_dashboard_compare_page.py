@@ -478,3 +478,32 @@ def test_the_default_methods_add_time_aware_where_link_bandwidths_differ_as_the_
     assert not note()
     at.radio(key="w:source_mode").set_value("Table 2 preset").run()
     assert picked() == ["ring", "critical-path"] and not note()
+
+
+def test_a_long_uploaded_file_name_is_shortened_in_the_rounds_table_and_the_bar_chart_as_in_the_seconds_table():
+    """The seconds table shortened a long uploaded file name (`tables.shortened`), but the rounds table and the bar
+    chart's x axis still showed it whole: the same short name there, said whole in a caption under each (and on a
+    bar's hover); the CSV keeps the whole name."""
+    from apptest_tools import shown
+
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    assert not at.exception and not at.error
+    (short,) = set(cells(at.dataframe[-1])["", "config"])  # the seconds table's, as before
+    assert short != name and "…" in short
+    assert list(at.dataframe[0].value["configuration"]) == [short]  # the rounds table
+    fig = charts(at)[0]  # rounds per configuration
+    assert fig["layout"]["xaxis"]["ticktext"] == [short]
+    assert all(list(bar["customdata"]) == [name] for bar in traces(fig, "bar"))  # the hover names it whole
+    captions = [shown(c.value) for c in at.caption]
+    for where in ("in the tables to fit the page", "in the table to fit the page",
+                  "on the x axis as in the tables; a bar's hover says it whole"):
+        assert any(c.endswith(f"{short}: {name} (shortened {where}).") for c in captions), (where, captions)
+    at = open_app("compare")  # Table 2's names are whole everywhere: no such caption
+    at.multiselect(key="w:compare.methods").set_value(["critical-path"]).run()
+    assert not any("(shortened " in c.value for c in at.caption)
+    assert charts(at)[0]["layout"]["xaxis"]["ticktext"] == [p.name for p in preset("table2")]
