@@ -84,7 +84,8 @@ def uneven_reason(sources: list[Source]) -> str | None:
 
 def page_defaults(uneven: bool) -> list[str]:
     """The methods the page picks first: ps, ring, critical-path, and rl when its checkpoint loads; where link
-    bandwidths differ (`uneven`), also what the CLI's defaults add there (`core.compare.default_methods`: time-aware)."""
+    bandwidths differ (`uneven`), also what the CLI's defaults add there (`core.compare.default_methods`:
+    time-aware)."""
     base = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names() and data.method_problem("rl") is None
                                                else [])
     return base + ([m for m in default_methods(True) if m not in default_methods() and m not in base] if uneven else [])

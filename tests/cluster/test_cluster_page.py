@@ -217,7 +217,8 @@ def _philly_job(i: int, attempts: bool = True) -> dict:
     """One Philly cluster_job_log record: 2 GPUs for 30 min, or (attempts=False) one that never ran."""
     timed = [{"start_time": f"2017-10-07 0{i}:05:00", "end_time": f"2017-10-07 0{i}:35:00",
               "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1"]}]}]
-    return {"jobid": f"application_{i}", "submitted_time": f"2017-10-07 0{i}:00:00", "attempts": timed if attempts else []}
+    return {"jobid": f"application_{i}", "submitted_time": f"2017-10-07 0{i}:00:00",
+            "attempts": timed if attempts else []}
 
 
 def test_an_uploaded_trace_is_titled_and_its_skipped_records_said_as_the_cli_says_them():
