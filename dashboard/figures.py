@@ -836,8 +836,9 @@ def _arc(x0: float, y0: float, x1: float, y1: float, bend: float, n: int = 17) -
 
 def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None]],
                    paper: dict[str, Sequence[float | None]], height: int = 420,
-                   titles: dict[str, str] | None = None) -> go.Figure:
-    """Rounds per configuration: our methods as bars, the paper's numbers as diamonds, each over its own method's bar.
+                   titles: dict[str, str] | None = None, ticks: Sequence[str] | None = None) -> go.Figure:
+    """Rounds per configuration: our methods as bars, the paper's numbers as diamonds, each over its own method's bar;
+    `ticks`: the configurations as the x axis names them (a long name shortened; hover says `configs`' whole name).
 
     Every method has one slot in each configuration's group (ours first, then a paper method we did not run, whose
     diamond then stands in an empty slot); bars and diamonds are placed at the slot's centre on a numeric x axis
@@ -862,7 +863,8 @@ def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None
                                  hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{customdata}}</extra>"))
     fig.update_layout(barmode="overlay", height=height, margin=dict(l=4, r=4, t=10, b=4),
                       legend=dict(orientation="h", y=-0.18), yaxis_title="rounds")
-    fig.update_xaxes(tickvals=list(range(len(configs))), ticktext=list(configs), range=[-0.5, len(configs) - 0.5],
+    fig.update_xaxes(tickvals=list(range(len(configs))), ticktext=list(ticks or configs),
+                     range=[-0.5, len(configs) - 0.5],
                      showgrid=False)
     return fig
 

@@ -322,7 +322,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
                             view.timeline, view.axis, view.marks, view.changed)
     drawing = data.drawing(source) if view.network else None
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
-    name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{run_tag(config, view.timeline)}"
+    tag = run_tag(config, view.timeline, data.topology(source).bandwidth)
+    name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{tag}"
     charts.show(fig, f"{key}:figure", name, buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
     rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
@@ -431,7 +432,7 @@ def _workload_list(pb: Playback, r: int) -> None:
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
     """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click."""
     stem = file_stem(source)
-    at = run_tag(config, view.timeline)
+    at = run_tag(config, view.timeline, data.topology(source).bandwidth)
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
@@ -453,27 +454,33 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
                             "button and a slider over the rounds (or time columns)")
 
 
-def run_tag(config: ScheduleConfig, timeline: Timeline) -> str:
+def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
     """What a download's name (heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
     methods, short and file-name safe: on the rounds axis without a link event, nothing (the numbers depend on
     neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
-    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0_5ms``, ``-slow0_5-after3``,
-    ``-fail3-before``). One size in sync and async, or with and without an event, had one name, so one download
+    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0_5ms``, ``-slow0_5x0_25-after3``,
+    ``-fail3-before``), a slow-down with its factor, the new bandwidth over `nominal` (each link's bandwidth before
+    the event, Gbit/s): ``x0_25`` (one factor for every link, as the page sets it; else each link's, ``0x0_25_5x0_5``).
+    One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so one download
     overwrote the other."""
     if not timeline.seconds and timeline.event is None:
         return ""
     tag = f"-{size_tag(config.size)}-{timeline.mode}"
     event = timeline.event
     if event is not None:
-        links = event.failed or tuple(e for e, _ in event.slowed)
-        change = ("fail" if event.failed else "") + ("slow" if event.slowed else "")
         if event.at_round is not None:
             moment = f"after{event.at_round}"
         elif event.at_s == 0:
             moment = "before"
         else:
             moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
-        tag += f"-{change}{'_'.join(map(str, links))}-{moment}"
+        change = [f"fail{'_'.join(map(str, event.failed))}"] if event.failed else []
+        if event.slowed:
+            factors = [_file_safe(f"{bw / float(nominal[e]):.3g}") for e, bw in event.slowed]
+            links = [str(e) for e, _ in event.slowed]
+            change.append("slow" + ("_".join(links) + f"x{factors[0]}" if len(set(factors)) == 1 else
+                                    "_".join(f"{e}x{f}" for e, f in zip(links, factors))))
+        tag += f"-{'-'.join(change)}-{moment}"
     return tag
 
 

@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
-                          link_contention, over_seeds, seeded_specs, snapshot, summarize, unfit)
+                          link_contention, over_seeds, seeded_specs, skipped_note, snapshot, summarize, trace_title,
+                          unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -55,6 +56,16 @@ def results_table(rows: list[dict]) -> tuple[pd.DataFrame, dict]:
     table = table.round({k: DECIMALS[k] for k in COLUMNS}).rename(columns=COLUMNS)
     return table, {COLUMNS[k]: st.column_config.NumberColumn(format=f"%.{DECIMALS[k]}f" + ("%%" if k in SHARES else ""))
                    for k in COLUMNS}
+
+
+def trace_note(trace: str, run_trace, upload: bool) -> str | None:
+    """One caption for the trace run, from the CLI's own functions: an uploaded file by the title cluster's header
+    gives it (its name, the options it was read with, its jobs, and how run times were read; `trace_title`) and the
+    records its reader skipped (`skipped_note`); a synthetic draw by its cap where it was capped (`capped_note`)."""
+    lines = [f"Trace {trace_title(trace, run_trace)}", skipped_note(run_trace)] if upload else [
+        capped_note(trace, run_trace)]
+    said = [line for line in lines if line]
+    return " ".join(line + "." for line in said) if said else None
 
 
 def one_draw_note(runs: dict) -> str:
@@ -161,9 +172,9 @@ def render() -> None:
         # a second, contradicting instruction (trial 9: "choose uploaded file ... Change the trace")
         return
 
-    capped = capped_note(trace, next(iter(runs.values())).trace)
-    if capped:
-        st.caption(capped)
+    note = trace_note(trace, next(iter(runs.values())).trace, bool(upload))
+    if note:
+        st.caption(labels.plain(note))
     st.subheader("Results")
     table, config = results_table([summarize(r) for r in runs.values()])
     st.dataframe(table, column_config=config, width="stretch")

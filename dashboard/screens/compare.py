@@ -7,12 +7,12 @@ from pathlib import Path
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, latency_notes, optional_column, other_dag_note,
-                          other_dag_words, time_cells)
+from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, default_methods, latency_notes, optional_column,
+                          other_dag_note, other_dag_words, time_cells, uneven_links)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
-from core.topology import preset
+from core.topology import TopologyError, preset
 
 from .. import charts, controls, data, figures, labels, tables
 from ..controls import method_title, methods_picker, persistent
@@ -25,13 +25,17 @@ PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
 SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
 NOTES_CSV = "notes"
 """The download's column of the page's notes (optimal's, RL's, another DAG's), only when some row has one."""
+AUTO = "compare.methods.auto"
+"""Session key: the default list the page last put in the methods picker (the picker follows the topology's defaults
+while it holds that list; once the user changes it, it is theirs)."""
 
 
 def render() -> None:
     """The Compare screen."""
     st.title("Compare")
     source = controls.topology_picker()
-    scope, methods, seeds, config = options()
+    st.sidebar.subheader("Comparison")
+    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
     if scope == SCOPES[0]:
         sources = [Source(p.spec, p.name) for p in preset(PRESET)]
         st.caption("Every chosen method on the paper's nine Table 2 configurations, our numbers beside the "
@@ -40,29 +44,63 @@ def render() -> None:
         sources = [source]
         st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
                    "parameters, an uploaded file or a typed spec); results are cached per method.")
+    uneven = uneven_reason(sources)
+    methods, seeds, config, added = options(uneven)
+    if added:  # the CLI's note, where the page's defaults added time-aware
+        st.caption(labels.plain(f"{' and '.join(method_title(m) for m in added)} joins the default methods: link "
+                                f"bandwidths differ ({uneven}), and it plans by each link's speed, which rounds "
+                                "alone do not see (as the CLI's compare adds it); pick the methods in the sidebar."))
     if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
     rows = run(sources, methods, seeds, config)
     if not rows:
         return
-    notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit)
-    seconds_table(rows, methods, config.size)
+    names = config_names(rows, methods)
+    notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit, names=names)
+    seconds_table(rows, methods, config.size, names)
     stem = "table2" if scope == SCOPES[0] else file_stem(source)
     st.subheader("Rounds per configuration")
-    chart(rows, methods, stem)
+    chart(rows, methods, stem, names)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
     download(export_csv(rows, methods, notes, config.size), stem)
 
 
-def options() -> tuple[str, list[str], int, ScheduleConfig]:
-    """Sidebar: where to compare, methods, seeds for the randomized ones, the message size of the seconds table and
-    the CSV, and the optimal solver's time limit."""
-    st.sidebar.subheader("Comparison")
-    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
-    default = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names()
-                                                 and data.method_problem("rl") is None else [])
+def uneven_reason(sources: list[Source]) -> str | None:
+    """Why the links of some compared topology differ in bandwidth, in `core.compare.uneven_links`' words (as the CLI's
+    compare reads its configurations: a family's spec by its ``bw=``, an upload or example by its working links as
+    built), or None where every one has links of one speed. A topology that does not build says nothing here (the
+    page says its error where it runs)."""
+    for src in sources:
+        try:
+            built = data.topology(src) if src.family in ("upload", "example", "file") else None
+            why = uneven_links(src.spec if built is None else src.name, built)
+        except (TopologyError, ValueError):  # e.g. a topology too big: `can_schedule` or `run` says why
+            continue
+        if why:
+            return why
+    return None
+
+
+def page_defaults(uneven: bool) -> list[str]:
+    """The methods the page picks first: ps, ring, critical-path, and rl when its checkpoint loads; where link
+    bandwidths differ (`uneven`), also what the CLI's defaults add there (`core.compare.default_methods`:
+    time-aware)."""
+    base = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names() and data.method_problem("rl") is None
+                                               else [])
+    return base + ([m for m in default_methods(True) if m not in default_methods() and m not in base] if uneven else [])
+
+
+def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, list[str]]:
+    """Sidebar: methods, seeds for the randomized ones, the message size of the seconds table and the CSV, and the
+    optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
+    `uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
+    default = page_defaults(uneven is not None)
+    if controls.remembered("compare.methods", None) == st.session_state.get(AUTO):
+        controls.forget("compare.methods", default)  # untouched by the user: it follows the topology's defaults
+    st.session_state[AUTO] = default
     methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
+    added = [m for m in default if m not in page_defaults(False)] if methods == default else []
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
                            max_value=10, step=1))
     text = persistent(st.sidebar.text_input, "compare.size", DEFAULT_SIZE, "Message size (seconds table and CSV)",
@@ -78,7 +116,7 @@ def options() -> tuple[str, list[str], int, ScheduleConfig]:
     if any(get_method(m).slow for m in methods):
         limit = int(persistent(st.sidebar.slider, "compare.time", 10, "Time limit of slow methods per "
                                "configuration (s)", 2, 60))
-    return scope, methods, seeds, ScheduleConfig(time_limit=float(limit), size=size)
+    return methods, seeds, ScheduleConfig(time_limit=float(limit), size=size), added
 
 
 def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleConfig) -> list[Row]:
@@ -114,13 +152,16 @@ def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleC
     return rows
 
 
-def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -> list[str]:
+def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, names: dict[str, str] | None = None
+          ) -> list[str]:
     """The comparison table (rounds per method, the merged DAG's bound, the best gap, the paper's numbers) and
-    its sizes and notes; returns the notes ("configuration, method: note"), for the CSV."""
+    its sizes and notes, each configuration named as `names` shortens it (`config_names`; said whole under the
+    table); returns the notes ("configuration, method: note", whole names), for the CSV."""
+    names = names or {}
     import pandas as pd  # loaded with this screen, not with the app
     records, notes, others, unseen = [], [], {}, {}
     for r in rows:
-        rec: dict = {"configuration": r.name}
+        rec: dict = {"configuration": names.get(r.name, r.name)}
         for m in methods:
             res = r.results.get(m)
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
@@ -154,6 +195,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
                "best method that schedules merged trees, against that bound."
                + (" The paper's numbers: the next table, and diamonds in the chart." if papers
                   else ""))
+    for line in shortened_notes(names, "in the tables to fit the page"):
+        st.caption(line)
     for title, where in others.items():  # shown, not only in the closed notes: its rounds can be below the bound
         st.caption(f"{title} scheduled another DAG than the lower bound's on {', '.join(where)}: the bound is not "
                    "one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes).")
@@ -174,7 +217,7 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float) -
     return notes
 
 
-def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
+def seconds_table(rows: list[Row], methods: list[str], size: float, names: dict[str, str] | None = None) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
     same rows, units and numbers: one number of decimals per column, 15.060, gaps with thousands separators) at the
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
@@ -182,7 +225,8 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
     cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
     shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). A configuration's name
-    too long for the page is shortened in the table and said whole under it (`short_names`). Under it the CLI's
+    too long for the page is shortened in the table and said whole under it (`names`, from `config_names`; computed
+    here when not given). Under it the CLI's
     latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
     message."""
     import pandas as pd
@@ -193,10 +237,10 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
     widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
-    names = short_names([cells[0] for cells in body], tables.PAGE_PX - sum(widths[1:]))
+    names = names or config_names(rows, methods)
     for cells, line in zip(body, numbers):
-        cells[0] = line[0] = names[cells[0]]
-    widths[0] = tables.sortable_px(heads[0][1], list(names.values()))
+        cells[0] = line[0] = names.get(cells[0], cells[0])
+    widths[0] = tables.sortable_px(heads[0][1], [cells[0] for cells in body])
     shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
@@ -211,11 +255,29 @@ def seconds_table(rows: list[Row], methods: list[str], size: float) -> None:
                "time to the bandwidth bound of any AllReduce (BW) and to the best bound of the method's own DAG "
                "(own). Hover a header for what it holds."
                + (f" {', '.join(seeded)}: the mean time over seeds." if seeded else ""))
-    for full, short in names.items():
-        if short != full:  # the whole name, as the cell cannot show it
-            st.caption(f"Config {labels.plain(short)}: {labels.plain(full)} (shortened in the table to fit the page).")
+    for line in shortened_notes(names, "in the table to fit the page", "Config"):
+        st.caption(line)
     for line in latency_notes(rows, methods):
         st.caption(line)
+
+
+def config_names(rows: list[Row], methods: list[str]) -> dict[str, str]:
+    """Each configuration's name as the page shows it in its tables and its bar chart: the seconds table's first
+    column's (`short_names`, in what the page's 820 px leave beside that table's other columns, its widest table),
+    so one name reads the same everywhere on the page; whole names where no seconds table is drawn."""
+    header, body, _ = time_cells(rows, methods)
+    if not body:
+        return {r.name: r.name for r in rows}
+    body = [[c.removesuffix("%") for c in cells] for cells in body]  # as `seconds_table` shows them
+    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in
+              enumerate(two_row_header(header))]
+    return short_names([r.name for r in rows], tables.PAGE_PX - sum(widths[1:]))
+
+
+def shortened_notes(names: dict[str, str], where: str, word: str = "Configuration") -> list[str]:
+    """One caption line per name shortened (`config_names`), saying it whole: what its cells cannot show."""
+    return [f"{word} {labels.plain(short)}: {labels.plain(full)} (shortened {where})."
+            for full, short in names.items() if short != full]
 
 
 def short_names(names: list[str], px: float) -> dict[str, str]:
@@ -318,15 +380,19 @@ def _header_help(column: str, titles: dict[str, str]) -> str:
     return f"{titles.get(column, column)}: rounds"
 
 
-def chart(rows: list[Row], methods: list[str], stem: str) -> None:
-    """Grouped bars per configuration, with the paper's numbers as diamonds."""
+def chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str] | None = None) -> None:
+    """Grouped bars per configuration, with the paper's numbers as diamonds; a configuration's name on the x axis as
+    `short` shortens it (`config_names`: whole on hover and in a caption under the chart)."""
     names = [r.name for r in rows]
+    short = short or {}
     ours = {m: [r.results[m].rounds if m in r.results else None for r in rows] for m in methods}
     paper = {m: [getattr(r.paper, field) for r in rows] for m, field in PAPER_COLUMNS
              if any(r.paper for r in rows)}
     titles = {m: method_title(m) for m in method_names()}
-    charts.show(figures.compare_figure(names, ours, paper, titles=titles), key="compare-bars",
-                name=f"compare-{stem}")
+    charts.show(figures.compare_figure(names, ours, paper, titles=titles, ticks=[short.get(n, n) for n in names]),
+                key="compare-bars", name=f"compare-{stem}")
+    for line in shortened_notes(short, "on the x axis as in the tables; a bar's hover says it whole"):
+        st.caption(line)
 
 
 def spread(rows: list[Row], methods: list[str], stem: str) -> None:

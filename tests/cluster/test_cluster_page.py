@@ -213,6 +213,33 @@ def test_an_uploaded_trace_is_simulated_with_its_options():
     assert at.dataframe[0].value["avg JCT h"].tolist() == [round(summarize(r)["avg_jct_h"], 2) for r in runs]
 
 
+def _philly_job(i: int, attempts: bool = True) -> dict:
+    """One Philly cluster_job_log record: 2 GPUs for 30 min, or (attempts=False) one that never ran."""
+    timed = [{"start_time": f"2017-10-07 0{i}:05:00", "end_time": f"2017-10-07 0{i}:35:00",
+              "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1"]}]}]
+    return {"jobid": f"application_{i}", "submitted_time": f"2017-10-07 0{i}:00:00",
+            "attempts": timed if attempts else []}
+
+
+def test_an_uploaded_trace_is_titled_and_its_skipped_records_said_as_the_cli_says_them():
+    """Trial 20's follow-up: the CLI's header names a file with the options it was read with and says run times are
+    read as compute only, and a note counts the records a Philly/Helios reader skipped; the page said neither (a
+    3-record log ran as 2 jobs, unsaid). One caption says both, from the same core functions."""
+    import json
+    from core.cluster.traces import RUN_TIMES
+    raw = json.dumps([_philly_job(1), _philly_job(2, attempts=False), _philly_job(3)]).encode()
+    at = _upload(_open(), "my_log.json", raw, kind="philly", options="model=vgg16")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    said = [shown(c.value) for c in at.caption if shown(c.value).startswith("Trace ")]
+    assert said == [f"Trace my_log.json (model=vgg16; 2 jobs; {RUN_TIMES}). my_log.json: 1 of 3 records skipped: "
+                    "no attempt with start and end time."]
+    at = _upload(at, "my_log.json", json.dumps([_philly_job(1), _philly_job(3)]).encode(), kind="philly")
+    said = [shown(c.value) for c in at.caption if shown(c.value).startswith("Trace ")]
+    assert said == [f"Trace my_log.json (models drawn with seed=0; 2 jobs; {RUN_TIMES})."]
+    at = _open()  # a synthetic draw: its spec is in the box above, no title caption
+    assert not any(shown(c.value).startswith("Trace ") for c in at.caption)
+
+
 def test_a_path_on_the_server_is_never_read_nor_echoed(tmp_path):
     """The trace box took csv:PATH, philly:PATH, helios:PATH: any file the server can read, and an error could
     quote a line of it (a Helios file's header). Only synthetic specs are typed; files are uploaded."""
@@ -262,7 +289,7 @@ def test_the_default_trace_runs_on_a_small_cluster():
     12): the synthetic draw is capped at the cluster's GPUs, and the page says so."""
     at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:gpus": 2})  # the default topology: 9 servers
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any("GPU demands capped at 18, the cluster's GPUs" in c.value and "max_gpus=18" in c.value
+    assert any("GPU demands capped at 18, the cluster's GPUs" in shown(c.value) and "max_gpus=18" in shown(c.value)
                for c in at.caption)
     assert list(at.dataframe[0].value.index) == FAST
 

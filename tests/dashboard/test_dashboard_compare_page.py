@@ -435,3 +435,75 @@ def test_a_long_uploaded_file_name_is_shortened_in_the_seconds_table_and_said_wh
     captions = [c.value for c in at.caption]
     assert any(name.replace("_", "\\_") in c and short.replace("_", "\\_") in c for c in captions), captions
     assert short_names(["BCube(3,1)"], 100) == {"BCube(3,1)": "BCube(3,1)"}
+
+
+def test_the_default_methods_add_time_aware_where_link_bandwidths_differ_as_the_clis_do(missing_rl):
+    """The CLI's compare adds time-aware to its defaults, with a note, where link bandwidths differ
+    (`core.compare.uneven_links`, `default_methods(uneven=True)`); the page kept its own list. It now follows the same
+    rule, says so in one caption, and gives time-aware back where the links share one speed; a list the user picked
+    is theirs and stays."""
+    from apptest_tools import shown
+
+    from core.compare import default_methods, uneven_links
+
+    def picked() -> list[str]:
+        return at.multiselect(key="w:compare.methods").value
+
+    def note() -> list[str]:
+        return [shown(c.value) for c in at.caption if "joins the default methods" in c.value]
+
+    even = ["ps", "ring", "critical-path"]  # rl missing here
+    added = [m for m in default_methods(True) if m not in default_methods()]
+    assert added == ["time-aware"]
+    at = open_app("compare")
+    assert picked() == even and not note()  # Table 2: one speed, as the CLI's --preset table2
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    assert picked() == even and not note()
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("bcube:3,1,bw=100/25").run()  # a spec's bw= with several values
+    assert not at.exception and picked() == even + added
+    assert note() == [f"Time-aware (HEFT) joins the default methods: link bandwidths differ "
+                      f"({uneven_links('bcube:n=3,k=1,bw=100/25')}), and it plans by each link's speed, which rounds "
+                      "alone do not see (as the CLI's compare adds it); pick the methods in the sidebar."]
+    assert "time-aware" in at.dataframe[0].value.columns
+    at.radio(key="w:source_mode").set_value("Family").run()  # BCube(3,1) at one speed: time-aware goes again
+    assert picked() == even and not note()
+    at.text_input(key="w:link_options").set_value("bw=100/25").run()  # the sidebar's Link speeds
+    assert picked() == even + added and "bcube:n=3,k=1,bw=100/25 has links at 25 and 100 Gbit/s" in note()[0]
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("mine.json", MINE, "application/octet-stream")).run()
+    assert picked() == even + added  # an upload with links at 25, 100 and 400 Gbit/s
+    assert "(mine.json has links at 25, 100 and 400 Gbit/s)" in note()[0]
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()  # the user's own list
+    assert not note()
+    at.radio(key="w:source_mode").set_value("Table 2 preset").run()
+    assert picked() == ["ring", "critical-path"] and not note()
+
+
+def test_a_long_uploaded_file_name_is_shortened_in_the_rounds_table_and_the_bar_chart_as_in_the_seconds_table():
+    """The seconds table shortened a long uploaded file name (`tables.shortened`), but the rounds table and the bar
+    chart's x axis still showed it whole: the same short name there, said whole in a caption under each (and on a
+    bar's hover); the CSV keeps the whole name."""
+    from apptest_tools import shown
+
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    assert not at.exception and not at.error
+    (short,) = set(cells(at.dataframe[-1])["", "config"])  # the seconds table's, as before
+    assert short != name and "…" in short
+    assert list(at.dataframe[0].value["configuration"]) == [short]  # the rounds table
+    fig = charts(at)[0]  # rounds per configuration
+    assert fig["layout"]["xaxis"]["ticktext"] == [short]
+    assert all(list(bar["customdata"]) == [name] for bar in traces(fig, "bar"))  # the hover names it whole
+    captions = [shown(c.value) for c in at.caption]
+    for where in ("in the tables to fit the page", "in the table to fit the page",
+                  "on the x axis as in the tables; a bar's hover says it whole"):
+        assert any(c.endswith(f"{short}: {name} (shortened {where}).") for c in captions), (where, captions)
+    at = open_app("compare")  # Table 2's names are whole everywhere: no such caption
+    at.multiselect(key="w:compare.methods").set_value(["critical-path"]).run()
+    assert not any("(shortened " in c.value for c in at.caption)
+    assert charts(at)[0]["layout"]["xaxis"]["ticktext"] == [p.name for p in preset("table2")]
