@@ -243,7 +243,8 @@ def test_bad_helios_rows(tmp_path, row, rule):
     ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),
     ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
     ("pai:x.csv", "unknown trace kind 'pai'"),
-    ("/no/such/philly.json", "^/no/such/philly.json: no such file; name its kind before it: philly:/no/such/philly.json "),
+    ("/no/such/philly.json",
+     "^/no/such/philly.json: no such file; name its kind before it: philly:/no/such/philly.json "),
     ("log.json", "^log.json: no such file; name its kind before it: philly:log.json "),
     ("pai", "unknown trace kind 'pai'"),  # a word, no file: a kind mistyped
     ("csv:/no/such/file.csv", "csv:/no/such/file.csv: no such file"),
