@@ -458,11 +458,12 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
     """What a download's name (heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
     methods, short and file-name safe: on the rounds axis without a link event, nothing (the numbers depend on
     neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
-    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0_5ms``, ``-slow0_5x0_25-after3``,
+    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``,
     ``-fail3-before``), a slow-down with its factor, the new bandwidth over `nominal` (each link's bandwidth before
-    the event, Gbit/s): ``x0_25`` (one factor for every link, as the page sets it; else each link's, ``0x0_25_5x0_5``).
-    One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so one download
-    overwrote the other."""
+    the event, Gbit/s): ``x0p25`` (one factor for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``).
+    A decimal point is ``p`` and ``_`` only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_``
+    for both, ``slow0_9`` read as "slowed to 0.9"). One size in sync and async, with and without an event, or at
+    ×0.25 and ×0.5, had one name, so one download overwrote the other."""
     if not timeline.seconds and timeline.event is None:
         return ""
     tag = f"-{size_tag(config.size)}-{timeline.mode}"
@@ -476,7 +477,7 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
             moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
         change = [f"fail{'_'.join(map(str, event.failed))}"] if event.failed else []
         if event.slowed:
-            factors = [_file_safe(f"{bw / float(nominal[e]):.3g}") for e, bw in event.slowed]
+            factors = [_file_safe(seconds_in(bw / float(nominal[e]), 1)) for e, bw in event.slowed]
             links = [str(e) for e, _ in event.slowed]
             change.append("slow" + ("_".join(links) + f"x{factors[0]}" if len(set(factors)) == 1 else
                                     "_".join(f"{e}x{f}" for e, f in zip(links, factors))))
@@ -485,14 +486,15 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
 
 
 def _file_safe(text: str) -> str:
-    """`text` without spaces, µ as u, every other character not an ASCII letter or digit as ``_``."""
-    text = text.replace(" ", "").replace("µ", "u")
+    """`text` without spaces, µ as u, its decimal point as ``p`` (``_`` separates links in a run tag), every other
+    character not an ASCII letter or digit as ``_``."""
+    text = text.replace(" ", "").replace("µ", "u").replace(".", "p")
     return "".join(c if c.isascii() and c.isalnum() else "_" for c in text)
 
 
 def size_tag(n_bytes: float) -> str:
-    """A message size for a file name, as read on screen without its space, its decimal point as ``_`` (safe in a
-    file name, and no second suffix): ``1B``, ``7KB``, ``1_5MB``."""
+    """A message size for a file name, as read on screen without its space, its decimal point as ``p`` (safe in a
+    file name, and no second suffix): ``1B``, ``7KB``, ``1p5MB``."""
     return _file_safe(labels.size(n_bytes))
 
 

@@ -72,12 +72,39 @@ def sortable_px(header: str, cells: Sequence[str]) -> int:
 ELLIPSIS = "…"
 
 
+SEPARATORS = "_-. "
+"""Where a name's words meet: `shortened` prefers to cut there."""
+
+SEPARATOR_KEEP = 0.75
+"""The share of its room a cut at separators must fill to be taken over the character cut."""
+
+
 def shortened(text: str, px: float) -> str:
     """`text` whole if the grid draws it within `px` (`text_px`), else as much of its start and its end as fit around
-    an ellipsis, the end kept as long as the start or one character shorter (a file's extension stays): a long
-    uploaded file name in a table's cell."""
+    an ellipsis: cut at separators (`SEPARATORS`: the start up to and with one, the end from one on,
+    ``datacenter_…_final.json``, start and end as even as they fit, then as wide) where that fills at least
+    `SEPARATOR_KEEP` of `px`, else at characters, the end kept as long as the start or one character shorter (a
+    file's extension stays): a long uploaded file name in a table's cell. A cut at characters alone cut words
+    (``datacente…inal.json``)."""
     if text_px(text) <= px:
         return text
+    best, best_key = None, None
+    ends = [i for i, c in enumerate(text) if c in SEPARATORS]
+    for h in (i + 1 for i in ends):
+        for t in (i for i in ends if i >= h):
+            short = text[:h] + ELLIPSIS + text[t:]
+            width = text_px(short)
+            key = (min(text_px(text[:h]), text_px(text[t:])), width)
+            if width <= px and (best_key is None or key > best_key):
+                best, best_key = short, key
+    if best is not None and best_key[1] >= SEPARATOR_KEEP * px:
+        return best
+    return _character_cut(text, px)
+
+
+def _character_cut(text: str, px: float) -> str:
+    """`text`'s start and end around an ellipsis within `px`, cut at characters, the end as long as the start or one
+    character shorter."""
     for keep in range(len(text) - 1, 0, -1):
         tail = keep // 2
         short = text[:keep - tail] + ELLIPSIS + (text[-tail:] if tail else "")

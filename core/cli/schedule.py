@@ -189,6 +189,11 @@ def explain_lines(sched, steps: list[dict]) -> None:
         print("  explain: no trace (the schedule kept is not the policy's: see fallback)")
         return
     from ..rl.explain import zero_terms
+    trace = sched.trace or {}
+    opened = (sched.info.get("kept_opening") or {}).get("rounds", 0) > 0
+    if trace.get("decoding") == "sampled" and opened:  # two temperatures in the rollout: each row says its own
+        steps = [{**{c: v for c, v in row.items() if c in ("round", "step")},
+                  "T": f"{drawn_at(sched.info, row['round']):g}", **row} for row in steps]
     zero = zero_terms(steps)
     cols = [c for c in steps[0] if c not in zero]
     print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
@@ -197,16 +202,17 @@ def explain_lines(sched, steps: list[dict]) -> None:
     cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
                 [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
-                left=[0, 2] if "chosen" in cols else 1)
+                left=[0, cols.index("chosen")] if "chosen" in cols else 1)
     if zero:
         print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
-    trace = sched.trace or {}
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
         shown = max(row["round"] for row in steps)  # the last round a shown step is in (1-based)
+        per_row = "; column T: each step's" if "T" in steps[0] else ""
         print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
-              f"{kept_temperature(sched.info, shown)}), not taken as the top score; best score: the highest score "
-              f"at that step, picked best: whether the pick had it")
+              f"{kept_temperature(sched.info, shown)}{per_row}), "
+              f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
+              f"pick had it")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
           f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
           f"(1: no tie; more: broken by {tie})")
@@ -247,31 +253,60 @@ def rounds_range(rolls: list[int]) -> str:
 
 def kept_temperature(info: dict, shown_rounds: int | None = None) -> str:
     """The temperature the kept sampled rollout was drawn at (`info["kept_temperature"]`, or for a file written before
-    it was recorded, worked out from the split), with the split it came from when there is one, and its opening:
+    it was recorded, worked out from the split), with the split item it is when there is a split, and its opening:
     `info["kept_opening"]`, the item the run recorded for the kept sample (not worked out again here).
 
-    With an opening, the temperature its first rounds were drawn at leads, since --explain's first steps are in them
-    (trial: ``T = 0.2; 0.5 in the first 4 rounds`` led with a temperature none of the shown steps had):
-    ``0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them``. `shown_rounds`: the
-    last round (1-based) a shown step is in (None: the whole rollout)."""
+    With an opening, the temperature its first rounds were drawn at leads, since --explain's first steps are in them:
+    ``0.5 in rounds 1-4 (the opening; every step shown is in them), then 0.2``; from splits, ``0.5 in rounds 1-6
+    (the opening: sample 15's item of none,0.5:0.3), then 1 (its item of 0.2,1)`` (trial: it read "T = 0.5 in the
+    first 6 rounds (sample 15's opening in the split none,0.5:0.3), 1, sample 15's temperature in the split 0.2,1
+    after them", the second temperature lost in the middle). `shown_rounds`: the last round (1-based) a shown step
+    is in (None: the whole rollout)."""
     t = info.get("temperature")
     kept = str(info.get("kept_rollout", ""))
     if t is None or not kept.startswith("sample "):
         return "the temperature" if t is None else show_temperature(t)
     k = int(kept.split()[1])
     drawn = info.get("kept_temperature")  # as the run recorded it; files written before it have none
-    one = f"{temperature_of(t, k) if drawn is None else drawn:g}"
-    one = one if len(temperatures(t)) == 1 else f"{one}, sample {k}'s temperature in the split {show_temperature(t)}"
+    value = f"{temperature_of(t, k) if drawn is None else drawn:g}"
+    split_t = len(temperatures(t)) > 1
     split = openings(info.get("opening"))
     o = info.get("kept_opening")  # the kept sample's item of the split, as the run recorded it (core.schedulers.learned)
     whole = show_opening(split, short=True)
     if not o:
-        return one if len(split) == 1 else f"{one}; no opening, sample {k}'s in the split {whole}"
-    whose = "the opening" if len(split) == 1 else f"sample {k}'s opening in the split {whole}"
+        if len(split) == 1:
+            return f"{value} (sample {k}'s item of {show_temperature(t)})" if split_t else value
+        items = f"its item of {show_temperature(t)}; " if split_t else ""
+        return f"{value} ({items}no opening: sample {k}'s item of {whole})"
+    whose = "the opening" if len(split) == 1 else f"the opening: sample {k}'s item of {whole}"
     if o["rounds"] <= 0:  # nothing was drawn at the opening's temperature
-        return f"{one}; {whose} covered no round"
+        own = f"sample {k}'s item of {show_temperature(t)}; " if split_t else ""
+        return f"{value} ({own}{whose}, covered no round)"
     inside = "; every step shown is in them" if shown_rounds is not None and shown_rounds <= o["rounds"] else ""
-    return f"{o['temperature']:g} in the first {o['rounds']} rounds ({whose}{inside}), {one} after them"
+    after = value
+    if split_t:
+        whose_t = "its" if len(split) > 1 else f"sample {k}'s"
+        after += f" ({whose_t} item of {show_temperature(t)})"
+    return f"{o['temperature']:g} in {rounds_text(o['rounds'])} ({whose}{inside}), then {after}"
+
+
+def rounds_text(n: int) -> str:
+    """The first `n` rounds, 1-based: ``round 1``, ``rounds 1-6``."""
+    return "round 1" if n == 1 else f"rounds 1-{n}"
+
+
+def drawn_at(info: dict, round_: int) -> float | None:
+    """The temperature the kept sampled rollout drew its picks of `round_` (1-based) at: the opening's in the rounds
+    it covers (`info["kept_opening"]`), else the kept sample's (`info["kept_temperature"]`, or worked out from the
+    split for an older file); None where no sample was kept."""
+    t, kept = info.get("temperature"), str(info.get("kept_rollout", ""))
+    if t is None or not kept.startswith("sample "):
+        return None
+    o = info.get("kept_opening")
+    if o and round_ <= o["rounds"]:
+        return float(o["temperature"])
+    drawn = info.get("kept_temperature")
+    return float(temperature_of(t, int(kept.split()[1])) if drawn is None else drawn)
 
 
 def explain_cells(values: list) -> list[str]:

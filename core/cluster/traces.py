@@ -95,7 +95,19 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
             reader = read_philly if kind == "philly" else read_helios
             trace = reader(path, seed=int(_num(spec, "seed", opts["seed"], 0)), model=model or None)
         return trace.head(limit) if limit else trace
+    if not sep and ("/" in spec or "." in spec or Path(spec).exists()):  # a bare path other than a .csv: its kind
+        # cannot be told from it (trial: "unknown trace kind '/tmp/philly.json'")
+        raise TraceError(bare_path_text(spec))
     raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+
+
+def bare_path_text(path: str) -> str:
+    """The one line for a trace named by a bare path that is not a ``.csv`` (read as ``csv:``): the path as a
+    file, missing or not, and the specs that read it, ``philly:PATH`` (a Philly job log) or ``helios:PATH``."""
+    p = Path(path)
+    what = "a folder, not a trace file" if p.is_dir() else "a trace file" if p.is_file() else "no such file"
+    return (f"{path}: {what}; name its kind before it: philly:{path} (a Philly job log, JSON) or helios:{path} (a "
+            f"Helios CSV); a bare path reads as csv: only if it ends in .csv")
 
 
 def _need_file(name: str, path: str) -> None:

@@ -50,6 +50,9 @@ def render() -> None:
         st.caption(labels.plain(f"{' and '.join(method_title(m) for m in added)} joins the default methods: link "
                                 f"bandwidths differ ({uneven}), and it plans by each link's speed, which rounds "
                                 "alone do not see (as the CLI's compare adds it); pick the methods in the sidebar."))
+    for m, why in left_out(uneven is not None).items():  # what the CLI's defaults have and the page cannot run
+        st.caption(labels.plain(f"{method_title(m)} ({m}), one of the CLI's compare defaults, is left out of the "
+                                f"page's: {why}."))
     if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
     rows = run(sources, methods, seeds, config)
@@ -83,12 +86,20 @@ def uneven_reason(sources: list[Source]) -> str | None:
 
 
 def page_defaults(uneven: bool) -> list[str]:
-    """The methods the page picks first: ps, ring, critical-path, and rl when its checkpoint loads; where link
-    bandwidths differ (`uneven`), also what the CLI's defaults add there (`core.compare.default_methods`:
-    time-aware)."""
-    base = ["ps", "ring", "critical-path"] + (["rl"] if "rl" in method_names() and data.method_problem("rl") is None
-                                               else [])
-    return base + ([m for m in default_methods(True) if m not in default_methods() and m not in base] if uneven else [])
+    """The methods the page picks first: the CLI's compare's defaults (`core.compare.default_methods`: ps, ring,
+    greedy, critical-path, rl; where link bandwidths differ, `uneven`, time-aware too) but those the page cannot run
+    (`left_out`: rl without its checkpoint). The page's own list lacked greedy."""
+    return [m for m in default_methods(uneven) if m not in left_out(uneven)]
+
+
+def left_out(uneven: bool) -> dict[str, str]:
+    """The CLI's default methods the page cannot run, each with the one-line reason (`data.method_problem`)."""
+    out = {}
+    for m in default_methods(uneven):
+        why = "not registered" if m not in method_names() else data.method_problem(m)
+        if why:
+            out[m] = why
+    return out
 
 
 def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, list[str]]:
@@ -187,6 +198,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     titles = {m: method_title(m) for m in method_names()}
     config = {c: st.column_config.NumberColumn(format=_number_format(shown[c]), help=_header_help(c, titles))
               for c in shown.columns if c not in ("configuration", "lower bound")}
+    # one decimal always, as the CLI prints a gap (0.0%): by its values it read 0 for an upload, 0.0 in Table 2
+    config["best gap %"] = st.column_config.NumberColumn(format="%.1f", help=_header_help("best gap %", titles))
     config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
     st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)

@@ -23,6 +23,9 @@ FIGURE_PX, HALF_PX = 450, 390
 get beside the sidebar (460 and ~400 px in chromium): the legend's rows are counted for them, so there is room for
 one row too many at most."""
 ROUTE_COLOUR = "#2ca02c"
+HEADING_PX = 20
+"""Every step's figure title (px): the workload trees' projector-sized one (`workload_tree_figure(big=True)`); the
+network's 14 px made step 2's title smaller than steps 3-4's."""
 
 
 def render() -> None:
@@ -84,7 +87,7 @@ def show(step: int, root: int) -> None:
                                             ("host", figures.SERVER_COLOUR, "circle"),
                                             (f"route toward {lab[root]} (arrow: direction)", ROUTE_COLOUR,
                                              "triangle-right"),
-                                            ("pruned link (dotted)", "#bdbdbd", "line-ew-open")]),
+                                            ("pruned link (dotted)", "#bdbdbd", "dot", 2)]),  # as drawn
              f"Every host is routed to **{lab[root]}** along a shortest path; among equal-length choices the "
              f"neighbour with the lowest id wins. The node tree's edges (child→parent): {parents}. "
              f"No route uses **{pruned}**, so it is pruned — the paper's edge C–D.")
@@ -136,6 +139,7 @@ def show(step: int, root: int) -> None:
 
 
 def _two(fig, text: str) -> None:
+    fig["layout"]["title"]["font"] = dict(size=HEADING_PX)
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:  # the legend above the drawing: under it, it was below the fold at 1280x800 (trial 20)
         charts.show(figures.legend_above(fig, FIGURE_PX), key="merge-fig", name="fig3-step")

@@ -243,6 +243,10 @@ def test_bad_helios_rows(tmp_path, row, rule):
     ("synthetic:jobs=10,mix=google", "unknown GPU mix 'google'"),
     ("synthetic:jobs=10,models=resnet50/lenet", "unknown model 'lenet'"),
     ("pai:x.csv", "unknown trace kind 'pai'"),
+    ("/no/such/philly.json",
+     "^/no/such/philly.json: no such file; name its kind before it: philly:/no/such/philly.json "),
+    ("log.json", "^log.json: no such file; name its kind before it: philly:log.json "),
+    ("pai", "unknown trace kind 'pai'"),  # a word, no file: a kind mistyped
     ("csv:/no/such/file.csv", "csv:/no/such/file.csv: no such file"),
     ("/no/such/file.csv", "^/no/such/file.csv: no such file$"),
     ("Philly:/no/such/log.json,model=vgg16", "^Philly:/no/such/log.json: no such file$"),  # the kind as typed
@@ -314,3 +318,15 @@ def test_over_seeds_means_and_counts_the_seeds_that_beat_the_baseline():
     rows = {r["scheduler"]: r for r in over_seeds(runs, "b")}
     assert rows["a"]["avg_jct_h"] == 2.0 and rows["a"]["p95_jct_h"] == 4.0 and rows["a"]["per_seed"] == [1.0, 3.0, 2.0]
     assert rows["a"]["beat"] == 1 and rows["b"]["beat"] is None and rows["a"]["seeds"] == 3  # a tie is no win
+
+
+def test_a_bare_json_path_is_named_as_a_file_with_the_specs_that_read_it(tmp_path, capsys):
+    """Trial: `cluster --trace /tmp/philly.json` said "unknown trace kind '/tmp/philly.json' in '/tmp/philly.json'";
+    a bare path is named as a file, with philly:PATH and helios:PATH (a bare .csv reads as csv:), one line, exit 2."""
+    from core import cli
+    log = tmp_path / "philly.json"
+    log.write_text("[]")
+    assert cli.main(["cluster", "--trace", str(log)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "unknown trace kind" not in err, err
+    assert f"{log}: a trace file; name its kind before it: philly:{log} " in err and f"helios:{log} " in err, err

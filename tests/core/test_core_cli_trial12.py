@@ -94,7 +94,7 @@ def test_explain_names_the_kept_samples_own_temperature_of_a_split_and_equal_rou
     temperature the kept sample drew at; rollouts that all took 43 rounds read '43-43'."""
     from core.cli.schedule import kept_temperature, rounds_range
     assert kept_temperature({"temperature": [0.2, 1.0], "kept_rollout": "sample 1"}) == \
-        "1, sample 1's temperature in the split 0.2,1"
-    assert kept_temperature({"temperature": [0.2, 1.0], "kept_rollout": "sample 2"}).startswith("0.2, sample 2's")
+        "1 (sample 1's item of 0.2,1)"
+    assert kept_temperature({"temperature": [0.2, 1.0], "kept_rollout": "sample 2"}).startswith("0.2 (sample 2's")
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5"}) == "0.2"
     assert rounds_range([43, 43, 43]) == "all 43" and rounds_range([44, 42, 43]) == "42-44"

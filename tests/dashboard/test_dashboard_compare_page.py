@@ -223,6 +223,28 @@ def test_whole_rounds_show_without_a_decimal_and_means_with_one():
     assert _number_format(pd.Series([None, None], dtype=float)) == "%.1f"
 
 
+def test_the_default_methods_are_the_clis_but_what_the_page_cannot_run_and_the_best_gap_has_one_decimal(missing_rl):
+    """Trial: the page's default methods lacked greedy, which the CLI's compare runs by default; they are the CLI's
+    (`core.compare.default_methods`) less what the page cannot run (rl here, its checkpoint missing), which a caption
+    names. The best gap read 0 on one topology (whole values: "%d"; BCube(2,1), critical-path at the bound) and 0.0 in
+    Table 2: one decimal always, as the
+    CLI prints a gap (0.0%)."""
+    from core.compare import default_methods
+
+    at = open_app("compare")
+    assert at.multiselect(key="w:compare.methods").value == [m for m in default_methods() if m != "rl"]
+    assert "greedy" in default_methods() and "rl" in default_methods()
+    left = [c.value for c in at.caption if "left out of the page's" in c.value]
+    assert len(left) == 1 and "(rl)" in left[0] and "needs torch" in left[0], left
+    assert json.loads(at.dataframe[0].proto.columns)["best gap %"]["type_config"]["format"] == "%.1f"
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("bcube:2,1").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path"]).run()
+    assert not at.exception and at.dataframe[0].value["best gap %"].tolist() == [0.0]  # a whole number: was "%d"
+    assert json.loads(at.dataframe[0].proto.columns)["best gap %"]["type_config"]["format"] == "%.1f"
+
+
 def test_the_csv_has_a_notes_column_only_when_some_row_has_a_note(missing_rl, monkeypatch):
     """As the CLI's optional columns (`compare --help`: written only when some row has one): the page wrote its
     `notes` column empty on every row when no result had a note."""
@@ -452,7 +474,7 @@ def test_the_default_methods_add_time_aware_where_link_bandwidths_differ_as_the_
     def note() -> list[str]:
         return [shown(c.value) for c in at.caption if "joins the default methods" in c.value]
 
-    even = ["ps", "ring", "critical-path"]  # rl missing here
+    even = ["ps", "ring", "greedy", "critical-path"]  # rl missing here
     added = [m for m in default_methods(True) if m not in default_methods()]
     assert added == ["time-aware"]
     at = open_app("compare")

@@ -71,6 +71,23 @@ def test_each_steps_legend_is_above_its_drawing_under_the_title():
                                18, FIGURE_PX) == 2
 
 
+def test_step_2s_pruned_link_key_is_dotted_and_every_step_has_one_heading_size():
+    """Trial: step 2's "pruned link (dotted)" key was a faint solid line (a line marker) while the drawing dots the
+    link, and step 2's title (14 px) was smaller than steps 3-4's (20 px)."""
+    at = open_app("merging")
+    sizes = set()
+    for step in range(1, 6):
+        for fig in charts(at):
+            sizes.add(fig["layout"]["title"]["font"]["size"])
+        if step == 2:
+            (net,) = charts(at)
+            (key,) = traces(net, name="pruned link (dotted)")
+            (drawn,) = traces(net, name="pruned links")
+            assert key["mode"] == "lines" and key["line"]["dash"] == drawn["line"]["dash"] == "dot", key
+        next_step(at)
+    assert len(sizes) == 1, sizes
+
+
 def test_the_last_step_plays_all_four_shards():
     at = open_app("merging")
     for _ in range(5):

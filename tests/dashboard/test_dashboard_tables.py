@@ -75,3 +75,20 @@ def test_a_long_text_is_shortened_around_an_ellipsis_to_its_width():
     assert name.startswith(head) and name.endswith(tail) and tail.endswith(".json") and len(head) - len(tail) in (0, 1)
     assert tables.shortened("mine.json", 150) == "mine.json"  # fits: whole
     assert tables.shortened(name, 1) == tables.ELLIPSIS
+
+
+def test_a_long_name_is_cut_at_its_separators_where_that_fills_most_of_the_room():
+    """A cut at characters alone cut words (``datacente…inal.json`` at 124 px): the cut is at separators (``_``,
+    ``-``, ``.``, space) where that fills at least `SEPARATOR_KEEP` of the room, else at characters."""
+    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+    assert tables.shortened(name, 124) == "datacenter_….json"
+    assert tables.shortened(name, 150) == "datacenter_…_final.json"
+    for px in range(60, 400, 7):
+        short = tables.shortened(name, px)
+        head, tail = short.split(tables.ELLIPSIS)
+        assert tables.text_px(short) <= px and name.startswith(head) and name.endswith(tail)
+        at_separators = head[-1:] in tables.SEPARATORS and tail[:1] in tables.SEPARATORS
+        assert at_separators or tables.text_px(short) > tables.SEPARATOR_KEEP * px  # fills most of the room
+    assert tables.shortened(name, 90) == "datace…l.json"  # "datacenter_" alone is too wide: characters
+    plain = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnop.json"  # one separator: its extension's
+    assert tables.shortened(plain, 124) == "abcdefghi…nop.json"

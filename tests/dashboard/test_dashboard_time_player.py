@@ -318,7 +318,7 @@ def test_the_heatmap_csv_and_animation_names_carry_the_message_size_on_the_secon
     at.text_input(key="w:player.size").set_value("7KB").run()
     at.text_input(key="w:player.size").set_value("1.5MB").run()
     assert not at.exception and not at.error
-    names = [f"bcube_n3_k1_lat0-ring-{s}-async.utilization.csv" for s in ("1B", "7KB", "1_5MB")]
+    names = [f"bcube_n3_k1_lat0-ring-{s}-async.utilization.csv" for s in ("1B", "7KB", "1p5MB")]
     assert all(n in got for n in names), sorted(got)
     assert got[names[0]]() != got[names[1]]()  # different files, different names
 
@@ -345,21 +345,21 @@ def test_sync_async_and_a_link_event_each_give_their_downloads_a_name_of_their_o
     at.multiselect(key=links).set_value([0]).run()
     at.number_input(key="w:player.at_ms").set_value(0.25).run()
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync-fail0-at0_25ms"
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync-fail0-at0p25ms"
     at.segmented_control(key="w:player.change").set_value("slow down").run()
     at.segmented_control(key="w:player.when").set_value("after a round").run()
     at.number_input(key="w:player.at_round").set_value(3).run()
     at.segmented_control(key="w:player.axis").set_value("rounds").run()  # with an event, rounds too depend on both
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0_25-after3"
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0p25-after3"
     at.segmented_control(key="w:player.factor").set_value("×0.5").run()  # the same link and moment, another factor
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0_5-after3"
-    csvs = [f"bcube_n3_k1_lat0-ring-1B-{run}.utilization.csv" for run in ("async", "sync", "sync-fail0-at0_25ms",
-                                                                          "sync-slow0x0_25-after3",
-                                                                          "sync-slow0x0_5-after3")]
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0p5-after3"
+    csvs = [f"bcube_n3_k1_lat0-ring-1B-{run}.utilization.csv" for run in ("async", "sync", "sync-fail0-at0p25ms",
+                                                                          "sync-slow0x0p25-after3",
+                                                                          "sync-slow0x0p5-after3")]
     assert set(csvs) <= set(got), sorted(got)  # (and the names of the steps between, each its own run)
-    assert "bcube_n3_k1_lat0-ring-1B-sync-fail0-at0_25ms.animation.html" in got
+    assert "bcube_n3_k1_lat0-ring-1B-sync-fail0-at0p25ms.animation.html" in got
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", n) for n in got), sorted(got)
 
 
@@ -376,9 +376,9 @@ def test_a_slow_downs_factor_is_in_the_run_tag():
     def tag(slowed, **when):
         return run_tag(config, Timeline(event=LinkEvent(slowed=slowed, **when)), nominal)
 
-    assert tag(((0, 25.0),), at_round=3) == "-1B-async-slow0x0_25-after3"
-    assert tag(((0, 50.0),), at_round=3) == "-1B-async-slow0x0_5-after3"
-    assert tag(((0, 10.0), (2, 2.5)), at_s=0.0) == "-1B-async-slow0_2x0_1-before"  # one factor, links of two speeds
-    assert tag(((0, 50.0), (3, 25.0)), at_s=2.5e-4) == "-1B-async-slow0x0_5_3x0_25-at0_25ms"
+    assert tag(((0, 25.0),), at_round=3) == "-1B-async-slow0x0p25-after3"
+    assert tag(((0, 50.0),), at_round=3) == "-1B-async-slow0x0p5-after3"
+    assert tag(((0, 10.0), (2, 2.5)), at_s=0.0) == "-1B-async-slow0_2x0p1-before"  # one factor, links of two speeds
+    assert tag(((0, 50.0), (3, 25.0)), at_s=2.5e-4) == "-1B-async-slow0x0p5_3x0p25-at0p25ms"
     both = run_tag(config, Timeline(event=LinkEvent(failed=(1,), slowed=((0, 25.0),), at_round=2)), nominal)
-    assert both == "-1B-async-fail1-slow0x0_25-after2"
+    assert both == "-1B-async-fail1-slow0x0p25-after2"

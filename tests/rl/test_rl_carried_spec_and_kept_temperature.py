@@ -103,13 +103,12 @@ def test_kept_temperature_leads_with_the_openings_temperature():
     o = {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 11}
     info = {"temperature": 0.2, "kept_rollout": "sample 1", "opening": o, "kept_opening": o}
     assert kept_temperature(info, 4) == \
-        "0.5 in the first 4 rounds (the opening; every step shown is in them), 0.2 after them"
-    assert kept_temperature(info, 5) == "0.5 in the first 4 rounds (the opening), 0.2 after them"
+        "0.5 in rounds 1-4 (the opening; every step shown is in them), then 0.2"
+    assert kept_temperature(info, 5) == "0.5 in rounds 1-4 (the opening), then 0.2"
     assert kept_temperature({**info, "opening": None, "kept_opening": None}, 5) == "0.2"  # no opening: as before
     split = {**info, "temperature": [0.2, 1.0], "opening": [None, o]}
-    assert kept_temperature(split, 2) == ("0.5 in the first 4 rounds (sample 1's opening in the split none,0.5:0.3; "
-                                          "every step shown is in them), 1, sample 1's temperature in the split 0.2,1 "
-                                          "after them")
+    assert kept_temperature(split, 2) == ("0.5 in rounds 1-4 (the opening: sample 1's item of none,0.5:0.3; "
+                                          "every step shown is in them), then 1 (its item of 0.2,1)")
 
 
 @pytest.mark.parametrize("steps,inside", [("3", True), ("30", False)])
@@ -124,7 +123,8 @@ def test_cli_explain_leads_with_the_openings_temperature(capsys, steps, inside):
                      "--explain", steps]) == 0
     sampled = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("sampled rollout:")]
     said = "; every step shown is in them" if inside else ""
-    assert len(sampled) == 1 and f"(T = 0.5 in the first 4 rounds (the opening{said}), 0.2 after them)" in sampled[0]
+    assert len(sampled) == 1
+    assert f"(T = 0.5 in rounds 1-4 (the opening{said}), then 0.2; column T: each step's)" in sampled[0]
 
 
 # ---- 5: the kept sample's temperature is recorded in info and read back ----------------------------------------
@@ -147,5 +147,30 @@ def test_the_file_records_the_kept_temperature(tmp_path, capsys):
 def test_kept_temperature_reads_the_record_and_works_it_out_for_older_files():
     from core.cli.schedule import kept_temperature
     info = {"temperature": [0.2, 1.0], "kept_rollout": "sample 1", "opening": None, "kept_opening": None}
-    assert kept_temperature(info).startswith("1, sample 1's temperature")  # an older file: sample 1 of 0.2,1 drew at 1
-    assert kept_temperature({**info, "kept_temperature": 0.2}).startswith("0.2, sample 1's temperature")  # the record
+    assert kept_temperature(info).startswith("1 (sample 1's item of 0.2,1)")  # an older file: sample 1 drew at 1
+    assert kept_temperature({**info, "kept_temperature": 0.2}).startswith("0.2 (sample 1's item")  # the record
+
+
+def test_explain_says_both_temperatures_of_two_splits_in_order_and_each_rows_own(capsys):
+    """Trial: with --temperature 0.2,1 and the split opening none,0.5:0.3 the line read "T = 0.5 in the first 6
+    rounds (sample 15's opening in the split none,0.5:0.3), 1, sample 15's temperature in the split 0.2,1 after
+    them", and no row of the table said which temperature it was drawn at. BCube(3,1) with links 0 and 5 failed,
+    seed 1, keeps sample 15 (opening 0.5 for its first 6 rounds, then T = 1)."""
+    from core.cli.schedule import drawn_at
+    args = ["schedule", "bcube:n=3,k=1", "--fail-links", "0,5", "--seed", "1", "--temperature", "0.2,1",
+            "--method", "rl-sample"]
+    assert cli.main(args + ["--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)["info"]
+    k, o = int(info["kept_rollout"].split()[1]), info["kept_opening"]
+    assert o and o["rounds"] >= 1 and info["kept_temperature"] == [0.2, 1.0][k % 2], info
+    assert cli.main(args + ["--explain", "80"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    sampled = next(x for x in lines if x.strip().startswith("sampled rollout:"))
+    said = (f"T = {o['temperature']:g} in rounds 1-{o['rounds']} (the opening: sample {k}'s item of none,0.5:0.3), "
+            f"then {info['kept_temperature']:g} (its item of 0.2,1); column T: each step's)")
+    assert said in sampled, sampled
+    head = next(i for i, x in enumerate(lines) if x.split()[:3] == ["round", "step", "T"])
+    rows = [x.split() for x in lines[head + 1:head + 81]]
+    assert {r[2] for r in rows} == {f"{o['temperature']:g}", f"{info['kept_temperature']:g}"}  # both are shown
+    assert all(r[2] == f"{drawn_at(info, int(r[0])):g}" for r in rows)
+    assert all((int(r[0]) <= o["rounds"]) == (r[2] == f"{o['temperature']:g}") for r in rows)

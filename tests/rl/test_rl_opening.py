@@ -169,7 +169,7 @@ def test_explain_names_the_opening_of_the_kept_sample():
     from core.cli.schedule import kept_temperature
     o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": o, "kept_opening": o}) == \
-        "1 in the first 13 rounds (the opening), 0.2 after them"
+        "1 in rounds 1-13 (the opening), then 0.2"
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": None,
                              "kept_opening": None}) == "0.2"
 

@@ -159,9 +159,9 @@ def test_explain_names_the_kept_samples_item_of_the_split():
     o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": [None, o],
                              "kept_opening": o}) == \
-        "1 in the first 13 rounds (sample 5's opening in the split none,1:0.3), 0.2 after them"
+        "1 in rounds 1-13 (the opening: sample 5's item of none,1:0.3), then 0.2"
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 4", "opening": [None, o],
-                             "kept_opening": None}) == "0.2; no opening, sample 4's in the split none,1:0.3"
+                             "kept_opening": None}) == "0.2 (no opening: sample 4's item of none,1:0.3)"
 
 
 def test_explain_reads_the_kept_opening_the_run_recorded():
@@ -172,9 +172,9 @@ def test_explain_reads_the_kept_opening_the_run_recorded():
     o = {"temperature": 1.0, "fraction": 0.3, "rounds": 13, "of_rounds": 43}
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 4", "opening": [None, o],
                              "kept_opening": o}) == \
-        "1 in the first 13 rounds (sample 4's opening in the split none,1:0.3), 0.2 after them"
+        "1 in rounds 1-13 (the opening: sample 4's item of none,1:0.3), then 0.2"
     assert kept_temperature({"temperature": 0.2, "kept_rollout": "sample 5", "opening": [None, o],
-                             "kept_opening": None}) == "0.2; no opening, sample 5's in the split none,1:0.3"
+                             "kept_opening": None}) == "0.2 (no opening: sample 5's item of none,1:0.3)"
 
 
 def test_cli_explain_names_the_kept_samples_opening_of_a_split(capsys, tmp_path):
@@ -192,9 +192,9 @@ def test_cli_explain_names_the_kept_samples_opening_of_a_split(capsys, tmp_path)
         assert sampled == []
         return
     k, o = int(info["kept_rollout"].split()[1]), info["kept_opening"]
-    said = (f"{o['temperature']:g} in the first {o['rounds']} rounds (sample {k}'s opening in the split none,0.5:0.3"
-            "; every step shown is in them), 0.2 after them"  # the 2 steps shown are in round 1
-            if o else f"0.2; no opening, sample {k}'s in the split none,0.5:0.3")
+    said = (f"{o['temperature']:g} in rounds 1-{o['rounds']} (the opening: sample {k}'s item of none,0.5:0.3"
+            "; every step shown is in them), then 0.2; column T: each step's"  # the 2 steps shown are in round 1
+            if o else f"0.2 (no opening: sample {k}'s item of none,0.5:0.3)")
     assert len(sampled) == 1 and f"(T = {said})" in sampled[0], sampled
 
 
