@@ -25,7 +25,7 @@ IDLE_COLOUR = "#f2f4f7"
 IDLE_BAND = 10.0
 """How far below 0 % the heatmaps' colour range starts: the colour bar's bottom band, that many percent of 0-100 tall,
 is drawn in IDLE_COLOUR and labelled "idle". With the range at 0-100 the idle grey took 0.5 % of the bar, so the bar
-showed pale green at 0 % while idle cells were grey (trial 20)."""
+showed pale green at 0 % while idle cells were grey (trial 19)."""
 UTIL_CMIN = -IDLE_BAND
 
 
@@ -168,7 +168,7 @@ def legend_rows(names: Sequence[str], font: float, width_px: float) -> int:
 def legend_above(fig: dict, width_px: float) -> dict:
     """`fig` (a plotly dict with a title and a horizontal legend) with its legend between the title and the drawing,
     the top margin made as tall as both need at `width_px`: below the drawing, the legend of a 440-px figure lay
-    under the fold of a 1280x800 window (trial 20). Returns `fig`."""
+    under the fold of a 1280x800 window (trial 19). Returns `fig`."""
     lay = fig["layout"]
     font = lay.get("legend", {}).get("font", {}).get("size", 12)
     names = [t["name"] for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
@@ -464,7 +464,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     # The margins hold the heatmaps' row names (and the group bars' names) on the left and the colour bar on the
     # right, and the axes do not widen them (automargin off): left to plotly's automargin, they took ~150 px of the
     # 820 after the network panels' names were placed for the full width, so three BCube(3,1) panels drawn ~200 px
-    # wide ran their names together (trial 20)
+    # wide ran their names together (trial 19)
     margin["l"] = 8 + int(np.ceil(max([_row_names_px(h, n) for h, n in zip(heats, namings)]
                           + ([_names_px(list(group_names)[::bars.stride], bars.font) + TICK_GAP_PX] if bars else [])
                           )))

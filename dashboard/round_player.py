@@ -34,7 +34,7 @@ SPEEDS = {"½": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
 
 def speed_label(timeline: Timeline) -> str:
     """The speed control's label in the axis' own word: "Rounds per second" (a new user read "Columns per second" as
-    a property of the heatmap, trial 20), "Time columns per second" on the seconds axis (its slider's word)."""
+    a property of the heatmap, trial 19), "Time columns per second" on the seconds axis (its slider's word)."""
     return "Time columns per second" if timeline.seconds else "Rounds per second"
 WIDTHS = {"820 px": 820, "page width": "stretch"}
 """Figure widths: 820 px fits a 1280-px window beside the sidebar and keeps stepping fastest (a fixed

@@ -21,7 +21,7 @@ from .. import charts, cluster_figures, controls, data, labels
 
 DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", OURS_BASELINE, "ours"]
 """The schedulers shown first: with ours its own baseline, sjf+timed (the same placement with ring AllReduce), the
-comparison the README's cluster table makes (trial 20: without it, ours read as second worst on the default trace)."""
+comparison the README's cluster table makes (trial 19: without it, ours read as second worst on the default trace)."""
 MAX_SEEDS = 5
 MAX_SEED_JOBS = 300
 """The "Seeds" control's bounds: at most MAX_SEEDS draws (the README's cluster table averages 5), and seeds x jobs at

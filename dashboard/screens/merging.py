@@ -141,7 +141,7 @@ def show(step: int, root: int) -> None:
 def _two(fig, text: str) -> None:
     fig["layout"]["title"]["font"] = dict(size=HEADING_PX)
     left, right = st.columns([3, 2], vertical_alignment="center")
-    with left:  # the legend above the drawing: under it, it was below the fold at 1280x800 (trial 20)
+    with left:  # the legend above the drawing: under it, it was below the fold at 1280x800 (trial 19)
         charts.show(figures.legend_above(fig, FIGURE_PX), key="merge-fig", name="fig3-step")
     right.markdown(f"<div style='font-size:1.2rem;line-height:1.55'>{_bold(text)}</div>", unsafe_allow_html=True)
 

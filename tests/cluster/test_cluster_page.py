@@ -329,7 +329,7 @@ def test_the_page_says_when_running_jobs_share_a_colour():
 
 def test_each_scheduler_has_one_colour_in_every_chart_and_the_box_plot_says_its_dashed_line_is_the_mean():
     """The JCT boxes took plotly's colours by trace order and the contention lines the job colours: one scheduler had
-    two colours on one page (new-user trial 20). The box plot's dashed line (plotly's boxmean) is the mean, said."""
+    two colours on one page (new-user trial 19). The box plot's dashed line (plotly's boxmean) is the mean, said."""
     at = _open()
     figs = charts(at)
     boxes = {t["name"]: {t.get("marker", {}).get("color"), t.get("line", {}).get("color")}
@@ -347,7 +347,7 @@ def test_each_scheduler_has_one_colour_in_every_chart_and_the_box_plot_says_its_
 
 def test_the_default_list_holds_ours_and_its_baseline_and_one_draw_says_how_they_compare():
     """On the defaults ours read as second worst, 29.5% above sjf+timed, its own ring baseline, which was not in the
-    default list (trial 20): the default list holds it, and the one-draw note gives both numbers on this seed."""
+    default list (trial 19): the default list holds it, and the one-draw note gives both numbers on this seed."""
     from dashboard.screens.cluster import DEFAULT_SCHEDULERS
     assert DEFAULT_SCHEDULERS[-2:] == ["sjf+timed", "ours"]
     at = _open(**{"cluster:schedulers": ["sjf+timed", "ours"]})

@@ -390,7 +390,7 @@ def _bar_colours(axis: dict, z: float, n: int = 400) -> tuple[str, float]:
 
 def test_idle_cells_are_drawn_in_the_colour_bars_idle_band():
     """The colour bar's 0 % read pale green while idle cells were light grey (the grey took 0.5 % of the bar) and
-    pink under the current round's tinted marker (trial 20): the bar's bottom band is the idle cells' colour, tall
+    pink under the current round's tinted marker (trial 19): the bar's bottom band is the idle cells' colour, tall
     enough to see and labelled "idle", and the marker is an outline only."""
     t, d, pbs, edges, heats = player_parts()
     fig = figures.player_figure(figures.player_base(d, heats, edges), d, [], 3, edges)
@@ -409,7 +409,7 @@ def test_the_player_margins_hold_the_row_names_and_the_colour_bar(spec):
     """The network panels' names are placed for the panels' width in px: the margins the figure sets must already
     hold what plotly would widen them for (the heatmaps' row names, the colour bar), or every panel is drawn
     narrower than its names were placed for. On main the margins were 8 px and plotly widened them to ~150 px: three
-    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 20)."""
+    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 19)."""
     t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path"))
     fig = figures.player_base(d, heats, edges)
     assert drawn_margins(fig) == fig["layout"]["margin"]

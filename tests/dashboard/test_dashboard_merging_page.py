@@ -51,7 +51,7 @@ def test_walk_through_fig3():
 
 def test_each_steps_legend_is_above_its_drawing_under_the_title():
     """At 1280x800 steps 2-4's legend ("solid: carries the sender's own piece", ...) was below the drawing and below
-    the fold (trial 20): every step's legend sits between the title and the drawing, in a top margin tall enough for
+    the fold (trial 19): every step's legend sits between the title and the drawing, in a top margin tall enough for
     the title and the legend's rows at the figure's width."""
     from dashboard import figures
     from dashboard.screens.merging import FIGURE_PX, HALF_PX

@@ -248,7 +248,7 @@ def test_play_speed_sets_the_time_between_rounds():
     from dashboard.round_player import SPEEDS
 
     at = choose_methods(open_app(), ["ps", "critical-path"])
-    assert at.segmented_control(key="w:player.speed").label == "Rounds per second"  # "Columns per second" (trial 20)
+    assert at.segmented_control(key="w:player.speed").label == "Rounds per second"  # "Columns per second" (trial 19)
     at.segmented_control(key="w:player.speed").set_value("4").run()
     assert SPEEDS["4"] == 0.25 and SPEEDS["½"] == 2.0
     at.button(key="player:play").click().run()

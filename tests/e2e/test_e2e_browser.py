@@ -93,7 +93,7 @@ DRAWN_MARGINS = """() => {
   const s = plot._fullLayout._size, m = plot.layout.margin;
   return [[Math.round(s.l), Math.round(s.r)], [Math.round(m.l), Math.round(m.r)]];
 }"""
-"""The player figure's left and right margins as plotly drew them and as its layout sets them (trial 20: 83 / 66 px
+"""The player figure's left and right margins as plotly drew them and as its layout sets them (trial 19: 83 / 66 px
 drawn where the layout said 8 / 8, so the network panels were narrower than their names were placed for)."""
 
 
