@@ -433,18 +433,27 @@ def test_the_seconds_tables_numbers_come_from_core_beside_the_clis_text():
     assert all(f">{t}</td>" in html for t in ("16", "16.0", "45,000,100.0", "0.5")), html
 
 
+LONG_NAME = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
+
+
+def compare_upload(name: str):
+    """The Compare page on an uploaded file named `name` (MINE's bytes), ring and critical-path picked."""
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    return at
+
+
 def test_a_long_uploaded_file_name_is_shortened_in_the_seconds_table_and_said_whole_under_it():
     """A long uploaded file name made the seconds table's config column so wide that the table, 820 px of columns
     at most at 1280 px, scrolled sideways by a few px. The name is shortened around an ellipsis in the table (its
     extension kept) and said whole in a caption under it; a short name stays whole."""
     from dashboard.screens.compare import short_names
 
-    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
-    at = open_app("compare")
-    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
-    at.radio(key="w:source_mode").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
-    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    name = LONG_NAME
+    at = compare_upload(name)
     at.text_input(key="w:compare.size").set_value("1B").run()
     assert not at.exception and not at.error
     table = at.dataframe[-1]
@@ -508,12 +517,8 @@ def test_a_long_uploaded_file_name_is_shortened_in_the_rounds_table_and_the_bar_
     bar's hover); the CSV keeps the whole name."""
     from apptest_tools import shown
 
-    name = "datacenter_topology_with_a_rather_long_descriptive_name_v2_final.json"
-    at = open_app("compare")
-    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
-    at.radio(key="w:source_mode").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value((name, MINE, "application/octet-stream")).run()
-    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    name = LONG_NAME
+    at = compare_upload(name)
     assert not at.exception and not at.error
     (short,) = set(cells(at.dataframe[-1])["", "config"])  # the seconds table's, as before
     assert short != name and "…" in short
