@@ -29,12 +29,20 @@ BEST_GAP_CSV = "best gap (%)"
 GAP_COLUMNS = ["gap BW bound", "gap own bound"]
 """The seconds table's gaps of a method's async time: to the bandwidth bound of any AllReduce, and to the best
 bound of the method's own DAG (the CSV's headers add the unit: ``gap BW bound (%)``)."""
+GAP_KEYS = ("bandwidth", "best")
+"""The keys of an async replay's ``gap`` under `GAP_COLUMNS`, in their order."""
 
 
 def default_methods(uneven: bool = False) -> tuple[str, ...]:
     """The registered methods `compare` runs when none are named; with `uneven` (some configuration's links differ
     in bandwidth: `uneven_links`) also those that plan by each link's speed (time-aware)."""
     return tuple(m.name for m in iter_methods() if m.default or (uneven and m.default_uneven))
+
+
+def uneven_extra() -> tuple[str, ...]:
+    """The methods `default_methods` adds where link bandwidths differ (time-aware): the CLI's note and the
+    dashboard's caption name them."""
+    return tuple(m for m in default_methods(uneven=True) if m not in default_methods())
 
 
 def uneven_links(spec: str, built: Topology | None = None, slow: str | None = None) -> str | None:
@@ -339,7 +347,7 @@ def time_cells(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
         shown = ([_shown(res.rounds, 1 if get_method(m).randomized else 0)]
                  + [_shown(res.time[mode]["time_s"] * per_second, 3) for mode in MODES]
                  + [_shown(a["algbw_Bps"] / per, 2), _shown(a["busbw_Bps"] / per, 2)]
-                 + [_shown_percent(a["gap"][k]) for k in ("bandwidth", "best")])
+                 + [_shown_percent(a["gap"][k]) for k in GAP_KEYS])
         text.append([r.name, m] + [t for t, _ in shown])
         numbers.append([r.name, m] + [x for _, x in shown])
     return header, text, numbers
@@ -535,7 +543,7 @@ def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list
                 continue
             a = t["async"]
             cells += [csv_number(t[mode]["time_s"] * 1e3) for mode in MODES]
-            cells += [csv_number(a["algbw_Bps"] / 1e9), csv_number(a["busbw_Bps"] / 1e9)] + _gaps(a, numeric=True)
+            cells += [csv_number(a["algbw_Bps"] / 1e9), csv_number(a["busbw_Bps"] / 1e9)] + _gaps_csv(a)
         body.append(cells)
     return header, body
 
@@ -552,10 +560,10 @@ def latency_column(rows: list[Row], methods: list[str]) -> tuple[list[str], list
     return optional_column(LATENCY_NOTE_CSV, notes)
 
 
-def _gaps(replay: dict, numeric: bool = False) -> list[str]:
-    """The cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound, as the
-    text prints them or, with `numeric`, as the CSV writes them (`_percent`)."""
-    return [_percent(replay["gap"][k], numeric) for k in ("bandwidth", "best")]
+def _gaps_csv(replay: dict) -> list[str]:
+    """The CSV's cells under `GAP_COLUMNS` of one async replay: its gaps to the bandwidth bound and the best bound, in
+    percent (`csv_number`); the text's are `time_cells`'."""
+    return [csv_number(100 * replay["gap"][k]) for k in GAP_KEYS]
 
 
 def csv_table(rows: list[Row], methods: list[str], size: float, event: bool = False) -> tuple[list[str], list[list[str]]]:

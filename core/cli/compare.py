@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
                        latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table,
-                       uneven_links)
+                       uneven_extra, uneven_links)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -41,11 +41,6 @@ def register(sub) -> None:
     add_schedule_options(p, writes=False)
     add_network_options(p)
     p.set_defaults(func=cmd_compare)
-
-
-def uneven_extra() -> list[str]:
-    """The methods compare's defaults add where link bandwidths differ (time-aware)."""
-    return [m for m in default_methods(uneven=True) if m not in default_methods()]
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
