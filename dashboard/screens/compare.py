@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, default_methods, latency_notes, optional_column,
-                          other_dag_note, other_dag_words, time_cells, uneven_links)
+                          other_dag_note, other_dag_words, time_cells, uneven_extra, uneven_links)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -58,9 +59,10 @@ def render() -> None:
     rows = run(sources, methods, seeds, config)
     if not rows:
         return
-    names = config_names(rows, methods)
+    cells = seconds_cells(rows, methods)
+    names = config_names(rows, cells)
     notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit, names=names)
-    seconds_table(rows, methods, config.size, names)
+    seconds_table(rows, methods, config.size, cells, names)
     stem = "table2" if scope == SCOPES[0] else file_stem(source)
     st.subheader("Rounds per configuration")
     chart(rows, methods, stem, names)
@@ -111,7 +113,7 @@ def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, 
         controls.forget("compare.methods", default)  # untouched by the user: it follows the topology's defaults
     st.session_state[AUTO] = default
     methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
-    added = [m for m in default if m not in page_defaults(False)] if methods == default else []
+    added = [m for m in uneven_extra() if m in default] if methods == default else []
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,
                            max_value=10, step=1))
     text = persistent(st.sidebar.text_input, "compare.size", DEFAULT_SIZE, "Message size (seconds table and CSV)",
@@ -230,30 +232,27 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     return notes
 
 
-def seconds_table(rows: list[Row], methods: list[str], size: float, names: dict[str, str] | None = None) -> None:
+def seconds_table(rows: list[Row], methods: list[str], size: float, cells: "SecondsCells | None",
+                  names: dict[str, str]) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
     same rows, units and numbers: one number of decimals per column, 15.060, gaps with thousands separators) at the
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
     once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
     cells are numbers (a column sorts by value: `core.compare.time_cells` gives each beside the CLI's text), each
-    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). A configuration's name
-    too long for the page is shortened in the table and said whole under it (`names`, from `config_names`; computed
-    here when not given). Under it the CLI's
+    shown as the CLI's text; the grid's accessible table exposes the same number (`cli_cells`). `cells`: the table
+    as `seconds_cells` lays it out (None: nothing to show). A configuration's name too long for the page is shortened
+    in the table and said whole under it (`names`, from `config_names`). Under it the CLI's
     latency note (`core.compare.latency_notes`), which explains the huge gaps to the bandwidth bound of a small
     message."""
     import pandas as pd
-    header, body, numbers = time_cells(rows, methods)
-    if not body:
+    if cells is None:
         return
     st.subheader(f"Seconds for M = {labels.size(size)}")
-    heads = two_row_header(header)
-    body = [[c.removesuffix("%") for c in cells] for cells in body]  # the unit is the header's: "gap to bound (%)"
-    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
-    names = names or config_names(rows, methods)
-    for cells, line in zip(body, numbers):
-        cells[0] = line[0] = names.get(cells[0], cells[0])
-    widths[0] = tables.sortable_px(heads[0][1], [cells[0] for cells in body])
+    heads = cells.heads
+    body = [[names.get(line[0], line[0])] + line[1:] for line in cells.body]
+    numbers = [[names.get(line[0], line[0])] + line[1:] for line in cells.numbers]
+    widths = [tables.sortable_px(heads[0][1], [line[0] for line in body])] + cells.widths[1:]
     shown = cli_cells(pd.MultiIndex.from_tuples([(group, leaf) for group, leaf, _ in heads]), body, numbers)
     config = {}
     for j, (group, leaf, why) in enumerate(heads):
@@ -274,17 +273,37 @@ def seconds_table(rows: list[Row], methods: list[str], size: float, names: dict[
         st.caption(line)
 
 
-def config_names(rows: list[Row], methods: list[str]) -> dict[str, str]:
-    """Each configuration's name as the page shows it in its tables and its bar chart: the seconds table's first
-    column's (`short_names`, in what the page's 820 px leave beside that table's other columns, its widest table),
-    so one name reads the same everywhere on the page; whole names where no seconds table is drawn."""
-    header, body, _ = time_cells(rows, methods)
+@dataclass(frozen=True)
+class SecondsCells:
+    """The seconds table as the page lays it out, names not yet shortened: its two-row header (`two_row_header`), the
+    CLI's text without the gaps' % (the unit is the header's: "gap to bound (%)"), the number beside each text
+    (`core.compare.time_cells`) and each column's width (`tables.sortable_px`)."""
+
+    heads: list[tuple[str, str, str]]
+    body: list[list[str]]
+    numbers: list[list[str | float]]
+    widths: list[float]
+
+
+def seconds_cells(rows: list[Row], methods: list[str]) -> SecondsCells | None:
+    """The seconds table's layout, made once for `config_names` and `seconds_table`; None when no row has times."""
+    header, body, numbers = time_cells(rows, methods)
     if not body:
+        return None
+    heads = two_row_header(header)
+    body = [[c.removesuffix("%") for c in cells] for cells in body]
+    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
+    return SecondsCells(heads, body, numbers, widths)
+
+
+def config_names(rows: list[Row], cells: SecondsCells | None) -> dict[str, str]:
+    """Each configuration's name as the page shows it in its tables and its bar chart: the seconds table's first
+    column's (`short_names`, in what the page's 820 px leave beside that table's other columns, its widest table;
+    `cells` from `seconds_cells`), so one name reads the same everywhere on the page; whole names where no seconds
+    table is drawn."""
+    if cells is None:
         return {r.name: r.name for r in rows}
-    body = [[c.removesuffix("%") for c in cells] for cells in body]  # as `seconds_table` shows them
-    widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in
-              enumerate(two_row_header(header))]
-    return short_names([r.name for r in rows], tables.PAGE_PX - sum(widths[1:]))
+    return short_names([r.name for r in rows], tables.PAGE_PX - sum(cells.widths[1:]))
 
 
 def shortened_notes(names: dict[str, str], where: str, word: str = "Configuration") -> list[str]:
