@@ -28,18 +28,19 @@ def wait_text(page, text: str) -> None:
 
 
 def choose(page, label: str, option: str, exact: bool = True) -> None:
-    """Open the select box `label` and click `option` (the first whose name contains it, without `exact`). A click
-    that lands while the page reruns can close the list before the option shows: open it again, up to 5 times."""
+    """Open the select box `label` and click `option` (the first whose name contains it, without `exact`). A rerun
+    of the page can close the list before the option shows, or after it showed and before the click (a CI run waited
+    the page's whole 420 s default timeout on such a click): open it again, up to 5 times."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout  # installed wherever this test runs (conftest)
     wanted = page.get_by_role("option", name=option, exact=exact).first
     for _ in range(5):
         page.get_by_role("combobox", name=label).click()
         try:
             wanted.wait_for(timeout=15_000)
+            wanted.click(timeout=15_000)
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
             continue
-        wanted.click()
         return
     raise AssertionError(f"the {label!r} list never showed {option!r}")
 
