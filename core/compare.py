@@ -15,7 +15,7 @@ from .jsonnumbers import WHOLE_KEYS, csv_number, json_numbers  # noqa: F401 - th
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, sampling_note, show_opening, show_temperature
-from .schedulers.learned import KEPT_START, checkpoint_label, training_answer
+from .schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
@@ -430,7 +430,7 @@ def _small_info(info: dict) -> dict:
     return {k: v for k, v in info.items() if k in ("status", "proven_optimal", "proven_bound", "solve_work",
                                                    "ring_adjacent", "samples", "temperature", "opening", "checkpoint", "trained_on",
                                                    "trained_on_this_topology", "trained_on_this_configuration",
-                                                   "trained_with", "run_with", "kept_start", "fallback",
+                                                   "trained_with", "run_with", "kept_start", "fallback", "file_spec",
                                                    "policy_rounds", "critical_path_rounds")}
 
 
@@ -476,7 +476,8 @@ def _percent(fraction: float, numeric: bool) -> str:
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
     """One line per configuration on which a learned method ran: its checkpoint, whether it was
-    trained on that topology, and for a sampled method its samples and temperature."""
+    trained on that topology, for a sampled method its samples and temperature, whether the checkpoint went by the
+    spec a topology file carries, and whether its training kept the starting weights."""
     lines = []
     for r in rows:
         parts = []
@@ -487,6 +488,8 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
             if sampled := sampling_note(info):
                 txt += f", {sampled}"
+            if said := file_spec_text(info):  # as `schedule` says it under its checkpoint line
+                txt += f"; {said}"
             if info.get("kept_start"):
                 txt += f"; {KEPT_START}"
             parts.append(txt)

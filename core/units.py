@@ -218,9 +218,16 @@ def format_seconds(seconds: float, unit: tuple[str, float] | None = None, digits
 
 def seconds_in(seconds: float, per_second: float, digits: int = 3) -> str:
     """The number of a duration in a unit (`per_second` of it make a second), `digits` significant digits, never in
-    scientific notation: a value under 0.0001 of its unit (a duration under 1 ps, which no link of this model takes,
-    or a time lost far smaller than the run) or of 10^digits or more reads with the decimals it needs."""
-    value = seconds * per_second
+    scientific notation (`plain_number`): a value under 0.0001 of its unit (a duration under 1 ps, which no link of
+    this model takes, or a time lost far smaller than the run) or of 10^digits or more reads with the decimals it
+    needs."""
+    return plain_number(seconds * per_second, digits)
+
+
+def plain_number(value: float, digits: int = 3) -> str:
+    """A number with no unit (a ratio such as a slow-down's factor: ``0.25``), `digits` significant digits, never in
+    scientific notation: a value under 0.0001 or of 10^digits or more reads with the decimals it needs
+    (``0.00001000``, ``12346``)."""
     text = f"{value:.{digits}g}"
     if "e" in text:
         text = f"{value:.{max(0, digits - math.floor(math.log10(abs(value))))}f}"

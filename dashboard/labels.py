@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from core.methods import get_method
 from core.rl.pair import pair_stem
 from core.schedule import sampling_note
-from core.schedulers.learned import KEPT_START, training_answer
+from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET
 from core.workloads import WorkloadDAG
 from core import units
@@ -73,8 +73,9 @@ def trained_here(info: dict, spec: str) -> bool | None:
 
 
 def checkpoint_note(info: dict, spec: str) -> str | None:
-    """Which RL checkpoint ran, whether it was trained on this topology, and whether its training kept the starting
-    weights (as the CLI says it); None for other methods."""
+    """Which RL checkpoint ran, whether it was trained on this topology, whether it went by the spec a topology file
+    carries (`file_spec_text`) and whether its training kept the starting weights (as the CLI says it); None for other
+    methods."""
     if "checkpoint" not in info:
         return None
     name = pair_stem(str(info["checkpoint"])).name  # my.model stays my.model (.stem cut it to my)
@@ -91,6 +92,8 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
                 f"(as meant: a checkpoint trained across topologies is the default on any other)")
     else:  # a checkpoint of one topology borrowed for another: a real mismatch, in capitals (Compare warns on NOT)
         note = f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
+    if said := file_spec_text(info):  # a topology file carrying a spec: whether the checkpoint went by it
+        note += f"; {said}"
     return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
 
 

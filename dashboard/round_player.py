@@ -19,7 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
-from core.units import rate_unit, seconds_in
+from core.units import plain_number, rate_unit, seconds_in
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels
@@ -61,6 +61,8 @@ class View:
     """On the seconds axis: the unit shown and how many of it make a second."""
     marks: tuple = ()
     changed: tuple[tuple[int, ...], str] | None = None
+    tag: str = ""
+    """What the downloads' names (figure, heatmap CSV, animation) say of the run: `run_tag`, made once per render."""
 
 
 def load(source: Source, methods: list[str], config: ScheduleConfig, timeline: Timeline = ROUNDS) -> list[Playback]:
@@ -227,7 +229,8 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         changed = (tuple(event.failed) + tuple(e for e, _ in event.slowed), what or "changed link")
         if event.at_s != 0:  # a change before the run has no moment to mark: the whole run is re-planned
             marks = tuple(_mark(source, pb, config or ScheduleConfig(), timeline, unit[1]) for pb in plays)
-    return View(network, by_group, by_tree, edges, tuple(legend), width, timeline, axis, unit, marks, changed)
+    tag = run_tag(config or ScheduleConfig(), timeline, t.bandwidth)
+    return View(network, by_group, by_tree, edges, tuple(legend), width, timeline, axis, unit, marks, changed, tag)
 
 
 def _mark(source: Source, pb: Playback, config: ScheduleConfig, timeline: Timeline, factor: float) -> tuple:
@@ -322,8 +325,7 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
                             view.timeline, view.axis, view.marks, view.changed)
     drawing = data.drawing(source) if view.network else None
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
-    tag = run_tag(config, view.timeline, data.topology(source).bandwidth)
-    name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{tag}"
+    name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{view.tag}"
     charts.show(fig, f"{key}:figure", name, buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
     rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
@@ -432,7 +434,7 @@ def _workload_list(pb: Playback, r: int) -> None:
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
     """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click."""
     stem = file_stem(source)
-    at = run_tag(config, view.timeline, data.topology(source).bandwidth)
+    at = view.tag
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
@@ -477,7 +479,7 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
             moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
         change = [f"fail{'_'.join(map(str, event.failed))}"] if event.failed else []
         if event.slowed:
-            factors = [_file_safe(seconds_in(bw / float(nominal[e]), 1)) for e, bw in event.slowed]
+            factors = [_file_safe(plain_number(bw / float(nominal[e]))) for e, bw in event.slowed]
             links = [str(e) for e, _ in event.slowed]
             change.append("slow" + ("_".join(links) + f"x{factors[0]}" if len(set(factors)) == 1 else
                                     "_".join(f"{e}x{f}" for e, f in zip(links, factors))))

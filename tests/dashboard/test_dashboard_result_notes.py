@@ -3,6 +3,7 @@ a method on other routes left out of Compare's best gap."""
 
 from __future__ import annotations
 
+import pytest
 from apptest_tools import open_app, texts
 
 from core.compare import compare_topology
@@ -163,3 +164,71 @@ def show(info: dict) -> str:
 def temp(info: dict) -> str:
     from core.schedule import show_temperature
     return show_temperature(info["temperature"])
+
+
+# ---- a topology file carrying a spec: the checkpoint went by the spec or not, said as `schedule` says it ------------
+CARRIED_USED = {"spec": "bcube:n=3,k=1", "used": True, "why_not": None}
+CARRIED_NOT = {"spec": "bcube:n=3,k=1", "used": False, "why_not": "link 2 (s02-sw0.0) has capacity 2, 1 in bcube:n=3,k=1"}
+"""`info["file_spec"]` as `core.schedulers.learned` writes it for a file whose graph is its spec's, and for one whose
+graph is not (a link's capacity edited)."""
+
+
+def test_the_checkpoint_note_says_whether_the_checkpoint_went_by_the_spec_a_file_carries():
+    from core.schedulers.learned import file_spec_text
+    used = dict(KEPT, kept_start=False, checkpoint="bcube_n3_k1", file_spec=CARRIED_USED)
+    assert labels.checkpoint_note(used, "upload:t.json") == (
+        "checkpoint bcube_n3_k1, trained on this topology; the file's graph is that of the spec it carries, "
+        "bcube:n=3,k=1: the checkpoint is chosen and judged as for that spec")
+    other = {"checkpoint": "universal", "trained_on": ["bcube:n=3,k=1", "dcell:n=4,k=1"],
+             "trained_on_this_topology": False, "file_spec": CARRIED_NOT, "kept_start": True}
+    note = labels.checkpoint_note(other, "upload:t.json")
+    assert f"; {file_spec_text(other)}; {KEPT_START}" in note  # in the CLI's order: the spec, then iteration 0
+    assert "but its graph is not that spec's (link 2 (s02-sw0.0) has capacity 2, 1 in bcube:n=3,k=1)" in note
+    assert "NOT" not in note  # information, not Compare's warning of a borrowed checkpoint
+    assert "spec it carries" not in labels.checkpoint_note(KEPT, "dcell:n=5,k=1")  # no file, no line
+
+
+def carried_upload(at, edit=None):
+    """Upload BCube(3,1) written as `topology bcube:n=3,k=1 --format json` writes it (the spec beside the graph; after
+    `edit` of its dict) as t.json, in the sidebar of `at`."""
+    import json
+
+    from core.topology import to_dict
+    doc = to_dict(make_topology("bcube:n=3,k=1"))
+    assert doc["spec"] == "bcube:n=3,k=1"
+    if edit is not None:
+        edit(doc)
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("t.json", json.dumps(doc).encode(), "application/octet-stream")).run()
+    assert not at.exception and not at.error
+    return at
+
+
+def test_player_says_an_uploaded_files_graph_is_that_of_the_spec_it_carries():
+    pytest.importorskip("torch")
+    from core.schedulers.learned import file_spec_text
+    at = carried_upload(open_app("player"))
+    at.multiselect(key="w:player.methods").set_value(["critical-path", "rl"]).run()
+    assert not at.exception
+    (line,) = [c.value for c in at.caption if "checkpoint bcube_n3_k1" in c.value]
+    assert f"; {file_spec_text({'file_spec': CARRIED_USED})}" in line, line
+
+
+def test_debugger_says_why_an_uploaded_files_spec_was_not_used():
+    pytest.importorskip("torch")
+    at = carried_upload(open_app("debugger"), edit=lambda d: d["links"][2].__setitem__(2, 2))
+    (line,) = [c.value for c in at.caption if c.value.startswith("Hierarchical RL: checkpoint universal")]
+    assert ("the file carries the spec bcube:n=3,k=1, but its graph is not that spec's (link 2 (s02-sw0.0) has "
+            "capacity 2, 1 in bcube:n=3,k=1): the checkpoint is chosen and judged as for any file") in line, line
+
+
+def test_compare_notes_say_an_uploaded_files_graph_is_that_of_the_spec_it_carries():
+    pytest.importorskip("torch")
+    from core.schedulers.learned import file_spec_text
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at = carried_upload(at)
+    at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl"]).run()
+    assert not at.exception
+    assert (f"- t.json, Hierarchical RL: checkpoint bcube_n3_k1, trained on this topology; "
+            f"{file_spec_text({'file_spec': CARRIED_USED})}" in texts(at).splitlines())

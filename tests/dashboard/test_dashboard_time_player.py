@@ -382,3 +382,39 @@ def test_a_slow_downs_factor_is_in_the_run_tag():
     assert tag(((0, 50.0), (3, 25.0)), at_s=2.5e-4) == "-1B-async-slow0x0p5_3x0p25-at0p25ms"
     both = run_tag(config, Timeline(event=LinkEvent(failed=(1,), slowed=((0, 25.0),), at_round=2)), nominal)
     assert both == "-1B-async-fail1-slow0x0p25-after2"
+
+
+def test_download_names_are_made_once_per_render_and_keep_a_slow_downs_factor_on_links_of_two_speeds(monkeypatch):
+    """`run_tag` was worked out twice per render (the figure's name, then the downloads') and formatted a slow-down's
+    factor as a duration (`seconds_in(x, 1)`). It is made once per render (`View.tag`) and the factor is a plain
+    number (`core.units.plain_number`); the names are those of before: on BCube(3,1) with its levels at 100 and 25
+    Gbit/s (bw=100/25), link 9 (level 1, 25 Gbit/s) slowed to x0.5 after round 3 is ``slow9x0p5``, the new 12.5 Gbit/s
+    over the link's own 25, in the figure's, the heatmap CSV's and the animation's names."""
+    import dashboard.round_player as rp
+
+    made = []
+    real = rp.run_tag
+    monkeypatch.setattr(rp, "run_tag", lambda *a: made.append(a) or real(*a))
+    got = capture_deferred_downloads(monkeypatch)
+    at = player(["ring"])
+    at.text_input(key="w:link_options").set_value("bw=100/25").run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("1B").run()
+    assert not at.exception and not at.error
+    stem = "bcube_n3_k1_bw100_25"
+    assert figure_file_name(at) == f"{stem}-column1-1B-async"
+    links = next(m.key for m in at.multiselect if m.key.startswith("w:player.links:"))
+    at.multiselect(key=links).set_value([9]).run()
+    at.segmented_control(key="w:player.change").set_value("slow down").run()
+    at.segmented_control(key="w:player.factor").set_value("×0.5").run()
+    at.segmented_control(key="w:player.when").set_value("after a round").run()
+    at.number_input(key="w:player.at_round").set_value(3).run()
+    assert not at.exception and not at.error
+    made.clear()
+    at.segmented_control(key="w:player.axis").set_value("rounds").run()
+    assert not at.exception and not at.error
+    assert len(made) == 1, made  # once for the figure and every download of this render
+    tag = "1B-async-slow9x0p5-after3"
+    assert figure_file_name(at) == f"{stem}-round1-{tag}"
+    assert f"{stem}-ring-{tag}.utilization.csv" in got and f"{stem}-ring-{tag}.animation.html" in got, sorted(got)
+    assert f"{stem}-ring-1B-async.utilization.csv" in got  # the seconds axis before the event: size and replay

@@ -27,17 +27,49 @@ def wait_text(page, text: str) -> None:
     page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=text)
 
 
-def choose(page, label: str, option: str, exact: bool = True) -> None:
-    """Open the select box `label` and click `option` (the first whose name contains it, without `exact`). A rerun
-    of the page can close the list before the option shows, or after it showed and before the click (a CI run waited
-    the page's whole 420 s default timeout on such a click): open it again, up to 5 times."""
+TRY_MS = 15_000
+"""How long one try of a click after a list or an expander opened may wait (`choose`, `open_expander`): a rerun of the
+page can close what was opened, and a click or wait on its content then waits the page's whole default timeout (420 s
+in the 8-method test) for something that will not show; each try is bounded and the opening is done again."""
+TRIES = 5
+EXPANDER_OPEN = """(title) => Array.from(document.querySelectorAll('[data-testid="stExpander"] details')).some(
+  d => d.open && d.querySelector('summary').innerText.includes(title))"""
+"""Whether the expander whose header contains `title` is open."""
+
+
+def open_expander(page, title: str, shown: str = EXPANDER_OPEN, arg=None) -> None:
+    """Open the expander whose header contains `title` (a click on its header when closed) and wait for `shown` (a
+    JS function of `arg`, `title` when None; by default: the expander is open). A rerun can close it between the click
+    and the wait, or rebuild it closed (a changed label or `expanded`): each try waits `TRY_MS` at most, then the
+    expander is opened again, up to `TRIES` times."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout  # installed wherever this test runs (conftest)
-    wanted = page.get_by_role("option", name=option, exact=exact).first
-    for _ in range(5):
-        page.get_by_role("combobox", name=label).click()
+    header = page.locator('[data-testid="stExpander"] details > summary').filter(has_text=title).first
+    for _ in range(TRIES):
         try:
-            wanted.wait_for(timeout=15_000)
-            wanted.click(timeout=15_000)
+            if not page.evaluate(EXPANDER_OPEN, title):
+                header.click(timeout=TRY_MS)
+            page.wait_for_function(shown, arg=title if arg is None else arg, timeout=TRY_MS)
+        except PlaywrightTimeout:
+            continue
+        return
+    raise AssertionError(f"the expander {title!r} never showed what was waited for")
+
+
+def choose(page, label: str, option: str, exact: bool = True, inside: str | None = None) -> None:
+    """Open the select box `label` and click `option` (the first whose name contains it, without `exact`); `inside`:
+    the title of the expander the box is in, opened first. A rerun of the page can close the list (or the expander)
+    before the option shows, or after it showed and before the click (a CI run waited the page's whole 420 s default
+    timeout on such a click): every click and wait is bounded (`TRY_MS`) and the list is opened again, up to `TRIES`
+    times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    wanted = page.get_by_role("option", name=option, exact=exact).first
+    for _ in range(TRIES):
+        try:
+            if inside is not None:
+                open_expander(page, inside)
+            page.get_by_role("combobox", name=label).click(timeout=TRY_MS)
+            wanted.wait_for(timeout=TRY_MS)
+            wanted.click(timeout=TRY_MS)
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
             continue
@@ -194,8 +226,7 @@ def test_player_metrics_are_not_cut_at_1280_px(page, app_url):
     wait_text(page, "Column 1 of")
     page.get_by_text("busbw").first.wait_for()
     assert page.evaluate(CUT_METRICS) == []
-    page.get_by_text("Fail or slow down a link", exact=False).click()
-    choose(page, "Links", "0 · ", exact=False)
+    choose(page, "Links", "0 · ", exact=False, inside="Fail or slow down a link")
     page.keyboard.press("Escape")
     wait_text(page, "each method re-plans what is left")
     page.wait_for_function(EVENT_MARKED)
@@ -263,8 +294,7 @@ EVENT_MARKED = """() => {
 def test_fail_a_link_mid_run_and_see_every_method_replan(page, app_url):
     page.goto(f"{app_url}/player")
     wait_text(page, "Round 1 of")
-    page.get_by_text("Fail or slow down a link", exact=False).click()
-    choose(page, "Links", "0 · s00–sw0.0 · level 0 · 100 Gbit/s")
+    choose(page, "Links", "0 · s00–sw0.0 · level 0 · 100 Gbit/s", inside="Fail or slow down a link")
     page.keyboard.press("Escape")
     wait_text(page, "Link 0 (s00–sw0.0) fails at 0.5 ms: each method re-plans what is left")
     page.wait_for_function(EVENT_MARKED)  # the change marked on each method's heatmap
@@ -309,8 +339,7 @@ SIDEWAYS_TABLES = """() => Array.from(document.querySelectorAll('[data-testid="s
 
 def assert_tables_fit_with_sizes_open(page) -> None:
     """Opens Compare's "Sizes and notes" and checks that every table drawn (its three) fits its width."""
-    page.get_by_text("Sizes and notes", exact=True).click()  # the caption under the table names it too
-    page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 3")
+    open_expander(page, "Sizes and notes", f"() => ({SIDEWAYS_TABLES})().length >= 3")
     page.wait_for_timeout(1500)
     widths = page.evaluate(SIDEWAYS_TABLES)
     assert all(content <= shown + 1 for content, shown in widths), widths
@@ -327,13 +356,19 @@ def open_debugger(page, app_url: str) -> None:
     page.wait_for_function(f"() => ({SIDEWAYS_TABLES})().length >= 4")
 
 
+EXPANDER_TABLE = """(title) => Array.from(document.querySelectorAll('[data-testid="stExpander"] details')).some(
+  d => d.open && d.querySelector('summary').innerText.includes(title) && Array.from(
+    d.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')).some(s => s.offsetParent !== null))"""
+"""Whether the expander whose header contains `title` is open with a table drawn in it."""
+
+
 def test_debugger_tables_in_expanders_fit_1280_px(page, app_url):
     """The candidates' feature values (17 columns: ~2170 px of content in ~784 px) and the flow-trees' features
     (~1270 px) scrolled sideways inside their expanders. With both expanders open, every table on the page fits."""
     open_debugger(page, app_url)
     before = len(page.evaluate(SIDEWAYS_TABLES))
     for title in ("Flow-tree features and probabilities", "Feature values of the candidates"):
-        page.get_by_text(title).first.click()
+        open_expander(page, title, EXPANDER_TABLE)
     page.wait_for_function(f"(n) => ({SIDEWAYS_TABLES})().length >= n + 2", arg=before)
     page.wait_for_timeout(1000)
     widths = page.evaluate(SIDEWAYS_TABLES)

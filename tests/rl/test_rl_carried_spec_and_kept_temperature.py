@@ -71,6 +71,24 @@ def test_a_file_without_a_spec_says_nothing_of_one(tmp_path, capsys):
     assert "file_spec" not in doc["info"]
 
 
+def test_compare_says_what_schedule_says_of_a_files_spec(tmp_path, capsys):
+    """`compare` on a topology file carrying a spec printed the checkpoint line without `schedule`'s line of whether
+    the checkpoint went by the spec (its results dropped `info["file_spec"]`): the same words, after the checkpoint,
+    for a file whose graph is its spec's and for one whose graph is not."""
+    from core.schedulers.learned import file_spec_text
+    same = _topology_file(tmp_path, capsys, "same.json", "bcube:n=3,k=1")
+    failed = _topology_file(tmp_path, capsys, "failed.json", "bcube:n=3,k=1", "--fail-links", "1")
+    assert cli.main(["compare", f"file:{same}", f"file:{failed}", "--methods", "ring,rl"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for f, text, doc in ((same, *_schedule(capsys, f"file:{same}", "--method", "rl")),
+                         (failed, *_schedule(capsys, f"file:{failed}", "--method", "rl"))):
+        said = file_spec_text(doc["info"])
+        assert f"  {said}" in text.splitlines()  # schedule's line
+        (line,) = [x for x in out if x.startswith(f"file:{f}: rl: checkpoint ")]
+        assert line.endswith(f"(trained on this topology: {'yes' if f == same else 'no'}); {said}"), line
+    assert "its graph is not that spec's (link 1 (s01-sw0.0) is failed)" in "\n".join(out)
+
+
 def _edited(tmp_path, capsys, edit):
     from core.topology.carried import carried_difference
     f = _topology_file(tmp_path, capsys, "e.json", "bcube:n=3,k=1", edit=edit)
