@@ -60,7 +60,8 @@ def register(sub) -> None:
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
     from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_title, unfit)
+                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_facts, trace_title,
+                          unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -96,19 +97,24 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         if path:
             _write_rows(path, [{"scheduler": r.scheduler, **row} for r in results for row in table(r)])
             print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
+    title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
-                          "results": rows}, indent=2, default=float))
+                          "trace_title": title, **facts, "skipped_note": skipped_note(trace), "results": rows},
+                         indent=2, default=float))
         return 0
     keys = list(METRICS)
     if a.format == "csv":
+        # the trace's facts repeat on every row (a CSV has no place above its rows that a reader keeps)
+        said = ["yes" if facts["run_times_as_compute"] else "no", facts["records"], facts["records_skipped"],
+                "; ".join(f"{why} ({n})" for why, n in facts["skipped_reasons"].items())]
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"])
-        w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] for r in rows])
+        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"] + CSV_TRACE_COLUMNS)
+        w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] + said for r in rows])
         print(buf.getvalue(), end="")
         return 0
-    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace_title(a.trace, trace)}")
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {title}")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
     body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]
@@ -118,6 +124,11 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
     return 0
+
+
+CSV_TRACE_COLUMNS = ["run_times_as_compute", "records", "records_skipped", "skipped_reasons"]
+"""The trace's columns after the metrics in ``cluster --format csv`` (`core.cluster.trace_facts`; yes or no as in
+``compare``'s CSV, the reasons as ``reason (count)``, ``; ``-separated)."""
 
 
 def cmd_cluster_train(a: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ import csv
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -401,6 +402,17 @@ def skipped_note(trace: Trace) -> str | None:
     if not trace.skipped:
         return None
     return f"{trace.name}: {_skipped_text(trace.records, trace.skipped)}"
+
+
+def trace_facts(trace: Trace) -> dict[str, Any]:
+    """What the text output says of a trace beside its metrics, as fields for ``cluster --format json`` and columns
+    for ``--format csv`` (the text's header and notes: `trace_title`, `skipped_note`): ``run_times_as_compute``
+    (some job's iterations were read from a run time as compute only: `RUN_TIMES`), ``records`` (records the
+    Philly or Helios log had, kept or not; 0 for other traces), ``records_skipped`` (how many of them the reader
+    left out) and ``skipped_reasons`` (each reason with its count)."""
+    return {"run_times_as_compute": bool(trace.run_times), "records": int(trace.records),
+            "records_skipped": sum(n for _, n in trace.skipped),
+            "skipped_reasons": {why: int(n) for why, n in trace.skipped}}
 
 
 def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:

@@ -98,6 +98,35 @@ def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_
     assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
 
 
+def test_json_and_csv_say_what_the_text_says_of_the_trace(capsys, tmp_path):
+    """fix23a: the text's header said the run times were read as compute only and a note counted the records
+    skipped, but --format json and csv said neither: JSON has them as fields, CSV as columns after the metrics."""
+    from test_cluster_traces import PHILLY
+
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    args = ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest,gadget", "--format"]
+    note = f"{p}: 1 of 3 records skipped: no attempt with start and end time"
+    assert main(args + ["json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trace_title"] == f"{p} (model=resnet50; 2 jobs; {RUN_TIMES})"
+    assert doc["run_times_as_compute"] is True and doc["records"] == 3 and doc["records_skipped"] == 1
+    assert doc["skipped_reasons"] == {"no attempt with start and end time": 1} and doc["skipped_note"] == note
+    assert main(args + ["csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["scheduler"] for r in rows] == ["fifo+closest", "gadget"]
+    for r in rows:
+        assert (r["run_times_as_compute"], r["records"], r["records_skipped"], r["skipped_reasons"]) == \
+            ("yes", "3", "1", "no attempt with start and end time (1)")
+    # a synthetic trace: no file run times read (its draws are ideal durations by design), no records
+    assert main(ARGS + ["--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["run_times_as_compute"], doc["records"], doc["records_skipped"], doc["skipped_note"]) == \
+        (False, 0, 0, None)
+    assert doc["trace_title"] == "synthetic:jobs=20,seed=2,rate=10 (20 jobs)"
+
+
 @pytest.mark.parametrize("column, said", [("duration_s", True), ("iterations", False)])
 def test_the_header_says_how_run_times_were_read(capsys, tmp_path, column, said):
     """Trial 20: a gpt2 job with duration_s=36000 on 16 GPUs ran 33.7 h, and neither the output nor the help said that a
@@ -200,7 +229,8 @@ def test_the_events_are_a_table_too(capsys, tmp_path):
     assert main(ARGS + ["--format", "csv"]) == 0
     assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == [
         "scheduler", "avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
-        "mean_link_users", "preemptions", "wall_s", "cpu_s"]
+        "mean_link_users", "preemptions", "wall_s", "cpu_s", "run_times_as_compute", "records", "records_skipped",
+        "skipped_reasons"]
 
 
 def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
