@@ -344,14 +344,14 @@ def read_csv_trace(path: str) -> Trace:
         raise TraceError(f"{path}: no jobs: the file has a header but no rows")
     ids, arrival, gpus, model, iters = [], [], [], [], []
     names = model_names()
-    run_times = False
+    from_run_time = []
     for r, rec in enumerate(rows, start=1):
         m = (rec.get("model") or "").strip()
         if m not in MODELS:
             raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
         g = _gpu_field(path, r, rec, "gpus")
         it, timed = _iterations(path, r, rec, columns, m)
-        run_times |= timed
+        from_run_time.append(timed)
         ids.append((rec.get("job_id") or f"j{r - 1}").strip())
         arrival.append(_field(path, r, rec, "arrival_s"))
         if r > 1 and arrival[-1] < arrival[-2] and arrival[-1] >= 0:  # a negative time is check_job's rule
@@ -360,7 +360,7 @@ def read_csv_trace(path: str) -> Trace:
         gpus.append(int(g))
         model.append(names.index(m))
         iters.append(it)
-    return Trace(path, tuple(ids), arrival, gpus, model, iters, run_times=run_times)
+    return Trace(path, tuple(ids), arrival, gpus, model, iters, from_run_time=from_run_time)
 
 
 def _time(path: str, row: int, key: str, text: object) -> float:
@@ -386,7 +386,7 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
     dur = np.array([j[3] for j in jobs])
     return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
                  np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs], records=records,
-                 skipped=left_out, run_times=True)
+                 skipped=left_out, from_run_time=np.ones(len(jobs), dtype=bool))
 
 
 def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:
