@@ -17,20 +17,23 @@ from .common import Given, ignored_note, print_table
 
 def register(sub) -> None:
     """Add this module's subcommands to the parser."""
-    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers")
+    # core.cluster is imported only when the command runs (it loads torch); a test keeps the rate written here
+    #   equal to traces.DEFAULT_RATE. The trace forms are the epilog's: an option's help stays a few lines (fix23a)
+    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers",
+                       epilog="--trace takes synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] "
+                              "(rate defaults to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU "
+                              "demands are capped at max_gpus, by default at the cluster's GPUs, with a note); "
+                              "csv:PATH[,limit=N]; philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every "
+                              "job's model, else one drawn with seed, default 0; limit 0 = all jobs). A run time "
+                              "(duration_s, Philly's and Helios' run times) is read as compute only, iterations = run "
+                              "time / the model's compute per iteration, so the job also pays its AllReduce and runs "
+                              "longer than the file says: give iterations to replay measured times (docs/cluster.md "
+                              "§5).")
     p.add_argument("--topology", default="bcube:n=4,k=2", help="network topology spec (default bcube:n=4,k=2)")
     p.add_argument("--gpus-per-server", type=int, default=4, help="GPUs on every server (default 4)")
     p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
-                   # core.cluster is imported only when the command runs (it loads torch); a test keeps the
-                   # rate written here equal to traces.DEFAULT_RATE
-                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] (rate defaults "
-                        "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
-                        "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
-                        "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
-                        "drawn with seed, default 0; limit 0 = all jobs); a run time (duration_s, Philly's and "
-                        "Helios' run times) is read as compute only, iterations = run time / the model's compute "
-                        "per iteration, so the job also pays its AllReduce and runs longer than the file says: give "
-                        "iterations to replay measured times (docs/cluster.md §5; default %(default)s)")
+                   help="the jobs: synthetic:jobs=N,seed=S[,...], csv:PATH, philly:PATH or helios:PATH; their "
+                        "options and how a run time is read: below (default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default "
                         "all); topdrl runs only with the GPUs per server its checkpoint was trained for (4 for the "
