@@ -52,6 +52,10 @@ HELIOS_SKIPS = ("no GPUs (gpu_num 0)", "zero run time")
 """Why the Helios reader leaves a record out."""
 
 
+TRACE_KINDS = ("synthetic", "csv", "philly", "helios")
+"""The kinds a trace spec names before its first ``:`` (a path after it may hold more: ``philly:/tmp/a:b.json``)."""
+
+
 def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     """The trace a spec names (TraceError naming the rule, the row or the option).
 
@@ -64,6 +68,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     spec = spec.strip()
     kind, sep, rest = spec.partition(":")
     kind = kind.lower()
+    if sep and kind not in TRACE_KINDS and (Path(spec).exists() or any(c in kind for c in "/\\.")):
+        kind, sep, rest = spec, "", ""  # a bare path with ':' in it (a kind has no '/' or '.'): /tmp/a:b.csv
     if not sep and spec.lower().endswith(".csv"):
         kind, rest = "csv", spec
     if kind == "synthetic":
@@ -99,7 +105,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     if not sep and ("/" in spec or "." in spec or Path(spec).exists()):  # a bare path other than a .csv: its kind
         # cannot be told from it (trial: "unknown trace kind '/tmp/philly.json'")
         raise TraceError(bare_path_text(spec))
-    raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+    nor = f" (nor a file: no such file {spec!r})" if spec.lower().endswith((".csv", ".json")) else ""
+    raise TraceError(f"unknown trace kind {kind!r} in {spec!r}{nor}; use synthetic:, csv:, philly: or helios:")
 
 
 def bare_path_text(path: str) -> str:

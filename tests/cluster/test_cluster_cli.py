@@ -288,3 +288,29 @@ def test_a_refused_cluster_command_prints_only_its_error(capsys):
     assert main(args + ["gadget"]) == 0  # the same trace, run: the note says how many jobs were capped
     err = capsys.readouterr().err
     assert "jobs' GPU demands capped at 8" in err and "note: synthetic:jobs=30: " in err
+
+
+def test_a_trace_path_with_a_colon_reads_or_fails_in_one_line(capsys, tmp_path, monkeypatch):
+    """fix23a: a spec is read at its first ':', so a bare path holding one (/tmp/t:1.csv, a .csv path read as csv:)
+    said "unknown trace kind '/tmp/t'"; it reads as the path it is, and a kind-prefixed one (philly:/tmp/a:b.json,
+    csv:d:x/t.csv) reads as before. What cannot be read fails with one line naming it (exit 2)."""
+    from test_cluster_traces import PHILLY
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t:1.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,1000\n")
+    (tmp_path / "d:x").mkdir()
+    (tmp_path / "d:x" / "t.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,1000\n")
+    (tmp_path / "a:b.json").write_text(json.dumps(PHILLY))
+    base = ["cluster", "--topology", "bcube:n=2,k=1", "--gpus-per-server", "2", "--scheduler", "fifo+closest",
+            "--format", "json", "--trace"]
+    for spec, jobs in ((f"{tmp_path}/t:1.csv", 1), ("t:1.csv", 1), ("d:x/t.csv", 1), ("csv:d:x/t.csv,limit=1", 1),
+                       ("csv:t:1.csv", 1), (f"philly:{tmp_path}/a:b.json,model=resnet50", 2)):
+        assert main(base + [spec]) == 0, (spec, capsys.readouterr().err)
+        assert json.loads(capsys.readouterr().out)["jobs"] == jobs, spec
+    for spec, said in ((f"{tmp_path}/no:such.csv", f"{tmp_path}/no:such.csv: no such file"),
+                       ("a:b.json", "a:b.json: a trace file; name its kind before it: philly:a:b.json"),
+                       ("no:such.csv", "unknown trace kind 'no' in 'no:such.csv' (nor a file: no such file "),
+                       ("philly:no:such.json", "philly:no:such.json: no such file"),
+                       ("synthetic:jobs=3:seed=1", "jobs must be a number, got '3:seed=1'")):
+        assert main(base + [spec]) == 2, spec
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1 and said in err, (spec, err)
