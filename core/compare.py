@@ -18,7 +18,7 @@ from .schedule import ScheduleConfig, sampling_note, show_opening, show_temperat
 from .schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
-from .topology import (Preset, Topology, TopologyError, degrade, keyed_spec, make_topology, paper_preset,
+from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
                        preset, split_link_options)
 from .workloads import WorkloadDAG, build_dag
 from .units import rate_unit, time_unit
@@ -107,6 +107,7 @@ class Row:
     results: dict[str, MethodResult]
     paper: Preset | None
     merge: bool = True  # the tree DAG the bound is for: merged (the default) or not (--no-merge)
+    network: dict | None = None  # the links --fail-links/--slow-links failed or slowed (`degrade.changes`), if any
 
     def best_merged(self) -> MethodResult | None:
         """The best method that schedules the merged DAG (the one the lower bound is for) on the row's routes."""
@@ -147,7 +148,7 @@ class Row:
                 "nodes": self.paper.paper_nodes, "edges": self.paper.paper_edges,
                 "workloads": self.paper.paper_workloads, "ps": self.paper.paper_ps,
                 "ring": self.paper.paper_ring, "rl": self.paper.paper_rl},
-        }
+        } | ({"network": self.network} if self.network else {})  # as a schedule file records it
 
 
 def _rounds(method: str, rounds: float | None) -> float | int | None:
@@ -192,9 +193,29 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         built = make_topology(spec)
         topo = degrade(built, fail=fail, slow=slow)
         change = LinkEvent.parse(topo, *event, nominal=built.bandwidth) if event else None
-        rows.append(compare_topology(topo, methods, seeds, base, name=name, paper=paper, progress=progress,
-                                     size=size, change=change, searching=searching))
+        moved = changes(built, topo)
+        row = compare_topology(topo, methods, seeds, base, name=name + network_tag(moved), paper=paper,
+                               progress=progress, size=size, change=change, searching=searching)
+        row.network = moved if moved["failed"] or moved["slowed"] else None
+        rows.append(row)
     return rows
+
+
+def network_tag(moved: dict, most: int = 6) -> str:
+    """What a row's name adds when --fail-links or --slow-links changed its network (`degrade.changes`), so two
+    networks never share a name, as the dashboard's download names (`run_tag`) say it: `` (failed 1,5; slowed
+    3,7 x0.25)``, each link's factor where they differ (``slowed 3 x0.25, 7 x0.5``), at most `most` links of each
+    named (``and 12 more``); empty when nothing changed."""
+    def listed(items: list[str]) -> str:
+        return ",".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
+    parts = [f"failed {listed([str(e) for e in moved['failed']])}"] if moved["failed"] else []
+    if moved["slowed"]:
+        factors = [f"x{to / was:.3g}" for _, was, to in moved["slowed"]]
+        links = [str(e) for e, _, _ in moved["slowed"]]
+        parts.append(f"slowed {listed(links)} {factors[0]}" if len(set(factors)) == 1 else
+                     "slowed " + listed([f"{e} {f}" for e, f in zip(links, factors)]).replace(",", ", "))
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def compare_topology(topo: Topology, methods: Iterable[str], seeds: int = 5, config: ScheduleConfig | None = None,

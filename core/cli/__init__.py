@@ -23,7 +23,7 @@ def build_parser() -> OneLineParser:
     ap = OneLineParser(prog="allreduce-lab", description="AllReduce scheduling lab: topologies, methods, time, "
                                                          "real execution and cluster simulation.")
     ap.add_argument("--version", action="version", version=f"allreduce-lab {_version()}")
-    sub = ap.add_subparsers(dest="command", required=True)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")  # not the 96-column {a,b,...}
     for module in COMMAND_MODULES:
         module.register(sub)
     ap.commands = list(sub.choices)  # for the one-line hint when no command is given

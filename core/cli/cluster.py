@@ -17,20 +17,23 @@ from .common import Given, ignored_note, print_table
 
 def register(sub) -> None:
     """Add this module's subcommands to the parser."""
-    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers")
+    # core.cluster is imported only when the command runs (it loads torch); a test keeps the rate written here
+    #   equal to traces.DEFAULT_RATE. The trace forms are the epilog's: an option's help stays a few lines (fix23a)
+    p = sub.add_parser("cluster", help="simulate jobs sharing a GPU cluster under one or more schedulers",
+                       epilog="--trace takes synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] "
+                              "(rate defaults to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU "
+                              "demands are capped at max_gpus, by default at the cluster's GPUs, with a note); "
+                              "csv:PATH[,limit=N]; philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every "
+                              "job's model, else one drawn with seed, default 0; limit 0 = all jobs). A run time "
+                              "(duration_s, Philly's and Helios' run times) is read as compute only, iterations = run "
+                              "time / the model's compute per iteration, so the job also pays its AllReduce and runs "
+                              "longer than the file says: give iterations to replay measured times (docs/cluster.md "
+                              "§5).")
     p.add_argument("--topology", default="bcube:n=4,k=2", help="network topology spec (default bcube:n=4,k=2)")
     p.add_argument("--gpus-per-server", type=int, default=4, help="GPUs on every server (default 4)")
     p.add_argument("--trace", default="synthetic:jobs=160,seed=0",
-                   # core.cluster is imported only when the command runs (it loads torch); a test keeps the
-                   # rate written here equal to traces.DEFAULT_RATE
-                   help="synthetic:jobs=N,seed=S[,rate=R,mix=sjf-bco|gavel,models=A/B,max_gpus=M] (rate defaults "
-                        "to 6 jobs an hour, mix to sjf-bco, models to the whole catalog; GPU demands are capped at "
-                        "max_gpus, by default at the cluster's GPUs, with a note); csv:PATH[,limit=N]; "
-                        "philly:PATH or helios:PATH[,model=NAME,seed=S,limit=N] (every job's model, else one "
-                        "drawn with seed, default 0; limit 0 = all jobs); a run time (duration_s, Philly's and "
-                        "Helios' run times) is read as compute only, iterations = run time / the model's compute "
-                        "per iteration, so the job also pays its AllReduce and runs longer than the file says: give "
-                        "iterations to replay measured times (docs/cluster.md §5; default %(default)s)")
+                   help="the jobs: synthetic:jobs=N,seed=S[,...], csv:PATH, philly:PATH or helios:PATH; their "
+                        "options and how a run time is read: below (default %(default)s)")
     p.add_argument("--scheduler", default="all",
                    help="all, heuristics, gadget, topdrl, ours, ORDER+PLACEMENT[+METHOD] or a comma list (default "
                         "all); topdrl runs only with the GPUs per server its checkpoint was trained for (4 for the "
@@ -60,7 +63,8 @@ def register(sub) -> None:
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
     from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_title, unfit)
+                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_facts, trace_title,
+                          unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -96,19 +100,24 @@ def cmd_cluster(a: argparse.Namespace) -> int:
         if path:
             _write_rows(path, [{"scheduler": r.scheduler, **row} for r in results for row in table(r)])
             print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
+    title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
-                          "results": rows}, indent=2, default=float))
+                          "trace_title": title, **facts, "skipped_note": skipped_note(trace), "results": rows},
+                         indent=2, default=float))
         return 0
     keys = list(METRICS)
     if a.format == "csv":
+        # the trace's facts repeat on every row (a CSV has no place above its rows that a reader keeps)
+        said = ["yes" if facts["run_times_as_compute"] else "no", facts["records"], facts["records_skipped"],
+                "; ".join(f"{why} ({n})" for why, n in facts["skipped_reasons"].items())]
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"])
-        w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] for r in rows])
+        w.writerow(["scheduler"] + keys + ["wall_s", "cpu_s"] + CSV_TRACE_COLUMNS)
+        w.writerows([[r["scheduler"]] + [_cell(r[k]) for k in keys + ["wall_s", "cpu_s"]] + said for r in rows])
         print(buf.getvalue(), end="")
         return 0
-    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {trace_title(a.trace, trace)}")
+    print(f"{cluster.spec} ({cluster.n_gpus} GPUs), trace {title}")
     header = ["scheduler", "avg JCT h", "p95 JCT h", "makespan h", "queue h", "GPU util", "comm", "peak link",
               "mean link", "preempt", "sim s"]
     body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]
@@ -118,6 +127,11 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
     return 0
+
+
+CSV_TRACE_COLUMNS = ["run_times_as_compute", "records", "records_skipped", "skipped_reasons"]
+"""The trace's columns after the metrics in ``cluster --format csv`` (`core.cluster.trace_facts`; yes or no as in
+``compare``'s CSV, the reasons as ``reason (count)``, ``; ``-separated)."""
 
 
 def cmd_cluster_train(a: argparse.Namespace) -> int:

@@ -109,7 +109,9 @@ def add_schedule_options(p: argparse.ArgumentParser, writes: bool = True) -> Non
                         f"greedy rollout's rounds) at temperature T, the rest at --temperature; 1:0.3, or none, or a "
                         f"comma-separated list (none,0.5:0.3) over which the samples are spread in turn "
                         f"(default {show_opening(DEFAULT_OPENING)}, chosen on the training instances: docs/rl.md)")
-    p.add_argument("--checkpoint", default=None, action=Given, help="RL checkpoint: a path (either file of the pair, or the stem) or a name in the checkpoints folder, e.g. universal, as schedule files record it (default: the one trained on this topology, else the universal one; a topology file whose graph is that of the spec it carries counts as that spec)")
+    p.add_argument("--checkpoint", default=None, action=Given,
+                   help="RL checkpoint: a pair's file or stem, or a name in checkpoints/ (default: this topology's "
+                        "own, else universal)")  # the rest is docs/rl.md §4's: keep it short (fix23a)
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 

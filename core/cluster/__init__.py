@@ -14,13 +14,15 @@ from .metrics import (DECIMALS, METRICS, SHARES, events_table, gantt_rows, jobs_
 from .models import MODELS, get_model
 from .schedulers import ALL, HEURISTICS, OURS_BASELINE, expand_names, make_scheduler, parse_name, unfit
 from .sim import Result, Segment, simulate
-from .traces import capped_note, load_trace, seeded_specs, skipped_note, synthetic, trace_title, write_csv_trace
+from .traces import (capped_note, load_trace, seeded_specs, skipped_note, synthetic, trace_facts, trace_title,
+                     write_csv_trace)
 
 __all__ = ["Cluster", "GPUS_PER_SERVER", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS",
            "metric_text", "events_table", "gantt_rows", "jobs_table", "snapshot",
            "link_contention", "running_at", "summarize", "MODELS", "get_model", "ALL", "HEURISTICS", "OURS_BASELINE",
            "expand_names", "make_scheduler", "parse_name", "Result", "Segment", "simulate", "load_trace", "synthetic",
-           "write_csv_trace", "run_schedulers", "unfit", "capped_note", "skipped_note", "trace_title", "over_seeds",
+           "write_csv_trace", "run_schedulers", "unfit", "capped_note", "skipped_note", "trace_facts", "trace_title",
+           "over_seeds",
            "seeded_specs"]
 
 

@@ -46,8 +46,8 @@ class Trace:
     capped : how many jobs' GPU demands a synthetic draw cut to its ``max_gpus`` (0: none; `traces.synthetic`).
     records : how many records the source file had, kept or not (0: not read from a Philly or Helios log).
     skipped : (reason, count) of the records a Philly or Helios reader left out (`traces.skipped_note` says them).
-    run_times : some job's iterations were read from a file's run time (``duration_s``, Philly, Helios), as its ideal
-        duration: run time / compute per iteration (`traces.trace_title` says so in a run's header).
+    from_run_time : per job, whether its iterations were read from a file's run time (``duration_s``, Philly,
+        Helios) as its ideal duration: run time / compute per iteration (default: none was); `run_times`: any was.
     """
 
     name: str
@@ -62,14 +62,16 @@ class Trace:
     drawn: bool = False
     records: int = 0
     skipped: tuple[tuple[str, int], ...] = ()
-    run_times: bool = False
+    from_run_time: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         n = len(self.job_id)
         if self.row is None:
             object.__setattr__(self, "row", np.arange(1, n + 1))
+        if self.from_run_time is None:
+            object.__setattr__(self, "from_run_time", np.zeros(n, dtype=bool))
         for name, dtype in (("arrival", np.float64), ("gpus", np.int64), ("model", np.int64),
-                            ("iterations", np.float64), ("row", np.int64)):
+                            ("iterations", np.float64), ("row", np.int64), ("from_run_time", bool)):
             arr = np.asarray(getattr(self, name), dtype=dtype).reshape(-1)
             if len(arr) != n:
                 raise TraceError(f"{self.name}: {name} needs one value per job ({n}), got {len(arr)}")
@@ -86,9 +88,9 @@ class Trace:
         if n and np.any(np.diff(self.arrival) < 0):
             order = np.argsort(self.arrival, kind="stable")
             object.__setattr__(self, "job_id", tuple(self.job_id[i] for i in order))
-            for name in ("arrival", "gpus", "model", "iterations", "row"):
+            for name in ("arrival", "gpus", "model", "iterations", "row", "from_run_time"):
                 object.__setattr__(self, name, getattr(self, name)[order])
-        for name in ("arrival", "gpus", "model", "iterations", "row"):
+        for name in ("arrival", "gpus", "model", "iterations", "row", "from_run_time"):
             getattr(self, name).setflags(write=False)
 
     def where(self, i: int) -> str:
@@ -116,6 +118,12 @@ class Trace:
                 raise TraceError(f"{self.where(i)}: job_id {job!r} repeats row {int(self.row[first[job]])}'s; "
                                  "job ids must be unique")
             first[job] = i
+
+    @property
+    def run_times(self) -> bool:
+        """Some job's iterations were read from a file's run time as compute only (`traces.trace_title` says so in
+        a run's header): a trace's jobs, so a head (``limit=N``) says it only when one of its own jobs was."""
+        return bool(self.from_run_time.any())
 
     @property
     def n(self) -> int:
@@ -147,7 +155,7 @@ class Trace:
         """The first n jobs (by arrival)."""
         return Trace(self.name, self.job_id[:n], self.arrival[:n], self.gpus[:n], self.model[:n],
                      self.iterations[:n], self.models, self.row[:n], drawn=self.drawn, records=self.records,
-                     skipped=self.skipped, run_times=self.run_times)
+                     skipped=self.skipped, from_run_time=self.from_run_time[:n])
 
     def rows(self) -> list[dict]:
         """One plain dict per job (the columns of the CSV format)."""

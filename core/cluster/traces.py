@@ -27,6 +27,7 @@ import csv
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +52,10 @@ HELIOS_SKIPS = ("no GPUs (gpu_num 0)", "zero run time")
 """Why the Helios reader leaves a record out."""
 
 
+TRACE_KINDS = ("synthetic", "csv", "philly", "helios")
+"""The kinds a trace spec names before its first ``:`` (a path after it may hold more: ``philly:/tmp/a:b.json``)."""
+
+
 def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     """The trace a spec names (TraceError naming the rule, the row or the option).
 
@@ -63,6 +68,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     spec = spec.strip()
     kind, sep, rest = spec.partition(":")
     kind = kind.lower()
+    if sep and kind not in TRACE_KINDS and (Path(spec).exists() or any(c in kind for c in "/\\.")):
+        kind, sep, rest = spec, "", ""  # a bare path with ':' in it (a kind has no '/' or '.'): /tmp/a:b.csv
     if not sep and spec.lower().endswith(".csv"):
         kind, rest = "csv", spec
     if kind == "synthetic":
@@ -98,7 +105,8 @@ def load_trace(spec: str, fit_gpus: int | None = None) -> Trace:
     if not sep and ("/" in spec or "." in spec or Path(spec).exists()):  # a bare path other than a .csv: its kind
         # cannot be told from it (trial: "unknown trace kind '/tmp/philly.json'")
         raise TraceError(bare_path_text(spec))
-    raise TraceError(f"unknown trace kind {kind!r} in {spec!r}; use synthetic:, csv:, philly: or helios:")
+    nor = f" (nor a file: no such file {spec!r})" if spec.lower().endswith((".csv", ".json")) else ""
+    raise TraceError(f"unknown trace kind {kind!r} in {spec!r}{nor}; use synthetic:, csv:, philly: or helios:")
 
 
 def bare_path_text(path: str) -> str:
@@ -343,14 +351,14 @@ def read_csv_trace(path: str) -> Trace:
         raise TraceError(f"{path}: no jobs: the file has a header but no rows")
     ids, arrival, gpus, model, iters = [], [], [], [], []
     names = model_names()
-    run_times = False
+    from_run_time = []
     for r, rec in enumerate(rows, start=1):
         m = (rec.get("model") or "").strip()
         if m not in MODELS:
             raise TraceError(f"{path}: row {r}: unknown model {m!r}; known: {', '.join(MODELS)}")
         g = _gpu_field(path, r, rec, "gpus")
         it, timed = _iterations(path, r, rec, columns, m)
-        run_times |= timed
+        from_run_time.append(timed)
         ids.append((rec.get("job_id") or f"j{r - 1}").strip())
         arrival.append(_field(path, r, rec, "arrival_s"))
         if r > 1 and arrival[-1] < arrival[-2] and arrival[-1] >= 0:  # a negative time is check_job's rule
@@ -359,7 +367,7 @@ def read_csv_trace(path: str) -> Trace:
         gpus.append(int(g))
         model.append(names.index(m))
         iters.append(it)
-    return Trace(path, tuple(ids), arrival, gpus, model, iters, run_times=run_times)
+    return Trace(path, tuple(ids), arrival, gpus, model, iters, from_run_time=from_run_time)
 
 
 def _time(path: str, row: int, key: str, text: object) -> float:
@@ -385,7 +393,7 @@ def _assemble(path: str, jobs: list[tuple[str, float, int, float, int]], seed: i
     dur = np.array([j[3] for j in jobs])
     return Trace(path, tuple(j[0] for j in jobs), submit - submit.min(), [j[2] for j in jobs], idx,
                  np.maximum(1.0, np.round(dur / compute)), row=[j[4] for j in jobs], records=records,
-                 skipped=left_out, run_times=True)
+                 skipped=left_out, from_run_time=np.ones(len(jobs), dtype=bool))
 
 
 def _skipped_text(records: int, skipped: tuple[tuple[str, int], ...]) -> str:
@@ -401,6 +409,17 @@ def skipped_note(trace: Trace) -> str | None:
     if not trace.skipped:
         return None
     return f"{trace.name}: {_skipped_text(trace.records, trace.skipped)}"
+
+
+def trace_facts(trace: Trace) -> dict[str, Any]:
+    """What the text output says of a trace beside its metrics, as fields for ``cluster --format json`` and columns
+    for ``--format csv`` (the text's header and notes: `trace_title`, `skipped_note`): ``run_times_as_compute``
+    (some job's iterations were read from a run time as compute only: `RUN_TIMES`), ``records`` (records the
+    Philly or Helios log had, kept or not; 0 for other traces), ``records_skipped`` (how many of them the reader
+    left out) and ``skipped_reasons`` (each reason with its count)."""
+    return {"run_times_as_compute": bool(trace.run_times), "records": int(trace.records),
+            "records_skipped": sum(n for _, n in trace.skipped),
+            "skipped_reasons": {why: int(n) for why, n in trace.skipped}}
 
 
 def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:

@@ -37,25 +37,9 @@ def carried_difference(t: Topology) -> str | None:
         built = _built(spec)
     except (TopologyError, SizeError) as err:
         return f"it cannot be built ({clip(str(err), 120)})"
-    if (t.n_nodes, t.n_edges) != (built.n_nodes, built.n_edges):
-        return (f"the file has {t.n_nodes} nodes and {t.n_edges} links, {name} {built.n_nodes} nodes and "
-                f"{built.n_edges} links")
-
-    def first(differs: np.ndarray) -> tuple[int, str] | None:
-        at = np.flatnonzero(differs)
-        return None if not len(at) else (int(at[0]), f" (and {len(at) - 1} more)" if len(at) > 1 else "")
-
-    if (hit := first(t.is_server != built.is_server)) is not None:
-        i, more = hit
-        kinds = ("a server", "a switch") if t.is_server[i] else ("a switch", "a server")
-        return f"node {i} ({t.labels[i]}) is {kinds[0]}, {kinds[1]} in {name}{more}"
-    if (hit := first(np.any(t.edges != built.edges, axis=1))) is not None:
-        i, more = hit
-        return f"link {link_names(t, [i])} joins other nodes than link {i} of {name}{more}"
-    if (hit := first(t.capacity != built.capacity)) is not None:
-        i, more = hit
-        return f"link {link_names(t, [i])} has capacity {t.capacity[i]}, {built.capacity[i]} in {name}{more}"
-    if (hit := first(t.bandwidth != built.bandwidth)) is not None:
+    if (why := _structure_difference(t, built, name)) is not None:
+        return why
+    if (hit := _first(t.bandwidth != built.bandwidth)) is not None:
         i, more = hit
         how = "slowed" if t.bandwidth[i] < built.bandwidth[i] else "faster"
         return (f"link {link_names(t, [i])} runs at {t.bandwidth[i]:g} Gbit/s, {built.bandwidth[i]:g} in {name} "
@@ -64,6 +48,49 @@ def carried_difference(t: Topology) -> str | None:
     if failed:
         return (f"link{'s' if len(failed) > 1 else ''} {link_names(t, failed[:3])}"
                 f"{' and more' if len(failed) > 3 else ''} {'are' if len(failed) > 1 else 'is'} failed")
+    return None
+
+
+def written_spec(t: Topology) -> str:
+    """The ``spec`` a topology file or a schedule file records for `t` (`core.topology.to_dict`): the spec `t`
+    carries when its nodes, links and capacities are that spec's graph (bandwidths, latencies and failed links
+    may differ, as ``--slow-links`` and ``--fail-links`` write them for a family spec), else `t`'s own spec.
+    Writing ``file:PATH`` instead lost the claim on the second write: a schedule of ``file:s1.json`` recorded
+    ``file:s1.json``, and a schedule of that file named another file, not a family (so not its checkpoint)."""
+    spec = t.carried_spec
+    if spec is None or spec == t.spec:
+        return t.spec
+    try:
+        family, _ = parse_spec(spec)
+        if family == "file":
+            return t.spec
+        built = _built(spec)
+    except (TopologyError, SizeError):
+        return t.spec
+    return spec if _structure_difference(t, built, clip(spec)) is None else t.spec
+
+
+def _first(differs: np.ndarray) -> tuple[int, str] | None:
+    """The first index where `differs` holds, with ``(and N more)`` when it holds elsewhere too; None if nowhere."""
+    at = np.flatnonzero(differs)
+    return None if not len(at) else (int(at[0]), f" (and {len(at) - 1} more)" if len(at) > 1 else "")
+
+
+def _structure_difference(t: Topology, built: Topology, name: str) -> str | None:
+    """Why `t`'s nodes, links or capacities are not those of `built` (the graph of the spec `name`), or None."""
+    if (t.n_nodes, t.n_edges) != (built.n_nodes, built.n_edges):
+        return (f"the file has {t.n_nodes} nodes and {t.n_edges} links, {name} {built.n_nodes} nodes and "
+                f"{built.n_edges} links")
+    if (hit := _first(t.is_server != built.is_server)) is not None:
+        i, more = hit
+        kinds = ("a server", "a switch") if t.is_server[i] else ("a switch", "a server")
+        return f"node {i} ({t.labels[i]}) is {kinds[0]}, {kinds[1]} in {name}{more}"
+    if (hit := _first(np.any(t.edges != built.edges, axis=1))) is not None:
+        i, more = hit
+        return f"link {link_names(t, [i])} joins other nodes than link {i} of {name}{more}"
+    if (hit := _first(t.capacity != built.capacity)) is not None:
+        i, more = hit
+        return f"link {link_names(t, [i])} has capacity {t.capacity[i]}, {built.capacity[i]} in {name}{more}"
     return None
 
 

@@ -354,9 +354,13 @@ def _cut(text: str, limit: int) -> str:
 
 def to_dict(t: Topology) -> dict[str, Any]:
     """The JSON form used by schedule files: nodes with kinds and labels, undirected links as
-    ``[u, v, capacity, bandwidth Gbit/s, latency µs]``, and the indices of failed links (if any)."""
+    ``[u, v, capacity, bandwidth Gbit/s, latency µs]``, and the indices of failed links (if any). ``spec`` is the
+    spec a file `t` was read from carries when `t` is still that spec's graph (`carried.written_spec`), so the
+    claim survives a schedule of a schedule file; else `t`'s own spec."""
+    from .carried import written_spec  # carried imports this package
+
     out: dict[str, Any] = {
-        "spec": t.spec,
+        "spec": written_spec(t),
         "nodes": [{"id": i, "kind": SERVER if s else SWITCH, "label": lab}
                   for i, (s, lab) in enumerate(zip(t.is_server.tolist(), t.labels))],
         "link_fields": list(LINK_FIELDS),

@@ -98,6 +98,35 @@ def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_
     assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
 
 
+def test_json_and_csv_say_what_the_text_says_of_the_trace(capsys, tmp_path):
+    """fix23a: the text's header said the run times were read as compute only and a note counted the records
+    skipped, but --format json and csv said neither: JSON has them as fields, CSV as columns after the metrics."""
+    from test_cluster_traces import PHILLY
+
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "philly.json"
+    p.write_text(json.dumps(PHILLY))
+    args = ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest,gadget", "--format"]
+    note = f"{p}: 1 of 3 records skipped: no attempt with start and end time"
+    assert main(args + ["json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trace_title"] == f"{p} (model=resnet50; 2 jobs; {RUN_TIMES})"
+    assert doc["run_times_as_compute"] is True and doc["records"] == 3 and doc["records_skipped"] == 1
+    assert doc["skipped_reasons"] == {"no attempt with start and end time": 1} and doc["skipped_note"] == note
+    assert main(args + ["csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["scheduler"] for r in rows] == ["fifo+closest", "gadget"]
+    for r in rows:
+        assert (r["run_times_as_compute"], r["records"], r["records_skipped"], r["skipped_reasons"]) == \
+            ("yes", "3", "1", "no attempt with start and end time (1)")
+    # a synthetic trace: no file run times read (its draws are ideal durations by design), no records
+    assert main(ARGS + ["--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["run_times_as_compute"], doc["records"], doc["records_skipped"], doc["skipped_note"]) == \
+        (False, 0, 0, None)
+    assert doc["trace_title"] == "synthetic:jobs=20,seed=2,rate=10 (20 jobs)"
+
+
 @pytest.mark.parametrize("column, said", [("duration_s", True), ("iterations", False)])
 def test_the_header_says_how_run_times_were_read(capsys, tmp_path, column, said):
     """Trial 20: a gpt2 job with duration_s=36000 on 16 GPUs ran 33.7 h, and neither the output nor the help said that a
@@ -200,7 +229,8 @@ def test_the_events_are_a_table_too(capsys, tmp_path):
     assert main(ARGS + ["--format", "csv"]) == 0
     assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == [
         "scheduler", "avg_jct_h", "p95_jct_h", "makespan_h", "avg_queue_h", "gpu_util", "comm_share", "peak_link_users",
-        "mean_link_users", "preemptions", "wall_s", "cpu_s"]
+        "mean_link_users", "preemptions", "wall_s", "cpu_s", "run_times_as_compute", "records", "records_skipped",
+        "skipped_reasons"]
 
 
 def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
@@ -258,3 +288,29 @@ def test_a_refused_cluster_command_prints_only_its_error(capsys):
     assert main(args + ["gadget"]) == 0  # the same trace, run: the note says how many jobs were capped
     err = capsys.readouterr().err
     assert "jobs' GPU demands capped at 8" in err and "note: synthetic:jobs=30: " in err
+
+
+def test_a_trace_path_with_a_colon_reads_or_fails_in_one_line(capsys, tmp_path, monkeypatch):
+    """fix23a: a spec is read at its first ':', so a bare path holding one (/tmp/t:1.csv, a .csv path read as csv:)
+    said "unknown trace kind '/tmp/t'"; it reads as the path it is, and a kind-prefixed one (philly:/tmp/a:b.json,
+    csv:d:x/t.csv) reads as before. What cannot be read fails with one line naming it (exit 2)."""
+    from test_cluster_traces import PHILLY
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t:1.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,1000\n")
+    (tmp_path / "d:x").mkdir()
+    (tmp_path / "d:x" / "t.csv").write_text("arrival_s,gpus,model,iterations\n0,2,resnet50,1000\n")
+    (tmp_path / "a:b.json").write_text(json.dumps(PHILLY))
+    base = ["cluster", "--topology", "bcube:n=2,k=1", "--gpus-per-server", "2", "--scheduler", "fifo+closest",
+            "--format", "json", "--trace"]
+    for spec, jobs in ((f"{tmp_path}/t:1.csv", 1), ("t:1.csv", 1), ("d:x/t.csv", 1), ("csv:d:x/t.csv,limit=1", 1),
+                       ("csv:t:1.csv", 1), (f"philly:{tmp_path}/a:b.json,model=resnet50", 2)):
+        assert main(base + [spec]) == 0, (spec, capsys.readouterr().err)
+        assert json.loads(capsys.readouterr().out)["jobs"] == jobs, spec
+    for spec, said in ((f"{tmp_path}/no:such.csv", f"{tmp_path}/no:such.csv: no such file"),
+                       ("a:b.json", "a:b.json: a trace file; name its kind before it: philly:a:b.json"),
+                       ("no:such.csv", "unknown trace kind 'no' in 'no:such.csv' (nor a file: no such file "),
+                       ("philly:no:such.json", "philly:no:such.json: no such file"),
+                       ("synthetic:jobs=3:seed=1", "jobs must be a number, got '3:seed=1'")):
+        assert main(base + [spec]) == 2, spec
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1 and said in err, (spec, err)

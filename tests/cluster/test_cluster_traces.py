@@ -146,6 +146,27 @@ def test_a_trace_knows_whether_it_read_run_times(tmp_path):
     assert load_trace(f"philly:{h}").run_times and not load_trace("synthetic:jobs=3").run_times
 
 
+def test_a_head_says_run_times_only_when_its_own_jobs_read_one(tmp_path):
+    """`run_times` means some job's iterations were read from a run time: a head (``limit=N``) keeps only its own
+    jobs, so it says so only when one of them was (fix23a: `Trace.head` kept the whole trace's flag, and a CSV
+    whose first row gives iterations said, under limit=1, that its one job's run time was read as compute only)."""
+    from core.cluster import trace_title
+    from core.cluster.jobs import Trace
+    from core.cluster.traces import RUN_TIMES
+    p = tmp_path / "t.csv"
+    p.write_text("arrival_s,gpus,model,iterations,duration_s\n0,1,resnet50,10,\n1,1,resnet50,,20\n")
+    assert not load_trace(f"csv:{p},limit=1").run_times and load_trace(f"csv:{p},limit=2").run_times
+    assert trace_title(f"csv:{p},limit=1", load_trace(f"csv:{p},limit=1")) == f"{p} (limit=1; 1 job)"
+    assert load_trace(f"csv:{p}").from_run_time.tolist() == [False, True]
+    h = tmp_path / "philly.json"
+    h.write_text(json.dumps(PHILLY))
+    assert load_trace(f"philly:{h},limit=1").run_times  # every Philly job's is
+    # a job's flag follows it when the trace is sorted by arrival
+    t = Trace("hand", ("a", "b"), [5.0, 1.0], [1, 1], [0, 0], [10.0, 10.0], from_run_time=[True, False])
+    assert t.job_id == ("b", "a") and t.from_run_time.tolist() == [False, True] and not t.head(1).run_times
+    assert RUN_TIMES in trace_title(f"csv:{p}", load_trace(f"csv:{p}"))
+
+
 def test_helios_loader(tmp_path):
     p = tmp_path / "cluster_log.csv"
     p.write_text("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"

@@ -551,3 +551,28 @@ def test_a_printed_number_reads_back_as_the_number_given_beside_it():
         for v in values.tolist():
             text, number = _shown(v, decimals, ",")
             assert float(text.replace(",", "")) == number, (v, decimals, text, number)
+
+
+def test_a_changed_network_is_in_the_rows_name(capsys):
+    """fix23a: compare --fail-links/--slow-links named the row by its spec alone, so two networks gave rows (and
+    JSON/CSV files) of one name; the name says the change as the dashboard's download names do (`run_tag`), and the
+    JSON records it under ``network`` as a schedule file does."""
+    from core.compare import network_tag
+
+    def run(*options: str) -> dict:
+        assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "json",
+                         *options]) == 0
+        return json.loads(capsys.readouterr().out)[0]
+
+    plain, one, other = run(), run("--fail-links", "1"), run("--fail-links", "2")
+    assert plain["name"] == "bcube:n=2,k=1" and "network" not in plain
+    assert one["name"] == "bcube:n=2,k=1 (failed 1)" and one["network"] == {"failed": [1], "slowed": []}
+    assert other["name"] == "bcube:n=2,k=1 (failed 2)" and one["spec"] == other["spec"] == "bcube:n=2,k=1"
+    slow = run("--slow-links", "2:x0.25,5:25")
+    assert slow["name"] == "bcube:n=2,k=1 (slowed 2,5 x0.25)"
+    assert slow["network"] == {"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 25.0]]}
+    assert network_tag({"failed": list(range(8)), "slowed": [[3, 100.0, 25.0], [7, 100.0, 50.0]]}) == \
+        " (failed 0,1,2,3,4,5 and 2 more; slowed 3 x0.25, 7 x0.5)"
+    assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "csv",
+                     "--fail-links", "1"]) == 0
+    assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed 1)"

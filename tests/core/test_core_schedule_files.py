@@ -174,3 +174,22 @@ def test_the_checkpoint_formats_written_out_are_the_checkpoints_own():
     from core.cluster.topdrl import FORMAT as TOPDRL
     from core.rl.checkpoint import FORMAT as RL
     assert (RL_CHECKPOINT_FORMAT, TOPDRL_CHECKPOINT_FORMAT) == (RL, TOPDRL)
+
+
+def test_docs_model_lists_every_record_a_schedule_file_holds(tmp_path, capsys):
+    """fix23a: docs/model.md §8 listed MODEL.md §8's records and a few of ours, not `network` (nor `timing`,
+    `replan`, `trace`): every top-level record a file written here holds, and each of `network`'s, is named there."""
+    from pathlib import Path
+
+    assert cli.main(["topology", "bcube:n=3,k=1", "--fail-links", "1", "--format", "json"]) == 0
+    net = tmp_path / "net.json"
+    net.write_text(capsys.readouterr().out)
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", f"file:{net}", "--method", "ps", "--fail-links", "2", "--slow-links", "3:25",
+                     "--fail-at", "round=1:4", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert set(doc["network"]) == {"failed", "slowed", "failed_in_file"} and "replan" in doc
+    section = (Path(__file__).resolve().parents[2] / "docs" / "model.md").read_text().partition(
+        "## 8. Schedule files")[2].partition("\n## ")[0]
+    records = set(doc) | set(doc["network"]) | {"trace", "prefix_groups"}  # with --trace; the plain DAG's groups
+    assert not [key for key in sorted(records) if f"`{key}`" not in section]

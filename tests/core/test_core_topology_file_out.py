@@ -75,3 +75,43 @@ def test_the_links_rows_sit_under_the_summary(capsys, tmp_path):
     doc, back = _write_and_read(capsys, tmp_path, "bcube:n=2,k=1", "--links", "--slow-links", "1:25")
     assert doc["summary"]["links"][1]["slowed_from_gbps"] == 100.0 and len(doc["links"]) == back.n_edges == 8
     assert all(isinstance(link, list) for link in doc["links"])  # the file's links, [u, v, capacity, Gbit/s, µs]
+
+
+def _schedule_file(capsys, tmp_path, name: str, spec: str, *options: str):
+    """`schedule SPEC --out tmp_path/name` (greedy); the file's path."""
+    out = tmp_path / name
+    code, _, err = run_cli(capsys, "schedule", spec, "--method", "greedy", "--out", str(out), *options)
+    assert code == 0, err
+    return out
+
+
+def test_a_schedule_of_a_schedule_file_keeps_the_spec_it_carries(capsys, tmp_path):
+    """schedule -> write -> read -> write -> read: the spec the first file records is still the one the third
+    reads (fix23a: the second write recorded ``file:s1.json``, and the third read named another file)."""
+    from core.topology.carried import carried_difference
+    s1 = _schedule_file(capsys, tmp_path, "s1.json", "bcube:n=3,k=1")
+    s2 = _schedule_file(capsys, tmp_path, "s2.json", f"file:{s1}")
+    s3 = _schedule_file(capsys, tmp_path, "s3.json", f"file:{s2}")
+    for f in (s1, s2, s3):
+        assert json.loads(f.read_text())["topology"]["spec"] == "bcube:n=3,k=1", f.name
+        t = make_topology(f"file:{f}")
+        assert t.carried_spec == "bcube:n=3,k=1" and carried_difference(t) is None
+        assert run_cli(capsys, "validate", str(f))[0] == 0
+    # topology --format json of such a file keeps it too
+    code, out, _ = run_cli(capsys, "topology", f"file:{s2}", "--format", "json")
+    assert code == 0 and json.loads(out)["spec"] == "bcube:n=3,k=1"
+    # a link failed on the way keeps the claim, and the reader says why the graph is no longer the spec's
+    s4 = _schedule_file(capsys, tmp_path, "s4.json", f"file:{s3}", "--fail-links", "1")
+    t = make_topology(f"file:{s4}")
+    assert t.carried_spec == "bcube:n=3,k=1" and carried_difference(t) == "link 1 (s01-sw0.0) is failed"
+
+
+def test_a_file_no_longer_of_its_specs_graph_records_its_own_spec(capsys, tmp_path):
+    """A file whose links were edited is not the spec's graph: its schedule records ``file:PATH``, as before (the
+    spec would not build the graph the schedule file holds, and validate would refuse it)."""
+    doc, _ = _write_and_read(capsys, tmp_path, "bcube:n=3,k=1")
+    doc["links"].pop()
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    s1 = _schedule_file(capsys, tmp_path, "s1.json", f"file:{tmp_path / 't.json'}")
+    assert json.loads(s1.read_text())["topology"]["spec"] == f"file:{tmp_path / 't.json'}"
+    assert run_cli(capsys, "validate", str(s1))[0] == 0

@@ -153,3 +153,23 @@ def test_cli_says_whose_lower_bound_time_aware_reports(capsys):
     assert "lower bound 11 of the DAG it chose, 'bandwidth' (link load" in line  # not the shortest-routes DAG's 12
     code, out, _ = run_cli(capsys, "schedule", "bcube:n=3,k=1", "--method", "critical-path")
     assert "lower bound 12 (link load" in out
+
+
+def test_a_faster_link_can_make_the_schedule_slower_as_docs_time_says():
+    """fix23a: docs/time.md §10's example, computed: on BCube(3,1) at 100 Gbit/s time-aware plans 11.58 ms; with link 1
+    at 200 Gbit/s 12.47 ms. The bandwidth-routing trees, which won, lean on the faster link (11.58 -> 14.25 ms); the
+    balanced trees, which win then, are as before. Not a wish: nothing in the method promises monotonicity."""
+    from pathlib import Path
+
+    base = make_topology("bcube:n=3,k=1")
+    bw = base.bandwidth.copy()
+    bw[1] = 200.0
+    cfg = ScheduleConfig(size=100_000_000)
+    slow, fast = (run_method("time-aware", t, cfg).info for t in (base, base.with_links(bandwidth=bw)))
+    assert (slow["dag"], fast["dag"]) == ("bandwidth", "balanced")
+    assert round(slow["planned_time_s"] * 1e3, 2) == 11.58 and round(fast["planned_time_s"] * 1e3, 2) == 12.47
+    assert round(fast["tried_s"]["bandwidth/0"] * 1e3, 2) == 14.25
+    assert fast["tried_s"]["balanced/0"] == slow["tried_s"]["balanced/0"]
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "time.md").read_text().split())
+    assert "**A faster link can make the schedule slower**" in doc
+    assert "takes 11.58 ms (async, M = 100 MB); raise one link, 1 (s01-sw0.0), to 200 Gbit/s and it takes 12.47 ms" in doc
