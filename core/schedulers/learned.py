@@ -35,15 +35,17 @@ def checkpoint_spec(topology: Topology) -> tuple[str, dict | None]:
     """The spec a learned method looks its checkpoint up by and judges its training against (`training_fit`), and
     the record of a spec the topology carries (`info["file_spec"]`, None when it carries none).
 
-    A topology file carries the spec it was written from (`topology --format json`): when its graph is that spec's
-    (`core.topology.carried`), the file is that topology and its spec is used, so a checkpoint trained on it runs
-    as for the spec; otherwise the file's own spec (``file:PATH``: the universal checkpoint) and the record says
-    why not."""
+    A topology file carries the spec it was written from (`topology --format json`): when its structure is that
+    spec's (`core.topology.carried`), the file is that topology, failed or slowed links being its links' state as
+    ``--fail-links``/``--slow-links`` make it on the spec, and the spec is used, so a checkpoint trained on it runs
+    as for the spec with those options; otherwise the file's own spec (``file:PATH``: the universal checkpoint) and
+    the record says why not. The record's ``links`` names the links' state when it differs (else None)."""
     if topology.carried_spec is None:
         return topology.spec, None
-    from ..topology.carried import carried_difference
-    why = carried_difference(topology)
-    record = {"spec": topology.carried_spec, "used": why is None, "why_not": why}
+    from ..topology.carried import carried_links, carried_structure
+    why = carried_structure(topology)
+    record = {"spec": topology.carried_spec, "used": why is None, "why_not": why,
+              "links": carried_links(topology) if why is None else None}
     return (topology.carried_spec if why is None else topology.spec), record
 
 
@@ -61,6 +63,10 @@ def file_spec_text(info: dict) -> str | None:
     if not isinstance(said, dict):
         return None
     if said.get("used"):
+        if said.get("links"):  # a failed or slowed link: as --fail-links/--slow-links on the spec
+            return (f"the file's graph is that of the spec it carries, {said.get('spec')}, with its links' state "
+                    f"changed ({said['links']}): the checkpoint is chosen and judged as for that spec with "
+                    f"--fail-links/--slow-links")
         return (f"the file's graph is that of the spec it carries, {said.get('spec')}: the checkpoint is chosen "
                 f"and judged as for that spec")
     return (f"the file carries the spec {said.get('spec')}, but its graph is not that spec's ({said.get('why_not')}): "

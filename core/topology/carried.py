@@ -3,9 +3,11 @@
 `topology SPEC --format json` writes the spec beside the graph (``"spec": "bcube:n=3,k=1"``), and a schedule
 file's topology carries it too. The learned methods look their checkpoint up by spec: for ``file:t.json`` that
 found only the universal one, although a checkpoint trained on ``bcube:n=3,k=1`` may exist. The spec is only a
-claim (the file may have been edited, or written with failed or slowed links), so it counts only when the spec
-builds the same graph: the same node kinds in the same order, the same links in the same order with the same
-capacities, the same bandwidths, and no failed link.
+claim (the file may have been edited), so it counts only when the spec builds the same structure: the same node
+kinds in the same order, the same links in the same order with the same capacities (`carried_structure`). Failed
+and slowed links are then the state of that spec's links (`carried_links`), as ``--fail-links`` and
+``--slow-links`` make them on the spec itself: the same checkpoint runs either way, and "trained on this topology"
+is judged as for the spec with those options (never with a failed link; link speeds aside).
 """
 
 from __future__ import annotations
@@ -22,23 +24,29 @@ from .graph import Topology, TopologyError, clip
 
 def carried_difference(t: Topology) -> str | None:
     """Why `t`'s graph is not the graph of `t.carried_spec` (one clause: ``link 1 (s01-sw0.0) is failed``), or None
-    when it is. Only for a topology that carries a spec (`Topology.carried_spec`)."""
-    spec = t.carried_spec
-    if spec is None:
-        raise ValueError("carried_difference: the topology carries no spec")
-    try:
-        family, _ = parse_spec(spec)
-    except TopologyError as err:
-        return f"it is not a spec ({clip(str(err), 120)})"
-    if family == "file":
-        return "it names another file, not a family"
-    name = clip(spec)
-    try:
-        built = _built(spec)
-    except (TopologyError, SizeError) as err:
-        return f"it cannot be built ({clip(str(err), 120)})"
-    if (why := _structure_difference(t, built, name)) is not None:
-        return why
+    when it is: `carried_structure`'s reason, else `carried_links`'. Only for a topology that carries a spec
+    (`Topology.carried_spec`)."""
+    return carried_structure(t) or carried_links(t)
+
+
+def carried_structure(t: Topology) -> str | None:
+    """Why `t`'s nodes, links and capacities are not those of the spec it carries (not a spec, another file, too
+    big to build, a node or a link or a capacity differs), or None when they are: then the file is that spec's
+    topology with at most its links' state changed (`carried_links`), as ``--fail-links`` and ``--slow-links``
+    change a family spec's."""
+    built = _carried_built(t)
+    if isinstance(built, str):
+        return built
+    return _structure_difference(t, built, clip(t.carried_spec))
+
+
+def carried_links(t: Topology) -> str | None:
+    """How `t`'s links' state differs from the graph of the spec it carries (the first slowed or faster link, else
+    the failed ones), or None when it does not or the spec builds no comparable graph (`carried_structure`)."""
+    built = _carried_built(t)
+    if isinstance(built, str) or _structure_difference(t, built, "") is not None:
+        return None
+    name = clip(t.carried_spec)
     if (hit := _first(t.bandwidth != built.bandwidth)) is not None:
         i, more = hit
         how = "slowed" if t.bandwidth[i] < built.bandwidth[i] else "faster"
@@ -51,6 +59,23 @@ def carried_difference(t: Topology) -> str | None:
     return None
 
 
+def _carried_built(t: Topology) -> Topology | str:
+    """The topology `t`'s carried spec builds, or why there is none (one clause)."""
+    spec = t.carried_spec
+    if spec is None:
+        raise ValueError("carried spec: the topology carries no spec")
+    try:
+        family, _ = parse_spec(spec)
+    except TopologyError as err:
+        return f"it is not a spec ({clip(str(err), 120)})"
+    if family == "file":
+        return "it names another file, not a family"
+    try:
+        return _built(spec)
+    except (TopologyError, SizeError) as err:
+        return f"it cannot be built ({clip(str(err), 120)})"
+
+
 def written_spec(t: Topology) -> str:
     """The ``spec`` a topology file or a schedule file records for `t` (`core.topology.to_dict`): the spec `t`
     carries when its nodes, links and capacities are that spec's graph (bandwidths, latencies and failed links
@@ -60,14 +85,7 @@ def written_spec(t: Topology) -> str:
     spec = t.carried_spec
     if spec is None or spec == t.spec:
         return t.spec
-    try:
-        family, _ = parse_spec(spec)
-        if family == "file":
-            return t.spec
-        built = _built(spec)
-    except (TopologyError, SizeError):
-        return t.spec
-    return spec if _structure_difference(t, built, clip(spec)) is None else t.spec
+    return spec if carried_structure(t) is None else t.spec
 
 
 def _first(differs: np.ndarray) -> tuple[int, str] | None:

@@ -186,6 +186,11 @@ def test_the_checkpoint_note_says_whether_the_checkpoint_went_by_the_spec_a_file
     assert "but its graph is not that spec's (link 2 (s02-sw0.0) has capacity 2, 1 in bcube:n=3,k=1)" in note
     assert "NOT" not in note  # information, not Compare's warning of a borrowed checkpoint
     assert "spec it carries" not in labels.checkpoint_note(KEPT, "dcell:n=5,k=1")  # no file, no line
+    failed = dict(used, trained_on_this_topology=False,
+                  file_spec=dict(CARRIED_USED, links="link 1 (s01-sw0.0) is failed"))  # trial 21's upload
+    assert labels.checkpoint_note(failed, "upload:t.json").endswith(
+        "the file's graph is that of the spec it carries, bcube:n=3,k=1, with its links' state changed (link 1 "
+        "(s01-sw0.0) is failed): the checkpoint is chosen and judged as for that spec with --fail-links/--slow-links")
 
 
 def carried_upload(at, edit=None):
