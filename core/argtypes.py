@@ -11,6 +11,7 @@ import argparse
 import math
 import os
 import re
+import textwrap
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -196,8 +197,25 @@ def out_stem(text: str) -> str:
     return text
 
 
+class WholeWordsFormatter(argparse.HelpFormatter):
+    """argparse's help layout without breaking a line at a hyphen: ``sjf-bco``, ``rl-sample`` and
+    ``critical-path`` are names and stay whole (argparse's textwrap breaks after their hyphen by default)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(self._whitespace_matcher.sub(" ", text).strip(), width, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors raise UsageError (one line, exit 2) instead of printing usage."""
+    """An ArgumentParser whose errors raise UsageError (one line, exit 2) instead of printing usage, and whose help
+    keeps hyphenated names whole (`WholeWordsFormatter`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", WholeWordsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
         # "argument --seed: must be ..." reads "--seed must be ..."

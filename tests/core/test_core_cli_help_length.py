@@ -5,6 +5,7 @@ wide, as argparse does not break the ``{topology,schedule,...}`` list)."""
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -46,3 +47,14 @@ def test_help_fits_an_80_column_terminal(argv, capsys, monkeypatch):
     out = capsys.readouterr().out
     wide = [line for line in out.splitlines() if len(line) > 80]
     assert out and not wide, wide
+
+
+@pytest.mark.parametrize("argv", [[name] for name in COMMANDS], ids=lambda a: " ".join(a))
+def test_help_keeps_hyphenated_names_whole(argv, capsys, monkeypatch):
+    """argparse's wrapping broke a line after a hyphen (``sjf-`` / ``bco|gavel``); names such as sjf-bco,
+    rl-sample and critical-path stay on one line (core.argtypes.WholeWordsFormatter)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(argv + ["--help"])
+    broken = [line for line in capsys.readouterr().out.splitlines() if re.search(r"[A-Za-z]-$", line)]
+    assert not broken, broken
