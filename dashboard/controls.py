@@ -210,7 +210,7 @@ def methods_picker(name: str, default: list[str], limit: int | None = None, labe
     kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
     forget(name, kept[:limit] if limit else kept)
     return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
-                           format_func=method_title, help=why or None, select_all=not limit))
+                           format_func=method_title, help=why or None, **({"select_all": False} if limit else {})))
 
 
 ROUTING_KEY = "routing"
@@ -225,11 +225,11 @@ def routing_option(where: Any = None) -> str:
                           help=ROUTING_HELP[0].upper() + ROUTING_HELP[1:] + " (the CLI's --routing)."))
 
 
-def routing_hint(source: Source, config: ScheduleConfig) -> str | None:
+def routing_hint(source: Source, config: ScheduleConfig, where: str = "Routing, in the sidebar") -> str | None:
     """On a fat-tree under the default routing, one line: every tree crosses the same core switches and "balanced"
     spreads them, with both routings' spread, busiest link and merged bound as measured (`core.routing.top_spread`);
     None elsewhere, or where balanced spreads them no wider. On fattree:k=6 the default's critical path took 844
-    rounds where balanced took 150, and the page offered no routing (trial 21)."""
+    rounds where balanced took 150, and the page offered no routing (trial 21). `where`: where the option is."""
     t = data.topology(source)
     fat_tree = any(str(s or "").partition(":")[0].lower() == "fattree" for s in (t.spec, t.carried_spec))
     if config.routing != DEFAULT_ROUTING or not fat_tree:
@@ -244,7 +244,7 @@ def routing_hint(source: Source, config: ScheduleConfig) -> str | None:
             f"switch{'es' if len(now.used) > 1 else ''} {names} ({len(now.used)} of {now.total}; the busiest link "
             f"carries {now.busiest} route segments of the {t.n_servers} trees), so the merged trees' bound is {bound} "
             f"rounds. Routing \"balanced\" spreads them over {len(spread.used)} of {spread.total} core switches "
-            f"(busiest link {spread.busiest} segments, bound {balanced} rounds): pick it in the sidebar's Routing option.")
+            f"(busiest link {spread.busiest} segments, bound {balanced} rounds): pick it under {where}.")
 
 
 def schedule_options(name: str) -> ScheduleConfig:
