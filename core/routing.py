@@ -24,6 +24,9 @@ from .topology import Topology
 from .topology.degrade import DisconnectedError, check_connected  # noqa: F401 - re-exported
 
 ROUTING_MODES = ("shortest", "balanced", "bandwidth")
+ROUTING_HELP = ("shortest routes with the lowest-id tie-break (default), balanced over equal routes, "
+                "or bandwidth: trees avoiding slow and loaded links")
+"""What each routing mode does, in one line: the CLI's --routing help and the dashboard's Routing option."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,3 +330,31 @@ def _segment_links(nodes, ptr, nbr, link):  # pragma: no cover - compiled
                         out[i, j, k] = link[e]
                         break
     return out
+
+
+@dataclass(frozen=True)
+class TopSpread:
+    """How the trees of one routing spread over a topology's top layer of switches (a fat-tree's core)."""
+
+    mode: str
+    used: tuple[int, ...]
+    """Top-layer switches (node ids, ascending) that some tree's route crosses."""
+    total: int
+    """Switches in the top layer."""
+    busiest: int
+    """Route segments over the busiest directed link, counted over every root's tree."""
+
+
+def top_spread(routes: Routes) -> TopSpread:
+    """Which top-layer switches (the highest `Topology.layer` among switches) the node trees of `routes` cross, and
+    the busiest directed link's count of tree segments. With the lowest-id tie-break every fat-tree route between pods
+    climbs to the first core switch; "balanced" spreads the roots over all of them."""
+    t = routes.topology
+    switches = np.flatnonzero(~t.is_server)
+    top = int(t.layer[switches].max()) if len(switches) else -1
+    nodes = routes.seg_nodes[routes.seg_nodes >= 0]
+    used = np.unique(nodes[(t.layer[nodes] == top) & ~t.is_server[nodes]]) if len(switches) else np.empty(0, np.int64)
+    links = routes.seg_links[routes.seg_links >= 0]
+    load = np.bincount(links, minlength=2 * t.n_edges)
+    return TopSpread(mode=routes.mode, used=tuple(int(x) for x in used),
+                     total=int((t.layer[switches] == top).sum()), busiest=int(load.max(initial=0)))

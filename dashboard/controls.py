@@ -9,22 +9,25 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable, TypeVar
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from core.methods import METHODS, get_method, method_names
+from core.routing import ROUTING_HELP, ROUTING_MODES
 from core.schedule import ScheduleConfig
 from core.topology import TopologyError, preset
 from core.topology.links import LINK_KEYS
 
 from . import data
 from .labels import plain
-from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, Source, TooBig, family_params,
-                      family_spec, spec_source)
+from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, MAX_PLAYER_SERVERS, Source, TooBig,
+                      family_params, family_spec, spec_source)
 
 T = TypeVar("T")
+DEFAULT_ROUTING = ScheduleConfig().routing
 
 
 def method_title(method: str) -> str:
@@ -139,8 +142,20 @@ def topology_picker() -> Source:
         else:
             good = candidate
             st.session_state["good_source"] = good
-    sb.caption(f"Showing **{plain(good.name)}** (topologies up to {MAX_NODES} nodes).")
+    sb.caption(showing_line(good))
     return good
+
+
+def showing_line(source: Source) -> str:
+    """The sidebar's line under the picker: the topology shown and both size limits, the one of the pages that draw
+    it (`MAX_NODES`) and the one of those that schedule it (`MAX_PLAYER_SERVERS`). With only the first said,
+    "Showing fattree:k=8 (topologies up to 600 nodes)" sat beside the player refusing its 128 servers (trial 21)."""
+    servers = data.topology(source).n_servers
+    if servers > MAX_PLAYER_SERVERS:
+        return (f"Showing **{plain(source.name)}**: {servers} servers, more than the {MAX_PLAYER_SERVERS} the "
+                f"player, Compare and the debugger schedule; Topology & trees draws it (up to {MAX_NODES} nodes).")
+    return (f"Showing **{plain(source.name)}** (drawn up to {MAX_NODES} nodes; scheduled up to "
+            f"{MAX_PLAYER_SERVERS} servers).")
 
 
 def link_speeds_hint() -> str:
@@ -187,26 +202,63 @@ all be seen); uncapped, the box grows a row per tag. Streamlit 1.67 has no optio
 def methods_picker(name: str, default: list[str], limit: int | None = None, label: str = "Methods", where: Any = None,
                    why: str = "") -> list[str]:
     """A multiselect of core's methods, in the sidebar or in the container `where`: every registered method, or at
-    most `limit` of them, with `why` (the reason for the limit) as the picker's help."""
+    most `limit` of them, with `why` (the reason for the limit) as the picker's help. A capped picker offers no
+    "Select all": with two of three chosen it added one method and said nothing of the rest (trial 21)."""
     box = where if where is not None else st.sidebar
     st.html(WHOLE_TAGS)  # style only: sent to the page's event container, takes no room
     default = [m for m in default if m in METHODS]
     kept = [m for m in remembered(name, default) if m in METHODS]  # a method may have been unregistered
     forget(name, kept[:limit] if limit else kept)
     return list(persistent(box.multiselect, name, default, label, method_names(), max_selections=limit,
-                           format_func=method_title, help=why or None))
+                           format_func=method_title, help=why or None, **({"select_all": False} if limit else {})))
+
+
+ROUTING_KEY = "routing"
+"""The Routing option's key: one choice for the player and Compare (the trees both schedule)."""
+
+
+def routing_option(where: Any = None) -> str:
+    """The Routing option (the CLI's --routing: same modes, default and help), in `where` (the sidebar by default);
+    one value shared by the pages that take it."""
+    box = where if where is not None else st.sidebar
+    return str(persistent(box.selectbox, ROUTING_KEY, DEFAULT_ROUTING, "Routing", list(ROUTING_MODES),
+                          help=ROUTING_HELP[0].upper() + ROUTING_HELP[1:] + " (the CLI's --routing)."))
+
+
+def routing_hint(source: Source, config: ScheduleConfig, where: str = "Routing, in the sidebar") -> str | None:
+    """On a fat-tree under the default routing, one line: every tree crosses the same core switches and "balanced"
+    spreads them, with both routings' spread, busiest link and merged bound as measured (`core.routing.top_spread`);
+    None elsewhere, or where balanced spreads them no wider. On fattree:k=6 the default's critical path took 844
+    rounds where balanced took 150, and the page offered no routing (trial 21). `where`: where the option is."""
+    t = data.topology(source)
+    fat_tree = any(str(s or "").partition(":")[0].lower() == "fattree" for s in (t.spec, t.carried_spec))
+    if config.routing != DEFAULT_ROUTING or not fat_tree:
+        return None
+    now, spread = data.top_spread(source, DEFAULT_ROUTING), data.top_spread(source, "balanced")
+    if len(now.used) >= len(spread.used):
+        return None
+    names = ", ".join(t.labels[v] for v in now.used)
+    bound = data.merged_bound(source, config)
+    balanced = data.merged_bound(source, replace(config, routing="balanced"))
+    return (f"Routing \"{DEFAULT_ROUTING}\" (the default): every tree's routes between pods cross the same core "
+            f"switch{'es' if len(now.used) > 1 else ''} {names} ({len(now.used)} of {now.total}; the busiest link "
+            f"carries {now.busiest} route segments of the {t.n_servers} trees), so the merged trees' bound is {bound} "
+            f"rounds. Routing \"balanced\" spreads them over {len(spread.used)} of {spread.total} core switches "
+            f"(busiest link {spread.busiest} segments, bound {balanced} rounds): pick it under {where}.")
 
 
 def schedule_options(name: str) -> ScheduleConfig:
-    """Sidebar: seed, chunks, merge and the optimal solver's time limit, as a core ScheduleConfig."""
+    """Sidebar: routing, seed, chunks, merge and the optimal solver's time limit, as a core ScheduleConfig."""
     with st.sidebar.expander("Scheduling options"):
+        routing = routing_option(st)
         seed = persistent(st.number_input, f"{name}.seed", 0, "Seed (PS, greedy, sampled RL)", min_value=0,
                           max_value=10_000, step=1)
         chunks = persistent(st.number_input, f"{name}.chunks", 1, "Chunks per shard (k)", min_value=1, max_value=4,
                             step=1)
         merge = persistent(st.checkbox, f"{name}.merge", True, "Merge reduce workloads")
         limit = persistent(st.slider, f"{name}.time", 10, "Optimal: time limit (s)", 2, 120)
-    return ScheduleConfig(seed=int(seed), chunks=int(chunks), merge=bool(merge), time_limit=float(limit))
+    return ScheduleConfig(seed=int(seed), chunks=int(chunks), merge=bool(merge), time_limit=float(limit),
+                          routing=routing)
 
 
 def can_schedule(methods: list[str] | None, source: Source | None = None) -> bool:

@@ -25,7 +25,8 @@ from core.linkgroups import LinkGroups, group_bandwidths, link_groups
 from core.methods import METHODS, get_method, run_method
 from core.replan import LinkEvent, Replan, replan
 from core.rl.pair import checkpoint_dir, checkpoint_version
-from core.routing import NodeTree, Routes, compute_routes
+from core.routing import NodeTree, Routes, TopSpread, compute_routes
+from core.routing import top_spread as core_top_spread
 from core.schedule import Schedule, ScheduleConfig
 from core.schedule_io import schedule_to_dict
 from core.seconds import time_report
@@ -128,6 +129,12 @@ def size_problem(source: Source) -> str | None:
 def routes(source: Source) -> Routes:
     """Shortest-path routes toward every server (core.routing)."""
     return compute_routes(topology(source))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def top_spread(source: Source, routing: str) -> TopSpread:
+    """How the trees of one routing mode spread over the top layer of switches (core.routing.top_spread)."""
+    return core_top_spread(compute_routes(topology(source), routing))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

@@ -42,6 +42,18 @@ def dag_name(method: str, dag: WorkloadDAG | None = None) -> str:
     return DAG_NAMES.get(kind, kind)
 
 
+def percent(fraction: float) -> str:
+    """A gap (a fraction >= 0) as a metric shows it: whole percent from 10% up, one decimal below (``0.2%``),
+    ``< 0.1%`` for a gap above zero that one decimal would show as 0.0, and ``0%`` only when the gap is zero (a
+    rounded ``0%`` read as "the bound is met" where it was not: 812 rounds against 810, trial 21)."""
+    value = 100 * float(fraction)
+    if value == 0:
+        return "0%"
+    if value < 0.05:
+        return "< 0.1%"
+    return f"{value:.1f}%" if value < 9.95 else f"{value:.0f}%"
+
+
 def gap_note(method: str, stats: dict, dag: WorkloadDAG | None = None) -> str:
     """What a result's gap is measured against: its own DAG's lower bound, named."""
     b = stats["bounds"]
@@ -116,6 +128,25 @@ def trained_on_text(specs) -> str:
         return specs[0]
     families = sorted({s.split(":", 1)[0] for s in specs})
     return f"{len(specs)} other topologies ({', '.join(families)})"
+
+
+def choice_note(info: dict, dag: WorkloadDAG | None) -> str | None:
+    """What a method that chooses its DAG (time-aware: every routing's merged trees and four rings, by time) chose,
+    as the CLI's header and bound line say it: the candidate, chunks per shard, merging; None for other methods."""
+    if "dag" not in info or "planned_time_s" not in info or dag is None:
+        return None
+    return (f"chose {info['dag']}: {dag.chunks} chunk{'s' if dag.chunks > 1 else ''} per shard, merging "
+            f"{'on' if dag.merge else 'off'}")
+
+
+def pieces_note(dag: WorkloadDAG | None, chunks: int) -> str | None:
+    """Where a result's DAG cuts each shard into more pieces than the options' `chunks` (time-aware's rings both ways
+    double them): its rounds move smaller pieces than the others' and are not comparable with theirs; else None."""
+    if dag is None or dag.chunks == chunks:
+        return None
+    others = "whole shards" if chunks == 1 else f"pieces of 1/{chunks} shard"
+    piece = "half-size pieces" if dag.chunks == 2 * chunks else f"pieces of 1/{dag.chunks} shard"
+    return f"its rounds move {piece} (the others' move {others}): not comparable with theirs"
 
 
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> list[str]:

@@ -26,7 +26,8 @@ from . import charts, data, figures, labels
 from .axisnames import MIN_ROW_FONT, Naming, unnamed_note
 from .controls import is_slow, method_title, persistent, with_progress
 from .playback import Playback
-from .sources import HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, ROUNDS, TIME_COLUMNS, Source, Timeline, file_stem
+from .sources import (HEAT_LINK_ROWS, PLAYER_NETWORK_NODES, ROUNDS, TIME_COLUMNS, Source, Timeline, file_stem,
+                      routing_tag)
 
 SPEEDS = {"½": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
 """Play speeds (rounds per second) -> seconds between rounds."""
@@ -123,7 +124,9 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
             elif timeline.seconds:
                 _seconds_metrics(pb, source, config, timeline.mode, slots, unit)
             else:
-                _round_metrics(pb, source, config, slots)
+                _round_metrics(pb, source, config, slots, timeline.mode)
+    if timeline.event is None and not timeline.seconds:
+        _times_caption(plays, source, config, timeline.mode)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
         st.caption(f"Lower bound of the merged workload DAG: **{merged_bound} rounds** — the common reference of "
                    "every method that schedules merged trees. PS and Ring schedule other DAGs (plain trees, the "
@@ -140,16 +143,35 @@ def metric_slots(n_methods: int) -> tuple:
     return first[0], first[1], second[0]
 
 
-def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple) -> None:
+def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple, mode: str = "async") -> None:
     s = pb.stats
     a, b, c = slots
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
-    b.metric("Gap", f"{100 * s['gap']:.0f}%", help=labels.gap_note(pb.method, s, pb.dag))
+    b.metric("Gap", labels.percent(s["gap"]), help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
              help="mean share of directed-link capacity used, over working links (failed ones left out) and rounds")
     notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"]
+    if chose := labels.choice_note(pb.info, pb.dag):  # time-aware: its rounds are of the DAG it chose, by time
+        notes.append(chose)
+        notes += [n for n in (labels.pieces_note(pb.dag, config.chunks),) if n]
+        time_s = data.seconds_report(source, pb.method, config)[mode]["time_s"]
+        notes.append(f"{labels.seconds(time_s)} for {labels.size(config.size)} ({mode} replay, the model's time: "
+                     "it plans by time, not rounds)")
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
+
+
+def _times_caption(plays: list[Playback], source: Source, config: ScheduleConfig, mode: str) -> None:
+    """On the rounds axis beside a method that plans by time (time-aware), one line of every method's time in the
+    model: its rounds may be of smaller pieces and fewest rounds need not be fastest (DCell(6,1): time-aware's 82
+    rounds, RL's 60, but 7.97 ms against 11.5 ms; trial 21)."""
+    if not any(labels.choice_note(pb.info, pb.dag) for pb in plays):
+        return
+    times = [(method_title(pb.method), data.seconds_report(source, pb.method, config)[mode]["time_s"]) for pb in plays]
+    unit = labels.shared_unit(t for _, t in times)
+    st.caption(f"Time for {labels.size(config.size)} ({mode} replay): "
+               + ", ".join(f"{title} {labels.seconds(t, unit=unit)}" for title, t in sorted(times, key=lambda x: x[1]))
+               + ". Rounds count steps, not time: the seconds axis plays every method by time.")
 
 
 def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConfig) -> None:
@@ -169,12 +191,13 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
              f"rounds, message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
     rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
-    b.metric("Gap", f"{100 * m['gap']['best']:.0f}%", help=labels.time_gap_note(bounds, rounds))
+    b.metric("Gap", labels.percent(m["gap"]["best"]), help=labels.time_gap_note(bounds, rounds))
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
     notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']), unit=unit)} "
              f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
+    notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks)) if n]
     notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes))
 
@@ -438,7 +461,7 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
-                            file_name=f"{stem}-{pb.method}.schedule.json", mime="application/json",
+                            file_name=f"{stem}-{pb.method}{routing_tag(config)}.schedule.json", mime="application/json",
                             key=f"{key}:json:{pb.method}", on_click="ignore", width="stretch",
                             help="allreduce-schedule/1: topology, workloads, rounds, stats (as planned, before any "
                                  "link change)")
@@ -458,17 +481,18 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
 
 def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
     """What a download's name (heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
-    methods, short and file-name safe: on the rounds axis without a link event, nothing (the numbers depend on
-    neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
+    methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the rounds axis
+    without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
     ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``,
     ``-fail3-before``), a slow-down with its factor, the new bandwidth over `nominal` (each link's bandwidth before
     the event, Gbit/s): ``x0p25`` (one factor for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``).
     A decimal point is ``p`` and ``_`` only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_``
     for both, ``slow0_9`` read as "slowed to 0.9"). One size in sync and async, with and without an event, or at
     ×0.25 and ×0.5, had one name, so one download overwrote the other."""
+    routing = routing_tag(config)
     if not timeline.seconds and timeline.event is None:
-        return ""
-    tag = f"-{size_tag(config.size)}-{timeline.mode}"
+        return routing
+    tag = f"{routing}-{size_tag(config.size)}-{timeline.mode}"
     event = timeline.event
     if event is not None:
         if event.at_round is not None:

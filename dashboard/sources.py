@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.schedule import ScheduleConfig
 from core.topology import FAMILIES, TopologyError, keyed_spec, parse_spec, predicted_size, preset
 
 if TYPE_CHECKING:
@@ -137,3 +138,9 @@ def file_stem(source: Source) -> str:
     text = text.replace(":", "_").replace("=", "").replace(",", "_")
     stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in text).strip("._")
     return stem or "topology"
+
+
+def routing_tag(config: ScheduleConfig) -> str:
+    """``-balanced`` or ``-bandwidth`` in a download's name where the run's routing is not the default, else nothing
+    (a balanced run's files took the default's names)."""
+    return "" if config.routing == ScheduleConfig().routing else f"-{config.routing}"

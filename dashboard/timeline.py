@@ -78,8 +78,8 @@ def _event(key: str, source: Source) -> tuple[LinkEvent | None, str]:
         links = persistent(st.multiselect, f"{key}.links:{source.spec}", [], "Links", [e for e, _ in choices],
                            format_func=names.get, max_selections=MAX_EVENT_LINKS,
                            placeholder="pick up to 4 links (id · ends · level · bandwidth)",
-                           help=f"at most {MAX_EVENT_LINKS} links at once (\"Select all\" takes the first {MAX_EVENT_LINKS}); "
-                                "for more, give --fail-links or --slow-links to the CLI")
+                           help=f"at most {MAX_EVENT_LINKS} links at once; for more, give --fail-links or --slow-links "
+                                "to the CLI", select_all=False)  # "Select all" would take the first few, unsaid
         a, b, c = st.columns([1, 1.25, 0.8])
         with a:
             change = persistent(st.segmented_control, f"{key}.change", "fail", "Change", CHANGES) or "fail"

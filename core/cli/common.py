@@ -12,7 +12,7 @@ from ..argtypes import UsageError
 from ..guard import Estimate, fmt_bytes, fmt_seconds
 from ..methods import get_method, iter_methods
 from ..replan import LinkEvent, Replan
-from ..routing import ROUTING_MODES
+from ..routing import ROUTING_HELP, ROUTING_MODES
 from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, show_opening
 from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note
@@ -93,9 +93,7 @@ def add_schedule_options(p: argparse.ArgumentParser, writes: bool = True) -> Non
                         f"the same seed {same}, optimal included")
     p.add_argument("--chunks", type=at.int_in(1, 1_000_000), default=1, help="pieces per shard, k (default 1)")
     p.add_argument("--no-merge", action=Given, nargs=0, const=True, default=False, help="do not merge reduce workloads at servers")
-    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest", action=Given,
-                   help="shortest routes with the lowest-id tie-break (default), balanced over equal routes, "
-                        "or bandwidth: trees avoiding slow and loaded links")
+    p.add_argument("--routing", choices=list(ROUTING_MODES), default="shortest", action=Given, help=ROUTING_HELP)
     p.add_argument("--time-limit", type=at.seconds(86400), default=60.0, action=Given,
                    help="work limit of the optimal solver in CP-SAT's deterministic seconds, which keep a seeded "
                         "run reproducible (about one second of one core each; default 60)")

@@ -17,7 +17,7 @@ from core.topology import TopologyError, preset
 
 from .. import charts, controls, data, figures, labels, tables
 from ..controls import method_title, methods_picker, persistent
-from ..sources import Source, file_stem
+from ..sources import Source, file_stem, routing_tag
 
 PRESET = "table2"
 SCOPES = ("Table 2 (nine configurations)", "The topology in the sidebar")
@@ -56,6 +56,8 @@ def render() -> None:
                                 f"page's: {why}."))
     if not controls.can_schedule(methods, source if scope == SCOPES[1] else None):
         return
+    if scope == SCOPES[1] and (hint := controls.routing_hint(source, config)):
+        st.info(labels.plain(hint), icon=":material/alt_route:")
     rows = run(sources, methods, seeds, config)
     if not rows:
         return
@@ -63,7 +65,7 @@ def render() -> None:
     names = config_names(rows, cells)
     notes = table(rows, methods, paper=scope == SCOPES[0], time_limit=config.time_limit, names=names)
     seconds_table(rows, methods, config.size, cells, names)
-    stem = "table2" if scope == SCOPES[0] else file_stem(source)
+    stem = ("table2" if scope == SCOPES[0] else file_stem(source)) + routing_tag(config)
     st.subheader("Rounds per configuration")
     chart(rows, methods, stem, names)
     st.subheader("Spread over seeds")
@@ -105,8 +107,8 @@ def left_out(uneven: bool) -> dict[str, str]:
 
 
 def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, list[str]]:
-    """Sidebar: methods, seeds for the randomized ones, the message size of the seconds table and the CSV, and the
-    optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
+    """Sidebar: methods, seeds for the randomized ones, the message size of the seconds table and the CSV, the
+    routing (`controls.routing_option`, the player's too) and the optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
     `uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
     default = page_defaults(uneven is not None)
     if controls.remembered("compare.methods", None) == st.session_state.get(AUTO):
@@ -125,11 +127,12 @@ def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, 
     except ValueError as err:
         st.sidebar.error(f"{err}. Using {DEFAULT_SIZE}.")
         size = DEFAULT_SIZE_BYTES
+    routing = controls.routing_option()
     limit = 10
     if any(get_method(m).slow for m in methods):
         limit = int(persistent(st.sidebar.slider, "compare.time", 10, "Time limit of slow methods per "
                                "configuration (s)", 2, 60))
-    return methods, seeds, ScheduleConfig(time_limit=float(limit), size=size), added
+    return methods, seeds, ScheduleConfig(time_limit=float(limit), size=size, routing=routing), added
 
 
 def run(sources: list[Source], methods: list[str], seeds: int, config: ScheduleConfig) -> list[Row]:

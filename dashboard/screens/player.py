@@ -46,6 +46,8 @@ def render() -> None:
     if choice.event is not None:
         st.markdown(f"**{choice.what[0].upper() + choice.what[1:]}**: each method re-plans what is left "
                     f"({choice.mode} replay, {labels.size(config.size)}).")
+    if hint := controls.routing_hint(source, config, "Scheduling options → Routing, in the sidebar"):
+        st.info(labels.plain(hint), icon=":material/alt_route:")
     round_player.summary(plays, source, config, data.merged_bound(source, config), line)
     view = round_player.show(KEY, source, config, plays, timeline=line, what=choice.what)
     with st.expander("Downloads: schedules, heatmap data, an animation for slides"):

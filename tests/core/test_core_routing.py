@@ -123,3 +123,24 @@ def test_route_to_a_switch_is_refused():
         r.node_tree(int(t.switches[0]))
     with pytest.raises(ValueError, match="routing must be one of"):
         compute_routes(t, "random")
+
+
+def test_top_spread_counts_the_core_switches_the_trees_cross_and_the_busiest_link():
+    """Fat-tree(4) under the lowest-id tie-break: every route between pods climbs to core switch c0, its links carry
+    the most tree segments; balanced spreads the trees over all four core switches (trial 21's routing line)."""
+    from core.routing import top_spread
+
+    t = make_topology("fattree:k=4")
+    now, spread = (top_spread(compute_routes(t, m)) for m in ("shortest", "balanced"))
+    assert [t.labels[v] for v in now.used] == ["c0"] and now.total == spread.total == 4
+    assert [t.labels[v] for v in spread.used] == ["c0", "c1", "c2", "c3"]
+    for got in (now, spread):  # the busiest link: segments over each directed link, counted by walking every route
+        r = compute_routes(t, got.mode)
+        load = {}
+        for i in range(t.n_servers):
+            for j in range(t.n_servers):
+                nodes = [int(x) for x in r.seg_nodes[i, j, : r.seg_len[i, j] + 1]]
+                for u, v in zip(nodes, nodes[1:]):
+                    load[u, v] = load.get((u, v), 0) + 1
+        assert got.busiest == max(load.values())
+    assert spread.busiest < now.busiest

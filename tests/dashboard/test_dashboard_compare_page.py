@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from apptest_tools import capture_downloads, cells, charts, open_app, traces
+from apptest_tools import capture_downloads, cells, charts, goto, open_app, traces
 
 from core.compare import compare, configurations
 from core.schedule import ScheduleConfig
@@ -534,3 +534,29 @@ def test_a_long_uploaded_file_name_is_shortened_in_the_rounds_table_and_the_bar_
     at.multiselect(key="w:compare.methods").set_value(["critical-path"]).run()
     assert not any("(shortened " in c.value for c in at.caption)
     assert charts(at)[0]["layout"]["xaxis"]["ticktext"] == [p.name for p in preset("table2")]
+
+
+def test_routing_is_the_players_option_and_balanced_re_schedules_the_fat_tree(monkeypatch):
+    """Trial 21: Compare had no routing either. The Routing option (one value with the player's) sets every method's
+    routing; on a fat-tree under the default one line says the trees share a core switch; the CSV's name says a
+    routing other than the default."""
+    from core.methods import run_method
+    from core.topology import make_topology
+
+    got = capture_downloads(monkeypatch)
+    at = open_app("compare")
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("fattree:k=4").run()
+    at.multiselect(key="w:compare.methods").set_value(["critical-path"]).run()
+    assert not at.exception and at.selectbox(key="w:routing").value == "shortest"
+    assert "every tree's routes between pods cross the same core switch c0 (1 of 4;" in at.info[0].value
+    t = make_topology("fattree:k=4")
+    rounds = {m: run_method("critical-path", t, ScheduleConfig(routing=m)).n_rounds for m in ("shortest", "balanced")}
+    assert at.dataframe[0].value["critical-path"].iloc[0] == rounds["shortest"] and "compare-fattree_k4.csv" in got
+    at.selectbox(key="w:routing").set_value("balanced").run()
+    assert not at.exception and not at.info
+    assert at.dataframe[0].value["critical-path"].iloc[0] == rounds["balanced"] < rounds["shortest"]
+    assert "compare-fattree_k4-balanced.csv" in got
+    goto(at, "player")  # one choice for both pages
+    assert at.selectbox(key="w:routing").value == "balanced"

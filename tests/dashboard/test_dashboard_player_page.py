@@ -354,3 +354,128 @@ def test_heatmap_rows_too_many_to_name_say_which_are_named():
     at.segmented_control(key="w:player.rows").set_value("auto").run()
     (ax, rows, px), = _row_axes(charts(at)[0])
     assert len(rows) == 8 and list(ax["tickvals"]) == rows and "no room to name every row" not in texts(at)
+
+
+def spec_player(spec: str, methods: list[str], monkeypatch=None):
+    """The player on a typed spec with `methods` picked (download names recorded when `monkeypatch` is given)."""
+    from apptest_tools import capture_deferred_downloads
+    at = open_app()
+    names = capture_deferred_downloads(monkeypatch) if monkeypatch else None
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value(spec).run()
+    choose_methods(at, methods)
+    assert not at.exception, [e.value for e in at.exception]
+    return at, names
+
+
+def test_routing_is_an_option_and_a_fat_tree_says_the_default_crowds_one_core_switch(monkeypatch):
+    """Trial 21: on fattree:k=6 the page offered no routing, and its critical path took 844 rounds where the CLI's
+    --routing balanced takes 150. The Routing option is the CLI's (modes, default, help); on a fat-tree under the
+    default one line says the trees share core switches and balanced spreads them, its numbers as core measures
+    them; balanced re-schedules, and the downloads' names say it."""
+    from core.bounds import lower_bounds
+    from core.routing import ROUTING_HELP, ROUTING_MODES, compute_routes, top_spread
+    from core.workloads import build_dag
+
+    spec = "fattree:k=6"
+    at, names = spec_player(spec, ["ring", "critical-path"], monkeypatch)
+    box = at.selectbox(key="w:routing")
+    assert box.options == list(ROUTING_MODES) and box.value == "shortest" and ROUTING_HELP[1:] in box.help
+    t = make_topology(spec)
+    now, spread = (top_spread(compute_routes(t, m)) for m in ("shortest", "balanced"))
+    bound = {m: lower_bounds(build_dag(t, "tree", routing=m)).best for m in ("shortest", "balanced")}
+    line = shown(" ".join(i.value for i in at.info))
+    assert (f"cross the same core switch {t.labels[now.used[0]]} (1 of {now.total}; the busiest link carries "
+            f"{now.busiest} route segments of the 54 trees), so the merged trees' bound is {bound['shortest']} "
+            f"rounds") in line, line
+    assert (f"\"balanced\" spreads them over {len(spread.used)} of {spread.total} core switches (busiest link "
+            f"{spread.busiest} segments, bound {bound['balanced']} rounds)") in line
+    assert (now.total, len(now.used), len(spread.used)) == (9, 1, 9)
+    cp = {m: run_method("critical-path", t, ScheduleConfig(routing=m)) for m in ("shortest", "balanced")}
+    assert metric(at, "Rounds")[1] == str(cp["shortest"].n_rounds)
+    assert metric(at, "Gap")[1] == "4.2%" == f"{100 * cp['shortest'].stats()['gap']:.1f}%"  # 844 / 810: not "4%"
+    assert "critical-path.schedule.json" in " ".join(names)
+    names.clear()
+    at.selectbox(key="w:routing").set_value("balanced").run()
+    assert not at.exception and not at.info  # the line is for the default routing only
+    assert metric(at, "Rounds")[1] == str(cp["balanced"].n_rounds) and cp["balanced"].n_rounds < 200
+    assert f"**{bound['balanced']} rounds**" in texts(at)  # the merged bound under balanced routing
+    assert {"fattree_k6-critical-path-balanced.schedule.json", "fattree_k6-critical-path-balanced.utilization.csv",
+            "fattree_k6-ring-critical-path-balanced.animation.html"} <= set(names), names
+
+
+def test_a_gap_above_zero_never_reads_0_percent():
+    """Trial 21: RL's 812 rounds against the bound 810 read "Gap 0%". One decimal under 10%, "< 0.1%" below that."""
+    from dashboard.labels import percent
+
+    assert [percent(g) for g in (0, 2 / 810, 0.0004, 34 / 810, 0.0996, 0.3, 1.0667)] == \
+        ["0%", "0.2%", "< 0.1%", "4.2%", "10%", "30%", "107%"]
+
+
+def test_time_aware_says_what_it_chose_that_its_rounds_are_of_half_pieces_and_its_time(stand_in_rl):
+    """Trial 21: time-aware's card on DCell(6,1) read "Rounds 82 ... vs bound 82 (the ring)" beside RL's 60, and
+    nothing said it chose a fast ring both ways in half-size pieces, finishing first (7.97 ms against 11.5 ms)."""
+    from core.seconds import time_report
+    from dashboard.labels import seconds, shared_unit
+
+    spec = "dcell:n=4,k=1"
+    at, _ = spec_player(spec, ["ps", "time-aware"])
+    cards = [shown(c.value) for c in at.main.caption]
+    card = next(c for c in cards if c.startswith("vs bound") and "chose" in c)
+    assert "chose fast ring both ways: 2 chunks per shard, merging off" in card
+    assert "its rounds move half-size pieces (the others' move whole shards): not comparable with theirs" in card
+    config = ScheduleConfig(size=100_000_000)
+    t = make_topology(spec)
+    runs = {m: run_method(m, t, config) for m in ("ps", "time-aware")}
+    time_s = {m: time_report(s.dag, s.rounds, config.size)["async"]["time_s"] for m, s in runs.items()}
+    assert f"{seconds(time_s['time-aware'])} for 100 MB (async replay" in card
+    unit = shared_unit(time_s.values())
+    assert (f"Time for 100 MB (async replay): Time-aware (HEFT) {seconds(time_s['time-aware'], unit=unit)}, "
+            f"Parameter Server {seconds(time_s['ps'], unit=unit)}.") in "\n".join(cards)
+    ps_card = next(c for c in cards if c.startswith("vs bound") and "chose" not in c)
+    assert "half-size" not in ps_card
+
+
+def test_the_sidebar_says_both_size_limits_and_that_the_player_will_not_schedule_a_bigger_topology():
+    """Trial 21: "Showing fattree:k=8 (topologies up to 600 nodes)", and then the player refused its 128 servers."""
+    at = open_app()
+    assert "(drawn up to 600 nodes; scheduled up to 64 servers)" in shown(texts(at.sidebar))
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("fattree:k=8").run()
+    line = shown(" ".join(c.value for c in at.sidebar.caption))
+    assert ("Showing **fattree:k=8**: 128 servers, more than the 64 the player, Compare and the debugger schedule; "
+            "Topology & trees draws it (up to 600 nodes).") in line
+    assert "has 128 servers; the dashboard schedules at most 64" in at.warning[0].value
+
+
+def test_capped_pickers_offer_no_select_all():
+    """Trial 21: with two methods chosen, "Select all" in "Methods (up to 3)" added one and said nothing."""
+    at = open_app()
+    assert at.multiselect(key="w:player.methods").proto.select_all == 0
+    links = [m for m in at.multiselect if m.key.startswith("w:player.links:")]
+    assert links and all(m.proto.select_all == 0 for m in links)
+    at = open_app("compare")
+    assert at.multiselect(key="w:compare.methods").proto.select_all != 0  # no cap: every method if wanted
+
+
+def test_rl_on_an_uploaded_file_says_why_its_carried_spec_checkpoint_was_not_used():
+    """Trial 21: on an uploaded BCube(3,1) file with link 1 failed, RL's card named the universal checkpoint and not
+    why bcube_n3_k1 was not used; the CLI says "its graph is not that spec's (link 1 (s01-sw0.0) is failed)"."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "checkpoints" / "bcube_n3_k1.safetensors").exists():
+        pytest.skip("no bcube_n3_k1 checkpoint")
+    raw = subprocess.run([sys.executable, "-m", "core.cli", "topology", BCUBE, "--fail-links", "1", "--format", "json"],
+                         cwd=root, capture_output=True, check=True).stdout
+    at = open_app()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("net.json", raw, "application/octet-stream")).run()
+    choose_methods(at, ["ring", "rl"])
+    assert not at.exception and not at.warning
+    card = next(shown(c.value) for c in at.main.caption if "checkpoint" in c.value)
+    assert ("checkpoint universal" in card and "the file carries the spec bcube:n=3,k=1, but its graph is not that "
+            "spec's (link 1 (s01-sw0.0) is failed)") in card, card
