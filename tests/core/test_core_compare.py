@@ -576,3 +576,20 @@ def test_a_changed_network_is_in_the_rows_name(capsys):
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "csv",
                      "--fail-links", "1"]) == 0
     assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed 1)"
+
+
+def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsys):
+    """Trial 21: the text marked an optimum not proven with * and a legend, but said neither where nor between what it
+    lies (the dashboard's warning did, once per cell). One line now names the configurations and each optimum's range;
+    the CSV's ``optimal proven`` and the JSON's ``info.proven_optimal`` say it per row. CP-SAT's limit is deterministic
+    work, so DCell(4,1) at 1 s is not proven on any machine."""
+    args = ["compare", "dcell:n=4,k=1", "bcube:n=2,k=1", "--methods", "critical-path,optimal", "--time-limit", "1"]
+    assert cli.main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[5] == "26*" and lines[2].split()[5] == "4"  # marked in its cell; a proven one not
+    assert lines[3].endswith("; * = not proven optimal")
+    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations: dcell:n=4,k=1 (optimum 24 to 26); "
+                        "CP-SAT stopped at its 1 s time limit (--time-limit) with the best schedule it found")
+    assert cli.main(args + ["--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["optimal proven"] for r in rows] == ["no", "yes"] and rows[0]["optimal"] == "26"
