@@ -521,16 +521,20 @@ def shortest_schedule(row: Row) -> tuple[str, int] | None:
 def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str], str] = str) -> str:
     """Where an optimum is not proven and where it lies, from `unproven`: ``DCell(4,1) (optimum 24 to 26),
     Jellyfish(15) (29 to 37)``, from CP-SAT's proven bound to the shortest schedule any compared method found there
-    (`shortest_schedule`, often CP-SAT's own); where that schedule meets the bound, the optimum is known:
-    ``BCube(5,1) (optimum 40: rl's schedule meets the bound)``; `title` names a method."""
-    parts = []
-    for j, (r, res) in enumerate(found):
+    (`shortest_schedule`, often CP-SAT's own); where that schedule meets the bound the optimum is known, said once per
+    method: ``BCube(5,1) (40), DCell(4,1) (24): rl's schedule meets the bound, the optimum``; `title` names a method."""
+    open_parts: list[str] = []
+    known: dict[str, list[str]] = {}
+    for r, res in found:
         bound = res.info.get("proven_bound", r.lower_bound)
         method, upper = shortest_schedule(r) or (res.method, int(res.rounds))
-        word = "optimum " if not parts else ""
-        parts.append(f"{r.name} ({word}{bound}: {title(method)}'s schedule meets the bound)" if upper <= bound
-                     else f"{r.name} ({word}{bound} to {upper})")
-    return ", ".join(parts)
+        if upper <= bound:
+            known.setdefault(method, []).append(f"{r.name} ({bound})")
+        else:
+            open_parts.append(f"{r.name} ({'' if open_parts else 'optimum '}{bound} to {upper})")
+    parts = [", ".join(open_parts)] if open_parts else []
+    parts += [f"{', '.join(where)}: {title(m)}'s schedule meets the bound, the optimum" for m, where in known.items()]
+    return "; ".join(parts)
 
 
 def unproven_lines(rows: list[Row], methods: list[str], time_limit: float) -> list[str]:

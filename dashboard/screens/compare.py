@@ -207,6 +207,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
     open_optima = unproven(rows, methods)  # marked in their cells, as the CLI's text marks them
     marked = {(i, m) for m, found in open_optima.items() for i, r in enumerate(rows) if any(r is f for f, _ in found)}
+    for m in open_optima:  # a column's format wins over the Styler's text in the browser (not in AppTest): none here
+        config[m] = st.column_config.NumberColumn(help=_header_help(m, titles))
     st.dataframe(rounds_cells(shown, marked), hide_index=True, width="stretch", column_config=config)
     st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
                + "). Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "

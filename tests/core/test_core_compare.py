@@ -593,3 +593,24 @@ def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsy
     assert cli.main(args + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["optimal proven"] for r in rows] == ["no", "yes"] and rows[0]["optimal"] == "26"
+    assert cli.main(args + ["--format", "json"]) == 0
+    info = [r["methods"]["optimal"]["info"] for r in json.loads(capsys.readouterr().out)]
+    assert [(i["proven_optimal"], i["proven_bound"]) for i in info] == [(False, 24), (True, 4)]
+
+
+def test_unproven_ranges_say_an_optimum_known_from_another_methods_schedule_once():
+    """Trial 21: optimal's 50 on BCube(5,1) was not proven while RL's 40 meets the bound 40, so the optimum is 40,
+    not "between 40 and 50"; said once per method for every such configuration, the open ones with their range."""
+    from core.compare import MethodResult, Row, unproven, unproven_ranges
+
+    rows = []
+    for name, bound, rl, opt in [("BCube(5,1)", 40, 40, 50), ("Jellyfish(20)", 41, 42, 50), ("DCell(4,1)", 24, 24, 26)]:
+        results = {"rl": MethodResult("rl", rl, [rl], bound, 0.0),
+                   "optimal": MethodResult("optimal", opt, [opt], bound, 0.0,
+                                           {"proven_optimal": False, "proven_bound": bound})}
+        rows.append(Row(name, name, 1, 1, 1, 1, bound, {}, results, None))
+    found = unproven(rows, ["rl", "optimal"])
+    assert list(found) == ["optimal"] and len(found["optimal"]) == 3
+    assert unproven_ranges(found["optimal"], {"rl": "Hierarchical RL"}.get) == (
+        "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (40), DCell(4,1) (24): Hierarchical RL's schedule meets the "
+        "bound, the optimum")
