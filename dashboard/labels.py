@@ -137,7 +137,10 @@ def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
             out.append(f"{title} ran checkpoint {what}, on {listed}: NOT trained on {'these' if many else 'this one'}.")
         else:
             out.append(f"{title} ran checkpoint{'s' if many else ''} {listed}.")
-    out += [f"On {', '.join(where)}: {extra}." for extra, where in extras.items()]
+    said: dict[tuple[str, ...], list[str]] = {}  # what the same configurations add, said once for them
+    for extra, where in extras.items():
+        said.setdefault(tuple(where), []).append(extra)
+    out += [f"On {', '.join(where)}: {'; '.join(what)}." for where, what in said.items()]
     return " ".join(out)
 
 

@@ -103,7 +103,9 @@ def test_which_checkpoint_ran_is_said_in_view_in_every_case(torch_rl):
     sidebar(at, upload=("dcell41.json", buf.getvalue().encode(), "application/octet-stream"))
     assert not at.exception
     (line,) = checkpoint_captions(at)
-    assert line.startswith("Hierarchical RL ran checkpoint dcell_n4_k1 on dcell41.json, trained on that topology.")
+    assert line == ("Hierarchical RL ran checkpoint dcell_n4_k1 on dcell41.json, trained on that topology. On "
+                    "dcell41.json: the file's graph is that of the spec it carries, dcell:n=4,k=1: the checkpoint is "
+                    "chosen and judged as for that spec.")
     sidebar(at, spec="bcube:n=8,k=1")
     assert checkpoint_captions(at) == ["Hierarchical RL ran checkpoint universal, trained across topologies, on "
                                        "bcube:n=8,k=1, which it was not trained on: the default on a topology without "
