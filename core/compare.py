@@ -479,7 +479,7 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
             txt = csv_number(res.rounds) if numeric else f"{res.rounds:.1f}" if get_method(m).randomized \
                 else f"{res.rounds:.0f}"
             if not numeric and "proven_optimal" in res.info and not res.info["proven_optimal"]:
-                txt += "*"
+                txt += NOT_PROVEN
             cells.append(txt)
         best = r.best_merged()
         cells += [str(r.lower_bound), _percent(gap(best.rounds, r.lower_bound), numeric) if best else _num(None, numeric)]
@@ -493,6 +493,57 @@ def _percent(fraction: float, numeric: bool) -> str:
     """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
     bound at 1 B) or as the CSV writes it (``12.5``, percent, `csv_number`)."""
     return csv_number(100 * fraction) if numeric else _shown_percent(fraction)[0]
+
+
+NOT_PROVEN = "*"
+"""The mark after an exact method's rounds that CP-SAT did not prove optimal (the text's cell, the dashboard's)."""
+
+
+def unproven(rows: list[Row], methods: Iterable[str]) -> dict[str, list[tuple[Row, MethodResult]]]:
+    """Per exact (CP-SAT) method of `methods`, the configurations where it ran but did not prove its rounds optimal
+    (it stopped at its time limit): the rows and its results there; a method proven everywhere is absent."""
+    out: dict[str, list[tuple[Row, MethodResult]]] = {}
+    for m in methods:
+        for r in rows:
+            res = r.results.get(m)
+            if res is not None and res.rounds is not None and res.info.get("proven_optimal") is False:
+                out.setdefault(m, []).append((r, res))
+    return out
+
+
+def shortest_schedule(row: Row) -> tuple[str, int] | None:
+    """The method with the shortest single schedule of the row's DAG (the one its bound is for: a merged-tree method
+    on the row's routes, `Row.gap`'s rule) and its rounds, its best seed's for a seeded one; None when none ran."""
+    got = [(min(r.per_seed), m) for m, r in row.results.items() if row.gap(m) is not None and r.per_seed]
+    return None if not got else (min(got)[1], min(got)[0])
+
+
+def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str], str] = str) -> str:
+    """Where an optimum is not proven and where it lies, from `unproven`: ``DCell(4,1) (optimum 24 to 26),
+    Jellyfish(15) (29 to 37)``, from CP-SAT's proven bound to the shortest schedule any compared method found there
+    (`shortest_schedule`, often CP-SAT's own); where that schedule meets the bound the optimum is known, said once per
+    method: ``BCube(5,1) (40), DCell(4,1) (24): rl's schedule meets the bound, the optimum``; `title` names a method."""
+    open_parts: list[str] = []
+    known: dict[str, list[str]] = {}
+    for r, res in found:
+        bound = res.info.get("proven_bound", r.lower_bound)
+        method, upper = shortest_schedule(r) or (res.method, int(res.rounds))
+        if upper <= bound:
+            known.setdefault(method, []).append(f"{r.name} ({bound})")
+        else:
+            open_parts.append(f"{r.name} ({'' if open_parts else 'optimum '}{bound} to {upper})")
+    parts = [", ".join(open_parts)] if open_parts else []
+    parts += [f"{', '.join(where)}: {title(m)}'s schedule meets the bound, the optimum" for m, where in known.items()]
+    return "; ".join(parts)
+
+
+def unproven_lines(rows: list[Row], methods: list[str], time_limit: float) -> list[str]:
+    """The text's line per exact method with a result not proven optimal (`unproven`; the cells marked
+    `NOT_PROVEN`): where, and between what its optimum lies."""
+    return [f"{NOT_PROVEN} {m}: NOT proven optimal on {len(found)} of {len(rows)} configurations: "
+            f"{unproven_ranges(found)}; CP-SAT stopped at its {time_limit:g} s time limit (--time-limit) with the best "
+            "schedule it found"
+            for m, found in unproven(rows, methods).items()]
 
 
 def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:

@@ -834,11 +834,21 @@ def _arc(x0: float, y0: float, x1: float, y1: float, bend: float, n: int = 17) -
     return xs, ys
 
 
+LEGEND_COLUMNS = 3
+"""Columns of the compare chart's legend: each entry gets a third of the width, room at 820 px for the longest
+("paper: Parameter Server") in a wider fallback font too. Flowed by its text's width, the entries overlapped in the
+PNG the camera saves: plotly.js lays the legend out with the page's font, but the exported image cannot load web
+fonts and draws the text in a wider one ("paper: Parameter Serve" under the next marker, the last entry cut)."""
+
+
 def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None]],
                    paper: dict[str, Sequence[float | None]], height: int = 420,
-                   titles: dict[str, str] | None = None, ticks: Sequence[str] | None = None) -> go.Figure:
+                   titles: dict[str, str] | None = None, ticks: Sequence[str] | None = None,
+                   title: str | None = None) -> go.Figure:
     """Rounds per configuration: our methods as bars, the paper's numbers as diamonds, each over its own method's bar;
-    `ticks`: the configurations as the x axis names them (a long name shortened; hover says `configs`' whole name).
+    `ticks`: the configurations as the x axis names them (a long name shortened; hover says `configs`' whole name);
+    `title`: what the chart compares, in its image too (the page's heading above it is not saved with it). The legend
+    is in `LEGEND_COLUMNS` columns under the chart, the height grown by its rows past the first two.
 
     Every method has one slot in each configuration's group (ours first, then a paper method we did not run, whose
     diamond then stands in an empty slot); bars and diamonds are placed at the slot's centre on a numeric x axis
@@ -861,8 +871,13 @@ def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None
                                  marker=dict(symbol="diamond", size=10, color=method_colour(method),
                                              line=dict(color="black", width=1)),
                                  hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{customdata}}</extra>"))
-    fig.update_layout(barmode="overlay", height=height, margin=dict(l=4, r=4, t=10, b=4),
-                      legend=dict(orientation="h", y=-0.18), yaxis_title="rounds")
+    rows = -(-len(fig.data) // LEGEND_COLUMNS)
+    fig.update_layout(barmode="overlay", height=height + 22 * max(0, rows - 2),
+                      margin=dict(l=4, r=4, t=34 if title else 10, b=12),
+                      title=dict(text=title or "", x=0.01, font=dict(size=14)),
+                      legend=dict(orientation="h", y=-0.12, yanchor="top", entrywidth=1 / LEGEND_COLUMNS,
+                                  entrywidthmode="fraction"),
+                      yaxis_title="rounds")
     fig.update_xaxes(tickvals=list(range(len(configs))), ticktext=list(ticks or configs),
                      range=[-0.5, len(configs) - 0.5],
                      showgrid=False)

@@ -109,6 +109,53 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
 
 
+def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
+    """Which checkpoint a learned method (`title`) ran on each configuration of `found` ((name, its result's info,
+    its spec)) and whether it was trained there, in one caption for every case (its own checkpoint, the universal one
+    on a topology it never saw, one borrowed from another topology), configurations of one kind together; then what
+    some runs add (the file's spec, training that kept its starting weights), naming where."""
+    kinds: dict[tuple[str, str], list[str]] = {}
+    extras: dict[str, list[str]] = {}
+    for name, info, spec in found:
+        ckpt = pair_stem(str(info["checkpoint"])).name
+        if info.get("fallback"):
+            ckpt = f"{ckpt} (fallback: {info['fallback']})"
+        here = trained_here(info, spec)
+        if here:
+            answer = training_answer(info)
+            kind = ("here", "" if answer in (None, "yes") else f" ({answer.removeprefix('yes ').strip('()')})")
+            kinds.setdefault(kind, []).append(f"{ckpt} on {name}")
+        elif here is None:
+            kinds.setdefault(("unknown", ""), []).append(f"{ckpt} on {name}")
+        elif across_topologies(info):
+            kinds.setdefault(("across", ckpt), []).append(name)
+        else:
+            kinds.setdefault(("borrowed", f"{ckpt}, trained on {trained_on_text(info.get('trained_on'))}"),
+                             []).append(name)
+        for extra in (file_spec_text(info), KEPT_START if info.get("kept_start") else None):
+            if extra:
+                extras.setdefault(extra, []).append(name)
+    out = []
+    for (kind, what), where in kinds.items():
+        listed = ", ".join(where)
+        many = len(where) > 1
+        if kind == "here":
+            out.append(f"{title} ran checkpoint{'s' if many else ''} {listed}, "
+                       f"{'each ' if many else ''}trained on that topology{what}.")
+        elif kind == "across":
+            out.append(f"{title} ran checkpoint {what}, trained across topologies, on {listed}, which it was not "
+                       "trained on: the default on a topology without its own checkpoint.")
+        elif kind == "borrowed":
+            out.append(f"{title} ran checkpoint {what}, on {listed}: NOT trained on {'these' if many else 'this one'}.")
+        else:
+            out.append(f"{title} ran checkpoint{'s' if many else ''} {listed}.")
+    said: dict[tuple[str, ...], list[str]] = {}  # what the same configurations add, said once for them
+    for extra, where in extras.items():
+        said.setdefault(tuple(where), []).append(extra)
+    out += [f"On {', '.join(where)}: {'; '.join(what)}." for where, what in said.items()]
+    return " ".join(out)
+
+
 def across_topologies(info: dict) -> bool:
     """Whether a learned result's checkpoint was trained across several topologies (the universal one, or one of
     one's own trained so), and so meant for topologies it never saw (`core.rl.checkpoint.find_checkpoint`'s default

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
-from pathlib import Path
 
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import (GAP_COLUMNS, Row, csv_table, csv_text, default_methods, latency_notes, optional_column,
-                          other_dag_note, other_dag_words, time_cells, uneven_extra, uneven_links)
+from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, csv_table, csv_text, default_methods,
+                          latency_notes, optional_column, other_dag_note, other_dag_words, time_cells, uneven_extra,
+                          uneven_links, unproven, unproven_ranges)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -67,7 +68,8 @@ def render() -> None:
     seconds_table(rows, methods, config.size, cells, names)
     stem = ("table2" if scope == SCOPES[0] else file_stem(source)) + routing_tag(config)
     st.subheader("Rounds per configuration")
-    chart(rows, methods, stem, names)
+    chart(rows, methods, stem, names, "The paper's Table 2, nine configurations" if scope == SCOPES[0]
+          else source.name)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
     download(export_csv(rows, methods, notes, config.size), stem)
@@ -175,7 +177,7 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     table); returns the notes ("configuration, method: note", whole names), for the CSV."""
     names = names or {}
     import pandas as pd  # loaded with this screen, not with the app
-    records, notes, others, unseen = [], [], {}, {}
+    records, notes, others, learned = [], [], {}, {}
     for r in rows:
         rec: dict = {"configuration": names.get(r.name, r.name)}
         for m in methods:
@@ -183,8 +185,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
             for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
-            if res is not None and labels.trained_here(res.info, r.spec) is False and labels.across_topologies(res.info):
-                unseen.setdefault((method_title(m), Path(str(res.info["checkpoint"])).stem), []).append(r.name)
+            if res is not None and "checkpoint" in res.info:
+                learned.setdefault(m, []).append((r.name, res.info, r.spec))
             if res is not None and res.other_dag:  # time-aware picks its routes or a ring: the bound is not for them
                 notes.append(f"{r.name}, {method_title(m)}: {other_dag_note(res)}")
                 others.setdefault(method_title(m), []).append(f"{r.name} ({other_dag_words(res.other_dag)})")
@@ -206,11 +208,17 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     # one decimal always, as the CLI prints a gap (0.0%): by its values it read 0 for an upload, 0.0 in Table 2
     config["best gap %"] = st.column_config.NumberColumn(format="%.1f", help=_header_help("best gap %", titles))
     config["lower bound"] = st.column_config.NumberColumn(help="lower bound of the merged workload DAG (rounds)")
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    open_optima = unproven(rows, methods)  # marked in their cells, as the CLI's text marks them
+    marked = {(i, m) for m, found in open_optima.items() for i, r in enumerate(rows) if any(r is f for f, _ in found)}
+    for m in open_optima:  # a column's format wins over the Styler's text in the browser (not in AppTest): none here
+        config[m] = st.column_config.NumberColumn(help=_header_help(m, titles))
+    st.dataframe(rounds_cells(shown, marked), hide_index=True, width="stretch", column_config=config)
     st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
                + "). Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "
                "workload DAG (max of link load, critical path, ports and per-link schedule bounds); best gap: the "
                "best method that schedules merged trees, against that bound."
+               + (f" {labels.plain(NOT_PROVEN)} after rounds: NOT proven optimal, the optimum may be lower (the "
+                  "warning below)." if marked else "")
                + (" The paper's numbers: the next table, and diamonds in the chart." if papers
                   else ""))
     for line in shortened_notes(names, "in the tables to fit the page"):
@@ -218,9 +226,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     for title, where in others.items():  # shown, not only in the closed notes: its rounds can be below the bound
         st.caption(f"{title} scheduled another DAG than the lower bound's on {', '.join(where)}: the bound is not "
                    "one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes).")
-    for (title, name), where in unseen.items():  # information, as the CLI's "trained on this topology: no"
-        st.caption(f"{title} ran checkpoint {name}, trained across topologies, on {', '.join(where)}, which it was not "
-                   "trained on: the default on a topology without its own checkpoint.")
+    for m, found in learned.items():  # which checkpoint ran, in view whatever it was (not only in the notes)
+        st.caption(labels.plain(labels.checkpoints_line(method_title(m), found)))
     if papers:  # its own table, rows in the same order: beside ours, 3 more columns made 8 methods scroll at 1280 px
         st.markdown("**The paper's Table 2** (rounds, same configurations)")
         st.dataframe(frame[["configuration", *papers]], hide_index=True, width="stretch",
@@ -230,9 +237,38 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
         # At its own width (~390 px), not stretched to the page's: stretched, it scrolled sideways by 9 px at 1280 px
         st.dataframe(frame[["configuration", *SIZE_COLUMNS]], hide_index=True, width="content")
         st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
-    if any("NOT" in n for n in notes):
-        st.warning("Some results are not what their name promises — " + "; ".join(n for n in notes if "NOT" in n))
+    for m, found in open_optima.items():  # once per method, naming the configurations: it was once per cell
+        st.warning(labels.plain(unproven_warning(method_title(m), found, len(rows), time_limit)))
+    others_not = [n for n in notes if "NOT" in n and "NOT proven optimal" not in n]
+    if others_not:
+        st.warning("Some results are not what their name promises — " + "; ".join(others_not))
     return notes
+
+
+def unproven_warning(title: str, found: list[tuple[Row, MethodResult]], total: int, time_limit: float) -> str:
+    """The one warning of an exact method's results not proven optimal (`core.compare.unproven`'s `found` for it):
+    which configurations, between what each optimum lies, and why (CP-SAT's status and time limit)."""
+    statuses = ", ".join(dict.fromkeys(str(res.info.get("status", "?")) for _, res in found))
+    return (f"{title} is NOT proven optimal on {len(found)} of {total} configuration{'s' if total > 1 else ''}, "
+            f"marked {NOT_PROVEN} in the table: {unproven_ranges(found, method_title)}. CP-SAT stopped at the "
+            f"{time_limit:g} s time limit ({statuses}; deterministic seconds of work, the same on any machine) with "
+            "the best schedule it had found; the optimum lies between its proven bound and the shortest schedule of "
+            "any method here. A longer time limit (sidebar) may prove it.")
+
+
+def rounds_cells(frame: "pd.DataFrame", marked: set[tuple[int, str]]) -> "pd.io.formats.style.Styler":
+    """The rounds table's numbers (a column still sorts by value), each shown as its column's format says
+    (`_number_format`; the best gap with one decimal), and after a cell of `marked` (row, column) the mark of a result
+    not proven optimal, `NOT_PROVEN`, as the CLI's text prints it (50*)."""
+    import pandas as pd
+    shown = frame.style
+    for c in frame.columns[1:]:
+        spec = "{:.1f}" if c == "best gap %" or _number_format(frame[c]) == "%.1f" else "{:.0f}"
+        shown.format(spec.format, subset=[c], na_rep="")
+        rows = [i for i, m in marked if m == c]
+        if rows:
+            shown.format(lambda v, spec=spec: spec.format(v) + NOT_PROVEN, subset=pd.IndexSlice[rows, [c]])
+    return shown
 
 
 def seconds_table(rows: list[Row], methods: list[str], size: float, cells: "SecondsCells | None",
@@ -415,16 +451,20 @@ def _header_help(column: str, titles: dict[str, str]) -> str:
     return f"{titles.get(column, column)}: rounds"
 
 
-def chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str] | None = None) -> None:
+def chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str] | None = None,
+          compared: str = "") -> None:
     """Grouped bars per configuration, with the paper's numbers as diamonds; a configuration's name on the x axis as
-    `short` shortens it (`config_names`: whole on hover and in a caption under the chart)."""
+    `short` shortens it (`config_names`: whole on hover and in a caption under the chart); titled by what is
+    `compared` (the configuration set), which its saved image keeps."""
     names = [r.name for r in rows]
     short = short or {}
     ours = {m: [r.results[m].rounds if m in r.results else None for r in rows] for m in methods}
     paper = {m: [getattr(r.paper, field) for r in rows] for m, field in PAPER_COLUMNS
              if any(r.paper for r in rows)}
     titles = {m: method_title(m) for m in method_names()}
-    charts.show(figures.compare_figure(names, ours, paper, titles=titles, ticks=[short.get(n, n) for n in names]),
+    title = f"{html.escape(compared, quote=False)}: rounds per method" if compared else None  # plotly reads tags
+    charts.show(figures.compare_figure(names, ours, paper, titles=titles, ticks=[short.get(n, n) for n in names],
+                                       title=title),
                 key="compare-bars", name=f"compare-{stem}")
     for line in shortened_notes(short, "on the x axis as in the tables; a bar's hover says it whole"):
         st.caption(line)

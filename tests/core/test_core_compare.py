@@ -576,3 +576,41 @@ def test_a_changed_network_is_in_the_rows_name(capsys):
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "csv",
                      "--fail-links", "1"]) == 0
     assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed 1)"
+
+
+def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsys):
+    """Trial 21: the text marked an optimum not proven with * and a legend, but said neither where nor between what it
+    lies (the dashboard's warning did, once per cell). One line now names the configurations and each optimum's range;
+    the CSV's ``optimal proven`` and the JSON's ``info.proven_optimal`` say it per row. CP-SAT's limit is deterministic
+    work, so DCell(4,1) at 1 s is not proven on any machine."""
+    args = ["compare", "dcell:n=4,k=1", "bcube:n=2,k=1", "--methods", "critical-path,optimal", "--time-limit", "1"]
+    assert cli.main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[5] == "26*" and lines[2].split()[5] == "4"  # marked in its cell; a proven one not
+    assert lines[3].endswith("; * = not proven optimal")
+    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations: dcell:n=4,k=1 (optimum 24 to 26); "
+                        "CP-SAT stopped at its 1 s time limit (--time-limit) with the best schedule it found")
+    assert cli.main(args + ["--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["optimal proven"] for r in rows] == ["no", "yes"] and rows[0]["optimal"] == "26"
+    assert cli.main(args + ["--format", "json"]) == 0
+    info = [r["methods"]["optimal"]["info"] for r in json.loads(capsys.readouterr().out)]
+    assert [(i["proven_optimal"], i["proven_bound"]) for i in info] == [(False, 24), (True, 4)]
+
+
+def test_unproven_ranges_say_an_optimum_known_from_another_methods_schedule_once():
+    """Trial 21: optimal's 50 on BCube(5,1) was not proven while RL's 40 meets the bound 40, so the optimum is 40,
+    not "between 40 and 50"; said once per method for every such configuration, the open ones with their range."""
+    from core.compare import MethodResult, Row, unproven, unproven_ranges
+
+    rows = []
+    for name, bound, rl, opt in [("BCube(5,1)", 40, 40, 50), ("Jellyfish(20)", 41, 42, 50), ("DCell(4,1)", 24, 24, 26)]:
+        results = {"rl": MethodResult("rl", rl, [rl], bound, 0.0),
+                   "optimal": MethodResult("optimal", opt, [opt], bound, 0.0,
+                                           {"proven_optimal": False, "proven_bound": bound})}
+        rows.append(Row(name, name, 1, 1, 1, 1, bound, {}, results, None))
+    found = unproven(rows, ["rl", "optimal"])
+    assert list(found) == ["optimal"] and len(found["optimal"]) == 3
+    assert unproven_ranges(found["optimal"], {"rl": "Hierarchical RL"}.get) == (
+        "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (40), DCell(4,1) (24): Hierarchical RL's schedule meets the "
+        "bound, the optimum")

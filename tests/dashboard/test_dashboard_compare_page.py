@@ -284,6 +284,8 @@ def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_ch
     import csv
     import io
 
+    from apptest_tools import shown
+
     got = capture_downloads(monkeypatch)
     at = open_app("compare")
     at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
@@ -293,7 +295,7 @@ def test_an_upload_gets_the_seconds_table_at_the_pages_size_as_its_csv_and_no_ch
     assert not at.exception
     assert not [w.value for w in at.warning if "not what their name promises" in w.value]
     assert ("Hierarchical RL ran checkpoint universal, trained across topologies, on mine.json, which it was not "
-            "trained on: the default on a topology without its own checkpoint.") in [c.value for c in at.caption]
+            "trained on: the default on a topology without its own checkpoint.") in [shown(c.value) for c in at.caption]
     at.text_input(key="w:compare.size").set_value("1MB").run()
     assert not at.exception
     seconds = at.dataframe[-1].value

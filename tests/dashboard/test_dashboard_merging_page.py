@@ -107,3 +107,22 @@ def test_the_last_step_plays_all_four_shards():
     (fig,) = charts(at)
     assert [h["z"].shape for h in traces(fig, "heatmap")] == [(t.n_links, ps.n_rounds), (t.n_links, cp.n_rounds)]
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
+
+
+def test_the_last_step_says_the_proven_optimum_so_the_gap_reads_as_the_bounds():
+    """Trial 21: step 6 showed Critical-path "6 rounds, Gap 20%, vs bound 5 (merged trees)" and students read "one
+    round could be saved", while CP-SAT proves 6 optimal (`schedule example:fig3 --method optimal`). The step now
+    says the computed optimum and that the bound 5 is reached by no schedule."""
+    from apptest_tools import shown
+
+    best = run_method("optimal", fig3(), ScheduleConfig())
+    assert best.n_rounds == 6 and best.info["proven_optimal"]
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    assert not at.exception and "Step 6 of 6" in texts(at)
+    (line,) = [shown(m.value).replace("**", "") for m in at.markdown if "optimum" in m.value]
+    assert line.startswith("The optimum is 6 rounds: CP-SAT proves that no schedule of the merged trees is shorter")
+    assert ("The bound 5 is reached by no schedule, so Critical-path's 20% gap is the bound's, not the schedule's"
+            in line)
+    assert "allreduce-lab schedule example:fig3 --method optimal" in line
