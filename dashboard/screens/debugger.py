@@ -251,11 +251,17 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
     on_axis = naming(len(cands), AXIS_PX["step"])
     charts.show(figures.bars_figure([f"#{w}" for w in cands], step["scores"], [w == step["chosen"] for w in cands],
                                     title=f"Step {k}: chose {d.describe(step['chosen'])}",
-                                    value_name="score", marked=[w not in cp_round for w in cands], names=on_axis),
+                                    value_name="score", marked=[w not in cp_round for w in cands], names=on_axis,
+                                    zoom=True),
                 key="debug-step-scores", name=f"{stem}-{rl.method}-round{r}-step{k}")
     explained = "n_valid" in step  # a real trace; a stand-in lists every candidate and nothing more
     count = explain.step_note(trace, r - 1, k - 1) if explained else f"{len(cands)} candidates scored."
     unnamed = unnamed_note(on_axis, "candidate", "under the bars")
+    zoomed = figures.zoomed_range(step["scores"])
+    if zoomed is not None:
+        spread = max(step["scores"]) - min(step["scores"])
+        count = (f"The score axis starts at {zoomed[0]:.4f}, not 0: the scores shown differ by "
+                 + (f"at most {spread:.4f}" if spread else "nothing (a tie)") + f". {count}")
     st.caption(f"Red: the workload chosen. Black outline: not sent by critical-path in this round. {count}"
                + (f" No room to name all {len(cands)} candidates: {unnamed}." if unnamed else ""))
     if explained:

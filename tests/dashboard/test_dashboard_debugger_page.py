@@ -228,3 +228,18 @@ def test_the_flow_tree_axes_name_every_tree_that_fits_and_say_which_when_not(sta
         assert ("No room to name all" in texts(at)) == (n == 60)
     assert ("No room to name all 60 trees: every 2nd flow-tree is named under the heatmap; every 3rd flow-tree is "
             "named under the bars; hover for the rest.") in texts(at)
+
+
+def test_the_step_scores_are_drawn_on_an_axis_around_them():
+    """Trial 21: the real RL's first step on BCube(3,1) scores 5.6519 ... 5.6492; on an axis from 0 the eight bars
+    looked identical. The axis now spans the scores, and the caption says it does not start at 0."""
+    try:
+        rl, _ = both()
+    except Exception as err:  # noqa: BLE001
+        pytest.skip(f"RL scheduler not available: {err}")
+    scores = rl.trace["steps"][0][0]["scores"]
+    at = open_app("debugger")
+    layout = charts(at)[2]["layout"]
+    lo, hi = layout["yaxis"]["range"]
+    assert min(scores) - lo < max(scores) - min(scores) and hi - max(scores) < max(scores) - min(scores)
+    assert any(f"The score axis starts at {lo:.4f}, not 0" in c.value for c in at.caption)
