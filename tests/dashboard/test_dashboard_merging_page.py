@@ -107,3 +107,15 @@ def test_the_last_step_plays_all_four_shards():
     (fig,) = charts(at)
     assert [h["z"].shape for h in traces(fig, "heatmap")] == [(t.n_links, ps.n_rounds), (t.n_links, cp.n_rounds)]
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
+
+
+def test_the_last_steps_legend_names_only_the_kinds_drawn():
+    """Trial 21: step 6's legend showed "switch" although Fig. 3's four hosts have none; a BCube's player keeps it."""
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    (fig,) = charts(at)
+    names = [t["name"] for t in fig["data"] if t.get("showlegend") and t.get("name")]
+    assert "server" in names and "switch" not in names
+    player = charts(open_app())[0]  # the Schedule player on BCube(3,1)
+    assert {"server", "switch"} <= {t["name"] for t in player["data"] if t.get("showlegend") and t.get("name")}
