@@ -373,11 +373,13 @@ def heat_rows(source: Source, method: str, config: ScheduleConfig, by_group: boo
 def player_base(source: Source, methods: tuple[tuple[str, str], ...], config: ScheduleConfig, by_group: bool,
                 network: bool, edges: tuple[float, ...], legend: tuple[tuple, ...], timeline: Timeline = ROUNDS,
                 axis: AxisStyle = figures.ROUND_AXIS, marks: tuple = (),
-                changed: tuple[tuple[int, ...], str] | None = None) -> dict:
-    """The round-independent part of the player figure (networks or group bars, and the heatmaps), built once."""
+                changed: tuple[tuple[int, ...], str] | None = None,
+                width_px: int = figures.PLAYER_WIDTH_PX) -> dict:
+    """The round-independent part of the player figure (networks or group bars, and the heatmaps), built once per
+    width (`width_px`, the figure's: its network panels' height and node names are laid out for it)."""
     heats = [heat_rows(source, m, config, by_group, title, timeline) for m, title in methods]
     return figures.player_base(drawing(source) if network else None, heats, np.asarray(edges), legend,
-                               group_names(source), axis=axis, marks=marks, changed=changed)
+                               group_names(source), axis=axis, marks=marks, changed=changed, width_px=width_px)
 
 
 @by_checkpoint(st.cache_data(hash_funcs=KEYED, show_spinner=False, max_entries=16))

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from core.methods import METHODS
 
-from .axisnames import Naming, named_axis, naming
+from .axisnames import ROW_FONT, Naming, named_axis, naming
 
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 """Flow-tree colours: tree t is drawn in PALETTE[t % len(PALETTE)]."""
@@ -429,6 +429,30 @@ PLAYER_WIDTH_PX = 820
 wider window only gives them more room)."""
 NAME_FONT = 11
 """Font size (px) of the node names in the player's network panels."""
+BIG_NAME_FONT = 13
+"""Font size (px) of the node names in network panels at least `BIG_PANEL_PX` wide (a wide page's)."""
+BIG_PANEL_PX = 360
+TOP_PX = (170, 320, 520)
+"""The player's network row: its least height, and its most, from 320 px (panels up to ~260 px wide, an 820-px
+figure's) up to 520 px (one or two methods on a wide page: a drawing as wide as the page would be taller than the
+window)."""
+
+
+def name_font(panel_px: float) -> int:
+    """The node names' font size in a network panel `panel_px` wide: `NAME_FONT`, `BIG_NAME_FONT` from
+    `BIG_PANEL_PX` (at 1920 px the 11-px names of a page-wide figure read ~9-10 px tall, trial 21)."""
+    return BIG_NAME_FONT if panel_px >= BIG_PANEL_PX else NAME_FONT
+
+
+def network_panel_px(heats: Sequence["HeatRows"], width_px: float) -> float:
+    """About how wide (px) each method's network panel is in a player figure `width_px` wide: the width less the
+    margins (row names at their usual font, the colour bar) and the gaps between panels, shared by the methods."""
+    k = max(1, len(heats))
+    left = 8 + max((_names_px(list(h.names), ROW_FONT) + TICK_GAP_PX for h in heats), default=0.0)
+    inner = width_px - left - 8 - COLORBAR_PX
+    return max(0.0, inner * (1 - 0.06 * (k - 1)) / k)
+
+
 RANGE_PAD = 0.1
 """Room around a network panel's drawing, as a share of its size, for the names of the nodes at its edge."""
 
@@ -447,8 +471,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     `changed` (undirected links, name) draws the links that event changes on every network.
     """
     k = len(heats)
-    if d is not None:  # as tall as a ~260-px-wide panel needs for the drawing's aspect ratio
-        top = int(np.clip(260 * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9) + 50, 170, 320))
+    panel_w = network_panel_px(heats, width_px)
+    font = name_font(panel_w)
+    if d is not None:  # as tall as a panel this wide (at least ~260 px) needs for the drawing's aspect ratio
+        wide = max(panel_w, 260.0)
+        top = int(np.clip(wide * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9) + 50, TOP_PX[0],
+                          np.clip(1.25 * wide, *TOP_PX[1:])))
     else:
         top = 36 + 20 * len(group_names)
     heat_h = [int(np.clip(ROW_PITCH * h.z.shape[0] + 24, *HEAT_PX)) for h in heats]
@@ -480,9 +508,9 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
             xr, yr = network_ranges(d)
             if named:  # names are annotations, above the busy links' arrows, each where it can be read
                 panel = _panel_px(fig.layout, i, width_px, height, margin)
-                offsets = name_offsets(d, xr, yr, panel)
+                offsets = name_offsets(d, xr, yr, panel, font)
                 unnamed = max(unnamed, sum(off is None for off in offsets))
-                names += [dict(node_label(d.labels[v], float(d.x[v]), float(d.y[v]), off, bool(d.is_server[v])),
+                names += [dict(node_label(d.labels[v], float(d.x[v]), float(d.y[v]), off, bool(d.is_server[v]), font),
                                xref=_axis_name("x", i), yref=_axis_name("y", i))
                           for v, off in enumerate(offsets) if off is not None]
             fig.update_xaxes(visible=False, range=xr, row=1, col=i)
@@ -525,6 +553,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                                    tickfont=dict(size=11), **UTIL_TICKS)),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
                       meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
+                            "width_px": width_px, "name_font": font,
                             "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
     out = fig.to_dict()
     out["layout"]["annotations"] = list(out["layout"].get("annotations", ())) + names
@@ -585,8 +614,8 @@ def _panel_px(layout, i: int, width_px: float, height_px: float, margin: dict) -
             (yd[1] - yd[0]) * (height_px - margin["t"] - margin["b"]))
 
 
-def name_offsets(d: NetDrawing, xr: Sequence[float], yr: Sequence[float], panel: tuple[float, float]
-                 ) -> list[tuple[float, float] | None]:
+def name_offsets(d: NetDrawing, xr: Sequence[float], yr: Sequence[float], panel: tuple[float, float],
+                 font: int = NAME_FONT) -> list[tuple[float, float] | None]:
     """Where each node's name goes in a panel of `panel` px showing ranges `xr`, `yr` at equal scale (plotly's
     scaleanchor widens one range to fill the panel): its offset in px from the node, or None (too crowded: the name
     is on hover only). Switch names are placed first, then the servers'."""
@@ -600,19 +629,20 @@ def name_offsets(d: NetDrawing, xr: Sequence[float], yr: Sequence[float], panel:
     normal = np.c_[seg[:, 1], -seg[:, 0]] / np.maximum(np.hypot(*seg.T), 1e-9)[:, None] * 0.012 * d.span * scale
     lines = np.r_[ends, ends + np.c_[normal, normal], ends - np.c_[normal, normal]]  # the cable and both directions' arrows
     order = np.r_[np.flatnonzero(~server), np.flatnonzero(server)]
-    return place(xy, d.labels, marker, lines, NAME_FONT, panel, order)
+    return place(xy, d.labels, marker, lines, font, panel, order)
 
 
 LABEL_BG = "rgba(255,255,255,0.85)"
 
 
-def node_label(text: str, x: float, y: float, offset: tuple[float, float], server: bool) -> dict:
+def node_label(text: str, x: float, y: float, offset: tuple[float, float], server: bool, font: int = NAME_FONT
+               ) -> dict:
     """A node's name as an annotation centred `offset` px from the node (`name_offsets`): plotly draws annotations
     above every trace, so the busy links' arrows that meet at a node (a BCube level-0 switch's, from the servers
     below) do not cover it; its white box hides what passes under the name instead."""
     kind = "server" if server else "switch"
     return dict(text=text, x=x, y=y, showarrow=False, xanchor="center", yanchor="middle", xshift=offset[0],
-                yshift=offset[1], font=dict(size=NAME_FONT), bgcolor=LABEL_BG, borderpad=0,
+                yshift=offset[1], font=dict(size=font), bgcolor=LABEL_BG, borderpad=0,
                 hovertext=f"{text} ({kind})", name=f"{kind} label")
 
 
@@ -922,18 +952,53 @@ def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree
 
 def bars_figure(labels: Sequence[str], values: Sequence[float], highlight: Sequence[bool], title: str | None = None,
                 value_name: str = "value", marked: Sequence[bool] | None = None, height: int = 280,
-                names: Naming | None = None) -> go.Figure:
+                names: Naming | None = None, zoom: bool = False) -> go.Figure:
     """Bars with the highlighted ones in red (chosen) and `marked` ones outlined (e.g. not what critical-path sent);
-    `names`: which bars the x axis names (`axisnames.naming`; default: as many as fit 250 px)."""
+    `names`: which bars the x axis names (`axisnames.naming`; default: as many as fit 250 px). `zoom`: when the
+    values differ too little to show on an axis from 0 (`zoomed_range`), the axis spans them alone, says so in its
+    title, and each named bar carries its value (4 decimals) and its hover the difference to the best."""
     colours = ["#e4002b" if h else "#9e9ac8" for h in highlight]
     outline = ["black" if (marked is not None and m) else "rgba(0,0,0,0)" for m in (marked or [False] * len(labels))]
+    how = names or naming(len(labels), 250)
+    span = zoomed_range(values) if zoom else None
+    extra: dict = {}
+    hover = f"%{{x}}: {value_name} %{{y:.4f}}"
+    if span is not None:
+        best = max(values)
+        extra = dict(customdata=[best - v for v in values], cliponaxis=False, textposition="outside",
+                     textfont=dict(size=11), text=[f"{v:.4f}" if i % how.stride == 0 else "" for i, v in
+                                                   enumerate(values)])
+        hover += " (best − %{customdata:.4f})"
     fig = go.Figure(go.Bar(x=list(labels), y=list(values),
                            marker=dict(color=colours, line=dict(color=outline, width=2)),
-                           hovertemplate=f"%{{x}}: {value_name} %{{y:.3f}}<extra></extra>", name=value_name))
+                           hovertemplate=hover + "<extra></extra>", name=value_name, **extra))
+    axis_title = value_name if span is None else f"{value_name} (axis from {span[0]:.4f}, not 0)"
     fig.update_layout(height=height, margin=dict(l=4, r=4, t=34 if title else 6, b=4), showlegend=False,
-                      title=dict(text=title or "", x=0.01, font=dict(size=14)), yaxis_title=value_name)
-    fig.update_xaxes(type="category", **named_axis(labels, names or naming(len(labels), 250)))
+                      title=dict(text=title or "", x=0.01, font=dict(size=14)), yaxis_title=axis_title)
+    if span is not None:
+        fig.update_yaxes(range=list(span), tickformat=".4f")
+    fig.update_xaxes(type="category", **named_axis(labels, how))
     return fig
+
+
+ZOOM_BELOW = 0.2
+"""An axis from 0 shows values' differences only if they span at least this share of the largest: 5.6519 against
+5.6492 (0.05%) drew eight bars of one height (trial 21)."""
+
+
+def zoomed_range(values: Sequence[float]) -> tuple[float, float] | None:
+    """A y range around `values` alone when on an axis from 0 their differences would not show (they span less than
+    `ZOOM_BELOW` of the largest magnitude), with room under the lowest bar and above the highest for its value;
+    None when an axis from 0 shows them. Equal values (a tie) get a small range around them."""
+    v = np.asarray(values, dtype=float)
+    if not len(v) or not np.all(np.isfinite(v)):
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    top = max(abs(lo), abs(hi))
+    if top == 0 or hi - lo >= ZOOM_BELOW * top:
+        return None
+    spread = max(hi - lo, 1e-4 * top)
+    return lo - 0.5 * spread, hi + 0.35 * spread
 
 
 def round_diff_figure(only_a: Sequence[int], only_b: Sequence[int], method_a: str, method_b: str,

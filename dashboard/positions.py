@@ -3,14 +3,16 @@
 BCube and fat-tree are drawn in layers (servers at the bottom, switches above by level or
 tier); DCell as cells around a ring (servers on the ring, each cell's switch outside it);
 Jellyfish as a ring of switches with their servers outside; teaching examples where they were
-placed by hand; anything else (uploads) with a seeded spring layout.
+placed by hand; a topology file that carries a family spec whose graph it is (`core.topology.carried`) as that
+family; anything else (uploads) with a seeded spring layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.topology import Topology
+from core.topology import Topology, make_topology
+from core.topology.carried import written_spec
 
 from .examples import example_positions
 
@@ -27,7 +29,23 @@ def positions(t: Topology) -> np.ndarray:
     placed = example_positions(rest) if family == "example" else None
     if placed is not None:
         return np.array([placed[label] for label in t.labels], dtype=float)
+    carried = carried_family(t)
+    if carried is not None:  # its nodes are the family graph's, in its order: drawn as it is
+        return positions(carried)
     return spring(t)
+
+
+def carried_family(t: Topology) -> Topology | None:
+    """The family topology whose graph `t` is, when `t` (a topology file) carries its spec and has its nodes and links
+    (`core.topology.carried.written_spec`: failed or slowed links allowed, as ``topology SPEC --fail-links 1 --format
+    json`` writes them); None otherwise. A BCube(3,1) file with link 1 failed was drawn with the spring layout
+    (trial 21)."""
+    if t.carried_spec is None:
+        return None
+    spec = written_spec(t)
+    if spec == t.spec:
+        return None
+    return make_topology(spec)
 
 
 def layered(t: Topology) -> np.ndarray:

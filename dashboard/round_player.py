@@ -22,7 +22,7 @@ from core.seconds import latency_line
 from core.units import plain_number, rate_unit, seconds_in
 from core.timing.windows import time_edges
 
-from . import charts, data, figures, labels
+from . import charts, data, figures, labels, pagewidth
 from .axisnames import MIN_ROW_FONT, Naming, unnamed_note
 from .controls import is_slow, method_title, persistent, with_progress
 from .playback import Playback
@@ -37,10 +37,13 @@ def speed_label(timeline: Timeline) -> str:
     """The speed control's label in the axis' own word: "Rounds per second" (a new user read "Columns per second" as
     a property of the heatmap, trial 19), "Time columns per second" on the seconds axis (its slider's word)."""
     return "Time columns per second" if timeline.seconds else "Rounds per second"
-WIDTHS = {"820 px": 820, "page width": "stretch"}
-"""Figure widths: 820 px fits a 1280-px window beside the sidebar and keeps stepping fastest (a fixed
-width spares the browser a resize on every round: 0.52 s against 0.83 s median per step in one
-measurement at load 7); "page width" fills wider screens."""
+WIDTHS = {"page width": None, "820 px": 820}
+"""Figure widths: "page width" (the default) is the page's main column as the browser reports it
+(`pagewidth.page_width`), 820 px until it has; "820 px" fits a 1280-px window beside the sidebar. Either is a
+fixed width in px (a fixed width spares the browser a resize on every round: 0.52 s against 0.83 s median per step
+in one measurement at load 7, against "stretch"), and the figure is laid out for it: its node names placed and its
+network panels as tall as that width needs (at 1920 px the 820-px default left half the page empty and the page
+width drew ~160-px-tall drawings, trial 21)."""
 ROW_MODES = ("auto", "every link", "link groups")
 TREE_COLOURS = 8
 """Busy links are coloured by flow-tree up to this many trees (one legend entry each); by phase above."""
@@ -55,7 +58,7 @@ class View:
     by_tree: bool
     edges: tuple[float, ...]
     legend: tuple[tuple, ...]
-    width: int | str = 820
+    width: int = figures.PLAYER_WIDTH_PX
     timeline: Timeline = ROUNDS
     axis: figures.AxisStyle = figures.ROUND_AXIS
     unit: tuple[str, float] = ("round", 1.0)
@@ -220,7 +223,7 @@ def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timelin
     st.caption(" · ".join(labels.replan_notes(r, unit)))
 
 
-def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int | str = 820,
+def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int = figures.PLAYER_WIDTH_PX,
             timeline: Timeline = ROUNDS, config: ScheduleConfig | None = None, what: str = "") -> View:
     """How to draw: heatmap rows per link or per group (`mode`), network or group bars, colours, legend, the axis
     (rounds or seconds) and the timeline's event (`what`: the event in words)."""
@@ -231,7 +234,9 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
     by_tree = n_trees <= TREE_COLOURS
     legend: list[tuple] = []
     if network:
-        legend += [("server", figures.SERVER_COLOUR, "circle"), ("switch", figures.SWITCH_COLOUR, "square")]
+        legend.append(("server", figures.SERVER_COLOUR, "circle"))
+        if len(t.switches):  # the kinds drawn only: Fig. 3's four hosts have no switch (trial 21)
+            legend.append(("switch", figures.SWITCH_COLOUR, "square"))
         if by_tree:
             roots = plays[0].dag.tree_root
             legend += [(f"tree of {t.labels[int(roots[i])]}", figures.tree_colour(i), "triangle-right")
@@ -274,6 +279,7 @@ def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback]
         st.session_state[f"{key}:source"] = shown
         st.session_state[f"{key}:round"] = 1
         st.session_state[f"{key}:playing"] = False
+    page = pagewidth.page_width(f"{key}:page-width")
     left, middle, right = st.columns([1.25, 1, 1])
     with left:
         mode = persistent(st.segmented_control, f"{key}.rows", "auto", "Heatmap rows", ROW_MODES,
@@ -284,14 +290,21 @@ def show(key: str, source: Source, config: ScheduleConfig, plays: list[Playback]
                            help="play speed: how many " + ("time columns (intervals of time)" if timeline.seconds
                                                            else "rounds") + " Play steps through each second") or "1"
     with right:
-        width = persistent(st.segmented_control, f"{key}.width", "820 px", "Figure width", list(WIDTHS),
-                           help="820 px fits a 1280-px window and steps fastest; page width fills a wider "
-                                "screen (at 1280 px the page is about 820 px wide: both look the same)") or "820 px"
-    view = view_of(source, plays, mode or "auto", WIDTHS[width], timeline, config, what)
+        width = persistent(st.segmented_control, f"{key}.width", "page width", "Figure width", list(WIDTHS),
+                           help="page width: as wide as the page, the drawings as tall as that width needs; 820 px "
+                                "fits a 1280-px window (where the page is about 820 px wide: both look the "
+                                "same)") or "page width"
+    view = view_of(source, plays, mode or "auto", figure_width(WIDTHS[width], page), timeline, config, what)
     playing = bool(st.session_state.get(f"{key}:playing", False))
     body = st.fragment(run_every=SPEEDS[speed] if playing else None)(_player)
     body(key, source, config, tuple(plays), view, show_workloads)
     return view
+
+
+def figure_width(chosen: int | None, page: int | None) -> int:
+    """The player figure's width in px: `chosen` (a fixed width), else the page's (`page`, as the browser reported
+    it), else `figures.PLAYER_WIDTH_PX` (until the browser has reported)."""
+    return int(chosen or page or figures.PLAYER_WIDTH_PX)
 
 
 def _set_round(round_key: str, value: int) -> None:
@@ -345,7 +358,7 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
         panels.append(_panel(pb, r, view, g, link_names))
     methods = tuple((pb.method, method_title(pb.method)) for pb in plays)
     base = data.player_base(source, methods, config, view.by_group, view.network, view.edges, view.legend,
-                            view.timeline, view.axis, view.marks, view.changed)
+                            view.timeline, view.axis, view.marks, view.changed, view.width)
     drawing = data.drawing(source) if view.network else None
     fig = figures.player_figure(base, drawing, panels, r, np.asarray(view.edges), data.group_names(source))
     name = f"{file_stem(source)}-{'column' if seconds else 'round'}{r}{view.tag}"
@@ -524,18 +537,22 @@ def size_tag(n_bytes: float) -> str:
     return _file_safe(labels.size(n_bytes))
 
 
+ANIMATION_WIDTH = 1200
+"""Width (px) of the downloaded animation, which its figure is laid out for."""
+
+
 def animation_html(source: Source, methods: tuple[str, ...], config: ScheduleConfig, view: View) -> str:
     """The player over every column as one self-contained HTML page (plotly frames, plotly.js inlined)."""
     plays = [data.played(source, m, config, view.timeline) for m in methods]
     titles = tuple((m, method_title(m)) for m in methods)
     base = data.player_base(source, titles, config, view.by_group, view.network, view.edges, view.legend,
-                            view.timeline, view.axis, view.marks, view.changed)
+                            view.timeline, view.axis, view.marks, view.changed, ANIMATION_WIDTH)
     drawing = data.drawing(source) if view.network else None
     g = data.groups(source)
     link_names = data.link_labels(source)
     rounds = [[_panel(pb, r, view, g, link_names) for pb in plays] for r in range(1, len(view.edges))]
     fig = figures.player_animation(base, drawing, rounds, np.asarray(view.edges), data.group_names(source))
     fig.update_layout(title=dict(text=f"{source.name}: {', '.join(t for _, t in titles)}", x=0.01, y=0.995,
-                                 yref="container", yanchor="top"), width=1200,
+                                 yref="container", yanchor="top"), width=ANIMATION_WIDTH,
                       margin=dict(fig.layout.margin.to_plotly_json(), t=110))
     return fig.to_html(include_plotlyjs=True, full_html=True, auto_play=False)

@@ -79,6 +79,9 @@ def options(source: Source) -> tuple[str, ScheduleConfig]:
 
 
 DEFAULT_CHECKPOINT = "default for this topology"
+DEFAULT_MARK = " (default)"
+"""The default checkpoint's option reads its name first, then this: "default for this topology (dcell_n6_k1)" was
+cut to "default for this topology (dcell_n" in the 1280-px sidebar (trial 21)."""
 DEFAULT_CHOICE = ""
 """The picker's value for the default checkpoint: a widget value of None is Streamlit's "nothing picked" (the box read
 "Choose an option" while the default ran, trial 17), and no checkpoint file is named "" (its name is a file stem)."""
@@ -96,13 +99,13 @@ def checkpoint_picker(source: Source) -> str | None:
 
     def title(name: str) -> str:
         if name == DEFAULT_CHOICE:
-            return DEFAULT_CHECKPOINT + (f" ({default})" if default else "")
+            return default + DEFAULT_MARK if default else DEFAULT_CHECKPOINT
         return name + (" (all families)" if name == "universal" else "")
 
     picked = persistent(st.sidebar.selectbox, "debug.checkpoint", DEFAULT_CHOICE, "Checkpoint", choices,
                         format_func=title,
                         help="The RL checkpoint the schedule runs with, as the CLI's `--checkpoint` takes it: the "
-                             "default is the one trained on this topology, else `universal`. The checkpoints are "
+                             "default (marked so) is the one trained on this topology, else `universal`. The checkpoints are "
                              "those in the checkpoints folder (a checkpoint trained into it shows up here). The line "
                              "under the numbers says which ran and whether it was trained on this topology.")
     return picked or None
@@ -251,11 +254,17 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
     on_axis = naming(len(cands), AXIS_PX["step"])
     charts.show(figures.bars_figure([f"#{w}" for w in cands], step["scores"], [w == step["chosen"] for w in cands],
                                     title=f"Step {k}: chose {d.describe(step['chosen'])}",
-                                    value_name="score", marked=[w not in cp_round for w in cands], names=on_axis),
+                                    value_name="score", marked=[w not in cp_round for w in cands], names=on_axis,
+                                    zoom=True),
                 key="debug-step-scores", name=f"{stem}-{rl.method}-round{r}-step{k}")
     explained = "n_valid" in step  # a real trace; a stand-in lists every candidate and nothing more
     count = explain.step_note(trace, r - 1, k - 1) if explained else f"{len(cands)} candidates scored."
     unnamed = unnamed_note(on_axis, "candidate", "under the bars")
+    zoomed = figures.zoomed_range(step["scores"])
+    if zoomed is not None:
+        spread = max(step["scores"]) - min(step["scores"])
+        count = (f"The score axis starts at {zoomed[0]:.4f}, not 0: the scores shown differ by "
+                 + (f"at most {spread:.4f}" if spread else "nothing (a tie)") + f". {count}")
     st.caption(f"Red: the workload chosen. Black outline: not sent by critical-path in this round. {count}"
                + (f" No room to name all {len(cands)} candidates: {unnamed}." if unnamed else ""))
     if explained:
@@ -269,12 +278,35 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                      "best score": explain.best_score(s) if scores else None,
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
-    st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"score": four(), "best score": four(),
-                                "candidates": st.column_config.NumberColumn(help="workloads the lower agent scored "
-                                                                             "at this step (all valid ones)"),
-                                "shown": st.column_config.NumberColumn(help="kept in the trace: the best, and the "
-                                                                       "chosen one always")})
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=step_columns(rows))
+
+
+STEP_COLUMNS_PX = {"step": 44, "score": 64, "candidates": 78, "shown": 52, "tied for the top": 44, "best score": 80,
+                   "critical-path sends it too": 96}
+"""Widths (px) of the step table's columns other than "chosen", which takes the rest: in a 1280-px window the table
+is ~820 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long headings are shortened
+(the full one on hover)."""
+
+
+def step_columns(rows: list[dict]) -> dict:
+    """The step table's column configuration: "chosen" as wide as its longest entry (~7 px a character), the
+    others narrow, numbers with 4 decimals."""
+    longest = max((len(str(row["chosen"])) for row in rows), default=10)
+    number = st.column_config.NumberColumn
+    return {"step": number(width=STEP_COLUMNS_PX["step"]),
+            "chosen": st.column_config.TextColumn(width=int(7.2 * longest) + 20),
+            "score": number(format=DECIMALS, width=STEP_COLUMNS_PX["score"]),
+            "candidates": number(width=STEP_COLUMNS_PX["candidates"],
+                                 help="workloads the lower agent scored at this step (all valid ones)"),
+            "shown": number(width=STEP_COLUMNS_PX["shown"], help="kept in the trace: the best, and the chosen one "
+                                                                 "always"),
+            "tied for the top": number("tied", width=STEP_COLUMNS_PX["tied for the top"],
+                                       help="tied for the top: candidates with the best score"),
+            "best score": number("best", format=DECIMALS, width=STEP_COLUMNS_PX["best score"],
+                                 help="best score: the highest of the candidates scored"),
+            "critical-path sends it too": st.column_config.CheckboxColumn(
+                "in crit.-path", width=STEP_COLUMNS_PX["critical-path sends it too"],
+                help="critical-path sends it too: the chosen workload is in critical-path's same round")}
 
 
 def score_split(trace: dict, r: int, k: int, d) -> None:

@@ -413,3 +413,23 @@ def test_the_player_margins_hold_the_row_names_and_the_colour_bar(spec):
     t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path"))
     fig = figures.player_base(d, heats, edges)
     assert drawn_margins(fig) == fig["layout"]["margin"]
+
+
+def test_scores_that_differ_in_the_third_decimal_get_an_axis_around_them():
+    """Trial 21: BCube(3,1)'s first step scored 5.6519 ... 5.6492 and the chart's axis from 0 drew eight bars of one
+    height. Zoomed, the axis spans the scores (and says where it starts), each bar carries its score and its hover
+    the difference to the best; a spread an axis from 0 shows, and a probability row, are drawn as before."""
+    scores = [5.6519, 5.6516, 5.6509, 5.6509, 5.6507, 5.6507, 5.6493, 5.6492]
+    fig = figures.bars_figure([f"#{i}" for i in range(8)], scores, [True] + [False] * 7, value_name="score", zoom=True)
+    lo, hi = fig.layout.yaxis.range
+    assert 5.647 < lo < min(scores) and max(scores) < hi < 5.654
+    px_per_unit = 240 / (hi - lo)  # about the plot's height: the smallest and largest bar differ by > 30 px
+    assert (max(scores) - min(scores)) * px_per_unit > 30
+    assert fig.layout.yaxis.title.text == f"score (axis from {lo:.4f}, not 0)"
+    assert list(fig.data[0].text) == [f"{s:.4f}" for s in scores]
+    assert fig.data[0].customdata[-1] == pytest.approx(5.6519 - 5.6492)
+    tie = figures.zoomed_range([5.319] * 8)
+    assert tie is not None and tie[0] < 5.319 < tie[1]
+    for values in ([0.3, 0.6], [1.0, 0.55, 0.1], [0.0, 0.0]):
+        fig = figures.bars_figure(["a"] * len(values), values, [False] * len(values), zoom=True)
+        assert fig.layout.yaxis.range is None and fig.layout.yaxis.title.text == "value" and fig.data[0].text is None

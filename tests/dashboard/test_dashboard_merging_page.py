@@ -126,3 +126,15 @@ def test_the_last_step_says_the_proven_optimum_so_the_gap_reads_as_the_bounds():
     assert ("The bound 5 is reached by no schedule, so Critical-path's 20% gap is the bound's, not the schedule's"
             in line)
     assert "allreduce-lab schedule example:fig3 --method optimal" in line
+
+
+def test_the_last_steps_legend_names_only_the_kinds_drawn():
+    """Trial 21: step 6's legend showed "switch" although Fig. 3's four hosts have none; a BCube's player keeps it."""
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    (fig,) = charts(at)
+    names = [t["name"] for t in fig["data"] if t.get("showlegend") and t.get("name")]
+    assert "server" in names and "switch" not in names
+    player = charts(open_app())[0]  # the Schedule player on BCube(3,1)
+    assert {"server", "switch"} <= {t["name"] for t in player["data"] if t.get("showlegend") and t.get("name")}

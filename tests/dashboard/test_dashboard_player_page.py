@@ -266,21 +266,41 @@ def test_file_names_carry_the_spec_without_parentheses():
 
 
 def test_the_width_control_sets_the_figure_width(monkeypatch):
+    """Trial 21: at 1920 px the 820-px default left half the page empty, its drawings ~130 px wide; "page width" drew
+    them ~160 px tall. The default is now the page's width as the browser reports it (820 px until it has), and the
+    figure is laid out for that width: its network panels taller, their names larger; "820 px" stays 820."""
     from dashboard import charts as chart_module
+    from dashboard import pagewidth
 
-    widths = []
+    shown_figures = []
     shown = chart_module.show
 
     def spy(fig, key, name, buttons=None, **kwargs):
         if key == "player:figure":
-            widths.append(kwargs.get("width"))
+            shown_figures.append((kwargs.get("width"), fig))
         return shown(fig, key, name, buttons, **kwargs)
 
+    def top_px(fig) -> float:  # the network row's height in px
+        layout = fig["layout"]
+        domain = layout["yaxis"]["domain"]
+        return (domain[1] - domain[0]) * (layout["height"] - layout["margin"]["t"] - layout["margin"]["b"])
+
     monkeypatch.setattr(chart_module, "show", spy)
-    at = choose_methods(open_app(), ["ps", "critical-path"])
-    assert widths[-1] == 820  # fits a 1280-px window beside the sidebar
-    at.segmented_control(key="w:player.width").set_value("page width").run()
-    assert widths[-1] == "stretch"
+    reported = {"width": None}
+    monkeypatch.setattr(pagewidth, "page_width", lambda key: reported["width"])
+    at = open_app()  # BCube(3,1), three methods
+    assert at.segmented_control(key="w:player.width").value == "page width"
+    width, fig = shown_figures[-1]
+    assert width == 820 and fig["layout"]["meta"]["width_px"] == 820  # the browser has not said yet
+    narrow = top_px(fig)
+    reported["width"] = 1440  # the page at 1920 px
+    at.run()
+    width, fig = shown_figures[-1]
+    assert width == 1440 and fig["layout"]["meta"]["width_px"] == 1440
+    assert top_px(fig) > 1.3 * narrow and fig["layout"]["meta"]["name_font"] > 11
+    at.segmented_control(key="w:player.width").set_value("820 px").run()
+    width, fig = shown_figures[-1]
+    assert width == 820 and top_px(fig) == pytest.approx(narrow) and fig["layout"]["meta"]["name_font"] == 11
 
 
 def test_the_three_method_cap_says_why_next_to_the_picker():

@@ -92,3 +92,29 @@ def test_busy_caption_counts_working_links_when_some_failed():
     assert _busy(build_playback(run_method("ring", t, ScheduleConfig())), 5) == "5 of 36 directed links busy"
     pb = build_playback(run_method("ring", degrade(t, fail="0"), ScheduleConfig()))
     assert pb.n_failed_links == 2 and _busy(pb, 5) == "5 of 34 working directed links busy (2 failed)"
+
+
+def test_a_file_carrying_its_family_spec_is_drawn_as_that_family():
+    """Trial 21: `topology bcube:n=3,k=1 --fail-links 1 --format json`, uploaded, was drawn with the spring layout.
+    A file whose graph is the graph of the family spec it carries (failed links allowed) is drawn as that family;
+    one edited away from it (a link removed), or carrying no spec, keeps the spring layout."""
+    import json
+    import subprocess
+    import sys
+
+    from core.topology import parse_topology_bytes
+    from dashboard.positions import spring
+    raw = subprocess.run([sys.executable, "-m", "core.cli", "topology", "bcube:n=3,k=1", "--fail-links", "1",
+                          "--format", "json"], capture_output=True, check=True).stdout
+    t = parse_topology_bytes(raw, "net.json", spec="upload:net.json")
+    assert t.carried_spec == "bcube:n=3,k=1" and t.failed.sum() == 1
+    assert np.array_equal(positions(t), positions(make_topology("bcube:n=3,k=1")))
+    doc = json.loads(raw)
+    del doc["spec"]
+    plain = parse_topology_bytes(json.dumps(doc).encode(), "net.json", spec="upload:net.json")
+    assert np.array_equal(positions(plain), spring(plain))
+    doc = json.loads(raw)
+    links = next(k for k in ("links", "edges") if k in doc)
+    doc[links] = doc[links][1:]
+    edited = parse_topology_bytes(json.dumps(doc).encode(), "net.json", spec="upload:net.json")
+    assert edited.carried_spec == "bcube:n=3,k=1" and np.array_equal(positions(edited), spring(edited))

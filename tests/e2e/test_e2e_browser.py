@@ -207,6 +207,42 @@ def test_merging_walk_through_to_the_round_player(page, app_url):
     screenshot_whole(page, ARTIFACTS / f"merging-step6-{WIDTH}.png")
 
 
+PLAYER_SIZE = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    el => el.layout && el.layout.meta && el.layout.meta.top === 'network');
+  if (!plot) return null;
+  const block = plot.closest('[data-testid="stVerticalBlock"]').getBoundingClientRect().width;
+  const s = plot._fullLayout._size, top = plot._fullLayout.yaxis.domain;
+  return [plot.getBoundingClientRect().width, block, (top[1] - top[0]) * s.h, plot.layout.meta.name_font,
+          plot.data.filter(t => t.showlegend).map(t => t.name)];
+}"""
+"""The player figure's drawn width, its block's width, the network row's drawn height, the node names' font, and
+the legend's names."""
+
+
+def test_the_player_fills_a_1920_px_page_and_its_drawings_grow_with_it(page, app_url):
+    """Trial 21: at 1920 px the Player's figure stayed 820 px wide (drawings ~130 px wide, half the page empty), and
+    "How merging works" step 6 dropped to 820 px with a "switch" in its legend. By default the figure is now as wide as
+    the page (as the browser reports it), its network row taller and names larger; step 6 fills the page too and its
+    legend has no switch."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{app_url}/player")
+    wait_text(page, "Round 1 of")
+    page.wait_for_function(f"() => ({PLAYER_SIZE})() && ({PLAYER_SIZE})()[0] > 1000")
+    width, block, top, font, legend = page.evaluate(PLAYER_SIZE)
+    assert block - 20 <= width <= block and top > 250 and font == 13 and "switch" in legend
+    page.screenshot(path=str(ARTIFACTS / "player-1920.png"))
+    page.goto(f"{app_url}/merging")
+    for step in range(2, 7):
+        page.get_by_role("button", name="Next").first.click()
+        wait_text(page, f"Step {step} of 6")
+    wait_text(page, "Round 1 of")
+    page.wait_for_function(f"() => ({PLAYER_SIZE})() && ({PLAYER_SIZE})()[0] > 1000")
+    width, block, top, font, legend = page.evaluate(PLAYER_SIZE)
+    assert block - 20 <= width <= block and font == 13 and "server" in legend and "switch" not in legend
+    page.screenshot(path=str(ARTIFACTS / "merging-step6-1920.png"))
+
+
 CUT_METRICS = """() => Array.from(document.querySelectorAll('[data-testid="stMetric"] *')).filter(
     el => el.scrollWidth > el.clientWidth + 1).map(el => el.innerText || el.getAttribute('data-testid'))"""
 """What a metric shows cut off at this width ("Time (m…", "18…"): any element in it wider than its box."""
