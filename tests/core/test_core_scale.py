@@ -636,7 +636,7 @@ def test_only_the_plain_dag_of_one_chunk_has_chains():
 
 def test_plain_schedule_file_replays_and_times_as_before(tmp_path):
     """A plain PS schedule: its file read back (no chains) validates, and the time replay of the DAG with chains
-    (its successors then written from them) equals the one of the DAG without."""
+    (which builds no successors) equals the one of the DAG without."""
     from core.timing import replay_modes
     t = topo("bcube:n=4,k=2")
     sched = run_method("ps", t, ScheduleConfig(seed=2))
@@ -646,3 +646,155 @@ def test_plain_schedule_file_replays_and_times_as_before(tmp_path):
     assert validate_document(read_schedule_file(str(path)), str(path)).ok
     mine, theirs = replay_modes(sched.dag, sched.rounds), replay_modes(sched.dag._replace(), sched.rounds)
     assert {k: v.time for k, v in mine.items()} == {k: v.time for k, v in theirs.items()}
+    assert "successors" not in sched.dag.__dict__
+
+
+# ---- the report without the successors (docs/scale.md, thirteenth step) -----------------------------------
+def old_async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The async pass as it was before the thirteenth step, in Python: a group's finish raised by each member as
+    it is replayed, found through the successors (deps' transpose). (start, offending workload, what it waited
+    for), as `_async_pass` returns them."""
+    dag = plan.dag
+    n, d, lk = dag.n, dag.deps, dag.links
+    s = d.transpose(n + dag.n_groups)
+    cap = dag.topology.link_capacity.astype(np.int64)
+    lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
+    g = dag.groups
+    g_round = np.full(g.n_rows, -1, np.int64)
+    for i in range(g.n_rows):
+        if len(g.row(i)):
+            g_round[i] = plan.round_of[g.row(i)].max()
+    start, finish = np.zeros(n), np.zeros(n)
+    g_finish = np.zeros(g.n_rows)
+    lane_finish, lane_round = np.zeros(lane0[-1]), np.full(lane0[-1], -1, np.int64)
+    used = np.zeros(len(cap), np.int64)
+    for w in plan.order.tolist():
+        r, t = plan.round_of[w], 0.0
+        for p in d.row(w).tolist():
+            if p < n:
+                if plan.round_of[p] >= r:
+                    return start, w, p
+                t = max(t, finish[p])
+            else:
+                if g_round[p - n] >= r:
+                    return start, w, -1
+                t = max(t, g_finish[p - n])
+        for link in lk.row(w).tolist():
+            slot = lane0[link] + used[link] % cap[link]
+            if lane_round[slot] >= r and used[link] >= cap[link]:
+                return start, w, -1
+            t = max(t, lane_finish[slot])
+        start[w] = t
+        finish[w] = f = t + dur[w]
+        for link in lk.row(w).tolist():
+            slot = lane0[link] + used[link] % cap[link]
+            lane_finish[slot], lane_round[slot] = f, r
+            used[link] += 1
+        for x in s.row(w).tolist():
+            if x >= n:
+                g_finish[x - n] = max(g_finish[x - n], f)
+    return start, -1, -1
+
+
+def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """`_async_pass` as `ReplayPlan._async` calls it: (start, offending workload or -1, what it waited for or -1)."""
+    import sys
+    dag = plan.dag
+    g = dag.groups
+    g_round = np.full(g.n_rows, -1, np.int64)
+    full = g.lengths > 0
+    if full.any():
+        g_round[full] = np.maximum.reduceat(plan.round_of[g.values], g.ptr[:-1][full])
+    lane0 = np.r_[0, np.cumsum(dag.topology.link_capacity.astype(np.int64))].astype(np.int64)
+    start, bad, other = sys.modules["core.timing.replay"]._async_pass(
+        plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
+        g_round, dag.n)
+    if bad < 0:  # and the plan's own call gives the same starts
+        assert np.array_equal(plan._async(dur), start)
+    return start, int(bad), int(other)
+
+
+def check_report_paths(dag, seed: int) -> None:
+    """On a plain DAG with chains: head, tail and the longest chains (both ways, one weighting and three, zeros
+    among the weights) along the chains equal those over a topological order of the same DAG without chains
+    (`_replace`), dtypes included, and neither the successors nor the order is built; the async replay, whose
+    groups' finishes come from their rows of deps, gives the starts the old pass gave through the successors on
+    a list schedule and on broken orders of it (the same workload named where the order is broken)."""
+    rng = np.random.default_rng(seed)
+    csr_dag = dag._replace()
+    for name in ("head", "tail"):
+        got, want = getattr(dag, name), getattr(csr_dag, name)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    for shape in [(dag.n,), (dag.n, 1), (dag.n, 3)]:
+        weight = rng.random(shape) * (rng.random(shape) < 0.8)
+        for forward in (False, True):
+            got, want = dag.longest_chain(weight, forward=forward), csr_dag.longest_chain(weight, forward=forward)
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+    assert "successors" not in dag.__dict__ and "topo_order" not in dag.__dict__
+    check_async(dag, rng)
+    assert "successors" not in dag.__dict__
+
+
+def check_async(dag, rng: np.random.Generator) -> None:
+    """The async replay from the groups' rows equals the old pass through the successors (`old_async_starts`) on
+    a list schedule of `dag` and on broken orders of it."""
+    rounds = [r.tolist() for r in list_schedule(dag, random_rank(dag, int(rng.integers(1000))))]
+    for how in ["none", "move-earlier", "move-later", "swap", "merge-rounds", "swap"]:
+        plan = ReplayPlan(dag, mutate(rounds, how, rng, dag.n))
+        dur = rng.random(dag.n) * (rng.random(dag.n) < 0.9)
+        start, bad, other = async_starts(plan, dur)
+        want, want_bad, want_other = old_async_starts(plan, dur)
+        assert (bad, other) == (want_bad, want_other) and np.array_equal(start, want)
+
+
+@pytest.mark.parametrize("spec", CHAIN_SPECS)
+def test_report_along_the_chains_equals_the_csr_report(spec):
+    t = with_caps(topo(spec), 7)
+    for seed in range(2):
+        check_report_paths(tree_dag(t, merge=False), seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16), seed=st.integers(0, 1000))
+def test_report_along_the_chains_on_random_and_failed_graphs(t, fail, seed):
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    check_report_paths(tree_dag(t, merge=False), seed)
+
+
+@pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"])
+@pytest.mark.parametrize("kind", ["merged", "plain-2", "ring", "explicit"])
+def test_async_replay_without_successors_on_every_dag_kind(spec, kind):
+    """The async pass changed for every DAG (groups or none): merged trees, plain trees of two chunks (groups, no
+    chains), the ring, a plain DAG with its groups expanded."""
+    t = with_caps(topo(spec), 3)
+    dag = {"merged": lambda: tree_dag(t), "plain-2": lambda: tree_dag(t, merge=False, chunks=2),
+           "ring": lambda: ring_dag(t), "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
+    assert dag.chains is None
+    check_async(dag, np.random.default_rng(11))
+
+
+@pytest.mark.parametrize("m", [0, 1, 7, 5000, 300_000])
+def test_round_maxima_equal_numpys_reduceat(m):
+    """The replay's per-round maxima (`_round_max`, no gathered copy) equal ``np.maximum.reduceat`` over the
+    non-empty rounds of the gathered values, empty rounds 0 and a NaN winning its round; small inputs run the
+    Python body, large ones the compiled kernel."""
+    import sys
+    round_max = sys.modules["core.timing.replay"]._round_max
+    rng = np.random.default_rng(m)
+    values = rng.random(m) * 10
+    values[rng.random(m) < 0.01] = np.nan
+    order = rng.permutation(m)
+    lens = rng.integers(0, 5, size=max(1, m // 2))
+    lens[-1] += m - lens.sum() if lens.sum() < m else 0
+    while lens.sum() > m:
+        lens[int(np.flatnonzero(lens)[-1])] -= 1
+    ptr = np.r_[0, np.cumsum(lens)]
+    want = np.zeros(len(lens))
+    nonempty = ptr[:-1] < ptr[1:]
+    if nonempty.any():
+        want[nonempty] = np.maximum.reduceat(values[order], ptr[:-1][nonempty])
+    got = round_max(order, ptr, values)
+    assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
