@@ -798,3 +798,51 @@ def test_round_maxima_equal_numpys_reduceat(m):
         want[nonempty] = np.maximum.reduceat(values[order], ptr[:-1][nonempty])
     got = round_max(order, ptr, values)
     assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+def loop_link_schedule_bound(dag) -> int:
+    """`bounds.link_schedule_bound` as it was before the thirteenth step: a Python loop over the links by load,
+    each link's workloads gathered by numpy and Jackson's rule on them (`bounds._jackson`)."""
+    from core.bounds import _jackson
+    cap = dag.topology.link_capacity
+    by_link = dag.links.transpose(dag.topology.n_links)
+    head, tail = dag.head, dag.tail - 1
+    loads = by_link.lengths
+    best = 0
+    for g in np.argsort(-loads).tolist():
+        if loads[g] == 0:
+            break
+        ws = by_link.row(g)
+        c = int(cap[g])
+        simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())
+        upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
+        if upper <= best:
+            continue
+        best = max(best, simple, _jackson(head[ws], tail[ws], c))
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16),
+       kind=st.sampled_from(["merged", "plain", "plain-2", "ring", "explicit"]))
+def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
+    """The link-schedule bound in one compiled pass equals the per-link loop's on random graphs with failed links
+    and random capacities, for every DAG kind (plain: head and tail along the chains)."""
+    from core.bounds import link_schedule_bound
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False),
+           "plain-2": lambda: tree_dag(t, merge=False, chunks=2), "ring": lambda: ring_dag(t),
+           "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
+    assert link_schedule_bound(dag) == loop_link_schedule_bound(dag)
+
+
+@pytest.mark.parametrize("spec", CHAIN_SPECS)
+@pytest.mark.parametrize("kind", ["merged", "plain", "ring"])
+def test_compiled_link_schedule_bound_on_the_families(spec, kind):
+    from core.bounds import link_schedule_bound
+    t = with_caps(topo(spec), 2)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
+    assert link_schedule_bound(dag) == loop_link_schedule_bound(dag)
