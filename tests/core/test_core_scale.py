@@ -836,7 +836,22 @@ def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
     dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False),
            "plain-2": lambda: tree_dag(t, merge=False, chunks=2), "ring": lambda: ring_dag(t),
            "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
-    assert link_schedule_bound(dag) == loop_link_schedule_bound(dag)
+    want = loop_link_schedule_bound(dag)
+    assert link_schedule_bound(dag) == want
+    with heap_only():
+        assert link_schedule_bound(dag) == want
+
+
+@contextlib.contextmanager
+def heap_only():
+    """`link_schedule_bound` with Jackson's rule always over the heap, never over counts."""
+    from core import bounds
+    old = bounds.HISTOGRAM_CELLS
+    bounds.HISTOGRAM_CELLS = 0
+    try:
+        yield
+    finally:
+        bounds.HISTOGRAM_CELLS = old
 
 
 @pytest.mark.parametrize("spec", CHAIN_SPECS)
@@ -845,4 +860,45 @@ def test_compiled_link_schedule_bound_on_the_families(spec, kind):
     from core.bounds import link_schedule_bound
     t = with_caps(topo(spec), 2)
     dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
-    assert link_schedule_bound(dag) == loop_link_schedule_bound(dag)
+    want = loop_link_schedule_bound(dag)
+    assert link_schedule_bound(dag) == want
+    with heap_only():
+        assert link_schedule_bound(dag) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(jobs=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=120),
+       cap=st.integers(1, 4), shift=st.integers(0, 3))
+def test_jackson_over_counts_equals_the_heap(jobs, cap, shift):
+    """Jackson's rule over the counts of (release, tail) pairs gives the heap's value, on job sets whose releases
+    leave gaps (idle rounds) and whose tails are uneven (so that it exceeds the simple bound)."""
+    from core.bounds import _jackson, _jackson_counts
+    rel = np.array([r * (shift + 1) for r, _ in jobs], np.int64)
+    tl = np.array([t for _, t in jobs], np.int64)
+    cells = np.zeros((rel.max() - rel.min() + 1, tl.max() - tl.min() + 1), np.int64)
+    np.add.at(cells, (rel - rel.min(), tl - tl.min()), 1)
+    assert _jackson_counts(cells, int(rel.min()), int(tl.min()), cap) == _jackson(rel, tl, cap)
+
+
+@settings(max_examples=300, deadline=None)
+@given(links=st.lists(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6)), max_size=25), min_size=1, max_size=6),
+       caps=st.lists(st.integers(1, 3), min_size=6, max_size=6), max_cells=st.sampled_from([0, 4096]))
+def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
+    """`_link_schedule` (links by load, a link skipped when even its upper bound cannot beat the best so far) gives
+    the largest over every link of its simple bound and Jackson's rule, with counts or with the heap; links whose
+    jobs are all alike make the skip's equality cases."""
+    from core.bounds import _jackson, _link_schedule
+    jobs = [j for row in links for j in row]
+    head = np.array([h for h, _ in jobs], np.int32)
+    tail = np.array([t for _, t in jobs], np.int32)
+    lens = np.array([len(row) for row in links], np.int64)
+    ptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
+    val = np.arange(len(jobs), dtype=np.int32)
+    cap = np.array(caps[:len(links)], np.int64)
+    want = 0
+    for g in range(len(links)):
+        ws = val[ptr[g]:ptr[g + 1]]
+        if len(ws):
+            simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
+            want = max(want, simple, _jackson(head[ws], tail[ws] - 1, int(cap[g])))
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
