@@ -109,8 +109,10 @@ class ReplayPlan:
                 ok = False
             ids[at:at + len(r)] = np.sort(r) if ok else 0
             at += len(r)
-        if ok and n:
-            ok = bool(np.all(np.bincount(ids, minlength=n) == 1))
+        round_ptr = np.r_[0, np.cumsum(lens)]
+        round_of = np.empty(n, dtype=ids.dtype)
+        if ok and n:  # n ids, all in range: each once unless one comes twice (no count of every id, docs/scale.md)
+            ok = bool(_rounds_of(ids, round_ptr, round_of))
         if not ok:
             every = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) \
                 else np.zeros(0, np.int64)
@@ -118,10 +120,9 @@ class ReplayPlan:
             raise ValueError(f"the rounds must send each of the DAG's {n} workloads exactly once "
                              f"(got {len(every)} entries, {len(np.unique(inside))} distinct)")
         self.n_rounds = len(rounds)
-        self.round_ptr = np.r_[0, np.cumsum(lens)]
+        self.round_ptr = round_ptr
         self.order = ids  # workloads, round by round, by id within a round
-        self.round_of = np.empty(n, dtype=ids.dtype)
-        self.round_of[ids] = np.repeat(np.arange(self.n_rounds, dtype=ids.dtype), lens)
+        self.round_of = round_of
 
     def durations(self, size: float, link_bandwidth: np.ndarray | None = None,
                   link_latency: np.ndarray | None = None) -> np.ndarray:
@@ -261,6 +262,23 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
             lane_round[slot] = r
             used[l] += 1
     return start, -1, -1
+
+
+@kernel(interpret_below=SMALL)
+def _rounds_of(ids, round_ptr, round_of):  # pragma: no cover - compiled
+    """Write each workload's round into `round_of` (rounds: `ids` between `round_ptr`'s entries, every id in
+    range); False as soon as an id comes a second time."""
+    round_of[:] = -1
+    m = len(ids)
+    for r in range(len(round_ptr) - 1):
+        for i in range(round_ptr[r], round_ptr[r + 1]):
+            if i + 16 < m:
+                prefetch(round_of, ids[i + 16])
+            w = ids[i]
+            if round_of[w] >= 0:
+                return False
+            round_of[w] = r
+    return True
 
 
 @kernel(interpret_below=SMALL)

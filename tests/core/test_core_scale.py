@@ -902,3 +902,46 @@ def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
             simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
             want = max(want, simple, _jackson(head[ws], tail[ws] - 1, int(cap[g])))
     assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
+
+
+def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
+    """`ReplayPlan`'s order, round pointers and rounds of the workloads as computed before the thirteenth step (a
+    count of every id, a scatter of the repeated round numbers), or its error message."""
+    n = dag.n
+    lens = np.array([len(r) for r in rounds], dtype=np.int64)
+    every = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) else np.zeros(0, np.int64)
+    ok = len(every) == n and (not len(every) or (every.min() >= 0 and every.max() < n))
+    if ok and n:
+        ok = bool(np.all(np.bincount(every, minlength=n) == 1))
+    if not ok:
+        inside = every[(every >= 0) & (every < n)]
+        return (f"the rounds must send each of the DAG's {n} workloads exactly once "
+                f"(got {len(every)} entries, {len(np.unique(inside))} distinct)")
+    order = np.concatenate([np.sort(np.asarray(r, dtype=np.int64)) for r in rounds]) if len(rounds) else every
+    round_of = np.empty(n, np.int64)
+    round_of[order] = np.repeat(np.arange(len(rounds)), lens)
+    return order, np.r_[0, np.cumsum(lens)], round_of
+
+
+@pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=2"])
+@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "repeat-last"])
+def test_replay_plan_rounds_equal_the_counted_ones(spec, how):
+    """The replay plan's rounds of the workloads (one compiled pass that stops at an id seen twice) equal those of
+    the count of every id, and a schedule that repeats, drops or invents a workload is refused with the same
+    message."""
+    dag = tree_dag(topo(spec), merge=False)
+    rng = np.random.default_rng(5)
+    rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, 5))], how, rng, dag.n)
+    if how == "unsorted":
+        rounds = [list(reversed(r)) for r in rounds]
+    elif how == "repeat-last":  # n entries, one of them twice and one workload missing
+        rounds[-1][-1] = rounds[0][0]
+    want = old_plan_rounds(dag, rounds)
+    if isinstance(want, str):
+        with pytest.raises(ValueError) as e:
+            ReplayPlan(dag, rounds)
+        assert str(e.value) == want
+    else:
+        plan = ReplayPlan(dag, rounds)
+        assert np.array_equal(plan.order, want[0]) and np.array_equal(plan.round_ptr, want[1])
+        assert np.array_equal(plan.round_of, want[2]) and plan.round_of.dtype == plan.order.dtype
