@@ -62,15 +62,22 @@ def link_schedule_bound(dag: WorkloadDAG) -> int:
     # BCube(16,2), each gathered and sorted by numpy before)
     order = np.argsort(-by_link.lengths)
     return int(_link_schedule(order, by_link.ptr, by_link.values, dag.head, dag.tail,
-                              dag.topology.link_capacity.astype(np.int64)))
+                              dag.topology.link_capacity.astype(np.int64), HISTOGRAM_CELLS))
+
+
+HISTOGRAM_CELLS = 4096
+"""`_link_schedule` runs Jackson's rule over counts (`_jackson_counts`) where a link's workloads have at most this many
+(release, tail) cells, else over the sorted jobs with a heap (`_jackson_sorted`)."""
 
 
 @kernel
-def _link_schedule(order, bptr, bval, head, tail, cap):  # pragma: no cover - compiled
+def _link_schedule(order, bptr, bval, head, tail, cap, max_cells):  # pragma: no cover - compiled
     """`link_schedule_bound` over the links in `order` (by load, largest first; the rows of `bptr`/`bval` list each
     link's workloads): per link its simple bound (min head + ceil(load / capacity) + min tail - 1) and, unless its
     upper one (the same with the maxima) cannot beat the best so far, Jackson's rule over its workloads sorted by
-    release (`_jackson_sorted`; the order among equal releases does not change its value)."""
+    release: over the counts of its (release, tail) pairs where there are at most `max_cells` of them
+    (`_jackson_counts`), else with a heap over the jobs sorted by release (`_jackson_sorted`; the order among equal
+    releases does not change its value)."""
     width = 0
     for g in order:
         width = max(width, bptr[g + 1] - bptr[g])
@@ -101,7 +108,7 @@ def _link_schedule(order, bptr, bval, head, tail, cap):  # pragma: no cover - co
         upper = hmax + rounds + tmax
         if upper <= best:
             continue
-        if (hmax - hmin + 1) * (tmax - tmin + 1) <= HISTOGRAM_CELLS:
+        if (hmax - hmin + 1) * (tmax - tmin + 1) <= max_cells:
             # few distinct (release, tail) pairs (a tree's depths): Jackson's rule over their counts
             cells = np.zeros((hmax - hmin + 1, tmax - tmin + 1), np.int64)
             for e in range(m):
@@ -112,11 +119,6 @@ def _link_schedule(order, bptr, bval, head, tail, cap):  # pragma: no cover - co
             jackson = _jackson_sorted(rel[:m][by_release], tl[:m][by_release], c)
         best = max(best, simple, jackson)
     return best
-
-
-HISTOGRAM_CELLS = 4096
-"""`_link_schedule` runs Jackson's rule over counts (`_jackson_counts`) where a link's workloads have at most this many
-(release, tail) cells, else over the sorted jobs with a heap."""
 
 
 @kernel
