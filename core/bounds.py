@@ -54,24 +54,113 @@ def ports_bound(dag: WorkloadDAG) -> int:
 
 def link_schedule_bound(dag: WorkloadDAG) -> int:
     """max over links of the exact one-link relaxation (release = head, tail = tail - 1)."""
-    cap = dag.topology.link_capacity
     # the workloads of every link, ascending (the links' transpose: no argsort over every path entry, docs/limits.md)
     by_link = dag.links.transpose(dag.topology.n_links)
-    head, tail = dag.head, dag.tail - 1
     # only links whose simple bound (min head + load + min tail) could matter are worth the heap; the maximum is
-    # the same in any order of the links (a link is skipped only when it cannot exceed the best so far)
-    loads = by_link.lengths
+    # the same in any order of the links (a link is skipped only when it cannot exceed the best so far). One
+    # compiled pass over the links (docs/scale.md, thirteenth step: 24,576 links of ~7,700 workloads each at
+    # BCube(16,2), each gathered and sorted by numpy before)
+    order = np.argsort(-by_link.lengths)
+    return int(_link_schedule(order, by_link.ptr, by_link.values, dag.head, dag.tail,
+                              dag.topology.link_capacity.astype(np.int64), HISTOGRAM_CELLS))
+
+
+HISTOGRAM_CELLS = 4096
+"""`_link_schedule` runs Jackson's rule over counts (`_jackson_counts`) where a link's workloads have at most this many
+(release, tail) cells, else over the sorted jobs with a heap (`_jackson_sorted`)."""
+
+
+@kernel
+def _link_schedule(order, bptr, bval, head, tail, cap, max_cells):  # pragma: no cover - compiled
+    """`link_schedule_bound` over the links in `order` (by load, largest first; the rows of `bptr`/`bval` list each
+    link's workloads): per link its simple bound (min head + ceil(load / capacity) + min tail - 1) and, unless its
+    upper one (the same with the maxima) cannot beat the best so far, Jackson's rule over its workloads sorted by
+    release: over the counts of its (release, tail) pairs where there are at most `max_cells` of them
+    (`_jackson_counts`), else with a heap over the jobs sorted by release (`_jackson_sorted`; the order among equal
+    releases does not change its value)."""
+    width = 0
+    for g in order:
+        width = max(width, bptr[g + 1] - bptr[g])
+    rel = np.empty(width, np.int64)
+    tl = np.empty(width, np.int64)
     best = 0
-    for g in np.argsort(-loads).tolist():
-        if loads[g] == 0:
+    for g in order:
+        lo, hi = bptr[g], bptr[g + 1]
+        m = hi - lo
+        if m == 0:
             break
-        ws = by_link.row(g)
-        c = int(cap[g])
-        simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())
-        upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
+        w = bval[lo]
+        hmin = hmax = np.int64(head[w])
+        tmin = tmax = np.int64(tail[w]) - 1
+        for e in range(lo, hi):
+            w = bval[e]
+            h = np.int64(head[w])
+            t = np.int64(tail[w]) - 1
+            rel[e - lo] = h
+            tl[e - lo] = t
+            hmin = min(hmin, h)
+            hmax = max(hmax, h)
+            tmin = min(tmin, t)
+            tmax = max(tmax, t)
+        c = cap[g]
+        rounds = -(-m // c)
+        simple = hmin + rounds + tmin
+        upper = hmax + rounds + tmax
         if upper <= best:
             continue
-        best = max(best, simple, _jackson(head[ws], tail[ws], c))
+        if (hmax - hmin + 1) * (tmax - tmin + 1) <= max_cells:
+            # few distinct (release, tail) pairs (a tree's depths): Jackson's rule over their counts
+            cells = np.zeros((hmax - hmin + 1, tmax - tmin + 1), np.int64)
+            for e in range(m):
+                cells[rel[e] - hmin, tl[e] - tmin] += 1
+            jackson = _jackson_counts(cells, hmin, tmin, c)
+        else:
+            by_release = np.argsort(rel[:m], kind="mergesort")
+            jackson = _jackson_sorted(rel[:m][by_release], tl[:m][by_release], c)
+        best = max(best, simple, jackson)
+    return best
+
+
+@kernel
+def _jackson_counts(cells, hmin, tmin, cap):  # pragma: no cover - compiled
+    """`_jackson_sorted`'s value from the jobs' counts: `cells[i, j]` jobs of release hmin + i and tail tmin + j.
+    The same rounds: each round releases what is due (or, with none waiting, jumps to the next release), then
+    runs the `cap` waiting jobs of largest tail, the first of which sets that round's round_end + tail; a count
+    per tail stands for the heap (the jobs of one tail are alike)."""
+    n_rel, n_tail = cells.shape
+    waiting = np.zeros(n_tail, np.int64)
+    top = -1  # the largest tail index with a job waiting
+    size = 0
+    i = 0  # the next release row not yet released
+    t, best = 0, 0
+    while True:
+        if size == 0:
+            while i < n_rel and cells[i].sum() == 0:
+                i += 1
+            if i == n_rel:
+                break
+            if hmin + i > t:
+                t = hmin + i
+        while i < n_rel and hmin + i <= t:
+            for j in range(n_tail):
+                if cells[i, j]:
+                    waiting[j] += cells[i, j]
+                    size += cells[i, j]
+                    if j > top:
+                        top = j
+            i += 1
+        k = min(cap, size)
+        if k > 0:
+            if t + 1 + tmin + top > best:
+                best = t + 1 + tmin + top
+            size -= k
+            while k > 0:
+                take = min(k, waiting[top])
+                waiting[top] -= take
+                k -= take
+                while top >= 0 and waiting[top] == 0:
+                    top -= 1
+        t += 1
     return best
 
 

@@ -48,7 +48,8 @@ B_DAG = {"tree": 40, "plain": 16, "ring": 40}  # bytes per workload path node an
 #   benchmarks/bench_guard.py measure bcube:n=12,k=2:ps ... bcube:n=16,k=2:ps`, 1118 MiB / 62.7 M units to 5620 MiB /
 #   360.5 M units, 15.9 B, routes included; it was 20, fitted before the successors went). The whole command's
 #   estimate stays above its peak on the 33 plain-DAG commands measured (1.04-1.53x; BCube(16,2) PS 9.1 GiB for
-#   7.86 GiB, 1.16x; docs/limits.md, "The plain DAG's bytes after its successors went")
+#   7.86 GiB, 1.16x; docs/limits.md, "The plain DAG's bytes after its successors went"; since docs/scale.md's
+#   thirteenth step the report builds no successors: 6.10 GiB, 1.50x, not re-fitted)
 S_DAG = {"tree": 2.5e-7, "plain": 4e-8, "ring": 2.5e-7}  # seconds per workload path node and per prefix entry
 #   (building the DAG; the plain DAG is built in one compiled pass: BCube(16,2) 9.8-12.7 s with routes, docs/scale.md)
 S_PYTHON_WORKLOAD = {"tree": 0.0, "plain": 0.0, "ring": 1.5e-5}  # per-workload Python loops

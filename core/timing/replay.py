@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import csr
-from ..jit import SMALL, kernel
+from ..jit import SMALL, kernel, prefetch
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import WorkloadDAG
 from .model import algbw, busbw, n_ranks, piece_bytes, transfer_times
@@ -109,8 +109,10 @@ class ReplayPlan:
                 ok = False
             ids[at:at + len(r)] = np.sort(r) if ok else 0
             at += len(r)
-        if ok and n:
-            ok = bool(np.all(np.bincount(ids, minlength=n) == 1))
+        round_ptr = np.r_[0, np.cumsum(lens)]
+        round_of = np.empty(n, dtype=ids.dtype)
+        if ok and n:  # n ids, all in range: each once unless one comes twice (no count of every id, docs/scale.md)
+            ok = bool(_rounds_of(ids, round_ptr, round_of))
         if not ok:
             every = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) \
                 else np.zeros(0, np.int64)
@@ -118,10 +120,9 @@ class ReplayPlan:
             raise ValueError(f"the rounds must send each of the DAG's {n} workloads exactly once "
                              f"(got {len(every)} entries, {len(np.unique(inside))} distinct)")
         self.n_rounds = len(rounds)
-        self.round_ptr = np.r_[0, np.cumsum(lens)]
+        self.round_ptr = round_ptr
         self.order = ids  # workloads, round by round, by id within a round
-        self.round_of = np.empty(n, dtype=ids.dtype)
-        self.round_of[ids] = np.repeat(np.arange(self.n_rounds, dtype=ids.dtype), lens)
+        self.round_of = round_of
 
     def durations(self, size: float, link_bandwidth: np.ndarray | None = None,
                   link_latency: np.ndarray | None = None) -> np.ndarray:
@@ -139,10 +140,7 @@ class ReplayPlan:
         start = self._sync(dur) if mode == "sync" else self._async(dur)
         finish = start + dur
         dag = self.dag
-        ends = np.zeros(self.n_rounds)
-        nonempty = self.round_ptr[:-1] < self.round_ptr[1:]
-        if nonempty.any():
-            ends[nonempty] = np.maximum.reduceat(finish[self.order], self.round_ptr[:-1][nonempty])
+        ends = _round_max(self.order, self.round_ptr, finish)
         busy = self.link_busy(dur) if busy is None else busy
         return Timing(mode=mode, size=float(size), ranks=n_ranks(dag), duration=dur, start=start, finish=finish,
                       round_end=np.maximum.accumulate(ends) if len(ends) else ends, link_busy=busy,
@@ -160,18 +158,14 @@ class ReplayPlan:
 
     def _sync(self, dur: np.ndarray) -> np.ndarray:
         """Start times with a barrier after every round."""
-        ptr = self.round_ptr
-        length = np.zeros(self.n_rounds)
-        nonempty = ptr[:-1] < ptr[1:]
-        if nonempty.any():
-            length[nonempty] = np.maximum.reduceat(dur[self.order], ptr[:-1][nonempty])
+        length = _round_max(self.order, self.round_ptr, dur)
         begin = np.r_[0.0, np.cumsum(length)[:-1]]
         return begin[self.round_of]
 
     def _async(self, dur: np.ndarray) -> np.ndarray:
         """Start times without barriers: the longest path over prefix and link-order waits."""
         dag = self.dag
-        d, s, lk = dag.deps, dag.successors, dag.links
+        d, lk = dag.deps, dag.links  # no successors: a group's finish is read from its members (docs/scale.md)
         cap = dag.topology.link_capacity.astype(np.int64)
         lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
         g = dag.groups
@@ -179,8 +173,8 @@ class ReplayPlan:
         full = g.lengths > 0
         if full.any():
             g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
-        start, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, s.ptr, s.values,
-                                        lk.ptr, lk.values, lane0, g_round, dag.n)
+        start, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values, lane0,
+                                        g_round, dag.n)
         if bad >= 0:
             what = f"workload {int(other)}" if other >= 0 else "a workload on its link"
             raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad] + 1}) "
@@ -190,23 +184,43 @@ class ReplayPlan:
 
 
 @kernel
-def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0, g_round, n):  # pragma: no cover
+def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n):  # pragma: no cover
     """One pass over the workloads in schedule order (round, then id).
 
     A workload starts when its prefixes (a group: all its members) have finished and, on each
     link of capacity c, the workload c places ahead of it on that link has finished (lanes used
     round-robin). Every wait of a valid schedule points at an earlier round, so one pass in
-    order sees each finish before it is needed. Returns (start, offending workload or -1, what
-    it waited for or -1).
+    order sees each finish before it is needed: a group's finish, the latest of its members',
+    is taken from its row of `dptr`/`dval` when its first waiter comes (every member was sent in
+    an earlier round, so has its finish), without the successors. Returns (start, offending
+    workload or -1, what it waited for or -1).
     """
     n_groups = len(dptr) - 1 - n
     start = np.zeros(n, np.float64)
     finish = np.zeros(n, np.float64)
-    g_finish = np.zeros(n_groups, np.float64)
+    g_finish = np.full(n_groups, -1.0)  # -1: not taken yet (a finish is >= 0)
     lane_finish = np.zeros(lane0[-1], np.float64)
     lane_round = np.full(lane0[-1], -1, np.int64)
     used = np.zeros(len(lane0) - 1, np.int64)
-    for w in order:
+    m = len(order)
+    for i in range(m):
+        # a round's workloads lie far apart (ids ascending over the whole DAG): ask for the rows of the workload
+        # 16 ahead, then for its first prefix and link 8 ahead (docs/scale.md, thirteenth step)
+        if i + 16 < m:
+            x = order[i + 16]
+            prefetch(round_of, x)
+            prefetch(dptr, x)
+            prefetch(lptr, x)
+            prefetch(dur, x)
+            prefetch(finish, x)
+            prefetch(start, x)
+        if i + 8 < m:
+            x = order[i + 8]
+            if dptr[x] < len(dval):
+                prefetch(dval, dptr[x])
+            if lptr[x] < len(lval):
+                prefetch(lval, lptr[x])
+        w = order[i]
         r = round_of[w]
         t = 0.0
         for e in range(dptr[w], dptr[w + 1]):
@@ -220,6 +234,13 @@ def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0,
                 g = p - n
                 if g_round[g] >= r:
                     return start, w, -1
+                if g_finish[g] < 0.0:
+                    latest = 0.0
+                    for m in range(dptr[p], dptr[p + 1]):
+                        x = dval[m]
+                        if x < n and finish[x] > latest:
+                            latest = finish[x]
+                    g_finish[g] = latest
                 if g_finish[g] > t:
                     t = g_finish[g]
         for e in range(lptr[w], lptr[w + 1]):
@@ -240,13 +261,43 @@ def _async_pass(order, round_of, dur, dptr, dval, sptr, sval, lptr, lval, lane0,
             lane_finish[slot] = f
             lane_round[slot] = r
             used[l] += 1
-        for e in range(sptr[w], sptr[w + 1]):
-            x = sval[e]
-            if x >= n:
-                g = x - n
-                if f > g_finish[g]:
-                    g_finish[g] = f
     return start, -1, -1
+
+
+@kernel(interpret_below=SMALL)
+def _rounds_of(ids, round_ptr, round_of):  # pragma: no cover - compiled
+    """Write each workload's round into `round_of` (rounds: `ids` between `round_ptr`'s entries, every id in
+    range); False as soon as an id comes a second time."""
+    round_of[:] = -1
+    m = len(ids)
+    for r in range(len(round_ptr) - 1):
+        for i in range(round_ptr[r], round_ptr[r + 1]):
+            if i + 16 < m:
+                prefetch(round_of, ids[i + 16])
+            w = ids[i]
+            if round_of[w] >= 0:
+                return False
+            round_of[w] = r
+    return True
+
+
+@kernel(interpret_below=SMALL)
+def _round_max(order, round_ptr, values):  # pragma: no cover - compiled
+    """The largest of `values` over each round's workloads (0 for an empty round): what
+    ``np.maximum.reduceat(values[order], ...)`` over the non-empty rounds gives (a NaN wins, as in
+    `np.maximum`), without the gathered copy of every value (0.7 GiB at BCube(16,2))."""
+    m = len(round_ptr) - 1
+    out = np.zeros(m, np.float64)
+    for r in range(m):
+        lo, hi = round_ptr[r], round_ptr[r + 1]
+        if lo < hi:
+            best = values[order[lo]]
+            for i in range(lo + 1, hi):
+                v = values[order[i]]
+                if v > best or v != v:
+                    best = v
+            out[r] = best
+    return out
 
 
 @kernel(interpret_below=SMALL)

@@ -636,7 +636,7 @@ def test_only_the_plain_dag_of_one_chunk_has_chains():
 
 def test_plain_schedule_file_replays_and_times_as_before(tmp_path):
     """A plain PS schedule: its file read back (no chains) validates, and the time replay of the DAG with chains
-    (its successors then written from them) equals the one of the DAG without."""
+    (which builds no successors) equals the one of the DAG without."""
     from core.timing import replay_modes
     t = topo("bcube:n=4,k=2")
     sched = run_method("ps", t, ScheduleConfig(seed=2))
@@ -646,3 +646,302 @@ def test_plain_schedule_file_replays_and_times_as_before(tmp_path):
     assert validate_document(read_schedule_file(str(path)), str(path)).ok
     mine, theirs = replay_modes(sched.dag, sched.rounds), replay_modes(sched.dag._replace(), sched.rounds)
     assert {k: v.time for k, v in mine.items()} == {k: v.time for k, v in theirs.items()}
+    assert "successors" not in sched.dag.__dict__
+
+
+# ---- the report without the successors (docs/scale.md, thirteenth step) -----------------------------------
+def old_async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The async pass as it was before the thirteenth step, in Python: a group's finish raised by each member as
+    it is replayed, found through the successors (deps' transpose). (start, offending workload, what it waited
+    for), as `_async_pass` returns them."""
+    dag = plan.dag
+    n, d, lk = dag.n, dag.deps, dag.links
+    s = d.transpose(n + dag.n_groups)
+    cap = dag.topology.link_capacity.astype(np.int64)
+    lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
+    g = dag.groups
+    g_round = np.full(g.n_rows, -1, np.int64)
+    for i in range(g.n_rows):
+        if len(g.row(i)):
+            g_round[i] = plan.round_of[g.row(i)].max()
+    start, finish = np.zeros(n), np.zeros(n)
+    g_finish = np.zeros(g.n_rows)
+    lane_finish, lane_round = np.zeros(lane0[-1]), np.full(lane0[-1], -1, np.int64)
+    used = np.zeros(len(cap), np.int64)
+    for w in plan.order.tolist():
+        r, t = plan.round_of[w], 0.0
+        for p in d.row(w).tolist():
+            if p < n:
+                if plan.round_of[p] >= r:
+                    return start, w, p
+                t = max(t, finish[p])
+            else:
+                if g_round[p - n] >= r:
+                    return start, w, -1
+                t = max(t, g_finish[p - n])
+        for link in lk.row(w).tolist():
+            slot = lane0[link] + used[link] % cap[link]
+            if lane_round[slot] >= r and used[link] >= cap[link]:
+                return start, w, -1
+            t = max(t, lane_finish[slot])
+        start[w] = t
+        finish[w] = f = t + dur[w]
+        for link in lk.row(w).tolist():
+            slot = lane0[link] + used[link] % cap[link]
+            lane_finish[slot], lane_round[slot] = f, r
+            used[link] += 1
+        for x in s.row(w).tolist():
+            if x >= n:
+                g_finish[x - n] = max(g_finish[x - n], f)
+    return start, -1, -1
+
+
+def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """`_async_pass` as `ReplayPlan._async` calls it: (start, offending workload or -1, what it waited for or -1)."""
+    import sys
+    dag = plan.dag
+    g = dag.groups
+    g_round = np.full(g.n_rows, -1, np.int64)
+    full = g.lengths > 0
+    if full.any():
+        g_round[full] = np.maximum.reduceat(plan.round_of[g.values], g.ptr[:-1][full])
+    lane0 = np.r_[0, np.cumsum(dag.topology.link_capacity.astype(np.int64))].astype(np.int64)
+    start, bad, other = sys.modules["core.timing.replay"]._async_pass(
+        plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
+        g_round, dag.n)
+    if bad < 0:  # and the plan's own call gives the same starts
+        assert np.array_equal(plan._async(dur), start)
+    return start, int(bad), int(other)
+
+
+def check_report_paths(dag, seed: int) -> None:
+    """On a plain DAG with chains: head, tail and the longest chains (both ways, one weighting and three, zeros
+    among the weights) along the chains equal those over a topological order of the same DAG without chains
+    (`_replace`), dtypes included, and neither the successors nor the order is built; the async replay, whose
+    groups' finishes come from their rows of deps, gives the starts the old pass gave through the successors on
+    a list schedule and on broken orders of it (the same workload named where the order is broken)."""
+    rng = np.random.default_rng(seed)
+    csr_dag = dag._replace()
+    for name in ("head", "tail"):
+        got, want = getattr(dag, name), getattr(csr_dag, name)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    for shape in [(dag.n,), (dag.n, 1), (dag.n, 3)]:
+        weight = rng.random(shape) * (rng.random(shape) < 0.8)
+        for forward in (False, True):
+            got, want = dag.longest_chain(weight, forward=forward), csr_dag.longest_chain(weight, forward=forward)
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+    assert "successors" not in dag.__dict__ and "topo_order" not in dag.__dict__
+    check_async(dag, rng)
+    assert "successors" not in dag.__dict__
+
+
+def check_async(dag, rng: np.random.Generator) -> None:
+    """The async replay from the groups' rows equals the old pass through the successors (`old_async_starts`) on
+    a list schedule of `dag` and on broken orders of it."""
+    rounds = [r.tolist() for r in list_schedule(dag, random_rank(dag, int(rng.integers(1000))))]
+    for how in ["none", "move-earlier", "move-later", "swap", "merge-rounds", "swap"]:
+        plan = ReplayPlan(dag, mutate(rounds, how, rng, dag.n))
+        dur = rng.random(dag.n) * (rng.random(dag.n) < 0.9)
+        start, bad, other = async_starts(plan, dur)
+        want, want_bad, want_other = old_async_starts(plan, dur)
+        assert (bad, other) == (want_bad, want_other) and np.array_equal(start, want)
+
+
+@pytest.mark.parametrize("spec", CHAIN_SPECS)
+def test_report_along_the_chains_equals_the_csr_report(spec):
+    t = with_caps(topo(spec), 7)
+    for seed in range(2):
+        check_report_paths(tree_dag(t, merge=False), seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16), seed=st.integers(0, 1000))
+def test_report_along_the_chains_on_random_and_failed_graphs(t, fail, seed):
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    check_report_paths(tree_dag(t, merge=False), seed)
+
+
+@pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"])
+@pytest.mark.parametrize("kind", ["merged", "plain-2", "ring", "explicit"])
+def test_async_replay_without_successors_on_every_dag_kind(spec, kind):
+    """The async pass changed for every DAG (groups or none): merged trees, plain trees of two chunks (groups, no
+    chains), the ring, a plain DAG with its groups expanded."""
+    t = with_caps(topo(spec), 3)
+    dag = {"merged": lambda: tree_dag(t), "plain-2": lambda: tree_dag(t, merge=False, chunks=2),
+           "ring": lambda: ring_dag(t), "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
+    assert dag.chains is None
+    check_async(dag, np.random.default_rng(11))
+
+
+@pytest.mark.parametrize("m", [0, 1, 7, 5000, 300_000])
+def test_round_maxima_equal_numpys_reduceat(m):
+    """The replay's per-round maxima (`_round_max`, no gathered copy) equal ``np.maximum.reduceat`` over the
+    non-empty rounds of the gathered values, empty rounds 0 and a NaN winning its round; small inputs run the
+    Python body, large ones the compiled kernel."""
+    import sys
+    round_max = sys.modules["core.timing.replay"]._round_max
+    rng = np.random.default_rng(m)
+    values = rng.random(m) * 10
+    values[rng.random(m) < 0.01] = np.nan
+    order = rng.permutation(m)
+    lens = rng.integers(0, 5, size=max(1, m // 2))
+    lens[-1] += m - lens.sum() if lens.sum() < m else 0
+    while lens.sum() > m:
+        lens[int(np.flatnonzero(lens)[-1])] -= 1
+    ptr = np.r_[0, np.cumsum(lens)]
+    want = np.zeros(len(lens))
+    nonempty = ptr[:-1] < ptr[1:]
+    if nonempty.any():
+        want[nonempty] = np.maximum.reduceat(values[order], ptr[:-1][nonempty])
+    got = round_max(order, ptr, values)
+    assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+def loop_link_schedule_bound(dag) -> int:
+    """`bounds.link_schedule_bound` as it was before the thirteenth step: a Python loop over the links by load,
+    each link's workloads gathered by numpy and Jackson's rule on them (`bounds._jackson`)."""
+    from core.bounds import _jackson
+    cap = dag.topology.link_capacity
+    by_link = dag.links.transpose(dag.topology.n_links)
+    head, tail = dag.head, dag.tail - 1
+    loads = by_link.lengths
+    best = 0
+    for g in np.argsort(-loads).tolist():
+        if loads[g] == 0:
+            break
+        ws = by_link.row(g)
+        c = int(cap[g])
+        simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())
+        upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
+        if upper <= best:
+            continue
+        best = max(best, simple, _jackson(head[ws], tail[ws], c))
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16),
+       kind=st.sampled_from(["merged", "plain", "plain-2", "ring", "explicit"]))
+def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
+    """The link-schedule bound in one compiled pass equals the per-link loop's on random graphs with failed links
+    and random capacities, for every DAG kind (plain: head and tail along the chains)."""
+    from core.bounds import link_schedule_bound
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    with contextlib.suppress(DisconnectedError):
+        t = degrade(t, mask)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False),
+           "plain-2": lambda: tree_dag(t, merge=False, chunks=2), "ring": lambda: ring_dag(t),
+           "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
+    want = loop_link_schedule_bound(dag)
+    assert link_schedule_bound(dag) == want
+    with heap_only():
+        assert link_schedule_bound(dag) == want
+
+
+@contextlib.contextmanager
+def heap_only():
+    """`link_schedule_bound` with Jackson's rule always over the heap, never over counts."""
+    from core import bounds
+    old = bounds.HISTOGRAM_CELLS
+    bounds.HISTOGRAM_CELLS = 0
+    try:
+        yield
+    finally:
+        bounds.HISTOGRAM_CELLS = old
+
+
+@pytest.mark.parametrize("spec", CHAIN_SPECS)
+@pytest.mark.parametrize("kind", ["merged", "plain", "ring"])
+def test_compiled_link_schedule_bound_on_the_families(spec, kind):
+    from core.bounds import link_schedule_bound
+    t = with_caps(topo(spec), 2)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
+    want = loop_link_schedule_bound(dag)
+    assert link_schedule_bound(dag) == want
+    with heap_only():
+        assert link_schedule_bound(dag) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(jobs=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=120),
+       cap=st.integers(1, 4), shift=st.integers(0, 3))
+def test_jackson_over_counts_equals_the_heap(jobs, cap, shift):
+    """Jackson's rule over the counts of (release, tail) pairs gives the heap's value, on job sets whose releases
+    leave gaps (idle rounds) and whose tails are uneven (so that it exceeds the simple bound)."""
+    from core.bounds import _jackson, _jackson_counts
+    rel = np.array([r * (shift + 1) for r, _ in jobs], np.int64)
+    tl = np.array([t for _, t in jobs], np.int64)
+    cells = np.zeros((rel.max() - rel.min() + 1, tl.max() - tl.min() + 1), np.int64)
+    np.add.at(cells, (rel - rel.min(), tl - tl.min()), 1)
+    assert _jackson_counts(cells, int(rel.min()), int(tl.min()), cap) == _jackson(rel, tl, cap)
+
+
+@settings(max_examples=300, deadline=None)
+@given(links=st.lists(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6)), max_size=25), min_size=1, max_size=6),
+       caps=st.lists(st.integers(1, 3), min_size=6, max_size=6), max_cells=st.sampled_from([0, 4096]))
+def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
+    """`_link_schedule` (links by load, a link skipped when even its upper bound cannot beat the best so far) gives
+    the largest over every link of its simple bound and Jackson's rule, with counts or with the heap; links whose
+    jobs are all alike make the skip's equality cases."""
+    from core.bounds import _jackson, _link_schedule
+    jobs = [j for row in links for j in row]
+    head = np.array([h for h, _ in jobs], np.int32)
+    tail = np.array([t for _, t in jobs], np.int32)
+    lens = np.array([len(row) for row in links], np.int64)
+    ptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
+    val = np.arange(len(jobs), dtype=np.int32)
+    cap = np.array(caps[:len(links)], np.int64)
+    want = 0
+    for g in range(len(links)):
+        ws = val[ptr[g]:ptr[g + 1]]
+        if len(ws):
+            simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
+            want = max(want, simple, _jackson(head[ws], tail[ws] - 1, int(cap[g])))
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
+
+
+def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
+    """`ReplayPlan`'s order, round pointers and rounds of the workloads as computed before the thirteenth step (a
+    count of every id, a scatter of the repeated round numbers), or its error message."""
+    n = dag.n
+    lens = np.array([len(r) for r in rounds], dtype=np.int64)
+    every = np.concatenate([np.asarray(r, dtype=np.int64) for r in rounds]) if len(rounds) else np.zeros(0, np.int64)
+    ok = len(every) == n and (not len(every) or (every.min() >= 0 and every.max() < n))
+    if ok and n:
+        ok = bool(np.all(np.bincount(every, minlength=n) == 1))
+    if not ok:
+        inside = every[(every >= 0) & (every < n)]
+        return (f"the rounds must send each of the DAG's {n} workloads exactly once "
+                f"(got {len(every)} entries, {len(np.unique(inside))} distinct)")
+    order = np.concatenate([np.sort(np.asarray(r, dtype=np.int64)) for r in rounds]) if len(rounds) else every
+    round_of = np.empty(n, np.int64)
+    round_of[order] = np.repeat(np.arange(len(rounds)), lens)
+    return order, np.r_[0, np.cumsum(lens)], round_of
+
+
+@pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=2"])
+@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "repeat-last"])
+def test_replay_plan_rounds_equal_the_counted_ones(spec, how):
+    """The replay plan's rounds of the workloads (one compiled pass that stops at an id seen twice) equal those of
+    the count of every id, and a schedule that repeats, drops or invents a workload is refused with the same
+    message."""
+    dag = tree_dag(topo(spec), merge=False)
+    rng = np.random.default_rng(5)
+    rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, 5))], how, rng, dag.n)
+    if how == "unsorted":
+        rounds = [list(reversed(r)) for r in rounds]
+    elif how == "repeat-last":  # n entries, one of them twice and one workload missing
+        rounds[-1][-1] = rounds[0][0]
+    want = old_plan_rounds(dag, rounds)
+    if isinstance(want, str):
+        with pytest.raises(ValueError) as e:
+            ReplayPlan(dag, rounds)
+        assert str(e.value) == want
+    else:
+        plan = ReplayPlan(dag, rounds)
+        assert np.array_equal(plan.order, want[0]) and np.array_equal(plan.round_ptr, want[1])
+        assert np.array_equal(plan.round_of, want[2]) and plan.round_of.dtype == plan.order.dtype
