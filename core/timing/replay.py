@@ -236,8 +236,8 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
                     return start, w, -1
                 if g_finish[g] < 0.0:
                     latest = 0.0
-                    for m in range(dptr[p], dptr[p + 1]):
-                        x = dval[m]
+                    for k in range(dptr[p], dptr[p + 1]):  # not `m`, the prefetch's bound (len(order))
+                        x = dval[k]
                         if x < n and finish[x] > latest:
                             latest = finish[x]
                     g_finish[g] = latest

@@ -706,9 +706,15 @@ def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, in
     if full.any():
         g_round[full] = np.maximum.reduceat(plan.round_of[g.values], g.ptr[:-1][full])
     lane0 = np.r_[0, np.cumsum(dag.topology.link_capacity.astype(np.int64))].astype(np.int64)
-    start, bad, other = sys.modules["core.timing.replay"]._async_pass(
-        plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
-        g_round, dag.n)
+    args = (plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
+            g_round, dag.n)
+    kernel = sys.modules["core.timing.replay"]._async_pass
+    start, bad, other = kernel(*args)
+    # the interpreted body gives the same, and raises where compiled code would read out of range (numba checks no
+    # bounds). It did not catch an inner loop that reused `m`, the prefetch's bound: on these DAGs deps has no more
+    # entries than workloads, so the reused `m` only stopped the prefetching early
+    py_start, py_bad, py_other = kernel.py_func(*args)
+    assert (int(py_bad), int(py_other)) == (int(bad), int(other)) and np.array_equal(py_start, start)
     if bad < 0:  # and the plan's own call gives the same starts
         assert np.array_equal(plan._async(dur), start)
     return start, int(bad), int(other)
