@@ -51,6 +51,8 @@ def render() -> None:
     rl, cp = load(source, method, config)
     if rl is None or cp is None:
         return
+    if hint := controls.routing_hint(source, config):
+        st.info(hint)
     only_rl, only_cp = overview(rl, cp, source)
     r = round_picker(rl.n_rounds)
     trace = trace_of(rl)
@@ -65,7 +67,8 @@ def render() -> None:
 
 
 def options(source: Source) -> tuple[str, ScheduleConfig]:
-    """Sidebar: which RL method, its checkpoint, its seed and (for rl-sample) the number of sampled rollouts."""
+    """Sidebar: which RL method, its checkpoint, its seed, (for rl-sample) the number of sampled rollouts, and the
+    routing the trees are built with (the player's and Compare's option: one value)."""
     st.sidebar.subheader("RL schedule")
     method = persistent(st.sidebar.radio, "debug.method", "rl", "Method", ["rl", "rl-sample"],
                         format_func=method_title)
@@ -75,7 +78,8 @@ def options(source: Source) -> tuple[str, ScheduleConfig]:
     if method == "rl-sample":
         samples = int(persistent(st.sidebar.number_input, "debug.samples", 16, "Sampled rollouts", min_value=1,
                                  max_value=256, step=1))
-    return method, ScheduleConfig(seed=int(seed), samples=samples, checkpoint=checkpoint)
+    routing = controls.routing_option()
+    return method, ScheduleConfig(seed=int(seed), samples=samples, checkpoint=checkpoint, routing=routing)
 
 
 DEFAULT_CHECKPOINT = "default for this topology"

@@ -263,3 +263,22 @@ def test_the_step_table_and_the_checkpoint_box_are_readable_at_1280_px():
     longest = max(len(c) for c in steps.value["chosen"])
     assert config["chosen"]["width"] >= 7 * longest
     assert sum(config[c]["width"] for c in steps.value.columns) <= 800  # the page is ~820 px wide at 1280
+
+
+def test_the_routing_option_reaches_the_debuggers_schedules(stand_in_rl):
+    """The player and Compare took the CLI's routing since trial 21; the debugger built its trees with the default
+    only, so on a fat-tree its RL and critical-path both crossed one core switch. The same option (one value shared
+    with the other pages) and the same fat-tree line; the schedules follow it."""
+    spec = "fattree:k=4"
+    at = open_app("debugger")
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value(spec).run()
+    assert not at.exception and at.selectbox(key="w:routing").value == "shortest"
+    assert any('Routing "balanced" spreads them' in i.value for i in at.info)
+    t = make_topology(spec)
+    cp = {m: run_method("critical-path", t, ScheduleConfig(routing=m)).n_rounds for m in ("shortest", "balanced")}
+    assert cp["shortest"] != cp["balanced"]
+    assert metric(at, "Critical-path") == [str(cp["shortest"])]
+    at.selectbox(key="w:routing").set_value("balanced").run()
+    assert not at.exception and not at.info
+    assert metric(at, "Critical-path") == [str(cp["balanced"])]
