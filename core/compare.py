@@ -365,7 +365,8 @@ def time_cells(rows: list[Row], methods: list[str]) -> tuple[list[str], list[lis
     text, numbers = [], []
     for r, m, res in found:
         a = res.time["async"]
-        shown = ([_shown(res.rounds, 1 if get_method(m).randomized else 0)]
+        mark = NOT_PROVEN if res.info.get("proven_optimal") is False else ""  # as the rounds table (trial 22)
+        shown = ([_shown(res.rounds, 1 if get_method(m).randomized else 0, suffix=mark)]
                  + [_shown(res.time[mode]["time_s"] * per_second, 3) for mode in MODES]
                  + [_shown(a["algbw_Bps"] / per, 2), _shown(a["busbw_Bps"] / per, 2)]
                  + [_shown_percent(a["gap"][k]) for k in GAP_KEYS])
@@ -522,18 +523,18 @@ def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str]
     """Where an optimum is not proven and where it lies, from `unproven`: ``DCell(4,1) (optimum 24 to 26),
     Jellyfish(15) (29 to 37)``, from CP-SAT's proven bound to the shortest schedule any compared method found there
     (`shortest_schedule`, often CP-SAT's own); where that schedule meets the bound the optimum is known, said once per
-    method: ``BCube(5,1) (40), DCell(4,1) (24): rl's schedule meets the bound, the optimum``; `title` names a method."""
+    method: ``BCube(5,1) (optimum 40), DCell(4,1) (optimum 24): rl's schedule meets the bound``; `title` names a method."""
     open_parts: list[str] = []
     known: dict[str, list[str]] = {}
     for r, res in found:
         bound = res.info.get("proven_bound", r.lower_bound)
         method, upper = shortest_schedule(r) or (res.method, int(res.rounds))
         if upper <= bound:
-            known.setdefault(method, []).append(f"{r.name} ({bound})")
+            known.setdefault(method, []).append(f"{r.name} (optimum {bound})")  # not "(40)": read as CP-SAT's (trial 22)
         else:
             open_parts.append(f"{r.name} ({'' if open_parts else 'optimum '}{bound} to {upper})")
     parts = [", ".join(open_parts)] if open_parts else []
-    parts += [f"{', '.join(where)}: {title(m)}'s schedule meets the bound, the optimum" for m, where in known.items()]
+    parts += [f"{', '.join(where)}: {title(m)}'s schedule meets the bound" for m, where in known.items()]
     return "; ".join(parts)
 
 

@@ -153,7 +153,8 @@ def optimum_line(plays: list, config: ScheduleConfig) -> str | None:
     bound, rounds = data.merged_bound(FIG3, config), best.n_rounds
     merged = [pb for pb in plays if pb.stats["lower_bound"] == bound and labels.dag_name(pb.method, pb.dag)
               == labels.dag_name("optimal")]
-    command = "`allreduce-lab schedule example:fig3 --method optimal`"
+    # plain text, not a code pill: at 1280 px the pill wrapped over two lines with stray spaces inside (trial 22)
+    command = "the CLI: allreduce-lab schedule example:fig3 --method optimal"
     if not best.info.get("proven_optimal"):
         return (f"CP-SAT's best schedule of the merged trees has **{rounds} rounds**, not proven optimal within its "
                 f"{config.time_limit:g} s ({command}): the optimum lies between {bound} and {rounds}.")

@@ -612,5 +612,20 @@ def test_unproven_ranges_say_an_optimum_known_from_another_methods_schedule_once
     found = unproven(rows, ["rl", "optimal"])
     assert list(found) == ["optimal"] and len(found["optimal"]) == 3
     assert unproven_ranges(found["optimal"], {"rl": "Hierarchical RL"}.get) == (
-        "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (40), DCell(4,1) (24): Hierarchical RL's schedule meets the "
-        "bound, the optimum")
+        "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (optimum 40), DCell(4,1) (optimum 24): Hierarchical RL's "
+        "schedule meets the bound")
+
+
+def test_the_seconds_table_marks_an_optimum_not_proven_as_the_rounds_table_does():
+    """Trial 22: the rounds table read 26* for CP-SAT's DCell(4,1), the seconds table's rounds cell 26. The mark is the
+    text's only (`NOT_PROVEN`); the number beside it is the rounds."""
+    from core.compare import NOT_PROVEN, time_cells
+    from core.schedule import ScheduleConfig
+
+    rows = compare(configurations(None, ["bcube:3,1"]), ["critical-path"], 1, ScheduleConfig(), size=1)
+    res = rows[0].results["critical-path"]
+    _, text, numbers = time_cells(rows, ["critical-path"])
+    assert text[0][2] == f"{res.rounds:.0f}" and numbers[0][2] == float(res.rounds)
+    res.info["proven_optimal"] = False  # as CP-SAT stopped at its time limit says it
+    _, text, numbers = time_cells(rows, ["critical-path"])
+    assert text[0][2] == f"{res.rounds:.0f}{NOT_PROVEN}" and numbers[0][2] == float(res.rounds)

@@ -119,8 +119,9 @@ def test_the_rounds_chart_is_titled_by_its_configurations_with_a_legend_in_colum
     at = open_app("compare")
     at.multiselect(key="w:compare.methods").set_value(["ps", "ring", "greedy", "critical-path"]).run()
     fig = charts(at)[0]
-    assert fig["layout"]["title"]["text"] == "The paper's Table 2, nine configurations: rounds per method"
+    assert fig["layout"]["title"]["text"] == ("The paper's Table 2, nine configurations: our rounds per method (bars), "
+                                              "the paper's as diamonds")
     legend = fig["layout"]["legend"]
     assert (legend["entrywidthmode"], legend["entrywidth"]) == ("fraction", pytest.approx(1 / 3))
     sidebar(at, spec="bcube:n=2,k=1")
-    assert charts(at)[0]["layout"]["title"]["text"] == "bcube:n=2,k=1: rounds per method"
+    assert charts(at)[0]["layout"]["title"]["text"] == "bcube:n=2,k=1: our rounds per method (bars)"
