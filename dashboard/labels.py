@@ -13,6 +13,7 @@ from core.rl.pair import pair_stem
 from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET
+from core.topology import split_link_options
 from core.workloads import WorkloadDAG
 from core import units
 from core.units import format_seconds, format_size
@@ -102,6 +103,8 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     elif across_topologies(info):  # the universal checkpoint is meant for topologies it never saw: information
         note = (f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, not on this one "
                 f"(as meant: a checkpoint trained across topologies is the default on any other)")
+    elif own := intact_spec(info, spec):  # its own spec with a link failed: what --fail-links gives, no mismatch
+        note = f"checkpoint {name}, trained on {own} with every link up, not with a failed link"
     else:  # a checkpoint of one topology borrowed for another: a real mismatch, in capitals (Compare warns on NOT)
         note = f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
     if said := file_spec_text(info):  # a topology file carrying a spec: whether the checkpoint went by it
@@ -154,6 +157,26 @@ def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
         said.setdefault(tuple(where), []).append(extra)
     out += [f"On {', '.join(where)}: {'; '.join(what)}." for where, what in said.items()]
     return " ".join(out)
+
+
+def intact_spec(info: dict, spec: str) -> str | None:
+    """The spec this run's topology is (`spec`, or the one a topology file carries and is: `info["file_spec"]`) when
+    the checkpoint was trained on it (link speeds aside) yet not on this run's topology: a link is failed, as
+    --fail-links or the file made it. None otherwise. Trial 22 read "trained on bcube:n=3,k=1, NOT on this one" for
+    BCube(3,1) with one link failed as a borrowed checkpoint."""
+    said = info.get("file_spec") if isinstance(info.get("file_spec"), dict) else {}
+    own = str(said.get("spec")) if said.get("used") else spec
+    trained = info.get("trained_on")
+    trained = [trained] if isinstance(trained, str) else list(trained or [])
+    return own if any(_without_speeds(own) == _without_speeds(str(x)) for x in trained) else None
+
+
+def _without_speeds(spec: str) -> str:
+    """`spec` without its link speeds (`core.rl.checkpoint.round_spec`'s rule, without importing torch)."""
+    try:
+        return split_link_options(spec)[0]
+    except ValueError:
+        return spec
 
 
 def across_topologies(info: dict) -> bool:

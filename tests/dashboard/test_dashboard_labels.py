@@ -26,8 +26,17 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
     assert labels.checkpoint_note(here, "bcube:n=3,k=1") == "checkpoint bcube_n3_k1, trained on this topology"
     elsewhere = labels.checkpoint_note(here, "bcube:n=4,k=1")
     assert elsewhere == "checkpoint bcube_n3_k1, trained on bcube:n=3,k=1, NOT on this one"
-    flagged = dict(here, trained_on_this_topology=False)  # the scheduler's own flag wins
-    assert "NOT on this one" in labels.checkpoint_note(flagged, "bcube:n=3,k=1")
+    flagged = dict(here, trained_on_this_topology=False)  # the scheduler's own flag wins: on its own spec, a failed link
+    assert labels.checkpoint_note(flagged, "bcube:n=3,k=1") == (
+        "checkpoint bcube_n3_k1, trained on bcube:n=3,k=1 with every link up, not with a failed link")  # trial 22: no NOT
+    assert labels.checkpoint_note(flagged, "bcube:n=3,k=1,bw=100/25").endswith("with every link up, not with a failed "
+                                                                                "link")  # link speeds aside
+    carried = dict(flagged, file_spec={"spec": "bcube:n=3,k=1", "used": True, "why_not": None,
+                                       "links": "link 1 (s01-sw0.0) is failed"})
+    assert labels.checkpoint_note(carried, "upload:f.json").startswith(
+        "checkpoint bcube_n3_k1, trained on bcube:n=3,k=1 with every link up, not with a failed link; the file's graph")
+    unused = dict(carried, file_spec={"spec": "bcube:n=3,k=1", "used": False, "why_not": "x", "links": None})
+    assert "NOT on this one" in labels.checkpoint_note(unused, "upload:f.json")  # a file that is not the spec's
     assert labels.checkpoint_note({"status": "OPTIMAL"}, "x") is None
     universal = {"checkpoint": "checkpoints/universal.safetensors", "trained_on_this_topology": False,
                  "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
