@@ -36,6 +36,11 @@ the CLI's --explain writes them (Streamlit's default dropped them: 16.2040 read 
 trial 12)."""
 
 
+SAME_AT_FOUR = "Two scores that read alike at 4 decimals may still differ beyond them: only equal scores are tied."
+"""Said under the step's score table: the rounding hides differences the choice still saw (trial 22 read #114 and
+#128, both shown 5.6509 and not tied, as a tie)."""
+
+
 def four(label: str | None = None, help: str | None = None) -> st.column_config.NumberColumn:
     """A number column shown with 4 decimals."""
     return st.column_config.NumberColumn(label, help=help, format=DECIMALS)
@@ -327,7 +332,7 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
                "(the skip path), `bias`, and `network`, the residual the network learned (docs/rl.md §6). "
                + (f"Zero for every candidate shown: {', '.join(c.removeprefix('term: ') for c in zero)}. " if zero
                   else "")
-               + f"Ties are broken by {trace.get('tie_rule', 'lowest workload id')}.")
+               + f"Ties are broken by {trace.get('tie_rule', 'lowest workload id')}. " + SAME_AT_FOUR)
     with st.expander(f"Feature values of the candidates, step {k}"):
         feature_values(explain.step_table(trace, r - 1, k - 1), d.describe)
 

@@ -282,3 +282,13 @@ def test_the_routing_option_reaches_the_debuggers_schedules(stand_in_rl):
     at.selectbox(key="w:routing").set_value("balanced").run()
     assert not at.exception and not at.info
     assert metric(at, "Critical-path") == [str(cp["balanced"])]
+
+
+def test_the_score_table_says_equal_looking_scores_may_differ():
+    """Trial 22: two candidates shown at 5.6509, neither marked tied, read as a tie; the caption under the step's
+    score table says that the 4 decimals may hide a difference and that only equal scores are tied."""
+    pytest.importorskip("torch")  # the real trace: the score table is drawn where the trace explains a step
+    from dashboard.screens.debugger import SAME_AT_FOUR
+    at = open_app("debugger")
+    assert not at.exception
+    assert any(c.value.endswith(SAME_AT_FOUR) for c in at.caption), [c.value for c in at.caption]
