@@ -510,15 +510,23 @@ def test_plain_builder_finds_the_hashed_route_classes(spec, mode):
     assert dag.take_route_classes() is None
 
 
+def some_links_failed(t, fail: int):
+    """`t` with the links whose bit is set in `fail` (link e reads bit e % 16) failed, or `t` itself where that
+    would disconnect its servers: the hypothesis tests' failed graphs."""
+    from core.topology import DisconnectedError, degrade
+    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
+    try:
+        return degrade(t, mask)
+    except DisconnectedError:
+        return t
+
+
 @settings(max_examples=40, deadline=None)
 @given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16))
 def test_plain_builder_route_classes_on_random_and_failed_graphs(t, fail):
     """On random graphs, with some links failed where the servers stay connected (routes around them: hops of
     several switches, classes of one tree reused by others)."""
-    from core.topology import DisconnectedError, degrade
-    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
-    with contextlib.suppress(DisconnectedError):
-        t = degrade(t, mask)
+    t = some_links_failed(t, fail)
     dag = tree_dag(t, merge=False)
     cls, clinks = builder_classes(dag)
     want_cls, want_links = hashed_classes(dag)
@@ -616,10 +624,7 @@ def test_implied_release_equals_the_csr_release(spec):
 @settings(max_examples=40, deadline=None)
 @given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16), seed=st.integers(0, 1000))
 def test_implied_release_on_random_and_failed_graphs(t, fail, seed):
-    from core.topology import DisconnectedError, degrade
-    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
-    with contextlib.suppress(DisconnectedError):
-        t = degrade(t, mask)
+    t = some_links_failed(t, fail)
     check_chains(tree_dag(t, merge=False), seed)
 
 
@@ -763,10 +768,7 @@ def test_report_along_the_chains_equals_the_csr_report(spec):
 @settings(max_examples=40, deadline=None)
 @given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16), seed=st.integers(0, 1000))
 def test_report_along_the_chains_on_random_and_failed_graphs(t, fail, seed):
-    from core.topology import DisconnectedError, degrade
-    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
-    with contextlib.suppress(DisconnectedError):
-        t = degrade(t, mask)
+    t = some_links_failed(t, fail)
     check_report_paths(tree_dag(t, merge=False), seed)
 
 
@@ -835,10 +837,7 @@ def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
     """The link-schedule bound in one compiled pass equals the per-link loop's on random graphs with failed links
     and random capacities, for every DAG kind (plain: head and tail along the chains)."""
     from core.bounds import link_schedule_bound
-    from core.topology import DisconnectedError, degrade
-    mask = np.array([(fail >> (e % 16)) & 1 for e in range(t.n_edges)], bool)
-    with contextlib.suppress(DisconnectedError):
-        t = degrade(t, mask)
+    t = some_links_failed(t, fail)
     dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False),
            "plain-2": lambda: tree_dag(t, merge=False, chunks=2), "ring": lambda: ring_dag(t),
            "explicit": lambda: tree_dag(t, merge=False).explicit()}[kind]()
