@@ -85,28 +85,50 @@ def trained_here(info: dict, spec: str) -> bool | None:
     return info["trained_on"] == spec
 
 
+def checkpoint_name(info: dict) -> str:
+    """The checkpoint a learned result ran, by the name --checkpoint takes, with its fallback when it had one."""
+    name = pair_stem(str(info["checkpoint"])).name  # my.model stays my.model (.stem cut it to my)
+    return f"{name} (fallback: {info['fallback']})" if info.get("fallback") else name
+
+
+def checkpoint_fit(info: dict, spec: str) -> tuple[str, str]:
+    """How a learned result's checkpoint fits the topology it ran on (`spec`), for `checkpoint_note` and
+    `checkpoints_line` alike: ``("here", answer)`` trained on it (the CLI's `training_answer`, "" when plain yes);
+    ``("unknown", "")`` not said; ``("across", "")`` trained across topologies, the default on others;
+    ``("intact", own spec)`` trained on its own spec with every link up while a link is failed here
+    (`intact_spec`); ``("borrowed", where it was trained)`` a checkpoint of another topology."""
+    here = trained_here(info, spec)
+    if here is None:
+        return "unknown", ""
+    if here:
+        answer = training_answer(info)  # the CLI's words: says when merge, chunks or routing differ from training's
+        return "here", "" if answer in (None, "yes") else answer
+    if across_topologies(info):
+        return "across", ""
+    if own := intact_spec(info, spec):
+        return "intact", own
+    return "borrowed", trained_on_text(info.get("trained_on"))
+
+
 def checkpoint_note(info: dict, spec: str) -> str | None:
     """Which RL checkpoint ran, whether it was trained on this topology, whether it went by the spec a topology file
     carries (`file_spec_text`) and whether its training kept the starting weights (as the CLI says it); None for other
     methods."""
     if "checkpoint" not in info:
         return None
-    name = pair_stem(str(info["checkpoint"])).name  # my.model stays my.model (.stem cut it to my)
-    if info.get("fallback"):
-        name = f"{name} (fallback: {info['fallback']})"
-    here = trained_here(info, spec)
-    if here is None:
+    name = checkpoint_name(info)
+    kind, what = checkpoint_fit(info, spec)
+    if kind == "unknown":
         note = f"checkpoint {name}"
-    elif here:
-        answer = training_answer(info)  # the CLI's words: says when merge, chunks or routing differ from training's
-        note = f"checkpoint {name}, trained on this topology" + ("" if answer in (None, "yes") else f": {answer}")
-    elif across_topologies(info):  # the universal checkpoint is meant for topologies it never saw: information
+    elif kind == "here":
+        note = f"checkpoint {name}, trained on this topology" + (f": {what}" if what else "")
+    elif kind == "across":  # the universal checkpoint is meant for topologies it never saw: information
         note = (f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, not on this one "
                 f"(as meant: a checkpoint trained across topologies is the default on any other)")
-    elif own := intact_spec(info, spec):  # its own spec with a link failed: what --fail-links gives, no mismatch
-        note = f"checkpoint {name}, trained on {own} with every link up, not with a failed link"
+    elif kind == "intact":  # its own spec with a link failed: what --fail-links gives, no mismatch
+        note = f"checkpoint {name}, trained on {what} with every link up, not with a failed link"
     else:  # a checkpoint of one topology borrowed for another: a real mismatch, in capitals (Compare warns on NOT)
-        note = f"checkpoint {name}, trained on {trained_on_text(info.get('trained_on'))}, NOT on this one"
+        note = f"checkpoint {name}, trained on {what}, NOT on this one"
     if said := file_spec_text(info):  # a topology file carrying a spec: whether the checkpoint went by it
         note += f"; {said}"
     return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
@@ -120,21 +142,19 @@ def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
     kinds: dict[tuple[str, str], list[str]] = {}
     extras: dict[str, list[str]] = {}
     for name, info, spec in found:
-        ckpt = pair_stem(str(info["checkpoint"])).name
-        if info.get("fallback"):
-            ckpt = f"{ckpt} (fallback: {info['fallback']})"
-        here = trained_here(info, spec)
-        if here:
-            answer = training_answer(info)
-            kind = ("here", "" if answer in (None, "yes") else f" ({answer.removeprefix('yes ').strip('()')})")
-            kinds.setdefault(kind, []).append(f"{ckpt} on {name}")
-        elif here is None:
-            kinds.setdefault(("unknown", ""), []).append(f"{ckpt} on {name}")
-        elif across_topologies(info):
-            kinds.setdefault(("across", ckpt), []).append(name)
+        ckpt = checkpoint_name(info)
+        kind, what = checkpoint_fit(info, spec)
+        if kind == "here":
+            detail = f" ({what.removeprefix('yes ').strip('()')})" if what else ""
+            kinds.setdefault((kind, detail), []).append(f"{ckpt} on {name}")
+        elif kind == "unknown":
+            kinds.setdefault((kind, ""), []).append(f"{ckpt} on {name}")
+        elif kind == "across":
+            kinds.setdefault((kind, ckpt), []).append(name)
+        elif kind == "intact":
+            kinds.setdefault((kind, f"{ckpt}, trained on {what} with every link up"), []).append(name)
         else:
-            kinds.setdefault(("borrowed", f"{ckpt}, trained on {trained_on_text(info.get('trained_on'))}"),
-                             []).append(name)
+            kinds.setdefault((kind, f"{ckpt}, trained on {what}"), []).append(name)
         for extra in (file_spec_text(info), KEPT_START if info.get("kept_start") else None):
             if extra:
                 extras.setdefault(extra, []).append(name)
@@ -148,6 +168,8 @@ def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
         elif kind == "across":
             out.append(f"{title} ran checkpoint {what}, trained across topologies, on {listed}, which it was not "
                        "trained on: the default on a topology without its own checkpoint.")
+        elif kind == "intact":  # the sidebar's failed link or a file's: its own checkpoint, no mismatch
+            out.append(f"{title} ran checkpoint {what}, on {listed}, not trained with a failed link.")
         elif kind == "borrowed":
             out.append(f"{title} ran checkpoint {what}, on {listed}: NOT trained on {'these' if many else 'this one'}.")
         else:

@@ -37,6 +37,12 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
         "checkpoint bcube_n3_k1, trained on bcube:n=3,k=1 with every link up, not with a failed link; the file's graph")
     unused = dict(carried, file_spec={"spec": "bcube:n=3,k=1", "used": False, "why_not": "x", "links": None})
     assert "NOT on this one" in labels.checkpoint_note(unused, "upload:f.json")  # a file that is not the spec's
+    # Compare's caption says it the same way (one classifier, `labels.checkpoint_fit`): not as a borrowed checkpoint
+    assert labels.checkpoints_line("Hierarchical RL", [("BCube(3,1)", flagged, "bcube:n=3,k=1")]) == (
+        "Hierarchical RL ran checkpoint bcube_n3_k1, trained on bcube:n=3,k=1 with every link up, on BCube(3,1), not "
+        "trained with a failed link.")
+    assert "NOT trained on this one" in labels.checkpoints_line("Hierarchical RL", [("DCell(4,1)", here,
+                                                                                      "dcell:n=4,k=1")])
     assert labels.checkpoint_note({"status": "OPTIMAL"}, "x") is None
     universal = {"checkpoint": "checkpoints/universal.safetensors", "trained_on_this_topology": False,
                  "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1", "bcube:n=3,k=1|capacity=1..2,seed=1"]}
