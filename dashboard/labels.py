@@ -13,7 +13,7 @@ from core.rl.pair import pair_stem
 from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET
-from core.topology import split_link_options
+from core.topology.links import without_link_options
 from core.workloads import WorkloadDAG
 from core import units
 from core.units import format_seconds, format_size
@@ -190,15 +190,7 @@ def intact_spec(info: dict, spec: str) -> str | None:
     own = str(said.get("spec")) if said.get("used") else spec
     trained = info.get("trained_on")
     trained = [trained] if isinstance(trained, str) else list(trained or [])
-    return own if any(_without_speeds(own) == _without_speeds(str(x)) for x in trained) else None
-
-
-def _without_speeds(spec: str) -> str:
-    """`spec` without its link speeds (`core.rl.checkpoint.round_spec`'s rule, without importing torch)."""
-    try:
-        return split_link_options(spec)[0]
-    except ValueError:
-        return spec
+    return own if any(without_link_options(own) == without_link_options(str(x)) for x in trained) else None
 
 
 def across_topologies(info: dict) -> bool:

@@ -20,7 +20,8 @@ import torch
 from safetensors.torch import load_file, save
 
 from ..atomic import write_atomic
-from ..topology import FAMILIES, parse_spec, split_link_options
+from ..topology import FAMILIES, parse_spec
+from ..topology.links import without_link_options
 from .features import DYNAMIC_FEATURES, FEATURES_VERSION, LOWER_FEATURES, UPPER_FEATURES, lower_columns
 from .pair import _REPOSITORY, checkpoint_dir, checkpoint_stem, need_both, pair_file
 from .policy import PRIORS, HierarchicalPolicy, PolicyConfig
@@ -263,12 +264,10 @@ def _sidecars(d: Path) -> list[tuple[Path, dict]]:
 
 
 def round_spec(spec: str) -> str:
-    """`spec` without its link speeds (bw=, lat=, link_seed=): rounds, and every feature the agents
-    see, do not depend on them, so a checkpoint trained on the topology serves it at any speed."""
-    try:
-        return split_link_options(spec)[0]
-    except ValueError:
-        return spec
+    """`spec` without its link speeds (bw=, lat=, link_seed=; `core.topology.links.without_link_options`): rounds,
+    and every feature the agents see, do not depend on them, so a checkpoint trained on the topology serves it at any
+    speed."""
+    return without_link_options(spec)
 
 
 TRAINING_DAG = {"merge": True, "routing": "shortest"}

@@ -80,6 +80,15 @@ def _per_edge(t: Topology, levels: tuple[tuple[float, ...], ...], current: np.nd
     return out
 
 
+def without_link_options(spec: str) -> str:
+    """`spec` without its link speeds (bw=, lat=, link_seed=), or `spec` itself where they do not parse: the graph's
+    own spec, which rounds and every feature the RL agents see depend on (`core.rl.checkpoint.round_spec`)."""
+    try:
+        return split_link_options(spec)[0]
+    except ValueError:
+        return spec
+
+
 def split_link_options(spec: str) -> tuple[str, LinkOptions]:
     """Split a spec into the graph's own spec and its link options (raises TopologyError if bad)."""
     if not isinstance(spec, str):
