@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.topology import Topology, make_topology
-from core.topology.carried import written_spec
+from core.topology import Topology
+from core.topology.carried import carried_graph
 
 from .examples import example_positions
 
@@ -37,15 +37,12 @@ def positions(t: Topology) -> np.ndarray:
 
 def carried_family(t: Topology) -> Topology | None:
     """The family topology whose graph `t` is, when `t` (a topology file) carries its spec and has its nodes and links
-    (`core.topology.carried.written_spec`: failed or slowed links allowed, as ``topology SPEC --fail-links 1 --format
+    (`core.topology.carried.carried_graph`: failed or slowed links allowed, as ``topology SPEC --fail-links 1 --format
     json`` writes them); None otherwise. A BCube(3,1) file with link 1 failed was drawn with the spring layout
     (trial 21)."""
-    if t.carried_spec is None:
+    if t.carried_spec is None or t.carried_spec == t.spec:
         return None
-    spec = written_spec(t)
-    if spec == t.spec:
-        return None
-    return make_topology(spec)
+    return carried_graph(t)
 
 
 def layered(t: Topology) -> np.ndarray:

@@ -40,11 +40,22 @@ def carried_structure(t: Topology) -> str | None:
     return _structure_difference(t, built, clip(t.carried_spec))
 
 
+def carried_graph(t: Topology) -> Topology | None:
+    """The topology the spec `t` carries builds (built once: cached), when `t` has its structure (`carried_structure`
+    is None; its links' state may differ); None otherwise or when `t` carries no spec."""
+    if t.carried_spec is None:
+        return None
+    built = _carried_built(t)
+    if isinstance(built, str) or _structure_difference(t, built, "") is not None:
+        return None
+    return built
+
+
 def carried_links(t: Topology) -> str | None:
     """How `t`'s links' state differs from the graph of the spec it carries (the first slowed or faster link, else
     the failed ones), or None when it does not or the spec builds no comparable graph (`carried_structure`)."""
-    built = _carried_built(t)
-    if isinstance(built, str) or _structure_difference(t, built, "") is not None:
+    built = carried_graph(t)
+    if built is None:
         return None
     name = clip(t.carried_spec)
     if (hit := _first(t.bandwidth != built.bandwidth)) is not None:
@@ -85,7 +96,7 @@ def written_spec(t: Topology) -> str:
     spec = t.carried_spec
     if spec is None or spec == t.spec:
         return t.spec
-    return spec if carried_structure(t) is None else t.spec
+    return spec if carried_graph(t) is not None else t.spec
 
 
 def _first(differs: np.ndarray) -> tuple[int, str] | None:
