@@ -23,11 +23,10 @@ from core.topology.links import LINK_KEYS
 
 from . import data
 from .labels import plain
-from .sources import (DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, MAX_PLAYER_SERVERS, Source, TooBig,
-                      family_params, family_spec, spec_source)
+from .sources import (DEFAULT_ROUTING, DEFAULT_SOURCE, FAMILY_DEFAULTS, FAMILY_TITLES, MAX_NODES, MAX_PLAYER_SERVERS,
+                      Source, TooBig, family_params, family_spec, spec_source)
 
 T = TypeVar("T")
-DEFAULT_ROUTING = ScheduleConfig().routing
 
 
 def method_title(method: str) -> str:

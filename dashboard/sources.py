@@ -140,7 +140,11 @@ def file_stem(source: Source) -> str:
     return stem or "topology"
 
 
+DEFAULT_ROUTING = ScheduleConfig().routing
+"""The routing a run gets unless one is picked (core's default, the CLI's --routing default)."""
+
+
 def routing_tag(config: ScheduleConfig) -> str:
     """``-balanced`` or ``-bandwidth`` in a download's name where the run's routing is not the default, else nothing
     (a balanced run's files took the default's names)."""
-    return "" if config.routing == ScheduleConfig().routing else f"-{config.routing}"
+    return "" if config.routing == DEFAULT_ROUTING else f"-{config.routing}"
