@@ -164,12 +164,6 @@ def _jackson_counts(cells, hmin, tmin, cap):  # pragma: no cover - compiled
     return best
 
 
-def _jackson(release: np.ndarray, tails: np.ndarray, cap: int) -> int:
-    """min over schedules of max(round_end + tail) for unit jobs on `cap` machines (largest tail first)."""
-    order = np.argsort(release, kind="stable")
-    return int(_jackson_sorted(np.asarray(release, np.int64)[order], np.asarray(tails, np.int64)[order], int(cap)))
-
-
 @kernel
 def _jackson_sorted(rel, tl, cap):  # pragma: no cover - compiled
     """Jackson's rule over jobs sorted by release: each round runs the `cap` ready jobs of largest tail."""

@@ -275,3 +275,12 @@ def payload_problems(dag, rounds) -> list[str]:
         if set(holds) != servers:
             problems.append(f"tree {tr}: servers {sorted(servers - set(holds))} never get the sum")
     return problems
+
+
+def jackson(release: np.ndarray, tails: np.ndarray, cap: int) -> int:
+    """Jackson's rule over unsorted jobs, the reference the link-schedule bound's compiled pass is checked against
+    (`core.bounds._jackson_sorted` after a stable sort by release; core called it so before its one-pass kernel):
+    min over schedules of max(round_end + tail) for unit jobs on `cap` machines (largest tail first)."""
+    from core.bounds import _jackson_sorted
+    order = np.argsort(release, kind="stable")
+    return int(_jackson_sorted(np.asarray(release, np.int64)[order], np.asarray(tails, np.int64)[order], int(cap)))

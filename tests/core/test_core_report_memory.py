@@ -12,9 +12,10 @@ import json
 
 import numpy as np
 import pytest
+from _corelib import jackson
 
 from core import bounds
-from core.bounds import Bounds, _jackson, bandwidth_bound, gap, ports_bound
+from core.bounds import Bounds, bandwidth_bound, gap, ports_bound
 from core.methods import run_method
 from core.schedule import ScheduleConfig
 from core.seconds import link_summary, mode_gaps, schedule_report, sync_rounds_bound
@@ -61,7 +62,7 @@ def _old_link_schedule_bound(dag):
         simple = int(head[ws].min() + -(-len(ws) // c) + tail[ws].min())
         upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
         if upper > best:
-            best = max(best, simple, _jackson(head[ws], tail[ws], c))
+            best = max(best, simple, jackson(head[ws], tail[ws], c))
     return best
 
 

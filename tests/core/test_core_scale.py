@@ -29,7 +29,7 @@ from core.topology import Topology
 from core.validate import columns_from_json, validate_document
 from core.workloads import ring_dag, tree_dag
 
-from _corelib import naive_fill, random_topologies, topo
+from _corelib import jackson, naive_fill, random_topologies, topo
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
@@ -810,8 +810,7 @@ def test_round_maxima_equal_numpys_reduceat(m):
 
 def loop_link_schedule_bound(dag) -> int:
     """`bounds.link_schedule_bound` as it was before the thirteenth step: a Python loop over the links by load,
-    each link's workloads gathered by numpy and Jackson's rule on them (`bounds._jackson`)."""
-    from core.bounds import _jackson
+    each link's workloads gathered by numpy and Jackson's rule on them (`_corelib.jackson`, core's `bounds._jackson` before)."""
     cap = dag.topology.link_capacity
     by_link = dag.links.transpose(dag.topology.n_links)
     head, tail = dag.head, dag.tail - 1
@@ -826,7 +825,7 @@ def loop_link_schedule_bound(dag) -> int:
         upper = int(head[ws].max() + -(-len(ws) // c) + tail[ws].max())
         if upper <= best:
             continue
-        best = max(best, simple, _jackson(head[ws], tail[ws], c))
+        best = max(best, simple, jackson(head[ws], tail[ws], c))
     return best
 
 
@@ -877,12 +876,12 @@ def test_compiled_link_schedule_bound_on_the_families(spec, kind):
 def test_jackson_over_counts_equals_the_heap(jobs, cap, shift):
     """Jackson's rule over the counts of (release, tail) pairs gives the heap's value, on job sets whose releases
     leave gaps (idle rounds) and whose tails are uneven (so that it exceeds the simple bound)."""
-    from core.bounds import _jackson, _jackson_counts
+    from core.bounds import _jackson_counts
     rel = np.array([r * (shift + 1) for r, _ in jobs], np.int64)
     tl = np.array([t for _, t in jobs], np.int64)
     cells = np.zeros((rel.max() - rel.min() + 1, tl.max() - tl.min() + 1), np.int64)
     np.add.at(cells, (rel - rel.min(), tl - tl.min()), 1)
-    assert _jackson_counts(cells, int(rel.min()), int(tl.min()), cap) == _jackson(rel, tl, cap)
+    assert _jackson_counts(cells, int(rel.min()), int(tl.min()), cap) == jackson(rel, tl, cap)
 
 
 @settings(max_examples=300, deadline=None)
@@ -892,7 +891,7 @@ def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
     """`_link_schedule` (links by load, a link skipped when even its upper bound cannot beat the best so far) gives
     the largest over every link of its simple bound and Jackson's rule, with counts or with the heap; links whose
     jobs are all alike make the skip's equality cases."""
-    from core.bounds import _jackson, _link_schedule
+    from core.bounds import _link_schedule
     jobs = [j for row in links for j in row]
     head = np.array([h for h, _ in jobs], np.int32)
     tail = np.array([t for _, t in jobs], np.int32)
@@ -905,7 +904,7 @@ def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
         ws = val[ptr[g]:ptr[g + 1]]
         if len(ws):
             simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
-            want = max(want, simple, _jackson(head[ws], tail[ws] - 1, int(cap[g])))
+            want = max(want, simple, jackson(head[ws], tail[ws] - 1, int(cap[g])))
     assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
 
 
