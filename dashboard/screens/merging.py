@@ -161,7 +161,7 @@ def optimum_line(plays: list, config: ScheduleConfig) -> str | None:
     if rounds == bound:
         return f"CP-SAT proves **{rounds} rounds** optimal for the merged trees ({command}): the bound is met."
     at_best = [pb for pb in merged if pb.stats["rounds"] == rounds]
-    names = " and ".join(f"{method_title(pb.method)}'s {100 * pb.stats['gap']:.0f}%" for pb in at_best)
+    names = " and ".join(f"{method_title(pb.method)}'s {labels.percent(pb.stats['gap'])}" for pb in at_best)  # as its metric
     return (f"**The optimum is {rounds} rounds**: CP-SAT proves that no schedule of the merged trees is shorter "
             f"({command}). The bound {bound} is reached by no schedule, so "
             + (f"{names} gap is the bound's, not the schedule's: {rounds} rounds is the best possible here."
