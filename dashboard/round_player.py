@@ -66,7 +66,7 @@ class View:
     marks: tuple = ()
     changed: tuple[tuple[int, ...], str] | None = None
     tag: str = ""
-    """What the downloads' names (figure, heatmap CSV, animation) say of the run: `run_tag`, made once per render."""
+    """What the downloads' names (figure, schedule JSON, heatmap CSV, animation) say of the run: `run_tag`, made once per render."""
 
 
 def load(source: Source, methods: list[str], config: ScheduleConfig, timeline: Timeline = ROUNDS) -> list[Playback]:
@@ -468,16 +468,18 @@ def _workload_list(pb: Playback, r: int) -> None:
 
 
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
-    """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click."""
+    """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click. Every
+    name carries the run's tag (`View.tag`, `run_tag`): the schedule's had only the routing (trial 25), so the files of
+    one run did not share a name's end, though its content is the plan before any event, the same at any size."""
     stem = file_stem(source)
     at = view.tag
     for col, pb in zip(st.columns(len(plays)), plays):
         title = method_title(pb.method)
         col.download_button(f"{title}: schedule (JSON)", data=partial(data.schedule_json, source, pb.method, config),
-                            file_name=f"{stem}-{pb.method}{routing_tag(config)}.schedule.json", mime="application/json",
+                            file_name=f"{stem}-{pb.method}{at}.schedule.json", mime="application/json",
                             key=f"{key}:json:{pb.method}", on_click="ignore", width="stretch",
                             help="allreduce-schedule/1: topology, workloads, rounds, stats (as planned, before any "
-                                 "link change)")
+                                 "link change; named by the run it comes from, as the other downloads)")
         col.download_button(f"{title}: heatmap (CSV)",
                             data=partial(data.heatmap_csv, source, pb.method, config, view.timeline),
                             file_name=f"{stem}-{pb.method}{at}.utilization.csv", mime="text/csv",
@@ -493,7 +495,7 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
 
 
 def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
-    """What a download's name (heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
+    """What a download's name (schedule JSON, heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
     methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the rounds axis
     without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
     ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``,
