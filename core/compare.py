@@ -16,6 +16,7 @@ from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, sampling_note, show_opening, show_temperature
 from .schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
+from .schedulers.status import stopped_words
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
@@ -538,12 +539,27 @@ def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str]
     return "; ".join(parts)
 
 
+def unproven_statuses(found: list[tuple[Row, MethodResult]]) -> str:
+    """What CP-SAT had on each configuration of `found` (`unproven`) when it stopped, in plain words, said once per
+    configuration, grouped by status (`core.schedulers.status.stopped_words`): ``on BCube(5,1), DCell(4,1) it found no
+    schedule of its own within the limit, so the result is its starting schedule, critical-path's (status UNKNOWN); on
+    Jellyfish(10) it found a schedule but did not prove it the shortest (status FEASIBLE)``; ``on all 7 it ...`` where
+    one status holds on all of several. The statuses alone, "(UNKNOWN, FEASIBLE)", said neither which configuration
+    had which nor that UNKNOWN's result is CP-SAT's starting schedule (trial 25)."""
+    by: dict[str, list[str]] = {}
+    for r, res in found:
+        by.setdefault(str(res.info.get("status", "?")), []).append(r.name)
+    if len(by) == 1 and len(found) > 1:
+        return f"on all {len(found)} it {stopped_words(next(iter(by)))}"
+    return "; ".join(f"on {', '.join(names)} it {stopped_words(status)}" for status, names in by.items())
+
+
 def unproven_lines(rows: list[Row], methods: list[str], time_limit: float) -> list[str]:
     """The text's line per exact method with a result not proven optimal (`unproven`; the cells marked
-    `NOT_PROVEN`): where, and between what its optimum lies."""
+    `NOT_PROVEN`): where, between what its optimum lies, and what CP-SAT had on each (`unproven_statuses`)."""
     return [f"{NOT_PROVEN} {m}: NOT proven optimal on {len(found)} of {len(rows)} configurations: "
-            f"{unproven_ranges(found)}; CP-SAT stopped at its {time_limit:g} s time limit (--time-limit) with the best "
-            "schedule it found"
+            f"{unproven_ranges(found)}. CP-SAT stopped at its {time_limit:g} s time limit (--time-limit): "
+            f"{unproven_statuses(found)}"
             for m, found in unproven(rows, methods).items()]
 
 
@@ -579,25 +595,38 @@ def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
     return [f"{m} proven" for m in exact], body
 
 
+FILE_SPEC_CSV = "file spec"
+"""The CSV's column, after a learned method's name (``rl file spec``), of what the spec a topology file carries did to
+its checkpoint (`file_spec_text`, the sentence the text and the dashboard say beside the checkpoint)."""
+
+
 def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of what each learned method ran, for the CSV: its
-    checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, and for a
-    sampled method its samples, temperature and opening (``none``, T:F, or a split's list ``none,0.5:0.3``); empty
+    checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, for a
+    sampled method its samples, temperature and opening (``none``, T:F, or a split's list ``none,0.5:0.3``), and,
+    only when some row ran on a topology file carrying a spec (`optional_column`), ``<method> file spec``: whether
+    the checkpoint went by that spec, the text's sentence (`file_spec_text`; trial 25: the CSV lacked it); empty
     where the method did not run."""
-    cols: list[tuple[str, str, Callable[[dict], str]]] = []
+    header: list[str] = []
+    body: list[list[str]] = [[] for _ in rows]
     for m in methods:
         meth = get_method(m)
         if meth.solver != "rl":
             continue
-        cols += [(m, "checkpoint", checkpoint_label),
-                 (m, "trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
-                 (m, "trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
+        cols: list[tuple[str, Callable[[dict], str]]] = [
+            ("checkpoint", checkpoint_label),
+            ("trained on topology", lambda i: _yes(i.get("trained_on_this_topology"))),
+            ("trained on configuration", lambda i: _yes(i.get("trained_on_this_configuration")))]
         if meth.sampled:
-            cols += [(m, "samples", lambda i: str(i["samples"])), (m, "temperature", lambda i: show_temperature(i["temperature"])),
-                     (m, "opening", lambda i: show_opening(i.get("opening")))]
-    body = [[cell(r.results[m].info) if m in r.results and "checkpoint" in r.results[m].info else ""
-             for m, _, cell in cols] for r in rows]  # a method that could not run there has no result
-    return [f"{m} {what}" for m, what, _ in cols], body
+            cols += [("samples", lambda i: str(i["samples"])), ("temperature", lambda i: show_temperature(i["temperature"])),
+                     ("opening", lambda i: show_opening(i.get("opening")))]
+        infos = [r.results[m].info if m in r.results and "checkpoint" in r.results[m].info else None
+                 for r in rows]  # a method that could not run there has no result
+        said_head, said = optional_column(f"{m} {FILE_SPEC_CSV}", [file_spec_text(i) or "" if i else "" for i in infos])
+        header += [f"{m} {what}" for what, _ in cols] + said_head
+        body = [line + ["" if i is None else cell(i) for _, cell in cols] + more
+                for line, i, more in zip(body, infos, said)]
+    return header, body
 
 
 def time_columns(rows: list[Row], methods: list[str], size: float) -> tuple[list[str], list[list[str]]]:

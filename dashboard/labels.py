@@ -12,7 +12,7 @@ from core.methods import get_method
 from core.rl.pair import pair_stem
 from core.schedule import sampling_note
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
-from core.schedulers.status import BOUND_MET
+from core.schedulers.status import BOUND_MET, stopped_words
 from core.topology.links import without_link_options
 from core.workloads import WorkloadDAG
 from core import units
@@ -71,9 +71,8 @@ def optimal_note(info: dict, time_limit: float | None = None) -> str | None:
         how = " by the warm start, critical-path's schedule: CP-SAT not needed" if info.get("status") == BOUND_MET else ""
         return f"proven optimal (lower bound {bound} met{how})"
     limit = f"the {time_limit:g} s time limit" if time_limit else "its time limit"
-    return (f"NOT proven optimal: CP-SAT stopped at {limit} ({info.get('status', '?')}; deterministic seconds "
-            "of work, the same on any machine); "
-            f"the optimum lies between {bound} and this result")
+    return (f"NOT proven optimal: CP-SAT stopped at {limit} (deterministic seconds of work, the same on any machine) "
+            f"and {stopped_words(info.get('status', '?'))}; the optimum lies between {bound} and this result")
 
 
 def trained_here(info: dict, spec: str) -> bool | None:

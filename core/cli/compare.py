@@ -35,8 +35,8 @@ def register(sub) -> None:
     p.add_argument("--seeds", type=at.int_in(1, 1000), default=5, action=Given,
                    help="seeds 0..N-1 averaged for the seeded methods, ps and greedy, which do not read --seed "
                         "(default 5)")
-    p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable; the CSV adds a 'left out of best gap' and a "
-                        "'latency note' column only when some row has one)")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text", help="text (default), json or csv (machine-readable; the CSV adds a 'left out of best gap', a "
+                        "'<method> file spec' and a 'latency note' column only when some row has one)")
     add_size_option(p)
     add_schedule_options(p, writes=False)
     add_network_options(p)

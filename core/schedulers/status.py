@@ -15,3 +15,18 @@ def status_text(info: dict) -> str:
     """``info["status"]`` as the CLI prints it: CP-SAT's status as is, `BOUND_MET` with what it means."""
     status = str(info.get("status", "?"))
     return f"{status} ({BOUND_MET_WORDS})" if status == BOUND_MET else status
+
+
+STOPPED_WORDS = {
+    "UNKNOWN": "found no schedule of its own within the limit, so the result is its starting schedule, "
+               "critical-path's (status UNKNOWN)",
+    "FEASIBLE": "found a schedule but did not prove it the shortest (status FEASIBLE)",
+}
+"""What CP-SAT had when it stopped at its time limit without proving its rounds optimal, by its status: UNKNOWN returns
+the hint (`optimal.solve_optimal`), which a bare "(UNKNOWN)" left unsaid (trial 25)."""
+
+
+def stopped_words(status: object) -> str:
+    """What CP-SAT had when it stopped unproven (`STOPPED_WORDS`), a verb phrase (``found no schedule of its own ...
+    (status UNKNOWN)``); another status as is (``stopped with status MODEL_INVALID``)."""
+    return STOPPED_WORDS.get(str(status), f"stopped with status {status}")

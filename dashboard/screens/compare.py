@@ -10,7 +10,7 @@ import streamlit as st
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, csv_table, csv_text, default_methods,
                           latency_notes, optional_column, other_dag_note, other_dag_words, time_cells, uneven_extra,
-                          uneven_links, unproven, unproven_ranges)
+                          uneven_links, unproven, unproven_ranges, unproven_statuses)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -211,8 +211,10 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     open_optima = unproven(rows, methods)  # marked in their cells, as the CLI's text marks them
     marked = {(i, m) for m, found in open_optima.items() for i, r in enumerate(rows) if any(r is f for f, _ in found)}
     for m in open_optima:  # a column's format wins over the Styler's text in the browser (not in AppTest): none here
-        config[m] = st.column_config.NumberColumn(help=_header_help(m, titles))
-    st.dataframe(rounds_cells(shown, marked), hide_index=True, width="stretch", column_config=config)
+        config[m] = st.column_config.NumberColumn(help=f"{_header_help(m, titles)}; {NOT_PROVEN_HELP}")
+    # the grid's accessible table reads a number cell's value, not its "50*": the table's name says where * is
+    st.dataframe(rounds_cells(shown, marked), hide_index=True, width="stretch", column_config=config,
+                 alt=rounds_alt(open_optima, names))
     st.caption("Columns by method name (" + ", ".join(f"{m} = {method_title(m)}" for m in methods)
                + "). Rounds to finish the AllReduce (randomized methods: mean over seeds). Lower bound: of the merged "
                "workload DAG (max of link load, critical path, ports and per-link schedule bounds); best gap: the "
@@ -245,14 +247,30 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     return notes
 
 
+NOT_PROVEN_HELP = f"{NOT_PROVEN} after the rounds: NOT proven optimal (CP-SAT stopped at its time limit)"
+"""The header tooltip of a rounds column with a cell marked `NOT_PROVEN`."""
+
+
+def rounds_alt(open_optima: dict[str, list[tuple[Row, MethodResult]]], names: dict[str, str]) -> str:
+    """The rounds table's accessible name (Streamlit's ``alt``: the grid's region label, which a screen reader reads
+    on entering it): what the table holds and, per exact method of `open_optima` (`core.compare.unproven`), the
+    configurations whose rounds are marked `NOT_PROVEN`, by the names the table shows (`names`). The grid exposes a
+    number cell's value to a screen reader, not its text, so "50*" is read "50" (trial 25); the cell stays a number
+    so that its column sorts by value, and the text on the page (the caption and the warning under the table) says
+    it too."""
+    said = [f"{method_title(m)} NOT proven optimal, marked {NOT_PROVEN}, on "
+            + ", ".join(names.get(r.name, r.name) for r, _ in found) for m, found in open_optima.items()]
+    return "; ".join(["Rounds per configuration and method", *said])
+
+
 def unproven_warning(title: str, found: list[tuple[Row, MethodResult]], total: int, time_limit: float) -> str:
     """The one warning of an exact method's results not proven optimal (`core.compare.unproven`'s `found` for it):
-    which configurations, between what each optimum lies, and why (CP-SAT's status and time limit)."""
-    statuses = ", ".join(dict.fromkeys(str(res.info.get("status", "?")) for _, res in found))
+    which configurations, between what each optimum lies, and why: the time limit, and what CP-SAT had on each
+    configuration in plain words (`core.compare.unproven_statuses`, the CLI's line too)."""
     return (f"{title} is NOT proven optimal on {len(found)} of {total} configuration{'s' if total > 1 else ''}, "
             f"marked {NOT_PROVEN} in the table: {unproven_ranges(found, method_title)}. CP-SAT stopped at the "
-            f"{time_limit:g} s time limit ({statuses}; deterministic seconds of work, the same on any machine) with "
-            "the best schedule it had found; the optimum lies between its proven bound and the shortest schedule of "
+            f"{time_limit:g} s time limit (deterministic seconds of work, the same on any machine): "
+            f"{unproven_statuses(found)}. The optimum lies between its proven bound and the shortest schedule of "
             "any method here. A longer time limit (sidebar) may prove it.")
 
 

@@ -217,6 +217,32 @@ def test_cli_compare_csv_says_which_checkpoint_ran_and_how(capsys):
     assert not any("checkpoint" in h for h in next(csv.reader(io.StringIO(capsys.readouterr().out))))
 
 
+def test_cli_compare_csv_and_json_carry_what_a_files_spec_did_to_the_checkpoint(capsys, tmp_path):
+    """Trial 25: on a topology file whose graph is a family spec's, the text (and the dashboard) say the checkpoint
+    went by that spec; the CSV said nothing. It has ``rl file spec``, the text's sentence, where some row ran on such
+    a file (a family spec has no such column); the JSON has the record under ``info.file_spec``."""
+    pytest.importorskip("torch")
+    path = tmp_path / "dcell41.json"
+    assert cli.main(["topology", "dcell:n=4,k=1", "--format", "json"]) == 0
+    path.write_text(capsys.readouterr().out)
+    args = ["compare", f"file:{path}", "dcell:n=4,k=1", "--methods", "critical-path,rl"]
+    assert cli.main(args) == 0
+    said = ("the file's graph is that of the spec it carries, dcell:n=4,k=1: the checkpoint is chosen and judged as "
+            "for that spec")
+    assert f"; {said}" in capsys.readouterr().out  # the text's line under the table
+    assert cli.main(args + ["--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["rl file spec"] for r in rows] == [said, ""]
+    header = rows[0].keys()
+    assert list(header).index("rl file spec") == list(header).index("rl trained on configuration") + 1
+    assert cli.main(args + ["--format", "json"]) == 0
+    info = [r["methods"]["rl"]["info"] for r in json.loads(capsys.readouterr().out)]
+    assert info[0]["file_spec"] == {"spec": "dcell:n=4,k=1", "used": True, "why_not": None, "links": None}
+    assert "file_spec" not in info[1]
+    assert cli.main(["compare", "dcell:n=4,k=1", "--methods", "rl", "--format", "csv"]) == 0
+    assert "rl file spec" not in next(csv.reader(io.StringIO(capsys.readouterr().out)))
+
+
 def test_cli_compare_csv_carries_the_seconds_for_size(capsys):
     """--size reaches the CSV: per method sync and async ms, algbw and busbw, after the existing columns."""
     argv = ["compare", "bcube:n=2,k=1", "fattree:k=2", "--methods", "critical-path,ring", "--format", "csv"]
@@ -588,8 +614,11 @@ def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsy
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[5] == "26*" and lines[2].split()[5] == "4"  # marked in its cell; a proven one not
     assert lines[3].endswith("; * = not proven optimal")
-    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations: dcell:n=4,k=1 (optimum 24 to 26); "
-                        "CP-SAT stopped at its 1 s time limit (--time-limit) with the best schedule it found")
+    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations: dcell:n=4,k=1 (optimum 24 to 26). "
+                        "CP-SAT stopped at its 1 s time limit (--time-limit): on dcell:n=4,k=1 it found no schedule of "
+                        "its own within the limit, so the result is its starting schedule, critical-path's (status "
+                        "UNKNOWN)")
+    assert lines[1].split()[4] == "26"  # critical-path's: UNKNOWN's result is its schedule, as the line says
     assert cli.main(args + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["optimal proven"] for r in rows] == ["no", "yes"] and rows[0]["optimal"] == "26"
@@ -614,6 +643,36 @@ def test_unproven_ranges_say_an_optimum_known_from_another_methods_schedule_once
     assert unproven_ranges(found["optimal"], {"rl": "Hierarchical RL"}.get) == (
         "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (optimum 40), DCell(4,1) (optimum 24): Hierarchical RL's "
         "schedule meets the bound")
+
+
+def test_unproven_statuses_say_per_configuration_what_cp_sat_had_in_words_once():
+    """Trial 25: Compare's warning listed CP-SAT's statuses "(UNKNOWN, FEASIBLE; ...)" without saying which
+    configuration had which, or that UNKNOWN means no schedule of CP-SAT's own within the limit (its result is its
+    starting schedule, critical-path's). Each configuration is named once, under its status in words; one status on
+    every configuration is said once for all; the CLI's line says the same."""
+    from core.compare import MethodResult, Row, unproven, unproven_lines, unproven_statuses
+
+    def rows(statuses: dict[str, str]) -> list[Row]:
+        out = []
+        for name, status in statuses.items():
+            results = {"optimal": MethodResult("optimal", 26, [26], 24, 0.0,
+                                               {"status": status, "proven_optimal": False, "proven_bound": 24})}
+            out.append(Row(name, name, 1, 1, 1, 1, 24, {}, results, None))
+        return out
+
+    mixed = rows({"BCube(5,1)": "UNKNOWN", "Jellyfish(10)": "FEASIBLE", "DCell(4,1)": "UNKNOWN"})
+    said = unproven_statuses(unproven(mixed, ["optimal"])["optimal"])
+    assert said == ("on BCube(5,1), DCell(4,1) it found no schedule of its own within the limit, so the result is its "
+                    "starting schedule, critical-path's (status UNKNOWN); on Jellyfish(10) it found a schedule but did "
+                    "not prove it the shortest (status FEASIBLE)")
+    for name in ("BCube(5,1)", "Jellyfish(10)", "DCell(4,1)"):
+        assert said.count(name) == 1
+    (line,) = unproven_lines(mixed, ["optimal"], 2)
+    assert line.endswith(f"CP-SAT stopped at its 2 s time limit (--time-limit): {said}")
+    same = rows({"BCube(5,1)": "UNKNOWN", "DCell(4,1)": "UNKNOWN"})
+    assert unproven_statuses(unproven(same, ["optimal"])["optimal"]) == (
+        "on all 2 it found no schedule of its own within the limit, so the result is its starting schedule, "
+        "critical-path's (status UNKNOWN)")
 
 
 def test_the_seconds_table_marks_an_optimum_not_proven_as_the_rounds_table_does():

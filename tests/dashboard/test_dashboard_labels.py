@@ -13,7 +13,12 @@ def test_optimal_results_say_whether_they_are_proven_with_their_bound():
     assert labels.optimal_note(proven, 10) == "proven optimal (lower bound 12 met)"
     limited = {"status": "FEASIBLE", "proven_optimal": False, "proven_bound": 40}
     note = labels.optimal_note(limited, 10)
-    assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (FEASIBLE; deterministic seconds of work")
+    assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (deterministic seconds of work, "
+                           "the same on any machine) and found a schedule but did not prove it the shortest (status "
+                           "FEASIBLE)")
+    unknown = labels.optimal_note({**limited, "status": "UNKNOWN"}, 10)  # trial 25: what UNKNOWN means, in words
+    assert ("found no schedule of its own within the limit, so the result is its starting schedule, critical-path's "
+            "(status UNKNOWN)") in unknown
     assert "between 40 and this result" in note
     assert labels.optimal_note({"checkpoint": "x"}) is None  # not a CP-SAT result
     warm = {"status": "BOUND_MET_BY_WARM_START", "proven_optimal": True, "proven_bound": 4}  # CP-SAT never ran
