@@ -66,7 +66,8 @@ class View:
     marks: tuple = ()
     changed: tuple[tuple[int, ...], str] | None = None
     tag: str = ""
-    """What the downloads' names (figure, schedule JSON, heatmap CSV, animation) say of the run: `run_tag`, made once per render."""
+    """What the downloads' names (figure, schedule JSON, heatmap CSV, animation) say of the run: `run_tag`, made once
+    per render."""
 
 
 def load(source: Source, methods: list[str], config: ScheduleConfig, timeline: Timeline = ROUNDS) -> list[Playback]:
@@ -495,15 +496,16 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
 
 
 def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
-    """What a download's name (schedule JSON, heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its topology and
-    methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the rounds axis
-    without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds axis or with an event, the message size and the replay (``-1B-async``,
-    ``-7KB-sync``), and the event: its change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``,
-    ``-fail3-before``), a slow-down with its factor, the new bandwidth over `nominal` (each link's bandwidth before
-    the event, Gbit/s): ``x0p25`` (one factor for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``).
-    A decimal point is ``p`` and ``_`` only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_``
-    for both, ``slow0_9`` read as "slowed to 0.9"). One size in sync and async, with and without an event, or at
-    ×0.25 and ×0.5, had one name, so one download overwrote the other."""
+    """What a download's name (schedule JSON, heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its
+    topology and methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the
+    rounds axis without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds
+    axis or with an event, the message size and the replay (``-1B-async``, ``-7KB-sync``), and the event: its
+    change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``, ``-fail3-before``), a slow-down with its
+    factor, the new bandwidth over `nominal` (each link's bandwidth before the event, Gbit/s): ``x0p25`` (one factor
+    for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``). A decimal point is ``p`` and ``_``
+    only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_`` for both, ``slow0_9`` read as
+    "slowed to 0.9"). One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so
+    one download overwrote the other."""
     routing = routing_tag(config)
     if not timeline.seconds and timeline.event is None:
         return routing
