@@ -434,25 +434,40 @@ def test_a_gap_above_zero_never_reads_0_percent():
 
 def test_time_aware_says_what_it_chose_that_its_rounds_are_of_half_pieces_and_its_time(stand_in_rl):
     """Trial 21: time-aware's card on DCell(6,1) read "Rounds 82 ... vs bound 82 (the ring)" beside RL's 60, and
-    nothing said it chose a fast ring both ways in half-size pieces, finishing first (7.97 ms against 11.5 ms)."""
+    nothing said it chose a fast ring both ways in half-size pieces, finishing first (7.97 ms against 11.5 ms).
+    Trial 22: its "Gap 0%" and "Util. 100%" were drawn large and its time was grey caption text, shown twice (card
+    and the line under the cards). Its card now shows its time and gap in time as metrics, its rounds and what their
+    gap means in words; the line under the cards gives the others' times only, in the metric's unit."""
     from core.seconds import time_report
-    from dashboard.labels import seconds, shared_unit
+    from core.units import seconds_in
+    from dashboard.labels import percent, seconds, shared_unit
 
     spec = "dcell:n=4,k=1"
     at, _ = spec_player(spec, ["ps", "time-aware"])
-    cards = [shown(c.value) for c in at.main.caption]
-    card = next(c for c in cards if c.startswith("vs bound") and "chose" in c)
-    assert "chose fast ring both ways: 2 chunks per shard, merging off" in card
-    assert "its rounds move half-size pieces (the others' move whole shards): not comparable with theirs" in card
     config = ScheduleConfig(size=100_000_000)
     t = make_topology(spec)
     runs = {m: run_method(m, t, config) for m in ("ps", "time-aware")}
-    time_s = {m: time_report(s.dag, s.rounds, config.size)["async"]["time_s"] for m, s in runs.items()}
-    assert f"{seconds(time_s['time-aware'])} for 100 MB (async replay" in card
+    reports = {m: time_report(s.dag, s.rounds, config.size, rounds_bound=s.lower_bound) for m, s in runs.items()}
+    time_s = {m: r["async"]["time_s"] for m, r in reports.items()}
     unit = shared_unit(time_s.values())
-    assert (f"Time for 100 MB (async replay): Time-aware (HEFT) {seconds(time_s['time-aware'], unit=unit)}, "
+    ta = runs["time-aware"].stats()
+    # the figures to compare it on, large: its time and its gap in time; rounds, gap and util. only for PS
+    assert metric(at, f"Time ({unit[0]})") == [seconds_in(time_s["time-aware"], unit[1])]
+    assert metric(at, "Gap in time") == [percent(reports["time-aware"]["async"]["gap"]["best"])]
+    assert metric(at, "Rounds") == [str(runs["ps"].n_rounds)] and len(metric(at, "Gap")) == 1
+    assert len(metric(at, "Util.")) == 1
+    cards = [shown(c.value) for c in at.main.caption]
+    card = next(c for c in cards if "chose" in c)
+    assert "chose fast ring both ways: 2 chunks per shard, merging off" in card
+    assert (f"{ta['rounds']} rounds, {percent(ta['gap'])} over its own DAG's bound {ta['lower_bound']} (the ring): "
+            "its rounds move half-size pieces (the others' move whole shards): not comparable with theirs") in card
+    assert "async replay of 100 MB: it plans by time, not rounds" in card
+    # its time once on the page (the metric); the line under the cards: the others' times, in the same unit
+    page = shown(texts(at))
+    assert all(seconds(time_s["time-aware"], unit=u) not in page for u in (None, unit)), page
+    assert (f"The others' time for 100 MB (async replay), to compare with Time-aware (HEFT)'s above: "
             f"Parameter Server {seconds(time_s['ps'], unit=unit)}.") in "\n".join(cards)
-    ps_card = next(c for c in cards if c.startswith("vs bound") and "chose" not in c)
+    ps_card = next(c for c in cards if c.startswith("vs bound"))
     assert "half-size" not in ps_card
 
 
