@@ -177,8 +177,10 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: 
 
 
 def _notes_caption(notes: list[str], pb: Playback, source: Source, config: ScheduleConfig) -> None:
-    """A card's small text: `notes`, then the result's own (`labels.result_notes`)."""
-    st.caption(" · ".join(notes + labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)))
+    """A card's small text: `notes`, then the result's own (`labels.card_notes`: an RL checkpoint briefly, its full
+    note behind the caption's help icon, which the text points to)."""
+    more, details = labels.card_notes(pb.method, pb.info, source.spec, config.time_limit)
+    st.caption(" · ".join(notes + more), help=details)
 
 
 def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, slots: tuple,
