@@ -303,6 +303,39 @@ def test_the_width_control_sets_the_figure_width(monkeypatch):
     assert width == 820 and top_px(fig) == pytest.approx(narrow) and fig["layout"]["meta"]["name_font"] == 11
 
 
+def test_one_or_two_methods_on_a_wide_page_draw_the_network_no_taller_than_three_do(monkeypatch):
+    """Trial 22: at 1920 px with one or two methods the network row was ~470-520 px tall (three: ~310) and pushed
+    the heatmaps below the fold. On the page width at 1920 (1440 px) it is at most `figures.TOP_PX[2]`, 340 px; the
+    first heatmap starts at most 450 px below the figure's top (here 426, 437, 414 px; 606 and 576 before with
+    one and two methods, as chromium measured them too)."""
+    from dashboard import charts as chart_module
+    from dashboard import pagewidth
+
+    shown_figures = []
+    shown = chart_module.show
+
+    def spy(fig, key, name, buttons=None, **kwargs):
+        if key == "player:figure":
+            shown_figures.append(fig)
+        return shown(fig, key, name, buttons, **kwargs)
+
+    def rows_px(fig) -> tuple[float, float]:  # the network row's height; the first heatmap's top below the figure's
+        lay = fig["layout"]
+        plot = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+        net, heat = lay["yaxis"]["domain"], lay[f"yaxis{lay['meta']['methods'] + 1}"]["domain"]
+        return (net[1] - net[0]) * plot, lay["margin"]["t"] + (1 - heat[1]) * plot
+
+    monkeypatch.setattr(chart_module, "show", spy)
+    monkeypatch.setattr(pagewidth, "page_width", lambda key: 1440)
+    at = open_app()  # BCube(3,1)
+    for methods in (["rl"], ["ring", "rl"], ["ps", "ring", "rl"]):
+        choose_methods(at, methods)
+        fig = shown_figures[-1]
+        assert fig["layout"]["meta"]["top"] == "network" and fig["layout"]["meta"]["methods"] == len(methods)
+        net, heat = rows_px(fig)
+        assert net <= figures.TOP_PX[2] <= 340 and heat <= 450, (methods, net, heat)
+
+
 def test_the_three_method_cap_says_why_next_to_the_picker():
     from dashboard.screens.player import MAX_METHODS
     at = open_app()
