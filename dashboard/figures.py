@@ -432,10 +432,11 @@ NAME_FONT = 11
 BIG_NAME_FONT = 13
 """Font size (px) of the node names in network panels at least `BIG_PANEL_PX` wide (a wide page's)."""
 BIG_PANEL_PX = 360
-TOP_PX = (170, 320, 520)
+TOP_PX = (170, 320, 340)
 """The player's network row: its least height, and its most, from 320 px (panels up to ~260 px wide, an 820-px
-figure's) up to 520 px (one or two methods on a wide page: a drawing as wide as the page would be taller than the
-window)."""
+figure's) up to 340 px (wider panels: three methods on a wide page). One or two methods on a wide page drew it
+~470-520 px tall, which left the first heatmap below the fold at 1920x1080 even with the method cards scrolled to the
+window's top (trial 22); one method at 820 px drew it 510 px tall."""
 
 
 def name_font(panel_px: float) -> int:

@@ -133,6 +133,42 @@ def checkpoint_note(info: dict, spec: str) -> str | None:
     return note + (f"; {KEPT_START}" if info.get("kept_start") else "")
 
 
+CHECKPOINT_FIT_BRIEF = {"unknown": "", "here": "trained on this topology",
+                        "across": "trained on other topologies (the default here)",
+                        "intact": "trained on the intact network", "borrowed": "NOT trained on this topology"}
+"""`checkpoint_fit`'s kinds in a few words, for a method's card (`checkpoint_brief`)."""
+
+
+def checkpoint_brief(info: dict, spec: str) -> str | None:
+    """`checkpoint_note` in a few words, for a method's narrow card beside others: which checkpoint ran and how it
+    fits this topology (`CHECKPOINT_FIT_BRIEF`); the rest (the file's spec, training that kept its starting weights,
+    where a checkpoint was trained) is in the full note, which the card keeps one hover away. None for other
+    methods. Trial 22: on an uploaded DCell(6,1) file with a failed link the full note took 7 lines at 1280 px."""
+    if "checkpoint" not in info:
+        return None
+    kind, what = checkpoint_fit(info, spec)
+    fit = CHECKPOINT_FIT_BRIEF[kind] + (" (other options)" if kind == "here" and what else "")
+    return f"checkpoint {checkpoint_name(info)}" + (f", {fit}" if fit else "")
+
+
+def card_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> tuple[list[str], str | None]:
+    """`result_notes` for a method's card: the checkpoint said briefly (`checkpoint_brief`), pointing to its full
+    note (`DETAILS_POINTER`) where the brief one leaves something out; and that full note, for the caption's help
+    tooltip (else None)."""
+    full, brief = checkpoint_note(info, spec), checkpoint_brief(info, spec)
+    details = full if full != brief else None
+    if details:
+        brief += f"; {DETAILS_POINTER}"
+    # the brief note last: its pointer is then next to the icon
+    notes = [n for n in (optimal_note(info, time_limit), sampling_note(info), brief) if n]
+    return notes, details
+
+
+DETAILS_POINTER = "details:"
+"""Where a card's brief checkpoint note says its full text is: the caption's help icon, drawn right after it
+(`card_notes`)."""
+
+
 def checkpoints_line(title: str, found: list[tuple[str, dict, str]]) -> str:
     """Which checkpoint a learned method (`title`) ran on each configuration of `found` ((name, its result's info,
     its spec)) and whether it was trained there, in one caption for every case (its own checkpoint, the universal one

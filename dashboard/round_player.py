@@ -111,14 +111,20 @@ def _playback_with_progress(source: Source, method: str, config: ScheduleConfig,
 
 
 def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merged_bound: int | None = None,
-            timeline: Timeline = ROUNDS) -> None:
+            timeline: Timeline = ROUNDS, optimum: int | None = None) -> None:
     """Per method: rounds, gap to its own DAG's bound (said which) and link use; in seconds, the time, its gap to
-    the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run."""
+    the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run.
+    On the rounds axis a method that plans by time (time-aware) shows its time and gap in time instead, its rounds
+    in words. `optimum`: the rounds proven optimal for the merged trees, where known (How merging works): a
+    merged-trees method at it reads "optimal", its gap to an unreachable bound beside."""
     if timeline.seconds and timeline.event is None:
         _latency_caption(plays, source, config)
     unit = ("round", 1.0)
     if timeline.seconds or timeline.event is not None:  # one unit for every method's times: the latest finish's
         unit = labels.shared_unit(data.run_end(source, pb.method, config, timeline) for pb in plays)
+    times = _model_times(plays, source, config, timeline)
+    if times:  # the rounds axis beside time-aware: its time in the unit of every method's, as the line under them
+        unit = labels.shared_unit(times.values())
     for col, pb in zip(st.columns(len(plays)), plays):
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
@@ -127,14 +133,29 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
                 _event_metrics(pb, source, config, timeline, slots, unit)
             elif timeline.seconds:
                 _seconds_metrics(pb, source, config, timeline.mode, slots, unit)
+            elif plans_by_time(pb):
+                _time_aware_metrics(pb, source, config, slots, timeline.mode, unit)
             else:
-                _round_metrics(pb, source, config, slots, timeline.mode)
-    if timeline.event is None and not timeline.seconds:
-        _times_caption(plays, source, config, timeline.mode)
+                _round_metrics(pb, source, config, slots, optimum)
+    if times:
+        _times_caption(plays, times, config, timeline.mode, unit)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
         st.caption(f"Lower bound of the merged workload DAG: **{merged_bound} rounds** — the common reference of "
                    "every method that schedules merged trees. PS and Ring schedule other DAGs (plain trees, the "
                    "ring), each gap is against its own DAG's bound.")
+
+
+def plans_by_time(pb: Playback) -> bool:
+    """Whether a method chose its DAG by time in the model (time-aware): its rounds are not the figure to compare."""
+    return labels.choice_note(pb.info, pb.dag) is not None
+
+
+def _model_times(plays: list[Playback], source: Source, config: ScheduleConfig, timeline: Timeline) -> dict[str, float]:
+    """On the rounds axis without an event, beside a method that plans by time: every method's time in the model
+    (s, by method); else nothing."""
+    if timeline.seconds or timeline.event is not None or not any(plans_by_time(pb) for pb in plays):
+        return {}
+    return {pb.method: data.seconds_report(source, pb.method, config)[timeline.mode]["time_s"] for pb in plays}
 
 
 def metric_slots(n_methods: int) -> tuple:
@@ -147,34 +168,72 @@ def metric_slots(n_methods: int) -> tuple:
     return first[0], first[1], second[0]
 
 
-def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple, mode: str = "async") -> None:
+def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple,
+                   optimum: int | None = None) -> None:
     s = pb.stats
     a, b, c = slots
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
-    b.metric("Gap", labels.percent(s["gap"]), help=labels.gap_note(pb.method, s, pb.dag))
+    if optimum is not None and s["rounds"] == optimum and s["gap"] > 0 and \
+            labels.dag_name(pb.method, pb.dag) == labels.dag_name("optimal"):
+        # a gap to a bound no schedule reaches read as "one round could be saved" (trial 22)
+        b.metric("Gap", "optimal", f"{labels.percent(s['gap'])} to bound {s['lower_bound']}", delta_color="off",
+                 delta_arrow="off", help=f"{optimum} rounds is proven optimal (CP-SAT) for the merged trees: no "
+                 f"schedule reaches the lower bound {s['lower_bound']}, so the {labels.percent(s['gap'])} gap to it "
+                 "is the bound's, not the schedule's. " + labels.gap_note(pb.method, s, pb.dag))
+    else:
+        b.metric("Gap", labels.percent(s["gap"]), help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
              help="mean share of directed-link capacity used, over working links (failed ones left out) and rounds")
-    notes = [f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"]
-    if chose := labels.choice_note(pb.info, pb.dag):  # time-aware: its rounds are of the DAG it chose, by time
-        notes.append(chose)
-        notes += [n for n in (labels.pieces_note(pb.dag, config.chunks),) if n]
-        time_s = data.seconds_report(source, pb.method, config)[mode]["time_s"]
-        notes.append(f"{labels.seconds(time_s)} for {labels.size(config.size)} ({mode} replay, the model's time: "
-                     "it plans by time, not rounds)")
-    notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
-    st.caption(" · ".join(notes))
+    _notes_caption([f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"], pb, source, config)
 
 
-def _times_caption(plays: list[Playback], source: Source, config: ScheduleConfig, mode: str) -> None:
-    """On the rounds axis beside a method that plans by time (time-aware), one line of every method's time in the
-    model: its rounds may be of smaller pieces and fewest rounds need not be fastest (DCell(6,1): time-aware's 82
-    rounds, RL's 60, but 7.97 ms against 11.5 ms; trial 21)."""
-    if not any(labels.choice_note(pb.info, pb.dag) for pb in plays):
+def _notes_caption(notes: list[str], pb: Playback, source: Source, config: ScheduleConfig) -> None:
+    """A card's small text: `notes`, then the result's own (`labels.card_notes`: an RL checkpoint briefly, its full
+    note behind the caption's help icon, which the text points to)."""
+    more, details = labels.card_notes(pb.method, pb.info, source.spec, config.time_limit)
+    st.caption(" · ".join(notes + more), help=details)
+
+
+def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, slots: tuple,
+                  unit: tuple[str, float], gap_label: str = "Gap") -> None:
+    """A method's time in the model and its gap to the best bound in seconds, in the first two slots."""
+    m, bounds = rep[mode], rep["bounds"]
+    a, b = slots[:2]
+    a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
+             f"rounds, message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
+    rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
+    b.metric(gap_label, labels.percent(m["gap"]["best"]), help=labels.time_gap_note(bounds, rounds))
+
+
+def _time_aware_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple, mode: str,
+                        unit: tuple[str, float]) -> None:
+    """On the rounds axis, a method that plans by time (time-aware): its time and gap in time large, the figures to
+    compare it on; its rounds, and what their gap means, in words (DCell(6,1): "Gap 0%", "Util. 100%" drawn large
+    while its 7.97 ms against RL's 11.5 ms was grey caption text, trial 22)."""
+    s = pb.stats
+    _time_metrics(pb, data.seconds_report(source, pb.method, config), config, mode, slots, unit, "Gap in time")
+    rounds = (f"{s['rounds']} rounds, {labels.percent(s['gap'])} over its own DAG's bound {s['lower_bound']} "
+              f"({labels.dag_name(pb.method, pb.dag)})")
+    if pieces := labels.pieces_note(pb.dag, config.chunks):
+        rounds += f": {pieces}"
+    notes = [f"{mode} replay of {labels.size(config.size)}: it plans by time, not rounds",
+             labels.choice_note(pb.info, pb.dag), rounds]
+    _notes_caption(notes, pb, source, config)
+
+
+def _times_caption(plays: list[Playback], times: dict[str, float], config: ScheduleConfig, mode: str,
+                   unit: tuple[str, float]) -> None:
+    """On the rounds axis beside a method that plans by time (time-aware), whose card shows its time: one line of
+    the other methods' time in the model, in the same unit: its rounds may be of smaller pieces and fewest rounds
+    need not be fastest (DCell(6,1): time-aware's 82 rounds, RL's 60, but 7.97 ms against 11.5 ms; trial 21). Its
+    own time is in its card only (twice, card and line, in trial 22)."""
+    by_time = [pb for pb in plays if plans_by_time(pb)]
+    others = sorted((times[pb.method], method_title(pb.method)) for pb in plays if not plans_by_time(pb))
+    if not others:
         return
-    times = [(method_title(pb.method), data.seconds_report(source, pb.method, config)[mode]["time_s"]) for pb in plays]
-    unit = labels.shared_unit(t for _, t in times)
-    st.caption(f"Time for {labels.size(config.size)} ({mode} replay): "
-               + ", ".join(f"{title} {labels.seconds(t, unit=unit)}" for title, t in sorted(times, key=lambda x: x[1]))
+    st.caption(f"The others' time for {labels.size(config.size)} ({mode} replay), to compare with "
+               f"{' and '.join(method_title(pb.method) for pb in by_time)}'s above: "
+               + ", ".join(f"{title} {labels.seconds(t, unit=unit)}" for t, title in others)
                + ". Rounds count steps, not time: the seconds axis plays every method by time.")
 
 
@@ -191,19 +250,15 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     rep = data.seconds_report(source, pb.method, config)
     m, bounds = rep[mode], rep["bounds"]
     best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
-    a, b, c = slots
-    a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
-             f"rounds, message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
-    rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
-    b.metric("Gap", labels.percent(m["gap"]["best"]), help=labels.time_gap_note(bounds, rounds))
+    c = slots[2]
+    _time_metrics(pb, rep, config, mode, slots, unit)
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
     notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']), unit=unit)} "
              f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
     notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks)) if n]
-    notes += labels.result_notes(pb.method, pb.info, source.spec, config.time_limit)
-    st.caption(" · ".join(notes))
+    _notes_caption(notes, pb, source, config)
 
 
 def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline, slots: tuple,

@@ -6,7 +6,7 @@ import re
 
 import streamlit as st
 
-from core.schedule import ScheduleConfig
+from core.schedule import Schedule, ScheduleConfig
 
 from .. import charts, data, figures, labels, round_player
 from ..controls import method_title
@@ -135,20 +135,29 @@ def show(step: int, root: int) -> None:
         config = ScheduleConfig()
         plays = round_player.load(FIG3, ["ps", "critical-path"], config)
         if plays:
-            round_player.summary(plays, FIG3, config)
-            if line := optimum_line(plays, config):
+            best = _optimum(config)
+            proven = best.n_rounds if best is not None and best.info.get("proven_optimal") else None
+            round_player.summary(plays, FIG3, config, optimum=proven)  # a method at it reads "optimal", not "Gap 20%"
+            if line := optimum_line(plays, config, best):
                 st.markdown(line)
             round_player.show("fig3", FIG3, config, plays, show_workloads=True)
 
 
-def optimum_line(plays: list, config: ScheduleConfig) -> str | None:
-    """What the optimum of this tiny example is, computed (CP-SAT proves it in about a second; cached) beside the
-    merged-trees bound the gaps are measured against: a gap to a bound no schedule reaches is the bound's, not the
-    schedule's (students read Critical-path's 20% as "one round could be saved"). None if CP-SAT cannot run."""
+def _optimum(config: ScheduleConfig) -> Schedule | None:
+    """CP-SAT's schedule of this tiny example (it proves the optimum in about a second; cached), or None if it
+    cannot run (e.g. OR-Tools missing: the step plays without it)."""
     try:
         with st.spinner("CP-SAT: the optimum of this example"):
-            best = data.schedule(FIG3, "optimal", config)
-    except (ValueError, ImportError):  # e.g. OR-Tools missing: the step plays without the line
+            return data.schedule(FIG3, "optimal", config)
+    except (ValueError, ImportError):
+        return None
+
+
+def optimum_line(plays: list, config: ScheduleConfig, best: Schedule | None = None) -> str | None:
+    """What the optimum of this tiny example is (`best`: CP-SAT's schedule, `_optimum`) beside the merged-trees
+    bound the gaps are measured against: a gap to a bound no schedule reaches is the bound's, not the schedule's
+    (students read Critical-path's 20% as "one round could be saved"). None without CP-SAT's schedule."""
+    if best is None:
         return None
     bound, rounds = data.merged_bound(FIG3, config), best.n_rounds
     merged = [pb for pb in plays if pb.stats["lower_bound"] == bound and labels.dag_name(pb.method, pb.dag)
@@ -161,7 +170,7 @@ def optimum_line(plays: list, config: ScheduleConfig) -> str | None:
     if rounds == bound:
         return f"CP-SAT proves **{rounds} rounds** optimal for the merged trees ({command}): the bound is met."
     at_best = [pb for pb in merged if pb.stats["rounds"] == rounds]
-    names = " and ".join(f"{method_title(pb.method)}'s {labels.percent(pb.stats['gap'])}" for pb in at_best)  # as its metric
+    names = " and ".join(f"{method_title(pb.method)}'s {labels.percent(pb.stats['gap'])}" for pb in at_best)
     return (f"**The optimum is {rounds} rounds**: CP-SAT proves that no schedule of the merged trees is shorter "
             f"({command}). The bound {bound} is reached by no schedule, so "
             + (f"{names} gap is the bound's, not the schedule's: {rounds} rounds is the best possible here."

@@ -58,6 +58,26 @@ def test_rl_results_name_their_checkpoint_and_where_it_was_trained():
     assert "NOT" in labels.checkpoint_note(dict(here, trained_on=["bcube:n=3,k=1"]), "dcell:n=4,k=1")  # one topology
 
 
+def test_a_cards_checkpoint_note_is_brief_and_keeps_the_whole_note_for_its_tooltip():
+    """Trial 22: an uploaded DCell(6,1) file with a failed link gave RL's card a 7-line note at 1280 px. A card says
+    which checkpoint ran and how it fits, in a few words, pointing to its tooltip, which holds the whole note (the
+    CLI's wording, unchanged); nothing to point to when the brief note is the whole note."""
+    here = {"checkpoint": "bcube_n3_k1", "trained_on": "bcube:n=3,k=1"}
+    carried = dict(here, trained_on_this_topology=False, kept_start=True,
+                   file_spec={"spec": "bcube:n=3,k=1", "used": True, "why_not": None,
+                              "links": "link 1 (s01-sw0.0) is failed"})
+    notes, details = labels.card_notes("rl", carried, "upload:f.json")
+    assert notes == ["checkpoint bcube_n3_k1, trained on the intact network; details:"]
+    assert details == labels.checkpoint_note(carried, "upload:f.json") and "iteration 0" in details
+    assert labels.card_notes("rl", here, "bcube:n=3,k=1") == (["checkpoint bcube_n3_k1, trained on this topology"],
+                                                              None)
+    assert labels.checkpoint_brief(here, "dcell:n=4,k=1") == "checkpoint bcube_n3_k1, NOT trained on this topology"
+    universal = {"checkpoint": "universal", "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1"]}
+    assert labels.checkpoint_brief(universal, "x") == ("checkpoint universal, trained on other topologies (the "
+                                                       "default here)")
+    assert labels.card_notes("ring", {}, "x") == ([], None)
+
+
 def test_gap_note_names_the_dag_and_its_bound():
     stats = {"lower_bound": 16, "bounds": {"link_load": 16, "critical_path": 9}}
     assert labels.gap_note("ring", stats) == ("gap vs the lower bound of its own DAG (the ring): 16 rounds "

@@ -128,6 +128,22 @@ def test_the_last_step_says_the_proven_optimum_so_the_gap_reads_as_the_bounds():
     assert "allreduce-lab schedule example:fig3 --method optimal" in line
 
 
+def test_the_last_steps_gap_metric_reads_optimal_where_the_optimum_is_proven():
+    """Trial 22: under the line saying 6 rounds is proven optimal, Critical-path's metric still read "Gap 20%", which
+    students read as "one round could be saved". A method at the proven optimum reads "optimal", its gap to the bound
+    no schedule reaches as the metric's delta (no arrow, no colour); Parameter Server's plain trees keep their gap."""
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    t = fig3()
+    ps, cp = (run_method(m, t, ScheduleConfig()) for m in ("ps", "critical-path"))
+    assert cp.n_rounds == run_method("optimal", t, ScheduleConfig()).n_rounds == 6 and cp.stats()["gap"] > 0
+    gaps = [m for m in at.metric if m.label == "Gap"]
+    assert [m.value for m in gaps] == [f"{100 * ps.stats()['gap']:.0f}%", "optimal"]
+    assert gaps[0].proto.delta == "" and gaps[1].proto.delta == "20% to bound 5"
+    assert "proven optimal" in gaps[1].proto.help and "no schedule reaches the lower bound 5" in gaps[1].proto.help
+
+
 def test_the_last_steps_legend_names_only_the_kinds_drawn():
     """Trial 21: step 6's legend showed "switch" although Fig. 3's four hosts have none; a BCube's player keeps it."""
     at = open_app("merging")

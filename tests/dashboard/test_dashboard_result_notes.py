@@ -42,8 +42,10 @@ def test_player_says_the_checkpoint_kept_its_starting_weights(monkeypatch):
     kept_start_rl(monkeypatch)
     at = open_app("player")
     at.multiselect(key="w:player.methods").set_value(["critical-path", "rl"]).run()
-    (line,) = [c.value for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
-    assert KEPT_START in line
+    (line,) = [c for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
+    # the card says the checkpoint briefly (trial 22); the whole note, this included, is its caption's tooltip
+    assert line.value.endswith("checkpoint dcell_n5_k1, trained on this topology; details:"), line.value
+    assert line.proto.help == f"checkpoint dcell_n5_k1, trained on this topology; {KEPT_START}"
 
 
 def test_debugger_says_the_checkpoint_kept_its_starting_weights(monkeypatch):
@@ -215,8 +217,8 @@ def test_player_says_an_uploaded_files_graph_is_that_of_the_spec_it_carries():
     at = carried_upload(open_app("player"))
     at.multiselect(key="w:player.methods").set_value(["critical-path", "rl"]).run()
     assert not at.exception
-    (line,) = [c.value for c in at.caption if "checkpoint bcube_n3_k1" in c.value]
-    assert f"; {file_spec_text({'file_spec': CARRIED_USED})}" in line, line
+    (line,) = [c for c in at.caption if "checkpoint bcube_n3_k1" in c.value]
+    assert f"; {file_spec_text({'file_spec': CARRIED_USED})}" in line.proto.help, line.proto.help  # the card's tooltip
 
 
 def test_debugger_says_why_an_uploaded_files_spec_was_not_used():
