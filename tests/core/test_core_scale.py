@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 
 import networkx as nx
 import numpy as np
@@ -29,7 +28,7 @@ from core.topology import Topology
 from core.validate import columns_from_json, validate_document
 from core.workloads import ring_dag, tree_dag
 
-from _corelib import jackson, naive_fill, random_topologies, topo
+from _corelib import jackson, naive_fill, random_topologies, threads, topo
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
@@ -101,22 +100,6 @@ def mutate(rounds: list[list[int]], how: str, rng: np.random.Generator, n: int) 
     elif how == "empty":
         rounds.insert(r, [])
     return rounds
-
-
-@contextlib.contextmanager
-def threads(k: int):
-    """Core's two-way work (`jit.both`) on k threads, down to the smallest inputs (k = 2: every
-    `both` runs its halves at once; k = 1: the serial path)."""
-    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS")
-    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"] = 0, str(k)
-    try:
-        yield
-    finally:
-        jit.PARALLEL_MIN = old[0]
-        if old[1] is None:
-            del os.environ["NUMBA_NUM_THREADS"]
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = old[1]
 
 
 @settings(max_examples=80, deadline=None)
@@ -714,14 +697,22 @@ def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, in
     args = (plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
             g_round, dag.n)
     kernel = sys.modules["core.timing.replay"]._async_pass
-    start, bad, other = kernel(*args)
+    start, finish = np.zeros(dag.n), np.zeros(dag.n)
+    latest, bad, other = kernel(*args, start, finish)
     # the interpreted body gives the same, and raises where compiled code would read out of range (numba checks no
     # bounds). It did not catch an inner loop that reused `m`, the prefetch's bound: on these DAGs deps has no more
     # entries than workloads, so the reused `m` only stopped the prefetching early
-    py_start, py_bad, py_other = kernel.py_func(*args)
-    assert (int(py_bad), int(py_other)) == (int(bad), int(other)) and np.array_equal(py_start, start)
-    if bad < 0:  # and the plan's own call gives the same starts
-        assert np.array_equal(plan._async(dur), start)
+    py_start, py_finish = np.zeros(dag.n), np.zeros(dag.n)
+    py_latest, py_bad, py_other = kernel.py_func(*args, py_start, py_finish)
+    assert (int(py_bad), int(py_other), py_latest) == (int(bad), int(other), latest)
+    assert np.array_equal(py_start, start) and np.array_equal(py_finish, finish)
+    # without the starts (the report's call): the same finishes and latest finish, no start written
+    none = np.zeros(0)
+    assert kernel(*args, none, lean := np.zeros(dag.n))[:3] == (latest, bad, other) and np.array_equal(lean, finish)
+    if bad < 0:  # and the plan's own call gives the same starts and finishes, the latest the largest of them
+        got = plan._async(dur)
+        assert np.array_equal(got[0], start) and np.array_equal(got[1], start + dur) and np.array_equal(got[1], finish)
+        assert latest == (finish.max() if dag.n else 0.0)
     return start, int(bad), int(other)
 
 
