@@ -918,19 +918,30 @@ def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | 
     return order, np.r_[0, np.cumsum(lens)], round_of
 
 
+@pytest.mark.parametrize("form", ["list", "int32"])
 @pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=2"])
-@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "repeat-last"])
-def test_replay_plan_rounds_equal_the_counted_ones(spec, how):
+@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "one-swap", "repeat-last", "repeat-inside"])
+def test_replay_plan_rounds_equal_the_counted_ones(spec, how, form):
     """The replay plan's rounds of the workloads (one compiled pass that stops at an id seen twice) equal those of
     the count of every id, and a schedule that repeats, drops or invents a workload is refused with the same
-    message."""
+    message; rounds as lists or as the engine's int32 arrays, ascending (kept as they are), reversed or with one
+    pair out of order (sorted)."""
     dag = tree_dag(topo(spec), merge=False)
     rng = np.random.default_rng(5)
     rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, 5))], how, rng, dag.n)
     if how == "unsorted":
         rounds = [list(reversed(r)) for r in rounds]
+    elif how == "one-swap":  # a round ascending but for one adjacent pair
+        for r in rounds:
+            if len(r) > 2:
+                r[1], r[2] = r[2], r[1]
     elif how == "repeat-last":  # n entries, one of them twice and one workload missing
         rounds[-1][-1] = rounds[0][0]
+    elif how == "repeat-inside":  # a round holding one workload twice, side by side
+        r = next(r for r in rounds if len(r) > 1)
+        r[1] = r[0]
+    if form == "int32":
+        rounds = [np.asarray(r, np.int32) for r in rounds]
     want = old_plan_rounds(dag, rounds)
     if isinstance(want, str):
         with pytest.raises(ValueError) as e:
