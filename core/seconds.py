@@ -12,7 +12,7 @@ import numpy as np
 
 from .bounds import gap, time_bounds
 from .jit import both
-from .timing import MODES, ReplayPlan, n_ranks
+from .timing import MODES, ReplayPlan, n_ranks, transfer_times
 from .units import format_seconds
 from .workloads import WorkloadDAG
 
@@ -35,19 +35,20 @@ def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth
     on DAGs of at least `PARALLEL_MIN` workloads): the pass is the report's longest part and shares nothing it
     writes (docs/scale.md, fourteenth step). Each mode keeps only its totals (`ReplayPlan.summary`): a Timing holds
     start and finish per workload (docs/limits.md)."""
-    plan = ReplayPlan(dag, rounds)
-    dur = plan.durations(size, link_bandwidth, link_latency)
-    busy = plan.link_busy(dur)
+    # the plan's rounds and the transfer times, then the async pass beside the rest: each side writes only its own
+    plan, dur = both(lambda: ReplayPlan(dag, rounds), lambda: transfer_times(dag, size, link_bandwidth, link_latency),
+                     dag.n)
     dag.deps  # noqa: B018 - the pass reads it: a cached property, built here once before the two sides start
 
-    def rest() -> tuple[Any, int | None, dict, dict]:
+    def rest() -> tuple[Any, int | None, dict, dict, np.ndarray]:
+        busy = plan.link_busy(dur)
         made, rounds_bound = beside()
         sync = plan.summary(size, "sync", durations=dur, busy=busy)
         bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
-        return made, rounds_bound, sync, bounds
+        return made, rounds_bound, sync, bounds, busy
 
-    done, (made, rounds_bound, sync, bounds) = both(lambda: plan.summary(size, "async", durations=dur, busy=busy),
-                                                    rest, dag.n)
+    latest, (made, rounds_bound, sync, bounds, busy) = both(lambda: plan.latest("async", dur), rest, dag.n)
+    done = plan.summary(size, "async", durations=dur, busy=busy, latest=latest)
     summaries = {"sync": sync, "async": done}
     del plan
     shortest = float(dur.min()) if len(dur) else 0.0

@@ -149,26 +149,30 @@ class ReplayPlan:
                       link_bytes=dag.link_load * piece_bytes(dag, size))
 
     def summary(self, size: float = DEFAULT_SIZE_BYTES, mode: str = "async", durations: np.ndarray | None = None,
-                busy: np.ndarray | None = None) -> dict[str, Any]:
+                busy: np.ndarray | None = None, latest: float | None = None) -> dict[str, Any]:
         """``run(size, mode, durations=durations, busy=busy).summary()``, the same numbers, without any per-workload
-        array but the async pass's finishes: sync's latest finish is the last round's end, its start plus its slowest
-        workload (rounding is monotonic, so that sum is the largest of the round's sums, bit for bit; an empty round
-        adds 0 s), async's the pass's (docs/scale.md, fourteenth step). `schedule`'s report; callers wanting the times use `run`."""
+        array but the async pass's finishes (`latest`; given, it is the mode's `latest` already computed)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         dag = self.dag
         dur = self.durations(size) if durations is None else np.asarray(durations, float)
-        if mode == "sync":
-            # the barriers' running sum, as `_sync` adds it: its last value is the last round's end
-            latest = float(np.cumsum(_round_max(self.order, self.round_ptr, dur))[-1]) if self.n_rounds else 0.0
-        else:
-            latest = float(self._async_latest(dur, np.empty(0))) if dag.n else 0.0
+        latest = self.latest(mode, dur) if latest is None else latest
         busy = self.link_busy(dur) if busy is None else busy
         util = busy / latest if latest > 0 else np.zeros_like(busy)
         ranks = n_ranks(dag)
         return {"mode": mode, "size_bytes": float(size), "ranks": ranks, "time_s": latest,
                 "algbw_Bps": algbw(size, latest), "busbw_Bps": busbw(size, latest, ranks),
                 "max_link_utilization": float(util.max()) if len(util) else 0.0}
+
+    def latest(self, mode: str, dur: np.ndarray) -> float:
+        """The completion time in `mode` with durations `dur` (``run(...).time``, bit for bit): sync's is the last
+        round's end, its start plus its slowest workload (rounding is monotonic, so that sum is the largest of the
+        round's sums; an empty round adds 0 s), async's the pass's latest finish, with no start kept (docs/scale.md,
+        fourteenth step)."""
+        if mode == "sync":
+            # the barriers' running sum, as `_sync` adds it: its last value is the last round's end
+            return float(np.cumsum(_round_max(self.order, self.round_ptr, dur))[-1]) if self.n_rounds else 0.0
+        return float(self._async_latest(dur, np.empty(0))) if self.dag.n else 0.0
 
     def link_busy(self, dur: np.ndarray) -> np.ndarray:
         """Seconds each directed link is held: the durations of the workloads crossing it over its capacity."""
@@ -304,7 +308,7 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n,
     return latest, -1, -1
 
 
-@kernel(interpret_below=SMALL)
+@kernel(interpret_below=SMALL, nogil=True)
 def _rounds_of(ids, round_ptr, round_of):  # pragma: no cover - compiled
     """Write each workload's round into `round_of` (rounds: `ids` between `round_ptr`'s entries, every id in
     range); False as soon as an id comes a second time."""
