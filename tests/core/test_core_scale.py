@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import engine as engine_module, greedy, jit, shuffle
+from core import csr, engine as engine_module, greedy, jit, shuffle
 from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
 from core.greedy import ClassHeads
@@ -835,18 +835,25 @@ def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
     assert link_schedule_bound(dag) == want
     with heap_only():
         assert link_schedule_bound(dag) == want
+    for budget in (1, 7, 40):  # some links counted, the rest on the heap (after them, only where they could beat them)
+        with heap_only(cells=budget):
+            assert link_schedule_bound(dag) == want
 
 
 @contextlib.contextmanager
-def heap_only():
-    """`link_schedule_bound` with Jackson's rule always over the heap, never over counts."""
+def heap_only(cells: int = 0):
+    """`link_schedule_bound` with Jackson's rule over the heap for every link beyond the first `cells` (release,
+    tail) cells counted (the links of the largest loads first); 0: over the heap only, never over counts."""
     from core import bounds
-    old = bounds.HISTOGRAM_CELLS
-    bounds.HISTOGRAM_CELLS = 0
+    old = bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET
+    if cells:
+        bounds.CELL_BUDGET = cells
+    else:
+        bounds.HISTOGRAM_CELLS = 0
     try:
         yield
     finally:
-        bounds.HISTOGRAM_CELLS = old
+        bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET = old
 
 
 @pytest.mark.parametrize("spec", CHAIN_SPECS)
@@ -859,6 +866,9 @@ def test_compiled_link_schedule_bound_on_the_families(spec, kind):
     assert link_schedule_bound(dag) == want
     with heap_only():
         assert link_schedule_bound(dag) == want
+    for budget in (1, 7, 40):
+        with heap_only(cells=budget):
+            assert link_schedule_bound(dag) == want
 
 
 @settings(max_examples=300, deadline=None)
@@ -896,7 +906,18 @@ def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
         if len(ws):
             simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
             want = max(want, simple, jackson(head[ws], tail[ws] - 1, int(cap[g])))
-    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells, 0) == want
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells, want) == want
+    # the two passes over the workloads' links (each job crosses its own link here), counted where the cells fit
+    # within the budget, the heap after them
+    from core import bounds
+    links = csr.CSR(np.arange(len(jobs) + 1, dtype=np.int64), np.repeat(np.arange(len(links)), lens).astype(np.int32))
+    old = bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET
+    try:
+        for bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET in [(max_cells, 1 << 24), (max_cells, 5), (4096, 1 << 24)]:
+            assert bounds.one_link_bound(links, head, tail, cap) == want
+    finally:
+        bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET = old
 
 
 def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
