@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import csr
 from .jit import kernel
 from .workloads import WorkloadDAG
 
@@ -54,36 +55,129 @@ def ports_bound(dag: WorkloadDAG) -> int:
 
 def link_schedule_bound(dag: WorkloadDAG) -> int:
     """max over links of the exact one-link relaxation (release = head, tail = tail - 1)."""
-    # the workloads of every link, ascending (the links' transpose: no argsort over every path entry, docs/limits.md)
-    by_link = dag.links.transpose(dag.topology.n_links)
-    # only links whose simple bound (min head + load + min tail) could matter are worth the heap; the maximum is
-    # the same in any order of the links (a link is skipped only when it cannot exceed the best so far). One
-    # compiled pass over the links (docs/scale.md, thirteenth step: 24,576 links of ~7,700 workloads each at
-    # BCube(16,2), each gathered and sorted by numpy before)
-    order = np.argsort(-by_link.lengths)
-    return int(_link_schedule(order, by_link.ptr, by_link.values, dag.head, dag.tail,
-                              dag.topology.link_capacity.astype(np.int64), HISTOGRAM_CELLS))
+    return one_link_bound(dag.links, dag.head, dag.tail, dag.topology.link_capacity.astype(np.int64))
+
+
+def one_link_bound(links: csr.CSR, head: np.ndarray, tail: np.ndarray, cap: np.ndarray) -> int:
+    """`link_schedule_bound` of workloads whose links are the rows of `links` (values: link ids below len(cap)),
+    with releases `head` and tails `tail` - 1."""
+    n_links = len(cap)
+    # each link's load and range of (release, tail), then the counts of its (release, tail) pairs, in two passes over
+    # the links' CSR in workload order: no transpose (0.7 GiB at BCube(16,2)) and no gathered rows (docs/scale.md,
+    # fourteenth step). Links whose ranges hold more than HISTOGRAM_CELLS cells, or beyond CELL_BUDGET in all, take the
+    # transpose and the heap (`_link_schedule`), and only where their bound could beat the rest's
+    lptr, lval = links.ptr, links.values
+    count, hmin, hmax, tmin, tmax = _link_ranges(lptr, lval, head, tail, n_links)
+    order = np.argsort(-count, kind="stable")
+    size = (hmax - hmin + 1) * (tmax - tmin + 1) * (count > 0)
+    fits = (size <= HISTOGRAM_CELLS) & (count > 0)
+    off = np.full(n_links, -1, np.int64)
+    ordered = np.where(fits[order], size[order], 0)
+    within = np.cumsum(ordered) <= CELL_BUDGET  # the largest loads first
+    keep = order[fits[order] & within]
+    off[keep] = np.r_[0, np.cumsum(size[keep])[:-1]] if len(keep) else keep
+    cells = np.zeros(int(size[keep].sum()), np.int64)
+    _link_cells(lptr, lval, head, tail, off, hmin, tmin, tmax, cells)
+    best, rest = _link_counts_bound(order, count, hmin, hmax, tmin, tmax, cap, off, cells)
+    del cells
+    if rest:  # links left to the heap whose bound could beat `best`
+        by_link = links.transpose(n_links)
+        left = order[(off[order] < 0) & (count[order] > 0)]
+        best = max(best, int(_link_schedule(left, by_link.ptr, by_link.values, head, tail, cap, HISTOGRAM_CELLS,
+                                            best)))
+    return int(best)
 
 
 HISTOGRAM_CELLS = 4096
-"""`_link_schedule` runs Jackson's rule over counts (`_jackson_counts`) where a link's workloads have at most this many
-(release, tail) cells, else over the sorted jobs with a heap (`_jackson_sorted`)."""
+"""A link runs Jackson's rule over counts (`_jackson_counts`) where its workloads have at most this many (release,
+tail) cells, else over the sorted jobs with a heap (`_jackson_sorted`)."""
+
+CELL_BUDGET = 1 << 24
+"""The most (release, tail) cells `link_schedule_bound` counts in all (8 bytes each): the links of the largest loads
+first; the rest take the heap."""
+
+
+@kernel(nogil=True)
+def _link_ranges(lptr, lval, head, tail, n_links):  # pragma: no cover - compiled
+    """Per link: how many workloads cross it and the least and largest head and tail - 1 among them (0 and -1 ... for
+    a link nobody crosses), in one pass over the links' CSR."""
+    count = np.zeros(n_links, np.int64)
+    hmin = np.zeros(n_links, np.int64)
+    hmax = np.zeros(n_links, np.int64)
+    tmin = np.zeros(n_links, np.int64)
+    tmax = np.zeros(n_links, np.int64)
+    for w in range(len(lptr) - 1):
+        h = np.int64(head[w])
+        t = np.int64(tail[w]) - 1
+        for e in range(lptr[w], lptr[w + 1]):
+            g = lval[e]
+            if count[g] == 0:
+                hmin[g] = hmax[g] = h
+                tmin[g] = tmax[g] = t
+            else:
+                hmin[g] = min(hmin[g], h)
+                hmax[g] = max(hmax[g], h)
+                tmin[g] = min(tmin[g], t)
+                tmax[g] = max(tmax[g], t)
+            count[g] += 1
+    return count, hmin, hmax, tmin, tmax
+
+
+@kernel(nogil=True)
+def _link_cells(lptr, lval, head, tail, off, hmin, tmin, tmax, cells):  # pragma: no cover - compiled
+    """Count each link's (release, tail) pairs into its block of `cells` (row-major, release by tail, from `off`;
+    links with off -1 are left out), in one pass over the links' CSR."""
+    for w in range(len(lptr) - 1):
+        h = np.int64(head[w])
+        t = np.int64(tail[w]) - 1
+        for e in range(lptr[w], lptr[w + 1]):
+            g = lval[e]
+            if off[g] >= 0:
+                cells[off[g] + (h - hmin[g]) * (tmax[g] - tmin[g] + 1) + (t - tmin[g])] += 1
 
 
 @kernel
-def _link_schedule(order, bptr, bval, head, tail, cap, max_cells):  # pragma: no cover - compiled
+def _link_counts_bound(order, count, hmin, hmax, tmin, tmax, cap, off, cells):  # pragma: no cover - compiled
+    """The largest one-link bound over the links with counted cells, in `order` (by load, largest first): each one's
+    simple bound (min head + ceil(load / capacity) + min tail - 1) and, unless its upper one (the same with the
+    maxima) cannot beat the best so far, Jackson's rule over its counts. Returns (best, whether a link without
+    counts could beat it)."""
+    best = 0
+    for g in order:
+        if count[g] == 0:
+            break
+        if off[g] < 0:
+            continue
+        c = cap[g]
+        rounds = -(-count[g] // c)
+        if hmax[g] + rounds + tmax[g] <= best:
+            continue
+        n_rel, n_tail = hmax[g] - hmin[g] + 1, tmax[g] - tmin[g] + 1
+        block = cells[off[g]:off[g] + n_rel * n_tail].reshape((n_rel, n_tail))
+        best = max(best, hmin[g] + rounds + tmin[g], _jackson_counts(block, hmin[g], tmin[g], c))
+    rest = False
+    for g in order:
+        if count[g] == 0:
+            break
+        if off[g] < 0 and hmax[g] + -(-count[g] // cap[g]) + tmax[g] > best:
+            rest = True
+    return best, rest
+
+
+@kernel
+def _link_schedule(order, bptr, bval, head, tail, cap, max_cells, best):  # pragma: no cover - compiled
     """`link_schedule_bound` over the links in `order` (by load, largest first; the rows of `bptr`/`bval` list each
     link's workloads): per link its simple bound (min head + ceil(load / capacity) + min tail - 1) and, unless its
     upper one (the same with the maxima) cannot beat the best so far, Jackson's rule over its workloads sorted by
     release: over the counts of its (release, tail) pairs where there are at most `max_cells` of them
     (`_jackson_counts`), else with a heap over the jobs sorted by release (`_jackson_sorted`; the order among equal
-    releases does not change its value)."""
+    releases does not change its value). `best`: a bound already known (the links with counted cells'), which a
+    link must beat to be worth the rule."""
     width = 0
     for g in order:
         width = max(width, bptr[g + 1] - bptr[g])
     rel = np.empty(width, np.int64)
     tl = np.empty(width, np.int64)
-    best = 0
     for g in order:
         lo, hi = bptr[g], bptr[g + 1]
         m = hi - lo

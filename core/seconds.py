@@ -6,12 +6,13 @@ same numbers in the same plain form (seconds and bytes/s; JSON-ready).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .bounds import gap, time_bounds
-from .timing import MODES, ReplayPlan, n_ranks
+from .jit import both
+from .timing import MODES, ReplayPlan, n_ranks, transfer_times
 from .units import format_seconds
 from .workloads import WorkloadDAG
 
@@ -24,15 +25,32 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
     `rounds_bound`: a lower bound on the rounds of any schedule of `dag` (the schedule's `lower_bound`, CP-SAT's
     proven one when there is one); None takes the DAG's link-load and critical-path bounds (`fallback_rounds_bound`).
     """
-    # one mode at a time, keeping only its totals: a Timing holds start and finish per workload (docs/limits.md)
-    plan = ReplayPlan(dag, rounds)
-    dur = plan.durations(size, link_bandwidth, link_latency)
-    busy = plan.link_busy(dur)
-    summaries = {}
-    for mode in MODES:
-        summaries[mode] = plan.run(size, mode, durations=dur, busy=busy).summary()
+    return _time_report(dag, rounds, size, link_bandwidth, link_latency, lambda: (None, rounds_bound))[1]
+
+
+def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth: np.ndarray | None,
+                 link_latency: np.ndarray | None, beside: Callable[[], tuple[Any, int | None]]) -> tuple[Any, dict]:
+    """``(what beside() made, time_report(...))``. `beside()` returns (anything, the rounds bound or None) and runs
+    with the sync replay and the time bounds on this thread while the async pass runs on a second core (`jit.both`,
+    on DAGs of at least `PARALLEL_MIN` workloads): the pass is the report's longest part and shares nothing it
+    writes (docs/scale.md, fourteenth step). Each mode keeps only its totals (`ReplayPlan.summary`): a Timing holds
+    start and finish per workload (docs/limits.md)."""
+    # the plan's rounds and the transfer times, then the async pass beside the rest: each side writes only its own
+    plan, dur = both(lambda: ReplayPlan(dag, rounds), lambda: transfer_times(dag, size, link_bandwidth, link_latency),
+                     dag.n)
+    dag.deps  # noqa: B018 - the pass reads it: a cached property, built here once before the two sides start
+
+    def rest() -> tuple[Any, int | None, dict, dict, np.ndarray]:
+        busy = plan.link_busy(dur)
+        made, rounds_bound = beside()
+        sync = plan.summary(size, "sync", durations=dur, busy=busy)
+        bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
+        return made, rounds_bound, sync, bounds, busy
+
+    latest, (made, rounds_bound, sync, bounds, busy) = both(lambda: plan.latest("async", dur), rest, dag.n)
+    done = plan.summary(size, "async", durations=dur, busy=busy, latest=latest)
+    summaries = {"sync": sync, "async": done}
     del plan
-    bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
     shortest = float(dur.min()) if len(dur) else 0.0
     del dur
     n_bound = fallback_rounds_bound(dag) if rounds_bound is None else int(rounds_bound)
@@ -45,7 +63,7 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
         s.pop("ranks")
         out[mode] = s
         s.update(mode_gaps(out, mode, s["time_s"]))
-    return out
+    return made, out
 
 
 def fallback_rounds_bound(dag: WorkloadDAG) -> int:
@@ -86,16 +104,22 @@ def mode_gaps(report: dict[str, Any], mode: str, time_s: float) -> dict[str, Any
 
 
 def schedule_report(sched: Any, size: float, with_stats: bool = True) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """``(sched.stats(), time_report(...))`` of a schedule, as `schedule` prints them, with the DAG's derived arrays
-    that they build dropped once used (head and tail after the bounds; the rest after the replay): on the plain PS
-    DAG of BCube(16,2) each is one or more 0.35 GiB arrays (docs/limits.md). Any is rebuilt if asked for again.
-    `with_stats` False: None in place of the stats (`compare` reads them on a method's first seed only)."""
+    """``(sched.stats(), time_report(...))`` of a schedule, as `schedule` prints them, the stats computed beside the
+    async pass (`_time_report`), with the DAG's derived arrays that they build dropped once used (head and tail
+    after the bounds; the rest after the replay): on the plain PS DAG of BCube(16,2) each is one or more 0.35 GiB
+    arrays (docs/limits.md). Any is rebuilt if asked for again. `with_stats` False: None in place of the stats
+    (`compare` reads them on a method's first seed only)."""
     dag = sched.dag
     had = set(dag.__dict__)
-    stats = sched.stats() if with_stats else None
-    _forget(dag, had, keep=("deps", "successors", "topo_order", "link_load"))  # what the replay and chains read
-    bound = stats["lower_bound"] if stats is not None else _cheap_bound(sched)
-    timing = time_report(dag, sched.rounds, size, rounds_bound=bound)
+
+    def stats_and_bound() -> tuple[dict[str, Any] | None, int]:
+        if not with_stats:
+            return None, _cheap_bound(sched)
+        stats = sched.stats()
+        _forget(dag, had, keep=("deps", "successors", "topo_order", "link_load"))  # what the replay and chains read
+        return stats, stats["lower_bound"]
+
+    stats, timing = _time_report(dag, sched.rounds, size, None, None, stats_and_bound)
     _forget(dag, had, keep=("link_load",))
     return stats, timing
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..jit import SMALL, kernel
 from ..units import gbps_to_bytes
 from ..workloads import WorkloadDAG
 
@@ -65,48 +66,43 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
     bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     t = dag.topology
     lane = gbps_to_bytes(bw) / t.link_capacity  # bytes/s of one lane
-    lane_ext = np.r_[lane, np.inf]
-    slowest = np.empty(dag.n)
-    for i, pad in padded_blocks(dag):  # sentinel id n_links pads short paths
-        slowest[i:i + len(pad)] = lane_ext[pad].min(axis=1)
+    slowest, out = np.empty(dag.n), np.empty(dag.n)  # numpy's: huge pages for 94 M rows (docs/scale.md)
+    _path_sums(dag.links.ptr, dag.links.values, lane, lat * 1e-6, slowest, out)
     if dag.n and not np.all(slowest > 0):
         w = int(np.flatnonzero(~(slowest > 0))[0])
         dead = [int(x) for x in dag.links.row(w) if not lane[x] > 0]
         why = "failed" if t.link_failed[dead[0]] else "given bandwidth 0"
         raise ValueError(f"workload {dag.describe(w)} crosses link {t.link_label(dead[0])}, which is {why}; "
                          f"a schedule must avoid it")
-    out = path_latency(dag, lat)
     out += np.divide(piece_bytes(dag, size), slowest, out=slowest)  # in place: the same sums, two (n,) floats alive
     return out
 
 
-BLOCK = 1 << 20
-"""Workloads per block of `padded_blocks` (tests make it small to cross block edges)."""
-
-
-def padded_blocks(dag: WorkloadDAG):
-    """``(first workload, links)`` blocks of ``dag.links_padded``, BLOCK workloads each: its cached matrix when the DAG
-    has it, else built block by block and not kept (an (n, longest path) matrix of 94 M rows is 0.7 GiB, and its
-    gathered floats twice that: docs/limits.md). Each block has the matrix's layout (column-major), so a reduction
-    over a row adds in the same order either way."""
-    if "links_padded" in dag.__dict__:
-        pad = dag.links_padded
-        for i in range(0, dag.n, BLOCK):
-            yield i, pad[i:i + BLOCK]
-        return
-    lk, n_links = dag.links, dag.topology.n_links
-    width = max(1, int(lk.lengths.max()) if dag.n else 1)
-    for i in range(0, dag.n, BLOCK):
-        yield i, lk.rows_between(i, min(dag.n, i + BLOCK)).padded(n_links, width)
-
-
 def path_latency(dag: WorkloadDAG, lat: np.ndarray) -> np.ndarray:
     """Seconds of link latency along every workload's path (`lat` in µs per directed link)."""
-    lat_ext = np.r_[lat * 1e-6, 0.0]
     out = np.empty(dag.n)
-    for i, pad in padded_blocks(dag):
-        out[i:i + len(pad)] = lat_ext[pad].sum(axis=1)
+    _path_sums(dag.links.ptr, dag.links.values, np.empty(0), lat * 1e-6, np.empty(0), out)
     return out
+
+
+@kernel(interpret_below=SMALL, nogil=True)
+def _path_sums(lptr, lval, lane, lat, slowest, latency):  # pragma: no cover - compiled
+    """Per workload, over its path's links in order: the slowest of `lane` into `slowest` (skipped when `lane` is
+    empty) and the sum of `lat` into `latency`, added left to right from the first link's value: the same bits as
+    numpy's ``sum(axis=1)`` over the padded link matrix (zeros padding the short rows), which this pass replaced
+    with one read of the links' CSR instead of gathered (n, longest path) blocks (docs/scale.md)."""
+    lanes = len(lane) > 0
+    for w in range(len(lptr) - 1):
+        s = np.inf
+        t = 0.0
+        for e in range(lptr[w], lptr[w + 1]):
+            link = lval[e]
+            if lanes and lane[link] < s:
+                s = lane[link]
+            t = lat[link] if e == lptr[w] else t + lat[link]
+        if lanes:
+            slowest[w] = s
+        latency[w] = t
 
 
 def longest_chain(dag: WorkloadDAG, weight: np.ndarray, *, forward: bool = False) -> np.ndarray:

@@ -104,10 +104,13 @@ class ReplayPlan:
         ids = np.empty(int(lens.sum()), dtype=csr.ID if n < 2 ** 31 else np.int64)
         ok, at = len(ids) == n, 0
         for r in rounds:
-            r = np.asarray(r, dtype=np.int64)
+            r = np.asarray(r)
+            if r.dtype.kind not in "iu":
+                r = r.astype(np.int64)
             if len(r) and (r.min() < 0 or r.max() >= n):
                 ok = False
-            ids[at:at + len(r)] = np.sort(r) if ok else 0
+            # the engine's rounds come ascending: checked, not sorted again (3 s of sorts at BCube(16,2))
+            ids[at:at + len(r)] = (r if len(r) < 2 or bool((r[1:] > r[:-1]).all()) else np.sort(r)) if ok else 0
             at += len(r)
         round_ptr = np.r_[0, np.cumsum(lens)]
         round_of = np.empty(n, dtype=ids.dtype)
@@ -137,14 +140,39 @@ class ReplayPlan:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         dur = self.durations(size, link_bandwidth, link_latency) if durations is None else np.asarray(durations, float)
-        start = self._sync(dur) if mode == "sync" else self._async(dur)
-        finish = start + dur
+        start, finish = self._sync(dur) if mode == "sync" else self._async(dur)
         dag = self.dag
         ends = _round_max(self.order, self.round_ptr, finish)
         busy = self.link_busy(dur) if busy is None else busy
         return Timing(mode=mode, size=float(size), ranks=n_ranks(dag), duration=dur, start=start, finish=finish,
                       round_end=np.maximum.accumulate(ends) if len(ends) else ends, link_busy=busy,
                       link_bytes=dag.link_load * piece_bytes(dag, size))
+
+    def summary(self, size: float = DEFAULT_SIZE_BYTES, mode: str = "async", durations: np.ndarray | None = None,
+                busy: np.ndarray | None = None, latest: float | None = None) -> dict[str, Any]:
+        """``run(size, mode, durations=durations, busy=busy).summary()``, the same numbers, without any per-workload
+        array but the async pass's finishes (`latest`; given, it is the mode's `latest` already computed)."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        dag = self.dag
+        dur = self.durations(size) if durations is None else np.asarray(durations, float)
+        latest = self.latest(mode, dur) if latest is None else latest
+        busy = self.link_busy(dur) if busy is None else busy
+        util = busy / latest if latest > 0 else np.zeros_like(busy)
+        ranks = n_ranks(dag)
+        return {"mode": mode, "size_bytes": float(size), "ranks": ranks, "time_s": latest,
+                "algbw_Bps": algbw(size, latest), "busbw_Bps": busbw(size, latest, ranks),
+                "max_link_utilization": float(util.max()) if len(util) else 0.0}
+
+    def latest(self, mode: str, dur: np.ndarray) -> float:
+        """The completion time in `mode` with durations `dur` (``run(...).time``, bit for bit): sync's is the last
+        round's end, its start plus its slowest workload (rounding is monotonic, so that sum is the largest of the
+        round's sums; an empty round adds 0 s), async's the pass's latest finish, with no start kept (docs/scale.md,
+        fourteenth step)."""
+        if mode == "sync":
+            # the barriers' running sum, as `_sync` adds it: its last value is the last round's end
+            return float(np.cumsum(_round_max(self.order, self.round_ptr, dur))[-1]) if self.n_rounds else 0.0
+        return float(self._async_latest(dur, np.empty(0))) if self.dag.n else 0.0
 
     def link_busy(self, dur: np.ndarray) -> np.ndarray:
         """Seconds each directed link is held: the durations of the workloads crossing it over its capacity."""
@@ -156,15 +184,25 @@ class ReplayPlan:
         """Only the completion time in seconds (the cluster simulator's call)."""
         return self.run(size, mode, link_bandwidth, link_latency).time
 
-    def _sync(self, dur: np.ndarray) -> np.ndarray:
-        """Start times with a barrier after every round."""
+    def _sync(self, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Start and finish times with a barrier after every round."""
         length = _round_max(self.order, self.round_ptr, dur)
         begin = np.r_[0.0, np.cumsum(length)[:-1]]
-        return begin[self.round_of]
+        start = begin[self.round_of]
+        return start, start + dur
 
-    def _async(self, dur: np.ndarray) -> np.ndarray:
-        """Start times without barriers: the longest path over prefix and link-order waits."""
+    def _async(self, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Start and finish times without barriers: the longest path over prefix and link-order waits."""
+        start, finish = np.empty(self.dag.n), np.empty(self.dag.n)  # numpy's: huge pages for 94 M rows
+        self._async_latest(dur, start, finish)
+        return start, finish
+
+    def _async_latest(self, dur: np.ndarray, start: np.ndarray, finish: np.ndarray | None = None) -> float:
+        """The async pass: writes the starts into `start` (unless it is empty) and the finishes into `finish` (a
+        scratch array when None); returns the latest finish. Raises ValueError where the schedule's order breaks
+        a wait."""
         dag = self.dag
+        finish = np.empty(dag.n) if finish is None else finish
         d, lk = dag.deps, dag.links  # no successors: a group's finish is read from its members (docs/scale.md)
         cap = dag.topology.link_capacity.astype(np.int64)
         lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
@@ -173,18 +211,18 @@ class ReplayPlan:
         full = g.lengths > 0
         if full.any():
             g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
-        start, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values, lane0,
-                                        g_round, dag.n)
+        latest, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values, lane0,
+                                         g_round, dag.n, start, finish)
         if bad >= 0:
             what = f"workload {int(other)}" if other >= 0 else "a workload on its link"
             raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad] + 1}) "
                              f"must wait for {what} of the same or a later round (a prefix, or a link over its "
                              f"capacity); check it with the engine or `allreduce-lab validate`")
-        return start
+        return latest
 
 
-@kernel
-def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n):  # pragma: no cover
+@kernel(nogil=True)
+def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n, start, finish):  # pragma: no cover
     """One pass over the workloads in schedule order (round, then id).
 
     A workload starts when its prefixes (a group: all its members) have finished and, on each
@@ -192,12 +230,14 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
     round-robin). Every wait of a valid schedule points at an earlier round, so one pass in
     order sees each finish before it is needed: a group's finish, the latest of its members',
     is taken from its row of `dptr`/`dval` when its first waiter comes (every member was sent in
-    an earlier round, so has its finish), without the successors. Returns (start, offending
-    workload or -1, what it waited for or -1).
+    an earlier round, so has its finish), without the successors. Writes each workload's finish
+    into `finish` and its start into `start` unless `start` is empty (the report wants only the
+    latest finish); both (n,) arrays are the caller's (numpy's allocations get huge pages). Returns
+    (latest finish, offending workload or -1, what it waited for or -1).
     """
     n_groups = len(dptr) - 1 - n
-    start = np.zeros(n, np.float64)
-    finish = np.zeros(n, np.float64)
+    keep = len(start) > 0
+    latest = 0.0
     g_finish = np.full(n_groups, -1.0)  # -1: not taken yet (a finish is >= 0)
     lane_finish = np.zeros(lane0[-1], np.float64)
     lane_round = np.full(lane0[-1], -1, np.int64)
@@ -213,7 +253,8 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
             prefetch(lptr, x)
             prefetch(dur, x)
             prefetch(finish, x)
-            prefetch(start, x)
+            if keep:
+                prefetch(start, x)
         if i + 8 < m:
             x = order[i + 8]
             if dptr[x] < len(dval):
@@ -227,20 +268,20 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
             p = dval[e]
             if p < n:
                 if round_of[p] >= r:
-                    return start, w, p
+                    return latest, w, p
                 if finish[p] > t:
                     t = finish[p]
             else:
                 g = p - n
                 if g_round[g] >= r:
-                    return start, w, -1
+                    return latest, w, -1
                 if g_finish[g] < 0.0:
-                    latest = 0.0
+                    g_latest = 0.0
                     for k in range(dptr[p], dptr[p + 1]):  # not `m`, the prefetch's bound (len(order))
                         x = dval[k]
-                        if x < n and finish[x] > latest:
-                            latest = finish[x]
-                    g_finish[g] = latest
+                        if x < n and finish[x] > g_latest:
+                            g_latest = finish[x]
+                    g_finish[g] = g_latest
                 if g_finish[g] > t:
                     t = g_finish[g]
         for e in range(lptr[w], lptr[w + 1]):
@@ -248,12 +289,15 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
             c = lane0[l + 1] - lane0[l]
             slot = lane0[l] + used[l] % c
             if lane_round[slot] >= r and used[l] >= c:
-                return start, w, -1
+                return latest, w, -1
             if lane_finish[slot] > t:
                 t = lane_finish[slot]
-        start[w] = t
+        if keep:
+            start[w] = t
         f = t + dur[w]
         finish[w] = f
+        if f > latest:
+            latest = f
         for e in range(lptr[w], lptr[w + 1]):
             l = lval[e]
             c = lane0[l + 1] - lane0[l]
@@ -261,10 +305,10 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n)
             lane_finish[slot] = f
             lane_round[slot] = r
             used[l] += 1
-    return start, -1, -1
+    return latest, -1, -1
 
 
-@kernel(interpret_below=SMALL)
+@kernel(interpret_below=SMALL, nogil=True)
 def _rounds_of(ids, round_ptr, round_of):  # pragma: no cover - compiled
     """Write each workload's round into `round_of` (rounds: `ids` between `round_ptr`'s entries, every id in
     range); False as soon as an id comes a second time."""

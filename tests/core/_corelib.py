@@ -6,6 +6,8 @@ the two can fail.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections import deque
 from functools import lru_cache
 
@@ -13,6 +15,7 @@ import networkx as nx
 import numpy as np
 from hypothesis import strategies as st
 
+from core import jit
 from core.schedule_io import schedule_to_dict
 from core.methods import run_method
 from core.schedule import ScheduleConfig
@@ -284,3 +287,19 @@ def jackson(release: np.ndarray, tails: np.ndarray, cap: int) -> int:
     from core.bounds import _jackson_sorted
     order = np.argsort(release, kind="stable")
     return int(_jackson_sorted(np.asarray(release, np.int64)[order], np.asarray(tails, np.int64)[order], int(cap)))
+
+
+@contextlib.contextmanager
+def threads(k: int):
+    """Core's two-way work (`jit.both`) on k threads, down to the smallest inputs (k = 2: every
+    `both` runs its halves at once; k = 1: the serial path)."""
+    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS")
+    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"] = 0, str(k)
+    try:
+        yield
+    finally:
+        jit.PARALLEL_MIN = old[0]
+        if old[1] is None:
+            del os.environ["NUMBA_NUM_THREADS"]
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = old[1]

@@ -1,18 +1,19 @@
 """The `schedule` report computed with less memory prints the same numbers.
 
-`core.seconds.schedule_report` (stats, then the time report one mode at a time, blocks of the padded link matrix,
-the links' transpose for the link-schedule bound, int32 replay orders) is compared byte for byte, as JSON, with the
+`core.seconds.schedule_report` (stats, then the time report one mode at a time, one pass over the links' CSR for
+the path sums, the links' transpose for the link-schedule bound, int32 replay orders) is compared byte for byte, as JSON, with the
 report as it was computed before (reproduced here from numpy's own calls: `np.bincount` of repeated durations, the
 whole `links_padded` matrix, both chains stacked, an argsort over every path entry), on small runs of every kind of
-DAG, heterogeneous links and a failed link; the block size is made tiny so that blocks end inside the runs."""
+DAG, heterogeneous links and a failed link."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
-from _corelib import jackson
+from _corelib import jackson, threads
 
 from core import bounds
 from core.bounds import Bounds, bandwidth_bound, gap, ports_bound
@@ -115,31 +116,46 @@ def _schedule(spec, method, options, fail=()):
     return run_method(method, topo, cfg), size
 
 
-@pytest.mark.parametrize("block", [5, 1 << 20])
+@pytest.mark.parametrize("k", [1, 2])
 @pytest.mark.parametrize("spec,method,options", RUNS)
-def test_report_prints_the_same_numbers(monkeypatch, spec, method, options, block):
-    monkeypatch.setattr(timing_model, "BLOCK", block)
+def test_report_prints_the_same_numbers(spec, method, options, k):
+    """On one thread and on two (the async pass beside the stats, the sync replay and the time bounds, down to the
+    smallest DAG: `threads`)."""
     sched, size = _schedule(spec, method, options)
-    new = _text(*schedule_report(sched, size))
+    with threads(k):
+        new = _text(*schedule_report(sched, size))
     sched, size = _schedule(spec, method, options)  # afresh: the old code builds and keeps its own caches
     assert new == _text(*_old_report(sched, size))
 
 
-def test_report_with_a_failed_link_prints_the_same_numbers(monkeypatch):
-    monkeypatch.setattr(timing_model, "BLOCK", 3)
+def test_report_with_a_failed_link_prints_the_same_numbers():
     sched, size = _schedule("fattree:4", "ps", {}, fail="20")
     assert sched.dag.topology.failed.any()
     new = _text(*schedule_report(sched, size))
     assert new == _text(*_old_report(*_schedule("fattree:4", "ps", {}, fail="20")))
 
 
-def test_blocks_built_from_the_links_equal_the_cached_matrix(monkeypatch):
-    monkeypatch.setattr(timing_model, "BLOCK", 7)
-    dag = _schedule("fattree:4", "ps", {})[0].dag
-    built = np.concatenate([b for _, b in timing_model.padded_blocks(dag)])
-    assert "links_padded" not in dag.__dict__  # built block by block, not cached
-    assert np.array_equal(built, dag.links_padded)
-    assert np.array_equal(np.concatenate([b for _, b in timing_model.padded_blocks(dag)]), dag.links_padded)
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("spec,method,options", RUNS + [("fattree:4", "ps", {"chunks": 2})])
+def test_path_sums_equal_numpys_padded_sums_bit_for_bit(spec, method, options, compiled):
+    """The one pass over the links' CSR adds each path's latencies in numpy's order (left to right): the same bits
+    as the padded matrix's ``sum(axis=1)`` with latencies whose sums round differently in another order, and the
+    same slowest lane; its Python body (small inputs before numba is loaded) and its compiled form alike."""
+    dag = _schedule(spec, method, options)[0].dag
+    rng = np.random.default_rng(7)
+    lat = rng.uniform(0.1, 9.9, dag.topology.n_links) * rng.choice([1e-3, 1.0, 1e3], dag.topology.n_links)
+    bw = rng.uniform(1.0, 400.0, dag.topology.n_links)
+    run = timing_model._path_sums.dispatcher if compiled else timing_model._path_sums.py_func
+    lane = gbps_to_bytes(bw) / dag.topology.link_capacity
+    slowest, latency = np.empty(dag.n), np.empty(dag.n)
+    run(dag.links.ptr, dag.links.values, lane, lat * 1e-6, slowest, latency)
+    pad = dag.links_padded
+    want = np.r_[lat * 1e-6, 0.0][pad].sum(axis=1)
+    assert latency.tobytes() == want.tobytes()
+    assert slowest.tobytes() == np.r_[lane, np.inf][pad].min(axis=1).tobytes()
+    got = timing_model.transfer_times(dag, 3e6, bw, lat)
+    assert got.tobytes() == (want + piece_bytes(dag, 3e6) / np.r_[lane, np.inf][pad].min(axis=1)).tobytes()
+    assert timing_model.path_latency(dag, lat).tobytes() == want.tobytes()
 
 
 def test_report_frees_what_it_derived():
@@ -174,3 +190,35 @@ def test_new_kernels_compiled_match_their_python_body():
     slow = _link_seconds.py_func(ptr, values, dur, 30)
     assert np.array_equal(fast, slow)
     assert np.array_equal(fast, np.bincount(values, weights=np.repeat(dur, lens), minlength=30))  # bit for bit
+
+
+@pytest.mark.parametrize("spec,method,options", RUNS)
+def test_summary_without_per_workload_arrays_equals_the_full_replays(spec, method, options):
+    """`ReplayPlan.summary` (the report's: no start, no finish kept) gives what `run(...).summary()` gives, bit for
+    bit, in both modes: on the method's rounds, with random durations (zeros among them) and with empty rounds
+    inserted (an empty round lasts 0 s), where a sum in another order or a round's end taken wrongly would move the
+    last bit."""
+    sched, size = _schedule(spec, method, options)
+    dag = sched.dag
+    rng = np.random.default_rng(3)
+    rounds = [list(r) for r in sched.rounds]
+    gappy = rounds[:1] + [[]] + rounds[1:] + [[]]
+    for rs in (rounds, gappy):
+        plan = ReplayPlan(dag, rs)
+        for dur in (None, rng.random(dag.n) * 1e-3 * (rng.random(dag.n) < 0.9)):
+            for mode in MODES:
+                want = plan.run(size, mode, durations=dur).summary()
+                assert plan.summary(size, mode, durations=dur) == want
+                assert json.dumps(plan.summary(size, mode, durations=dur)) == json.dumps(want)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_report_of_a_broken_order_raises_on_either_thread(k):
+    """A schedule whose order breaks a wait: the async pass on the second thread raises the same message as on one
+    (`jit.both` hands the worker's exception to the caller), and the stats beside it do not hide it."""
+    sched, size = _schedule("bcube:4,1", "ps", {})
+    rounds = [list(r) for r in sched.rounds]
+    rounds[0], rounds[-1] = rounds[-1], rounds[0]
+    broken = dataclasses.replace(sched, rounds=rounds)
+    with threads(k), pytest.raises(ValueError, match="not a valid schedule: workload"):
+        schedule_report(broken, size)

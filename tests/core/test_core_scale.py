@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 
 import networkx as nx
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import engine as engine_module, greedy, jit, shuffle
+from core import csr, engine as engine_module, greedy, jit, shuffle
 from core.engine import Engine, list_schedule, priority_order, priority_places, replay, rounds_valid
 from core.methods import run_method
 from core.greedy import ClassHeads
@@ -29,7 +28,7 @@ from core.topology import Topology
 from core.validate import columns_from_json, validate_document
 from core.workloads import ring_dag, tree_dag
 
-from _corelib import jackson, naive_fill, random_topologies, topo
+from _corelib import jackson, naive_fill, random_topologies, threads, topo
 
 SPECS = ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4",
          "jellyfish:switches=10,ports=5,switch_ports=4,seed=0"]
@@ -101,22 +100,6 @@ def mutate(rounds: list[list[int]], how: str, rng: np.random.Generator, n: int) 
     elif how == "empty":
         rounds.insert(r, [])
     return rounds
-
-
-@contextlib.contextmanager
-def threads(k: int):
-    """Core's two-way work (`jit.both`) on k threads, down to the smallest inputs (k = 2: every
-    `both` runs its halves at once; k = 1: the serial path)."""
-    old = jit.PARALLEL_MIN, os.environ.get("NUMBA_NUM_THREADS")
-    jit.PARALLEL_MIN, os.environ["NUMBA_NUM_THREADS"] = 0, str(k)
-    try:
-        yield
-    finally:
-        jit.PARALLEL_MIN = old[0]
-        if old[1] is None:
-            del os.environ["NUMBA_NUM_THREADS"]
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = old[1]
 
 
 @settings(max_examples=80, deadline=None)
@@ -714,14 +697,22 @@ def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, in
     args = (plan.order, plan.round_of, dur, dag.deps.ptr, dag.deps.values, dag.links.ptr, dag.links.values, lane0,
             g_round, dag.n)
     kernel = sys.modules["core.timing.replay"]._async_pass
-    start, bad, other = kernel(*args)
+    start, finish = np.zeros(dag.n), np.zeros(dag.n)
+    latest, bad, other = kernel(*args, start, finish)
     # the interpreted body gives the same, and raises where compiled code would read out of range (numba checks no
     # bounds). It did not catch an inner loop that reused `m`, the prefetch's bound: on these DAGs deps has no more
     # entries than workloads, so the reused `m` only stopped the prefetching early
-    py_start, py_bad, py_other = kernel.py_func(*args)
-    assert (int(py_bad), int(py_other)) == (int(bad), int(other)) and np.array_equal(py_start, start)
-    if bad < 0:  # and the plan's own call gives the same starts
-        assert np.array_equal(plan._async(dur), start)
+    py_start, py_finish = np.zeros(dag.n), np.zeros(dag.n)
+    py_latest, py_bad, py_other = kernel.py_func(*args, py_start, py_finish)
+    assert (int(py_bad), int(py_other), py_latest) == (int(bad), int(other), latest)
+    assert np.array_equal(py_start, start) and np.array_equal(py_finish, finish)
+    # without the starts (the report's call): the same finishes and latest finish, no start written
+    none = np.zeros(0)
+    assert kernel(*args, none, lean := np.zeros(dag.n))[:3] == (latest, bad, other) and np.array_equal(lean, finish)
+    if bad < 0:  # and the plan's own call gives the same starts and finishes, the latest the largest of them
+        got = plan._async(dur)
+        assert np.array_equal(got[0], start) and np.array_equal(got[1], start + dur) and np.array_equal(got[1], finish)
+        assert latest == (finish.max() if dag.n else 0.0)
     return start, int(bad), int(other)
 
 
@@ -844,18 +835,25 @@ def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
     assert link_schedule_bound(dag) == want
     with heap_only():
         assert link_schedule_bound(dag) == want
+    for budget in (1, 7, 40):  # some links counted, the rest on the heap (after them, only where they could beat them)
+        with heap_only(cells=budget):
+            assert link_schedule_bound(dag) == want
 
 
 @contextlib.contextmanager
-def heap_only():
-    """`link_schedule_bound` with Jackson's rule always over the heap, never over counts."""
+def heap_only(cells: int = 0):
+    """`link_schedule_bound` with Jackson's rule over the heap for every link beyond the first `cells` (release,
+    tail) cells counted (the links of the largest loads first); 0: over the heap only, never over counts."""
     from core import bounds
-    old = bounds.HISTOGRAM_CELLS
-    bounds.HISTOGRAM_CELLS = 0
+    old = bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET
+    if cells:
+        bounds.CELL_BUDGET = cells
+    else:
+        bounds.HISTOGRAM_CELLS = 0
     try:
         yield
     finally:
-        bounds.HISTOGRAM_CELLS = old
+        bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET = old
 
 
 @pytest.mark.parametrize("spec", CHAIN_SPECS)
@@ -868,6 +866,9 @@ def test_compiled_link_schedule_bound_on_the_families(spec, kind):
     assert link_schedule_bound(dag) == want
     with heap_only():
         assert link_schedule_bound(dag) == want
+    for budget in (1, 7, 40):
+        with heap_only(cells=budget):
+            assert link_schedule_bound(dag) == want
 
 
 @settings(max_examples=300, deadline=None)
@@ -905,7 +906,18 @@ def test_link_schedule_pass_is_the_largest_links_bound(links, caps, max_cells):
         if len(ws):
             simple = int(head[ws].min() + -(-len(ws) // cap[g]) + tail[ws].min() - 1)
             want = max(want, simple, jackson(head[ws], tail[ws] - 1, int(cap[g])))
-    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells) == want
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells, 0) == want
+    assert _link_schedule(np.argsort(-lens), ptr, val, head, tail, cap, max_cells, want) == want
+    # the two passes over the workloads' links (each job crosses its own link here), counted where the cells fit
+    # within the budget, the heap after them
+    from core import bounds
+    links = csr.CSR(np.arange(len(jobs) + 1, dtype=np.int64), np.repeat(np.arange(len(links)), lens).astype(np.int32))
+    old = bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET
+    try:
+        for bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET in [(max_cells, 1 << 24), (max_cells, 5), (4096, 1 << 24)]:
+            assert bounds.one_link_bound(links, head, tail, cap) == want
+    finally:
+        bounds.HISTOGRAM_CELLS, bounds.CELL_BUDGET = old
 
 
 def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
@@ -927,19 +939,30 @@ def old_plan_rounds(dag, rounds) -> tuple[np.ndarray, np.ndarray, np.ndarray] | 
     return order, np.r_[0, np.cumsum(lens)], round_of
 
 
+@pytest.mark.parametrize("form", ["list", "int32"])
 @pytest.mark.parametrize("spec", ["example:fig3", "bcube:n=3,k=1", "dcell:n=3,k=2"])
-@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "repeat-last"])
-def test_replay_plan_rounds_equal_the_counted_ones(spec, how):
+@pytest.mark.parametrize("how", MUTATIONS + ["unsorted", "one-swap", "repeat-last", "repeat-inside"])
+def test_replay_plan_rounds_equal_the_counted_ones(spec, how, form):
     """The replay plan's rounds of the workloads (one compiled pass that stops at an id seen twice) equal those of
     the count of every id, and a schedule that repeats, drops or invents a workload is refused with the same
-    message."""
+    message; rounds as lists or as the engine's int32 arrays, ascending (kept as they are), reversed or with one
+    pair out of order (sorted)."""
     dag = tree_dag(topo(spec), merge=False)
     rng = np.random.default_rng(5)
     rounds = mutate([r.tolist() for r in list_schedule(dag, random_rank(dag, 5))], how, rng, dag.n)
     if how == "unsorted":
         rounds = [list(reversed(r)) for r in rounds]
+    elif how == "one-swap":  # a round ascending but for one adjacent pair
+        for r in rounds:
+            if len(r) > 2:
+                r[1], r[2] = r[2], r[1]
     elif how == "repeat-last":  # n entries, one of them twice and one workload missing
         rounds[-1][-1] = rounds[0][0]
+    elif how == "repeat-inside":  # a round holding one workload twice, side by side
+        r = next(r for r in rounds if len(r) > 1)
+        r[1] = r[0]
+    if form == "int32":
+        rounds = [np.asarray(r, np.int32) for r in rounds]
     want = old_plan_rounds(dag, rounds)
     if isinstance(want, str):
         with pytest.raises(ValueError) as e:
