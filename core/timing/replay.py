@@ -28,7 +28,7 @@ import numpy as np
 from .. import csr
 from ..jit import SMALL, kernel, prefetch
 from ..units import parse_size, DEFAULT_SIZE
-from ..workloads import WorkloadDAG
+from ..workloads import FIRST_BROADCAST, NEXT, WorkloadDAG
 from .model import algbw, busbw, n_ranks, piece_bytes, transfer_times
 
 MODES = ("sync", "async")
@@ -203,7 +203,7 @@ class ReplayPlan:
         a wait."""
         dag = self.dag
         finish = np.empty(dag.n) if finish is None else finish
-        d, lk = dag.deps, dag.links  # no successors: a group's finish is read from its members (docs/scale.md)
+        lk = dag.links  # no successors: a group's finish is read from its members (docs/scale.md)
         cap = dag.topology.link_capacity.astype(np.int64)
         lane0 = np.r_[0, np.cumsum(cap)].astype(np.int64)
         g = dag.groups
@@ -211,8 +211,14 @@ class ReplayPlan:
         full = g.lengths > 0
         if full.any():
             g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
-        latest, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values, lane0,
-                                         g_round, dag.n, start, finish)
+        c = dag.chains
+        if c is not None:  # the plain PS DAG of one chunk: prefixes from its marks
+            latest, bad, other = _async_chains(self.order, self.round_ptr, self.round_of, dur, c.marks, dag.tree, g.ptr,
+                                               g.values, lk.ptr, lk.values, lane0, g_round, dag.n, start, finish)
+        else:
+            d = dag.deps
+            latest, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values,
+                                             lane0, g_round, dag.n, start, finish)
         if bad >= 0:
             what = f"workload {int(other)}" if other >= 0 else "a workload on its link"
             raise ValueError(f"not a valid schedule: workload {dag.describe(int(bad))} (round {self.round_of[bad] + 1}) "
@@ -284,27 +290,106 @@ def _async_pass(order, round_of, dur, dptr, dval, lptr, lval, lane0, g_round, n,
                     g_finish[g] = g_latest
                 if g_finish[g] > t:
                     t = g_finish[g]
-        for e in range(lptr[w], lptr[w + 1]):
-            l = lval[e]
-            c = lane0[l + 1] - lane0[l]
-            slot = lane0[l] + used[l] % c
-            if lane_round[slot] >= r and used[l] >= c:
-                return latest, w, -1
-            if lane_finish[slot] > t:
-                t = lane_finish[slot]
+        t = _lanes_free(lptr, lval, lane0, used, lane_round, lane_finish, w, r, t)
+        if t < 0.0:
+            return latest, w, -1
         if keep:
             start[w] = t
         f = t + dur[w]
         finish[w] = f
         if f > latest:
             latest = f
-        for e in range(lptr[w], lptr[w + 1]):
-            l = lval[e]
-            c = lane0[l + 1] - lane0[l]
-            slot = lane0[l] + used[l] % c
-            lane_finish[slot] = f
-            lane_round[slot] = r
-            used[l] += 1
+        _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f)
+    return latest, -1, -1
+
+
+@kernel(inner=True)
+def _lanes_free(lptr, lval, lane0, used, lane_round, lane_finish, w, r, t):  # pragma: no cover - compiled
+    """When workload w (round r) may start on its links, at least `t`: on each link of capacity c, once the transfer c
+    places ahead of it there has finished (lanes used round-robin); -1.0 where that transfer is of round r or later
+    (the link over its capacity in a round)."""
+    for e in range(lptr[w], lptr[w + 1]):
+        link = lval[e]
+        c = lane0[link + 1] - lane0[link]
+        slot = lane0[link] + used[link] % c
+        if lane_round[slot] >= r and used[link] >= c:
+            return -1.0
+        if lane_finish[slot] > t:
+            t = lane_finish[slot]
+    return t
+
+
+@kernel(inner=True)
+def _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f):  # pragma: no cover - compiled
+    """Workload w (round r, finishing at f) takes the next lane of each of its links."""
+    for e in range(lptr[w], lptr[w + 1]):
+        link = lval[e]
+        c = lane0[link + 1] - lane0[link]
+        slot = lane0[link] + used[link] % c
+        lane_finish[slot] = f
+        lane_round[slot] = r
+        used[link] += 1
+
+
+@kernel(nogil=True)
+def _async_chains(order, round_ptr, round_of, dur, marks, tree, gptr, gval, lptr, lval, lane0, g_round, n, start,
+                  finish):  # pragma: no cover - compiled
+    """`_async_pass` on a plain PS DAG of one chunk, its prefixes read from its chains' `marks` (w waits for w - 1
+    where w - 1 is marked `NEXT`; a first broadcast hop, marked `FIRST_BROADCAST`, for the group of its tree, whose
+    members are its row of `gptr`/`gval`): one byte a workload where deps' rows cost a row pointer and an entry, each
+    a cache miss in the schedule's order (docs/scale.md, fourteenth step). The same waits in the same order, so the
+    same starts, finishes, latest finish and offending workload."""
+    n_groups = len(gptr) - 1
+    keep = len(start) > 0
+    latest = 0.0
+    g_finish = np.full(n_groups, -1.0)
+    lane_finish = np.zeros(lane0[-1], np.float64)
+    lane_round = np.full(lane0[-1], -1, np.int64)
+    used = np.zeros(len(lane0) - 1, np.int64)
+    m = len(order)
+    for r in range(len(round_ptr) - 1):
+        for i in range(round_ptr[r], round_ptr[r + 1]):
+            if i + 16 < m:
+                x = order[i + 16]
+                prefetch(marks, x)
+                prefetch(round_of, x)
+                prefetch(lptr, x)
+                prefetch(dur, x)
+                prefetch(finish, x)
+                if keep:
+                    prefetch(start, x)
+            if i + 8 < m:
+                x = order[i + 8]
+                if lptr[x] < len(lval):
+                    prefetch(lval, lptr[x])
+            w = order[i]
+            t = 0.0
+            if marks[w] & FIRST_BROADCAST:
+                g = tree[w]
+                if g_round[g] >= r:
+                    return latest, w, -1
+                if g_finish[g] < 0.0:
+                    g_latest = 0.0
+                    for k in range(gptr[g], gptr[g + 1]):
+                        x = gval[k]
+                        if finish[x] > g_latest:
+                            g_latest = finish[x]
+                    g_finish[g] = g_latest
+                t = g_finish[g]
+            elif w > 0 and marks[w - 1] & NEXT:
+                if round_of[w - 1] >= r:
+                    return latest, w, w - 1
+                t = finish[w - 1]
+            t = _lanes_free(lptr, lval, lane0, used, lane_round, lane_finish, w, r, t)
+            if t < 0.0:
+                return latest, w, -1
+            if keep:
+                start[w] = t
+            f = t + dur[w]
+            finish[w] = f
+            if f > latest:
+                latest = f
+            _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f)
     return latest, -1, -1
 
 

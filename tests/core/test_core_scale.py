@@ -709,6 +709,16 @@ def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, in
     # without the starts (the report's call): the same finishes and latest finish, no start written
     none = np.zeros(0)
     assert kernel(*args, none, lean := np.zeros(dag.n))[:3] == (latest, bad, other) and np.array_equal(lean, finish)
+    if dag.chains is not None:  # the pass along the chains' marks: the same in everything, compiled and interpreted
+        chains = sys.modules["core.timing.replay"]._async_chains
+        c_args = (plan.order, plan.round_ptr, plan.round_of, dur, dag.chains.marks, dag.tree, g.ptr, g.values,
+                  dag.links.ptr, dag.links.values, lane0, g_round, dag.n)
+        for run in (chains, chains.py_func):
+            for keep in (True, False):
+                c_start, c_finish = np.zeros(dag.n if keep else 0), np.zeros(dag.n)
+                got = run(*c_args, c_start, c_finish)
+                assert (float(got[0]), int(got[1]), int(got[2])) == (latest, int(bad), int(other))
+                assert np.array_equal(c_finish, finish) and (not keep or np.array_equal(c_start, start))
     if bad < 0:  # and the plan's own call gives the same starts and finishes, the latest the largest of them
         got = plan._async(dur)
         assert np.array_equal(got[0], start) and np.array_equal(got[1], start + dur) and np.array_equal(got[1], finish)
