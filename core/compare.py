@@ -545,7 +545,7 @@ def unproven_statuses(found: list[tuple[Row, MethodResult]]) -> str:
     schedule of its own within the limit, so the result is its starting schedule, critical-path's (status UNKNOWN); on
     Jellyfish(10) it found a schedule but did not prove it the shortest (status FEASIBLE)``; ``on all 7 it ...`` where
     one status holds on all of several. The statuses alone, "(UNKNOWN, FEASIBLE)", said neither which configuration
-    had which nor that UNKNOWN's result is CP-SAT's starting schedule (trial 25)."""
+    had which nor that UNKNOWN's result is CP-SAT's starting schedule (trial 22)."""
     by: dict[str, list[str]] = {}
     for r, res in found:
         by.setdefault(str(res.info.get("status", "?")), []).append(r.name)
@@ -605,7 +605,7 @@ def learned_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], lis
     checkpoint, trained on that topology and on that configuration (merge, chunks, routing) yes/no, for a
     sampled method its samples, temperature and opening (``none``, T:F, or a split's list ``none,0.5:0.3``), and,
     only when some row ran on a topology file carrying a spec (`optional_column`), ``<method> file spec``: whether
-    the checkpoint went by that spec, the text's sentence (`file_spec_text`; trial 25: the CSV lacked it); empty
+    the checkpoint went by that spec, the text's sentence (`file_spec_text`; trial 22: the CSV lacked it); empty
     where the method did not run."""
     header: list[str] = []
     body: list[list[str]] = [[] for _ in rows]

@@ -525,7 +525,7 @@ def _workload_list(pb: Playback, r: int) -> None:
 
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:
     """Per method: the schedule (JSON) and the heatmap data (CSV); for all: the animation (HTML), made on click. Every
-    name carries the run's tag (`View.tag`, `run_tag`): the schedule's had only the routing (trial 25), so the files of
+    name carries the run's tag (`View.tag`, `run_tag`): the schedule's had only the routing (trial 22), so the files of
     one run did not share a name's end, though its content is the plan before any event, the same at any size."""
     stem = file_stem(source)
     at = view.tag

@@ -23,7 +23,7 @@ STOPPED_WORDS = {
     "FEASIBLE": "found a schedule but did not prove it the shortest (status FEASIBLE)",
 }
 """What CP-SAT had when it stopped at its time limit without proving its rounds optimal, by its status: UNKNOWN returns
-the hint (`optimal.solve_optimal`), which a bare "(UNKNOWN)" left unsaid (trial 25)."""
+the hint (`optimal.solve_optimal`), which a bare "(UNKNOWN)" left unsaid (trial 22)."""
 
 
 def stopped_words(status: object) -> str:

@@ -255,7 +255,7 @@ def rounds_alt(open_optima: dict[str, list[tuple[Row, MethodResult]]], names: di
     """The rounds table's accessible name (Streamlit's ``alt``: the grid's region label, which a screen reader reads
     on entering it): what the table holds and, per exact method of `open_optima` (`core.compare.unproven`), the
     configurations whose rounds are marked `NOT_PROVEN`, by the names the table shows (`names`). The grid exposes a
-    number cell's value to a screen reader, not its text, so "50*" is read "50" (trial 25); the cell stays a number
+    number cell's value to a screen reader, not its text, so "50*" is read "50" (trial 22); the cell stays a number
     so that its column sorts by value, and the text on the page (the caption and the warning under the table) says
     it too."""
     said = [f"{method_title(m)} NOT proven optimal, marked {NOT_PROVEN}, on "

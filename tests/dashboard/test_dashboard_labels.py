@@ -16,7 +16,7 @@ def test_optimal_results_say_whether_they_are_proven_with_their_bound():
     assert note.startswith("NOT proven optimal: CP-SAT stopped at the 10 s time limit (deterministic seconds of work, "
                            "the same on any machine) and found a schedule but did not prove it the shortest (status "
                            "FEASIBLE)")
-    unknown = labels.optimal_note({**limited, "status": "UNKNOWN"}, 10)  # trial 25: what UNKNOWN means, in words
+    unknown = labels.optimal_note({**limited, "status": "UNKNOWN"}, 10)  # trial 22: what UNKNOWN means, in words
     assert ("found no schedule of its own within the limit, so the result is its starting schedule, critical-path's "
             "(status UNKNOWN)") in unknown
     assert "between 40 and this result" in note

@@ -361,7 +361,7 @@ def test_sync_async_and_a_link_event_each_give_their_downloads_a_name_of_their_o
     assert set(csvs) <= set(got), sorted(got)  # (and the names of the steps between, each its own run)
     assert "bcube_n3_k1_lat0-ring-1B-sync-fail0-at0p25ms.animation.html" in got
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", n) for n in got), sorted(got)
-    # trial 25: the schedule's JSON had the routing alone (bcube_n3_k1_lat0-ring.schedule.json) beside these; it
+    # trial 22: the schedule's JSON had the routing alone (bcube_n3_k1_lat0-ring.schedule.json) beside these; it
     # carries the same tag now, every run's name as its CSV's
     schedules = sorted(n for n in got if n.endswith(".schedule.json"))
     assert schedules == sorted({n.replace(".utilization.csv", ".schedule.json") for n in got

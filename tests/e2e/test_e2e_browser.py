@@ -490,7 +490,7 @@ def test_compare_every_method_on_table2_fits_1280_px(page, app_url):
     assert page.evaluate(CHART_CUT) == [0, 0]
     (tags,) = page.evaluate(TAGS_SCROLL)
     assert tags == [8, 0], tags
-    # trial 25: a screen reader reads a number cell's value, 50 for "50*": the rounds table's region label names them
+    # trial 22: a screen reader reads a number cell's value, 50 for "50*": the rounds table's region label names them
     rounds = page.locator('[data-testid="stDataFrame"]').first.locator('[data-testid="stDataFrameResizable"]')
     label = rounds.get_attribute("aria-label") or ""
     assert rounds.get_attribute("role") == "region", label
