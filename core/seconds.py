@@ -38,7 +38,7 @@ def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth
     # the plan's rounds and the transfer times, then the async pass beside the rest: each side writes only its own
     plan, dur = both(lambda: ReplayPlan(dag, rounds), lambda: transfer_times(dag, size, link_bandwidth, link_latency),
                      dag.n)
-    dag.deps  # noqa: B018 - the pass reads it: a cached property, built here once before the two sides start
+    dag.deps  # noqa: B018 - the general pass reads it (a cached property): built here once, before the two sides start
 
     def rest() -> tuple[Any, int | None, dict, dict, np.ndarray]:
         busy = plan.link_busy(dur)
