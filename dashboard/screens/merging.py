@@ -177,8 +177,8 @@ def optimum_line(plays: list, config: ScheduleConfig, best: Schedule | None = No
     # the bound is said in the cards' captions ("vs bound 5"): here once more at most (trial 23: thrice in all)
     return (f"**The optimum is {rounds} rounds**: CP-SAT proves that no schedule of the merged trees is shorter "
             f"({command}), so "
-            + (f"{names} gap to the bound is the bound's, not the schedule's: no schedule reaches it."
-               if at_best else f"a gap to the bound {bound} is the bound's, not the schedule's: no schedule reaches it."))
+            + (f"{names} gap to the bound is the bound's" if at_best else f"a gap to the bound {bound} is the bound's")
+            + ", not the schedule's: no schedule reaches it.")
 
 
 def merging_line(plays: list, config: ScheduleConfig, merged: Schedule | None, plain: Schedule | None) -> str | None:
