@@ -521,10 +521,14 @@ def shortest_schedule(row: Row) -> tuple[str, int] | None:
 
 
 def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str], str] = str) -> str:
-    """Where an optimum is not proven and where it lies, from `unproven`: ``DCell(4,1) (optimum 24 to 26),
-    Jellyfish(15) (29 to 37)``, from CP-SAT's proven bound to the shortest schedule any compared method found there
-    (`shortest_schedule`, often CP-SAT's own); where that schedule meets the bound the optimum is known, said once per
-    method: ``BCube(5,1) (optimum 40), DCell(4,1) (optimum 24): rl's schedule meets the bound``; `title` names a method."""
+    """Where an optimum is not proven and where it lies, from `unproven`, each group led by its reason, so that no
+    reason reads as applying to another group's configurations (trial 23: "A (optimum 41 to 42); B (optimum 40), C
+    (optimum 29): rl's schedule meets the bound" read as said of A too). Where the shortest schedule any compared
+    method found there (`shortest_schedule`) meets CP-SAT's proven bound the optimum is that bound, said once per
+    method: ``rl's schedule meets the bound on BCube(5,1) (optimum 40), DCell(4,1) (optimum 24)``; the others last:
+    ``not known on Jellyfish(20) (optimum 41 to 42), Jellyfish(15) (29 to 37), where it lies between CP-SAT's proven
+    bound and the shortest schedule of any method here``; `title` names a method. What the optimum is of:
+    `optimum_scope`."""
     open_parts: list[str] = []
     known: dict[str, list[str]] = {}
     for r, res in found:
@@ -534,9 +538,34 @@ def unproven_ranges(found: list[tuple[Row, MethodResult]], title: Callable[[str]
             known.setdefault(method, []).append(f"{r.name} (optimum {bound})")  # not "(40)": read as CP-SAT's (trial 22)
         else:
             open_parts.append(f"{r.name} ({'' if open_parts else 'optimum '}{bound} to {upper})")
-    parts = [", ".join(open_parts)] if open_parts else []
-    parts += [f"{', '.join(where)}: {title(m)}'s schedule meets the bound" for m, where in known.items()]
+    parts = [f"{title(m)}'s schedule meets the bound on {', '.join(where)}" for m, where in known.items()]
+    if open_parts:
+        parts.append(f"not known on {', '.join(open_parts)}, where it lies between CP-SAT's proven bound and the "
+                     "shortest schedule of any method here")
     return "; ".join(parts)
+
+
+def tree_dag_words(rows: list[Row]) -> str:
+    """The tree DAG the rows' bound and optimum are for, in words: ``merged-tree``, or ``plain-tree`` (--no-merge)."""
+    return "merged-tree" if all(r.merge for r in rows) else "plain-tree"
+
+
+def optimum_scope(found: list[tuple[Row, MethodResult]], methods: Iterable[str], title: Callable[[str], str] = str
+                  ) -> str:
+    """What the optimum of `unproven_ranges` is the optimum of: CP-SAT's, over the schedules of the rows' tree DAG
+    (the lower bound's), naming the methods of `methods` that ran on another DAG there (Ring's ring, PS's plain
+    trees, time-aware's other routes), whose rounds may be below it (trial 23: Ring's 38 under "optimum 41 to 42"):
+    ``the optimum of the merged-tree schedules (the DAG the lower bound is for; ring and ps schedule other DAGs and
+    may take fewer rounds)``."""
+    rows = [r for r, _ in found]
+    others = [title(m) for m in methods
+              if any((res := r.results.get(m)) is not None and res.rounds is not None and r.gap(m) is None
+                     for r in rows)]
+    said = f"the optimum of the {tree_dag_words(rows)} schedules (the DAG the lower bound is for"
+    if others:
+        who = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+        said += f"; {who} schedule{'s' if len(others) == 1 else ''} other DAGs and may take fewer rounds"
+    return said + ")"
 
 
 def unproven_statuses(found: list[tuple[Row, MethodResult]]) -> str:
@@ -554,11 +583,17 @@ def unproven_statuses(found: list[tuple[Row, MethodResult]]) -> str:
     return "; ".join(f"on {', '.join(names)} it {stopped_words(status)}" for status, names in by.items())
 
 
+def capitalized(text: str) -> str:
+    """`text` with its first letter upper case (the rest as it is: method names stay as written)."""
+    return text[:1].upper() + text[1:]
+
+
 def unproven_lines(rows: list[Row], methods: list[str], time_limit: float) -> list[str]:
     """The text's line per exact method with a result not proven optimal (`unproven`; the cells marked
     `NOT_PROVEN`): where, between what its optimum lies, and what CP-SAT had on each (`unproven_statuses`)."""
-    return [f"{NOT_PROVEN} {m}: NOT proven optimal on {len(found)} of {len(rows)} configurations: "
-            f"{unproven_ranges(found)}. CP-SAT stopped at its {time_limit:g} s time limit (--time-limit): "
+    return [f"{NOT_PROVEN} {m}: NOT proven optimal on {len(found)} of {len(rows)} configurations. "
+            f"{capitalized(optimum_scope(found, methods))}: {unproven_ranges(found)}. CP-SAT stopped at its "
+            f"{time_limit:g} s time limit (--time-limit): "
             f"{unproven_statuses(found)}"
             for m, found in unproven(rows, methods).items()]
 
@@ -589,10 +624,14 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
 
 def optimal_columns(rows: list[Row], methods: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells (one line per configuration) of whether each exact method (CP-SAT) proved its rounds
-    optimal, for the CSV (the text's ``*``): ``<method> proven`` yes/no, empty where it did not run."""
+    optimal, for the CSV (the text's ``*``): ``<method> proven`` yes/no and ``<method> status``, CP-SAT's status
+    (OPTIMAL, FEASIBLE, UNKNOWN: its result is then its starting schedule, critical-path's; trial 23: said only in
+    free-text notes), empty where it did not run."""
     exact = [m for m in methods if get_method(m).solver == "cp-sat"]
-    body = [[_yes(_part(r, m, "info").get("proven_optimal")) for m in exact] for r in rows]
-    return [f"{m} proven" for m in exact], body
+    infos = [[_part(r, m, "info") for m in exact] for r in rows]
+    body = [[cell for i in line for cell in (_yes(i.get("proven_optimal")), str(i.get("status", "")))]
+            for line in infos]
+    return [f"{m} {what}" for m in exact for what in ("proven", "status")], body
 
 
 FILE_SPEC_CSV = "file spec"

@@ -260,6 +260,13 @@ def tree_counts(source: Source, root: int) -> dict[str, int]:
     return out
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def link_loads(source: Source) -> dict[bool, int]:
+    """The busiest directed link's load (workloads per link capacity, `core.bounds.lower_bounds`' link load) of the
+    whole AllReduce, by merge (False: plain trees, True: merged)."""
+    return {merge: lower_bounds(dag(source, merge)).link_load for merge in (False, True)}
+
+
 # ---- schedules ----------------------------------------------------------------------------------
 @by_checkpoint(st.cache_resource(hash_funcs=KEYED, show_spinner=False, max_entries=48))
 def schedule(source: Source, method: str, config: ScheduleConfig, _progress: Progress | None = None) -> Schedule:

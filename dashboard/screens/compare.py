@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.bounds import gap
-from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, csv_table, csv_text, default_methods,
-                          latency_notes, optional_column, other_dag_note, other_dag_words, time_cells, uneven_extra,
-                          uneven_links, unproven, unproven_ranges, unproven_statuses)
+from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, capitalized, csv_table, csv_text,
+                          default_methods, latency_notes, optimum_scope, optional_column, other_dag_note,
+                          other_dag_words, shortest_schedule, time_cells, uneven_extra, uneven_links, unproven,
+                          unproven_ranges, unproven_statuses)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
@@ -180,10 +181,12 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     records, notes, others, learned = [], [], {}, {}
     for r in rows:
         rec: dict = {"configuration": names.get(r.name, r.name)}
+        short = shortest_schedule(r)  # where an optimum not proven lies, as the warning says it
+        short = (method_title(short[0]), short[1]) if short else None
         for m in methods:
             res = r.results.get(m)
             rec[m] = res.rounds if res else None  # None: could not run; headed by the short name, titled on hover
-            for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit):
+            for note in labels.result_notes(m, res.info if res else {}, r.spec, time_limit, short):
                 notes.append(f"{r.name}, {method_title(m)}: {note}")
             if res is not None and "checkpoint" in res.info:
                 learned.setdefault(m, []).append((r.name, res.info, r.spec))
@@ -240,7 +243,7 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
         st.dataframe(frame[["configuration", *SIZE_COLUMNS]], hide_index=True, width="content")
         st.markdown("\n".join(f"- {n}" for n in notes) or "No notes: no optimal or RL result in the table.")
     for m, found in open_optima.items():  # once per method, naming the configurations: it was once per cell
-        st.warning(labels.plain(unproven_warning(method_title(m), found, len(rows), time_limit)))
+        st.warning(labels.plain(unproven_warning(method_title(m), found, len(rows), time_limit, methods)))
     others_not = [n for n in notes if "NOT" in n and "NOT proven optimal" not in n]
     if others_not:
         st.warning("Some results are not what their name promises — " + "; ".join(others_not))
@@ -263,15 +266,18 @@ def rounds_alt(open_optima: dict[str, list[tuple[Row, MethodResult]]], names: di
     return "; ".join(["Rounds per configuration and method", *said])
 
 
-def unproven_warning(title: str, found: list[tuple[Row, MethodResult]], total: int, time_limit: float) -> str:
+def unproven_warning(title: str, found: list[tuple[Row, MethodResult]], total: int, time_limit: float,
+                     methods: list[str] | None = None) -> str:
     """The one warning of an exact method's results not proven optimal (`core.compare.unproven`'s `found` for it):
-    which configurations, between what each optimum lies, and why: the time limit, and what CP-SAT had on each
-    configuration in plain words (`core.compare.unproven_statuses`, the CLI's line too)."""
+    which configurations, what the optimum is of (`core.compare.optimum_scope`: the tree DAG's schedules; `methods`
+    on other DAGs may be shorter), between what each lies, each group after its reason
+    (`core.compare.unproven_ranges`), and why: the time limit, and what CP-SAT had on each configuration in plain
+    words (`core.compare.unproven_statuses`, the CLI's line too)."""
     return (f"{title} is NOT proven optimal on {len(found)} of {total} configuration{'s' if total > 1 else ''}, "
-            f"marked {NOT_PROVEN} in the table: {unproven_ranges(found, method_title)}. CP-SAT stopped at the "
+            f"marked {NOT_PROVEN} in the table. {capitalized(optimum_scope(found, methods or [], method_title))}: "
+            f"{unproven_ranges(found, method_title)}. CP-SAT stopped at the "
             f"{time_limit:g} s time limit (deterministic seconds of work, the same on any machine): "
-            f"{unproven_statuses(found)}. The optimum lies between its proven bound and the shortest schedule of "
-            "any method here. A longer time limit (sidebar) may prove it.")
+            f"{unproven_statuses(found)}. A longer time limit (sidebar) may prove it.")
 
 
 def rounds_cells(frame: "pd.DataFrame", marked: set[tuple[int, str]]) -> "pd.io.formats.style.Styler":

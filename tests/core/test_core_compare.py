@@ -614,7 +614,9 @@ def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsy
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[5] == "26*" and lines[2].split()[5] == "4"  # marked in its cell; a proven one not
     assert lines[3].endswith("; * = not proven optimal")
-    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations: dcell:n=4,k=1 (optimum 24 to 26). "
+    assert lines[4] == ("* optimal: NOT proven optimal on 1 of 2 configurations. The optimum of the merged-tree "
+                        "schedules (the DAG the lower bound is for): not known on dcell:n=4,k=1 (optimum 24 to 26), "
+                        "where it lies between CP-SAT's proven bound and the shortest schedule of any method here. "
                         "CP-SAT stopped at its 1 s time limit (--time-limit): on dcell:n=4,k=1 it found no schedule of "
                         "its own within the limit, so the result is its starting schedule, critical-path's (status "
                         "UNKNOWN)")
@@ -622,6 +624,8 @@ def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsy
     assert cli.main(args + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["optimal proven"] for r in rows] == ["no", "yes"] and rows[0]["optimal"] == "26"
+    # trial 23: whose the 26 is (UNKNOWN: CP-SAT's starting schedule, critical-path's) in a column, not only in words
+    assert [r["optimal status"] for r in rows] == ["UNKNOWN", "BOUND_MET_BY_WARM_START"]
     assert cli.main(args + ["--format", "json"]) == 0
     info = [r["methods"]["optimal"]["info"] for r in json.loads(capsys.readouterr().out)]
     assert [(i["proven_optimal"], i["proven_bound"]) for i in info] == [(False, 24), (True, 4)]
@@ -640,9 +644,33 @@ def test_unproven_ranges_say_an_optimum_known_from_another_methods_schedule_once
         rows.append(Row(name, name, 1, 1, 1, 1, bound, {}, results, None))
     found = unproven(rows, ["rl", "optimal"])
     assert list(found) == ["optimal"] and len(found["optimal"]) == 3
+    # trial 23: each group after its reason ("A (..); B (..), C (..): reason" read as said of A too)
     assert unproven_ranges(found["optimal"], {"rl": "Hierarchical RL"}.get) == (
-        "Jellyfish(20) (optimum 41 to 42); BCube(5,1) (optimum 40), DCell(4,1) (optimum 24): Hierarchical RL's "
-        "schedule meets the bound")
+        "Hierarchical RL's schedule meets the bound on BCube(5,1) (optimum 40), DCell(4,1) (optimum 24); not known on "
+        "Jellyfish(20) (optimum 41 to 42), where it lies between CP-SAT's proven bound and the shortest schedule of "
+        "any method here")
+
+
+def test_the_optimum_is_named_as_the_tree_dags_and_the_methods_of_other_dags_are_said():
+    """Trial 23: Ring's 38 rounds sat under "optimum 41 to 42" on Jellyfish(20): the optimum is CP-SAT's over the
+    merged-tree DAG, which Ring (a ring) and PS (plain trees) do not schedule. The optimum is named as the tree DAG's
+    schedules', and the methods that ran on another DAG there are said to possibly take fewer rounds."""
+    from core.compare import MethodResult, Row, optimum_scope, unproven
+
+    def row(merge: bool) -> Row:
+        results = {"ring": MethodResult("ring", 38, [38], 30, 0.0),
+                   "critical-path": MethodResult("critical-path", 42, [42], 41, 0.0),
+                   "optimal": MethodResult("optimal", 42, [42], 41, 0.0, {"proven_optimal": False, "proven_bound": 41})}
+        return Row("Jellyfish(20)", "j", 1, 1, 1, 1, 41, {}, results, None, merge=merge)
+
+    found = unproven([row(True)], ["ring", "critical-path", "optimal"])["optimal"]
+    assert optimum_scope(found, ["ring", "critical-path", "optimal"]) == (
+        "the optimum of the merged-tree schedules (the DAG the lower bound is for; ring schedules other DAGs and may "
+        "take fewer rounds)")
+    assert optimum_scope(found, ["critical-path", "optimal"]) == \
+        "the optimum of the merged-tree schedules (the DAG the lower bound is for)"  # no other DAG: nothing to say
+    plain = unproven([row(False)], ["optimal"])["optimal"]
+    assert optimum_scope(plain, ["optimal"]).startswith("the optimum of the plain-tree schedules")
 
 
 def test_unproven_statuses_say_per_configuration_what_cp_sat_had_in_words_once():

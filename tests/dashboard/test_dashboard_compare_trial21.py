@@ -56,7 +56,8 @@ def test_table2_marks_each_optimum_not_proven_in_its_cell_and_warns_once_naming_
     assert any("* after rounds: NOT proven optimal" in shown(c.value) for c in at.caption)
     (warning,) = [shown(w.value) for w in at.warning if "NOT proven optimal" in w.value]
     assert warning.startswith("Optimal (CP-SAT) is NOT proven optimal on 3 of 9 configurations, marked * in the "
-                              "table: BCube(5,1) (optimum 7 to ")
+                              "table. The optimum of the merged-tree schedules (the DAG the lower bound is for): not "
+                              "known on BCube(5,1) (optimum 7 to ")
     assert [n for n in names if f"{n} (" in warning] == open_names
     assert warning.count("CP-SAT stopped at the 2 s time limit (deterministic seconds of work, the same on any "
                          "machine): on all 3 it found a schedule but did not prove it the shortest (status "

@@ -48,7 +48,7 @@ def test_the_warning_says_per_configuration_what_cp_sat_had_in_words_and_a_scree
     assert ("CP-SAT stopped at the 2 s time limit (deterministic seconds of work, the same on any machine): on "
             "BCube(5,1), DCell(4,1) it found no schedule of its own within the limit, so the result is its starting "
             "schedule, critical-path's (status UNKNOWN); on Jellyfish(10) it found a schedule but did not prove it the "
-            "shortest (status FEASIBLE). The optimum lies between") in warning, warning
+            "shortest (status FEASIBLE). A longer time limit") in warning, warning
     assert "UNKNOWN, FEASIBLE" not in warning and "FEASIBLE, UNKNOWN" not in warning
     table = at.dataframe[0]
     assert table.proto.alt == ("Rounds per configuration and method; Optimal (CP-SAT) NOT proven optimal, marked *, "

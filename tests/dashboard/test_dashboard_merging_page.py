@@ -122,16 +122,17 @@ def test_the_last_step_says_the_proven_optimum_so_the_gap_reads_as_the_bounds():
         next_step(at)
     assert not at.exception and "Step 6 of 6" in texts(at)
     (line,) = [shown(m.value).replace("**", "") for m in at.markdown if "optimum" in m.value]
-    assert line.startswith("The optimum is 6 rounds: CP-SAT proves that no schedule of the merged trees is shorter")
-    assert ("The bound 5 is reached by no schedule, so Critical-path's 20% gap is the bound's, not the schedule's"
-            in line)
-    assert "allreduce-lab schedule example:fig3 --method optimal" in line
+    # the bound's 5 is the card's caption's, not said again here (trial 23: said thrice)
+    assert line == ("The optimum is 6 rounds: CP-SAT proves that no schedule of the merged trees is shorter (the CLI: "
+                    "allreduce-lab schedule example:fig3 --method optimal), so Critical-path's 20% gap to the bound is "
+                    "the bound's, not the schedule's: no schedule reaches it.")
 
 
 def test_the_last_steps_gap_metric_reads_optimal_where_the_optimum_is_proven():
     """Trial 22: under the line saying 6 rounds is proven optimal, Critical-path's metric still read "Gap 20%", which
     students read as "one round could be saved". A method at the proven optimum reads "optimal", its gap to the bound
-    no schedule reaches as the metric's delta (no arrow, no colour); Parameter Server's plain trees keep their gap."""
+    no schedule reaches in its help; Parameter Server's plain trees keep their gap. Trial 23: the delta "20% to bound
+    5" beside the caption "vs bound 5 (merged trees)" and the optimum's line said one fact three times: no delta."""
     at = open_app("merging")
     for _ in range(5):
         next_step(at)
@@ -140,8 +141,40 @@ def test_the_last_steps_gap_metric_reads_optimal_where_the_optimum_is_proven():
     assert cp.n_rounds == run_method("optimal", t, ScheduleConfig()).n_rounds == 6 and cp.stats()["gap"] > 0
     gaps = [m for m in at.metric if m.label == "Gap"]
     assert [m.value for m in gaps] == [f"{100 * ps.stats()['gap']:.0f}%", "optimal"]
-    assert gaps[0].proto.delta == "" and gaps[1].proto.delta == "20% to bound 5"
+    assert gaps[0].proto.delta == gaps[1].proto.delta == ""
+    assert [c.value for c in at.caption if c.value.startswith("vs bound")] == [
+        "vs bound 6 (plain (unmerged) trees)", "vs bound 5 (merged trees)"]
     assert "proven optimal" in gaps[1].proto.help and "no schedule reaches the lower bound 5" in gaps[1].proto.help
+
+
+def test_the_last_step_says_what_merging_saves_and_that_the_round_is_saved_by_scheduling():
+    """Trial 23: Parameter Server (plain trees, 7 rounds) beside Critical-path (merged, 6) read as merging saving a
+    round, while CP-SAT proves 6 rounds optimal for the plain trees too (`schedule example:fig3 --method optimal
+    --no-merge`). The step says what merging saves here, computed (workloads, the busiest link's load), and that the
+    round is saved by scheduling."""
+    from apptest_tools import shown
+
+    from core.bounds import lower_bounds
+    from core.workloads import build_dag
+
+    t = fig3()
+    plain = run_method("optimal", t, ScheduleConfig(merge=False))
+    merged = run_method("optimal", t, ScheduleConfig())
+    assert plain.info["proven_optimal"] and plain.n_rounds == merged.n_rounds == 6
+    dags = {m: build_dag(t, "tree" if m else "plain", merge=m) for m in (False, True)}
+    load = {m: lower_bounds(d).link_load for m, d in dags.items()}
+    assert (dags[True].n, dags[False].n, load[True], load[False]) == (24, 32, 4, 6)
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    assert not at.exception
+    (line,) = [shown(m.value).replace("**", "") for m in at.markdown if "merging saves" in m.value]
+    ps = run_method("ps", t, ScheduleConfig()).n_rounds
+    assert line == (f"What merging saves here: {dags[True].n} workloads instead of {dags[False].n}, and the busiest "
+                    f"directed link carries {load[True]} workloads instead of {load[False]}; not a round: CP-SAT "
+                    f"proves {plain.n_rounds} rounds optimal for the plain trees too (the CLI: allreduce-lab schedule "
+                    f"example:fig3 --method optimal --no-merge). Parameter Server's {ps} rounds are its random "
+                    "order's: a round is saved there by scheduling, not by merging.")
 
 
 def test_the_last_steps_legend_names_only_the_kinds_drawn():
