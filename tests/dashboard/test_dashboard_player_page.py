@@ -552,3 +552,18 @@ def test_rl_on_an_uploaded_file_with_a_failed_link_runs_its_carried_specs_checkp
     assert details.startswith("checkpoint bcube_n3_k1, trained on bcube:n=3,k=1 with every link up, not with a failed "
                               "link; the file's graph is that of the spec it carries, bcube:n=3,k=1, with its links' "
                               "state changed (link 1 (s01-sw0.0) is failed)"), details
+
+
+def test_rls_card_says_in_its_short_note_that_the_checkpoint_kept_its_starting_weights():
+    """Trial 23: on dcell:n=6,k=1 RL's card read "checkpoint dcell_n6_k1, trained on this topology; details: ?" while
+    that checkpoint's training kept its starting weights (iteration 0: the heuristic prior alone), said only in the
+    tooltip. The short note says it, as Compare does; the whole note stays one hover away."""
+    pytest.importorskip("torch")
+    from pathlib import Path
+    if not (Path(__file__).resolve().parents[2] / "checkpoints" / "dcell_n6_k1.safetensors").exists():
+        pytest.skip("no dcell_n6_k1 checkpoint")
+    at, _ = spec_player("dcell:n=6,k=1", ["ps", "rl"])
+    (el,) = [c for c in at.main.caption if "checkpoint" in c.value]
+    card = shown(el.value)
+    assert card.endswith("checkpoint dcell_n6_k1, untrained (iteration 0) on this topology; details:"), card
+    assert "iteration 0" in el.proto.help
