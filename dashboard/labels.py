@@ -265,14 +265,17 @@ def choice_note(info: dict, dag: WorkloadDAG | None) -> str | None:
             f"{'on' if dag.merge else 'off'}")
 
 
-def pieces_note(dag: WorkloadDAG | None, chunks: int) -> str | None:
+def pieces_note(dag: WorkloadDAG | None, chunks: int, others: bool = True) -> str | None:
     """Where a result's DAG cuts each shard into more pieces than the options' `chunks` (time-aware's rings both ways
-    double them): its rounds move smaller pieces than the others' and are not comparable with theirs; else None."""
+    double them): its rounds move smaller pieces than the others' and are not comparable with theirs; else None.
+    `others`: whether other methods are shown beside it (alone, trial 23 read "the others' move whole shards")."""
     if dag is None or dag.chunks == chunks:
         return None
-    others = "whole shards" if chunks == 1 else f"pieces of 1/{chunks} shard"
+    whole = "whole shards" if chunks == 1 else f"pieces of 1/{chunks} shard"
     piece = "half-size pieces" if dag.chunks == 2 * chunks else f"pieces of 1/{dag.chunks} shard"
-    return f"its rounds move {piece} (the others' move {others}): not comparable with theirs"
+    if not others:
+        return f"its rounds move {piece}, not {whole}"
+    return f"its rounds move {piece} (the others' move {whole}): not comparable with theirs"
 
 
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None) -> list[str]:

@@ -494,7 +494,13 @@ def test_time_aware_says_what_it_chose_that_its_rounds_are_of_half_pieces_and_it
     assert "chose fast ring both ways: 2 chunks per shard, merging off" in card
     assert (f"{ta['rounds']} rounds, {percent(ta['gap'])} over its own DAG's bound {ta['lower_bound']} (the ring): "
             "its rounds move half-size pieces (the others' move whole shards): not comparable with theirs") in card
-    assert "async replay of 100 MB: it plans by time, not rounds" in card
+    assert "it plans by time, not rounds" in card
+    # trial 23: the replay and size once, in the line under the cards (not in the card too); its gap's bound named
+    assert "async replay" not in card and "100 MB" not in card, card
+    best = reports["time-aware"]["async"].get("best_bound_s", reports["time-aware"]["bounds"]["best"])
+    assert card.startswith(f"vs bound {seconds(best, unit=unit)} ("), card
+    (help,) = [m.proto.help for m in at.metric if m.label == f"Time ({unit[0]})"]
+    assert help == f"async replay of {ta['rounds']} rounds, message 100 MB", help  # the value once: the metric's
     # its time once on the page (the metric); the line under the cards: the others' times, in the same unit
     page = shown(texts(at))
     assert all(seconds(time_s["time-aware"], unit=u) not in page for u in (None, unit)), page
@@ -567,3 +573,21 @@ def test_rls_card_says_in_its_short_note_that_the_checkpoint_kept_its_starting_w
     card = shown(el.value)
     assert card.endswith("checkpoint dcell_n6_k1, untrained (iteration 0) on this topology; details:"), card
     assert "iteration 0" in el.proto.help
+
+
+def test_time_aware_alone_speaks_of_no_others_and_no_merged_bound(stand_in_rl):
+    """Trial 23: time-aware shown alone read "(the others' move whole shards): not comparable with theirs" and, under
+    its card, the merged workload DAG's bound as "the common reference of every method that schedules merged trees",
+    though no method shown schedules merged trees. Alone, its card says what its rounds move, plainly, and the
+    replay and size it was timed in (no line under the cards says them); the bound line appears with a method on
+    merged trees, naming the shown methods on other DAGs."""
+    at, _ = spec_player("dcell:n=4,k=1", ["time-aware"])
+    cards = [shown(c.value) for c in at.main.caption]
+    card = next(c for c in cards if "chose fast ring both ways" in c)
+    assert "the others'" not in card and "its rounds move half-size pieces, not whole shards" in card, card
+    assert "async replay of 100 MB: it plans by time, not rounds" in card
+    assert "Lower bound of the merged workload DAG" not in texts(at)
+    choose_methods(at, ["time-aware", "critical-path"])
+    page = shown(texts(at))
+    assert ("the common reference of every method that schedules merged trees. Time-aware (HEFT) schedules another "
+            "DAG (the ring): its gap is against that DAG's bound.") in page, page
