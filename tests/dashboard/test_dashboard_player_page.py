@@ -591,3 +591,29 @@ def test_time_aware_alone_speaks_of_no_others_and_no_merged_bound(stand_in_rl):
     page = shown(texts(at))
     assert ("the common reference of every method that schedules merged trees. Time-aware (HEFT) schedules another "
             "DAG (the ring): its gap is against that DAG's bound.") in page, page
+
+
+def test_an_uploaded_file_of_a_family_spec_keeps_that_familys_link_groups():
+    """Trial 23: an uploaded DCell(6,1) file (one link failed) carries its spec, yet its heatmap rows were
+    "server-switch" and "server-server" where the typed spec gives a row per cell and the level-1 links. A file whose
+    graph is its spec's has that family's link groups, in the heatmaps and the group bars."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from core.linkgroups import link_groups
+
+    spec = "dcell:n=6,k=1"
+    raw = subprocess.run([sys.executable, "-m", "core.cli", "topology", spec, "--fail-links", "random:1,seed=3",
+                          "--format", "json"], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                         check=True).stdout
+    at = open_app()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("t23.json", raw, "application/octet-stream")).run()
+    choose_methods(at, ["ps"])
+    assert not at.exception
+    (fig,) = charts(at)
+    (heat,) = traces(fig, "heatmap")
+    family = link_groups(make_topology(spec)).names
+    assert family[0] == "cell 0" and family[-1] == "level-1 links"
+    assert list(heat["y"]) == list(family), list(heat["y"])
