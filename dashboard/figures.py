@@ -487,7 +487,7 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
         top = 36 + 20 * len(group_names)
     heat_h = [int(np.clip(ROW_PITCH * h.z.shape[0] + 24, *HEAT_PX)) for h in heats]
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
-    total = top + sum(heat_h) + ROW_GAP_PX * k + margin["t"] + margin["b"] + 12
+    total = top + sum(heat_h) + ROW_GAP_PX * k + margin["t"] + margin["b"]  # each row as tall as asked
     height = height_hint or total
     specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
     fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h, horizontal_spacing=0.06,
