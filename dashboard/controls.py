@@ -113,6 +113,7 @@ def topology_picker() -> Source:
                 candidate = f"Spec: {err}."
     if isinstance(candidate, Source) and mode != "Spec":  # a typed spec carries its own link options
         candidate = _with_link_options(sb, candidate)
+    just_received = st.session_state.pop(UPLOAD_RECEIVED, False)  # the file came on the run before this one
     if mode == "Upload":
         up = sb.file_uploader("GraphML or JSON edge list", type=["graphml", "xml", "json"], key="upload",
                               help="GraphML: nodes need kind=server|switch. JSON: {\"nodes\": [{\"id\", \"kind\"}], "
@@ -120,7 +121,8 @@ def topology_picker() -> Source:
         if up is not None:
             candidate = Source(f"upload:{up.name}", up.name, up.getvalue())
         elif good_source().family == "upload":  # the file box empties on a page switch; the file stays in use
-            sb.caption(f"In use: **{good_source().name}**, uploaded earlier. Upload a file to replace it.")
+            when = "uploaded" if just_received else "uploaded earlier"
+            sb.caption(f"In use: **{good_source().name}**, {when}. Upload a file to replace it.")
             sb.button("Clear upload", key="upload.clear", on_click=_clear_upload,
                       help=f"stop using the uploaded file; show {DEFAULT_SOURCE.name} instead")
         else:
@@ -141,6 +143,8 @@ def topology_picker() -> Source:
         else:
             good = candidate
             st.session_state["good_source"] = good
+            if candidate.family == "upload":
+                st.session_state[UPLOAD_RECEIVED] = True
     sb.caption(showing_line(good))
     return good
 
@@ -166,6 +170,11 @@ def link_speeds_hint() -> str:
     if mode == "Spec":
         return "Set other speeds in the spec itself (e.g. bcube:3,1,bw=100/25)."
     return "Set other speeds in the sidebar (Link speeds, e.g. bw=100/25)."
+
+
+UPLOAD_RECEIVED = "upload:received"
+"""Session key set on the run that took a newly uploaded file into use, and dropped on the next: if the file box is
+empty then (a page switch right after the upload), the sidebar says "uploaded", not "uploaded earlier" (trial 23)."""
 
 
 def _clear_upload() -> None:

@@ -39,7 +39,7 @@ from . import figures, labels
 from .axisnames import BOTH_WAYS
 from .figures import AxisStyle, HeatRows, NetDrawing, WorkloadArc
 from .playback import Playback, build_playback, build_time_playback, heatmap_table
-from .positions import positions
+from .positions import carried_family, positions
 from .sources import (DEFAULT_SOURCE, MAX_PLAYER_SERVERS, MAX_UPLOAD_BYTES, ROUNDS, Source, Timeline, TooBig,
                       check_drawable, predicted_nodes)
 
@@ -167,8 +167,12 @@ def node_positions(source: Source) -> np.ndarray:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def groups(source: Source) -> LinkGroups:
-    """The topology's link groups (BCube levels, DCell copies, fat-tree pods, link kinds)."""
-    return link_groups(topology(source))
+    """The topology's link groups (BCube levels, DCell copies, fat-tree pods, link kinds); a topology file whose graph
+    is the family spec's it carries (`positions.carried_family`, its links in the same order) gets that family's
+    (trial 23: an uploaded DCell(6,1) file had rows "server-switch" and "server-server", the typed spec per cell)."""
+    t = topology(source)
+    family = carried_family(t)
+    return link_groups(family if family is not None else t)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

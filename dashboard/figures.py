@@ -454,6 +454,11 @@ def network_panel_px(heats: Sequence["HeatRows"], width_px: float) -> float:
     return max(0.0, inner * (1 - 0.06 * (k - 1)) / k)
 
 
+ROW_GAP_PX = 48
+"""Room (px) between the player's rows of panels: the x tick labels of the row above (the group bars' percentages, a
+heatmap's rounds) and the title of the heatmap below. A share of the figure's height before: 0.08 of a short figure
+(an uploaded DCell(6,1) file's two link-group rows, trial 23) was ~16 px, and the heatmap's title sat on the bars'
+tick labels."""
 RANGE_PAD = 0.1
 """Room around a network panel's drawing, as a share of its size, for the names of the nodes at its edge."""
 
@@ -481,12 +486,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     else:
         top = 36 + 20 * len(group_names)
     heat_h = [int(np.clip(ROW_PITCH * h.z.shape[0] + 24, *HEAT_PX)) for h in heats]
-    total = top + sum(heat_h) + 60 * k + 40
-    specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
-    fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h,
-                        vertical_spacing=min(0.08, 48 / total), horizontal_spacing=0.06)
-    height = height_hint or total
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
+    total = top + sum(heat_h) + ROW_GAP_PX * k + margin["t"] + margin["b"]  # each row as tall as asked
+    height = height_hint or total
+    specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
+    fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h, horizontal_spacing=0.06,
+                        vertical_spacing=min(ROW_GAP_PX / max(height - margin["t"] - margin["b"], 1), 0.5 / k))
     namings = [naming(h.z.shape[0], _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin),
                       h.pair_names is not None) for i, h in enumerate(heats, start=1)]  # per heatmap: rows named
     bars = None if d is not None else naming(len(group_names), _domain_px(fig.layout["yaxis"].domain, height, margin))

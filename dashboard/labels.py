@@ -152,16 +152,23 @@ CHECKPOINT_FIT_BRIEF = {"unknown": "", "here": "trained on this topology",
                         "intact": "trained on the intact network", "borrowed": "NOT trained on this topology"}
 """`checkpoint_fit`'s kinds in a few words, for a method's card (`checkpoint_brief`)."""
 
+UNTRAINED_BRIEF = "untrained (iteration 0)"
+"""What a card says for "trained" when the checkpoint's training kept its starting weights (`KEPT_START`)."""
+
 
 def checkpoint_brief(info: dict, spec: str) -> str | None:
     """`checkpoint_note` in a few words, for a method's narrow card beside others: which checkpoint ran and how it
-    fits this topology (`CHECKPOINT_FIT_BRIEF`); the rest (the file's spec, training that kept its starting weights,
-    where a checkpoint was trained) is in the full note, which the card keeps one hover away. None for other
+    fits this topology (`CHECKPOINT_FIT_BRIEF`), "untrained (iteration 0)" where its training kept the starting
+    weights (trial 23: "trained on this topology; details:" hid that the network adds nothing); the rest (the file's
+    spec, where a checkpoint was trained) is in the full note, which the card keeps one hover away. None for other
     methods. Trial 22: on an uploaded DCell(6,1) file with a failed link the full note took 7 lines at 1280 px."""
     if "checkpoint" not in info:
         return None
     kind, what = checkpoint_fit(info, spec)
     fit = CHECKPOINT_FIT_BRIEF[kind] + (" (other options)" if kind == "here" and what else "")
+    if info.get("kept_start"):
+        fit = (f"{UNTRAINED_BRIEF}, of another topology" if kind == "borrowed" else
+               fit.replace("trained", UNTRAINED_BRIEF, 1) if fit else UNTRAINED_BRIEF)
     return f"checkpoint {checkpoint_name(info)}" + (f", {fit}" if fit else "")
 
 
@@ -272,14 +279,17 @@ def choice_note(info: dict, dag: WorkloadDAG | None) -> str | None:
             f"{'on' if dag.merge else 'off'}")
 
 
-def pieces_note(dag: WorkloadDAG | None, chunks: int) -> str | None:
+def pieces_note(dag: WorkloadDAG | None, chunks: int, others: bool = True) -> str | None:
     """Where a result's DAG cuts each shard into more pieces than the options' `chunks` (time-aware's rings both ways
-    double them): its rounds move smaller pieces than the others' and are not comparable with theirs; else None."""
+    double them): its rounds move smaller pieces than the others' and are not comparable with theirs; else None.
+    `others`: whether other methods are shown beside it (alone, trial 23 read "the others' move whole shards")."""
     if dag is None or dag.chunks == chunks:
         return None
-    others = "whole shards" if chunks == 1 else f"pieces of 1/{chunks} shard"
+    whole = "whole shards" if chunks == 1 else f"pieces of 1/{chunks} shard"
     piece = "half-size pieces" if dag.chunks == 2 * chunks else f"pieces of 1/{dag.chunks} shard"
-    return f"its rounds move {piece} (the others' move {others}): not comparable with theirs"
+    if not others:
+        return f"its rounds move {piece}, not {whole}"
+    return f"its rounds move {piece} (the others' move {whole}): not comparable with theirs"
 
 
 def result_notes(method: str, info: dict, spec: str, time_limit: float | None = None,

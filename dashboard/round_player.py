@@ -132,17 +132,35 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
             if timeline.event is not None:
                 _event_metrics(pb, source, config, timeline, slots, unit)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode, slots, unit)
+                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1)
             elif plans_by_time(pb):
-                _time_aware_metrics(pb, source, config, slots, timeline.mode, unit)
+                _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1)
             else:
                 _round_metrics(pb, source, config, slots, optimum)
     if times:
         _times_caption(plays, times, config, timeline.mode, unit)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
-        st.caption(f"Lower bound of the merged workload DAG: **{merged_bound} rounds** — the common reference of "
-                   "every method that schedules merged trees. PS and Ring schedule other DAGs (plain trees, the "
-                   "ring), each gap is against its own DAG's bound.")
+        if line := merged_bound_line(plays, merged_bound):
+            st.caption(line)
+
+
+def merged_bound_line(plays: list[Playback], bound: int) -> str | None:
+    """The merged workload DAG's bound, the common reference of the shown methods that schedule merged trees, and
+    which shown methods schedule other DAGs; None when no shown method schedules merged trees (trial 23: time-aware
+    alone, on the ring, read "the common reference of every method that schedules merged trees")."""
+    merged = labels.DAG_NAMES["tree"]
+    if not any(labels.dag_name(pb.method, pb.dag) == merged for pb in plays):
+        return None
+    line = (f"Lower bound of the merged workload DAG: **{bound} rounds** — the common reference of every method that "
+            "schedules merged trees.")
+    other = [(method_title(pb.method), labels.dag_name(pb.method, pb.dag)) for pb in plays
+             if labels.dag_name(pb.method, pb.dag) != merged]
+    if other:
+        many = len(other) > 1
+        line += (f" {' and '.join(t for t, _ in other)} schedule{'' if many else 's'} "
+                 f"{'other DAGs' if many else 'another DAG'} ({', '.join(d for _, d in other)}): "
+                 + ("each gap is against its own DAG's bound." if many else "its gap is against that DAG's bound."))
+    return line
 
 
 def plans_by_time(pb: Playback) -> bool:
@@ -199,25 +217,39 @@ def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, sl
     """A method's time in the model and its gap to the best bound in seconds, in the first two slots."""
     m, bounds = rep[mode], rep["bounds"]
     a, b = slots[:2]
+    own = labels.seconds(m["time_s"])  # in its own unit, where the metric's (every method's) is another
     a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
-             f"rounds, message {labels.size(config.size)}: {labels.seconds(m['time_s'])}")
+             f"rounds, message {labels.size(config.size)}"
+             + ("" if own == labels.seconds(m["time_s"], unit=unit) else f": {own}"))
     rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
     b.metric(gap_label, labels.percent(m["gap"]["best"]), help=labels.time_gap_note(bounds, rounds))
 
 
+def bound_note(rep: dict, mode: str, unit: tuple[str, float]) -> str:
+    """What a gap in time is measured against, on a card: ``vs bound 7.93 ms (bandwidth)``, in `unit`."""
+    m = rep[mode]
+    best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
+    return (f"vs bound {labels.seconds(m.get('best_bound_s', rep['bounds']['best']), unit=unit)} "
+            f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})")
+
+
 def _time_aware_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple, mode: str,
-                        unit: tuple[str, float]) -> None:
+                        unit: tuple[str, float], others: bool = True) -> None:
     """On the rounds axis, a method that plans by time (time-aware): its time and gap in time large, the figures to
     compare it on; its rounds, and what their gap means, in words (DCell(6,1): "Gap 0%", "Util. 100%" drawn large
-    while its 7.97 ms against RL's 11.5 ms was grey caption text, trial 22)."""
+    while its 7.97 ms against RL's 11.5 ms was grey caption text, trial 22). The gap's bound in time is named as
+    the other cards name theirs; the replay and size are said once: in the line under the cards beside `others`
+    (other methods shown), else here (trial 23 read them in both)."""
     s = pb.stats
-    _time_metrics(pb, data.seconds_report(source, pb.method, config), config, mode, slots, unit, "Gap in time")
+    rep = data.seconds_report(source, pb.method, config)
+    _time_metrics(pb, rep, config, mode, slots, unit, "Gap in time")
     rounds = (f"{s['rounds']} rounds, {labels.percent(s['gap'])} over its own DAG's bound {s['lower_bound']} "
               f"({labels.dag_name(pb.method, pb.dag)})")
-    if pieces := labels.pieces_note(pb.dag, config.chunks):
+    if pieces := labels.pieces_note(pb.dag, config.chunks, others):
         rounds += f": {pieces}"
-    notes = [f"{mode} replay of {labels.size(config.size)}: it plans by time, not rounds",
-             labels.choice_note(pb.info, pb.dag), rounds]
+    plans = "it plans by time, not rounds" if others else \
+        f"{mode} replay of {labels.size(config.size)}: it plans by time, not rounds"
+    notes = [bound_note(rep, mode, unit), plans, labels.choice_note(pb.info, pb.dag), rounds]
     _notes_caption(notes, pb, source, config)
 
 
@@ -245,19 +277,18 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,
-                     unit: tuple[str, float]) -> None:
+                     unit: tuple[str, float], others: bool = True) -> None:
     """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`)."""
     rep = data.seconds_report(source, pb.method, config)
-    m, bounds = rep[mode], rep["bounds"]
-    best = m.get("best_bound", "best")  # sync may be bound by its rounds (core.seconds.mode_gaps)
+    m = rep[mode]
     c = slots[2]
     _time_metrics(pb, rep, config, mode, slots, unit)
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
-    notes = [f"vs bound {labels.seconds(m.get('best_bound_s', bounds['best']), unit=unit)} "
-             f"({labels.BOUND_NAMES.get(best, best.replace('_', ' '))})", f"{pb.stats['rounds']} rounds"]
-    notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks)) if n]
+    notes = [bound_note(rep, mode, unit), f"{pb.stats['rounds']} rounds"]
+    notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks, others))
+              if n]
     _notes_caption(notes, pb, source, config)
 
 

@@ -433,3 +433,19 @@ def test_scores_that_differ_in_the_third_decimal_get_an_axis_around_them():
     for values in ([0.3, 0.6], [1.0, 0.55, 0.1], [0.0, 0.0]):
         fig = figures.bars_figure(["a"] * len(values), values, [False] * len(values), zoom=True)
         assert fig.layout.yaxis.range is None and fig.layout.yaxis.title.text == "value" and fig.data[0].text is None
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_short_player_figure_leaves_room_between_a_rows_tick_labels_and_the_next_heatmaps_title(k):
+    """Trial 23: an uploaded DCell(6,1) file gave two link-group rows; the figure was short, its rows 0.08 of it
+    apart (~16 px), and each heatmap's title sat on the tick labels of the bars (or heatmap) above it. Every gap
+    between rows of panels is `ROW_GAP_PX` (room for 11-px tick labels and a 13-px title), whatever the height."""
+    groups = ["server-switch", "server-server"]
+    heats = [figures.HeatRows(f"m{i}", np.full((2, 80 + 20 * i), 50, np.uint8), groups) for i in range(k)]
+    lay = figures.player_base(None, heats, figures.round_edges(140), group_names=groups)["layout"]
+    plot_px = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    rows = [lay["yaxis"]] + [lay[f"yaxis{k + i}"] for i in range(1, k + 1)]
+    gaps = [(upper["domain"][0] - lower["domain"][1]) * plot_px for upper, lower in zip(rows, rows[1:])]
+    assert len(gaps) == k and all(g >= 0.99 * figures.ROW_GAP_PX for g in gaps), gaps
+    heights = [(r["domain"][1] - r["domain"][0]) * plot_px for r in rows[1:]]
+    assert all(h >= 0.9 * figures.HEAT_PX[0] for h in heights), heights  # a heatmap keeps its least height

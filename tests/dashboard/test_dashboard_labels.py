@@ -67,7 +67,7 @@ def test_a_cards_checkpoint_note_is_brief_and_keeps_the_whole_note_for_its_toolt
                    file_spec={"spec": "bcube:n=3,k=1", "used": True, "why_not": None,
                               "links": "link 1 (s01-sw0.0) is failed"})
     notes, details = labels.card_notes("rl", carried, "upload:f.json")
-    assert notes == ["checkpoint bcube_n3_k1, trained on the intact network; details:"]
+    assert notes == ["checkpoint bcube_n3_k1, untrained (iteration 0) on the intact network; details:"]
     assert details == labels.checkpoint_note(carried, "upload:f.json") and "iteration 0" in details
     assert labels.card_notes("rl", here, "bcube:n=3,k=1") == (["checkpoint bcube_n3_k1, trained on this topology"],
                                                               None)
@@ -76,6 +76,20 @@ def test_a_cards_checkpoint_note_is_brief_and_keeps_the_whole_note_for_its_toolt
     assert labels.checkpoint_brief(universal, "x") == ("checkpoint universal, trained on other topologies (the "
                                                        "default here)")
     assert labels.card_notes("ring", {}, "x") == ([], None)
+
+
+def test_a_cards_brief_checkpoint_note_says_when_training_kept_the_starting_weights():
+    """Trial 23: on dcell:n=6,k=1 RL's card read "checkpoint dcell_n6_k1, trained on this topology; details:" while
+    its training kept the starting weights (iteration 0: the heuristic prior alone); only the tooltip said so."""
+    here = {"checkpoint": "dcell_n6_k1", "trained_on": "dcell:n=6,k=1", "kept_start": True}
+    assert labels.checkpoint_brief(here, "dcell:n=6,k=1") == ("checkpoint dcell_n6_k1, untrained (iteration 0) on "
+                                                              "this topology")
+    assert labels.checkpoint_brief(here, "bcube:n=3,k=1") == ("checkpoint dcell_n6_k1, untrained (iteration 0), of "
+                                                              "another topology")
+    assert labels.checkpoint_brief({"checkpoint": "x", "kept_start": True}, "s") == "checkpoint x, untrained (iteration 0)"
+    universal = {"checkpoint": "u", "trained_on": ["bcube:n=2,k=1", "dcell:n=3,k=1"], "kept_start": True}
+    assert labels.checkpoint_brief(universal, "x") == ("checkpoint u, untrained (iteration 0) on other topologies (the "
+                                                       "default here)")
 
 
 def test_gap_note_names_the_dag_and_its_bound():

@@ -43,8 +43,9 @@ def test_player_says_the_checkpoint_kept_its_starting_weights(monkeypatch):
     at = open_app("player")
     at.multiselect(key="w:player.methods").set_value(["critical-path", "rl"]).run()
     (line,) = [c for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
-    # the card says the checkpoint briefly (trial 22); the whole note, this included, is its caption's tooltip
-    assert line.value.endswith("checkpoint dcell_n5_k1, trained on this topology; details:"), line.value
+    # the card says the checkpoint briefly (trial 22), its training's kept start included (trial 23); the whole note
+    # is its caption's tooltip
+    assert line.value.endswith("checkpoint dcell_n5_k1, untrained (iteration 0) on this topology; details:"), line.value
     assert line.proto.help == f"checkpoint dcell_n5_k1, trained on this topology; {KEPT_START}"
 
 

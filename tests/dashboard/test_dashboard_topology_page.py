@@ -341,3 +341,17 @@ def test_a_typed_spec_goes_through_the_schedulers_size_guard_too():
     at = spec(open_app("player"), "bcube:9,1")  # 81 servers: loaded and drawn, not scheduled
     assert any("schedules at most 64" in w.value for w in at.warning)
     assert not charts(at)
+
+
+def test_a_file_in_use_right_after_its_upload_reads_uploaded_not_uploaded_earlier():
+    """Trial 23: right after uploading t23.json the sidebar said "In use: t23.json, uploaded earlier." (the file box
+    had emptied with the page's next run). On the run after the one that took the file into use it says "uploaded";
+    "uploaded earlier" from then on."""
+    doc = {"nodes": [{"id": i, "kind": "server"} for i in range(3)], "links": [[0, 1], [1, 2]]}
+    at = upload(page(), "line.json", json.dumps(doc).encode())
+    sidebar = lambda: "\n".join(c.value for c in at.sidebar.caption)  # noqa: E731
+    goto(at, "player")
+    assert at.file_uploader(key="upload").value is None
+    assert "In use: **line.json**, uploaded. Upload a file to replace it." in sidebar(), sidebar()
+    goto(at, "topology")
+    assert "In use: **line.json**, uploaded earlier." in sidebar(), sidebar()
