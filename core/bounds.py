@@ -368,37 +368,20 @@ def bandwidth_bound(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | 
 
 
 def time_bounds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None,
-                link_latency: np.ndarray | None = None, durations: np.ndarray | None = None,
-                latency: float | None = None, critical: float | None = None) -> TimeBounds:
+                link_latency: np.ndarray | None = None, durations: np.ndarray | None = None) -> TimeBounds:
     """All lower bounds in seconds for moving `size` bytes with this DAG (per-link overrides as in timing;
-    `durations` may pass the transfer times already computed for the same size and links, `latency` and
-    `critical` the `latency_bound` and `critical_path_bound` already computed for them)."""
-    from .timing import link_arrays, piece_bytes, transfer_times
-    bw, _ = link_arrays(dag, link_bandwidth, link_latency)
+    `durations` may pass the transfer times already computed for the same size and links)."""
+    from .timing import link_arrays, longest_chain, piece_bytes, transfer_times
+    from .timing.model import path_latency
+    bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     rate = bw * (1e9 / 8)
     load = dag.link_load * piece_bytes(dag, size)
     used = load > 0
     link = float(np.max(load[used] / rate[used])) if used.any() else 0.0
-    # the two chains one after the other, or on two cores (each column is its own longest path: the same numbers as
-    # chaining both at once, with one (n,) weight and its (n,) result alive instead of (n, 2) of each)
-    latency = latency_bound(dag, link_latency) if latency is None else latency
-    if critical is None:
-        dur = transfer_times(dag, size, link_bandwidth, link_latency) if durations is None else durations
-        critical = critical_path_bound(dag, dur)
+    # the two chains one after the other (each column is its own longest path: the same numbers as chaining both at
+    # once, with one (n,) weight and its (n,) result alive instead of (n, 2) of each)
+    latency = float(longest_chain(dag, path_latency(dag, lat)).max()) if dag.n else 0.0
+    dur = transfer_times(dag, size, link_bandwidth, link_latency) if durations is None else durations
+    critical = float(longest_chain(dag, dur).max()) if dag.n else 0.0
     return TimeBounds(bandwidth=bandwidth_bound(dag, size, link_bandwidth), link=link,
                       latency=latency, critical_path=critical)
-
-
-def critical_path_bound(dag: WorkloadDAG, durations: np.ndarray) -> float:
-    """`TimeBounds.critical_path`: the DAG's longest prefix chain of whole transfer times (seconds)."""
-    from .timing import longest_chain
-    return float(longest_chain(dag, durations).max()) if dag.n else 0.0
-
-
-def latency_bound(dag: WorkloadDAG, link_latency: np.ndarray | None = None) -> float:
-    """`TimeBounds.latency`: the DAG's longest prefix chain counting only link latencies (seconds; per-link
-    latencies in µs may override the topology's)."""
-    from .timing import link_arrays, longest_chain
-    from .timing.model import path_latency
-    _, lat = link_arrays(dag, None, link_latency)
-    return float(longest_chain(dag, path_latency(dag, lat)).max()) if dag.n else 0.0

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .bounds import critical_path_bound, gap, latency_bound, time_bounds
+from .bounds import gap, time_bounds
 from .jit import both
 from .timing import MODES, ReplayPlan, n_ranks, transfer_times
 from .units import format_seconds
@@ -30,30 +30,26 @@ def time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth:
 
 def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth: np.ndarray | None,
                  link_latency: np.ndarray | None, beside: Callable[[], tuple[Any, int | None]]) -> tuple[Any, dict]:
-    """``(what beside() made, time_report(...))``. `beside()` returns (anything, the rounds bound or None). On DAGs
-    of at least `PARALLEL_MIN` workloads the work is split over two cores (`jit.both`; docs/scale.md, fourteenth
-    and fifteenth steps): a worker makes the replay plan, runs the async pass, the report's longest part, which
-    on a plain PS DAG adds the transfer times as it goes, and then the latency bound; this thread makes the
-    transfer times, runs `beside()` and the critical-path bound. Each side writes only its own. Each mode keeps
-    only its totals (`ReplayPlan.summary`): a Timing holds start and finish per workload (docs/limits.md)."""
-    dag.link_load  # noqa: B018 - cached properties both sides read, built here once before they start
-    if dag.chains is None:
-        dag.deps  # noqa: B018 - the general pass and the chains' bounds read it
+    """``(what beside() made, time_report(...))``. `beside()` returns (anything, the rounds bound or None) and runs
+    with the sync replay and the time bounds on this thread while the async pass runs on a second core (`jit.both`,
+    on DAGs of at least `PARALLEL_MIN` workloads): the pass is the report's longest part and shares nothing it
+    writes; on a plain PS DAG it adds the transfer times from the links as it goes (docs/scale.md, fourteenth and
+    fifteenth steps). Each mode keeps only its totals (`ReplayPlan.summary`): a Timing holds start and finish per
+    workload (docs/limits.md)."""
+    # the plan's rounds and the transfer times, then the async pass beside the rest: each side writes only its own
+    plan, dur = both(lambda: ReplayPlan(dag, rounds), lambda: transfer_times(dag, size, link_bandwidth, link_latency),
+                     dag.n)
+    dag.deps  # noqa: B018 - the general pass reads it (a cached property): built here once, before the two sides start
 
-    def worker() -> tuple[ReplayPlan, float, float]:
-        plan = ReplayPlan(dag, rounds)
-        latest = plan.async_latest(size, link_bandwidth, link_latency)
-        return plan, latest, latency_bound(dag, link_latency)
-
-    def here() -> tuple[np.ndarray, Any, int | None, float]:
-        dur = transfer_times(dag, size, link_bandwidth, link_latency)
+    def rest() -> tuple[Any, int | None, dict, dict, np.ndarray]:
+        busy = plan.link_busy(dur)
         made, rounds_bound = beside()
-        return dur, made, rounds_bound, critical_path_bound(dag, dur)
+        sync = plan.summary(size, "sync", durations=dur, busy=busy)
+        bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
+        return made, rounds_bound, sync, bounds, busy
 
-    (plan, latest, latency), (dur, made, rounds_bound, critical) = both(worker, here, dag.n)
-    busy = plan.link_busy(dur)
-    sync = plan.summary(size, "sync", durations=dur, busy=busy)
-    bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur, latency=latency, critical=critical).as_dict()
+    latest, (made, rounds_bound, sync, bounds, busy) = both(
+        lambda: plan.async_latest(size, link_bandwidth, link_latency), rest, dag.n)
     done = plan.summary(size, "async", durations=dur, busy=busy, latest=latest)
     summaries = {"sync": sync, "async": done}
     del plan

@@ -374,7 +374,7 @@ def _longest_unit(order, ptr, val, n):  # pragma: no cover - compiled
     return out
 
 
-@kernel(nogil=True)
+@kernel
 def _longest_weighted(order, ptr, val, n, weight):  # pragma: no cover - compiled
     """Heaviest chain through ptr/val ending at each node: workload v weighs weight[v], a group 0."""
     k = weight.shape[1]
@@ -720,7 +720,7 @@ def _chain_successors(marks, tree, block, ptr, val):  # pragma: no cover - compi
         ptr[n + i + 1] = e
 
 
-@kernel(nogil=True)
+@kernel
 def _chain_longest(marks, block, weight, out, forward):  # pragma: no cover - compiled
     """Longest chains of a plain PS DAG along its chains' `marks` (`PlainChains.longest`), into `out` (n, k):
     workload w's value is its weight (1 when `weight` is None) plus the largest of 0 and its prefixes' values

@@ -183,7 +183,7 @@ class ReplayPlan:
         if not dag.n:
             return 0.0
         speeds = lane_speeds(dag, size, link_bandwidth, link_latency)
-        if dag.chains is None or not np.all(speeds[0][dag.link_load > 0] > 0):  # a failed link: its error
+        if dag.chains is None or not np.all(speeds[0] > 0):  # a failed link: `transfer_times` checks its use
             return self.latest("async", transfer_times(dag, size, link_bandwidth, link_latency))
         return float(self._async_latest(None, np.empty(0), speeds=speeds))
 
