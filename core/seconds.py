@@ -33,9 +33,8 @@ def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth
     """``(what beside() made, time_report(...))``. `beside()` returns (anything, the rounds bound or None) and runs
     with the sync replay and the time bounds on this thread while the async pass runs on a second core (`jit.both`,
     on DAGs of at least `PARALLEL_MIN` workloads): the pass is the report's longest part and shares nothing it
-    writes; on a plain PS DAG it adds the transfer times from the links as it goes (docs/scale.md, fourteenth and
-    fifteenth steps). Each mode keeps only its totals (`ReplayPlan.summary`): a Timing holds start and finish per
-    workload (docs/limits.md)."""
+    writes (docs/scale.md, fourteenth step). Each mode keeps only its totals (`ReplayPlan.summary`): a Timing holds
+    start and finish per workload (docs/limits.md)."""
     # the plan's rounds and the transfer times, then the async pass beside the rest: each side writes only its own
     plan, dur = both(lambda: ReplayPlan(dag, rounds), lambda: transfer_times(dag, size, link_bandwidth, link_latency),
                      dag.n)
@@ -48,8 +47,7 @@ def _time_report(dag: WorkloadDAG, rounds: Sequence, size: float, link_bandwidth
         bounds = time_bounds(dag, size, link_bandwidth, link_latency, dur).as_dict()
         return made, rounds_bound, sync, bounds, busy
 
-    latest, (made, rounds_bound, sync, bounds, busy) = both(
-        lambda: plan.async_latest(size, link_bandwidth, link_latency), rest, dag.n)
+    latest, (made, rounds_bound, sync, bounds, busy) = both(lambda: plan.latest("async", dur), rest, dag.n)
     done = plan.summary(size, "async", durations=dur, busy=busy, latest=latest)
     summaries = {"sync": sync, "async": done}
     del plan

@@ -63,28 +63,19 @@ def transfer_times(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | N
     `link_bandwidth` (Gbit/s) and `link_latency` (µs), one value per directed link, override the
     topology's. Raises ValueError if a workload crosses a link of bandwidth 0 (failed, or no share).
     """
-    lane, lat, piece = lane_speeds(dag, size, link_bandwidth, link_latency)
+    bw, lat = link_arrays(dag, link_bandwidth, link_latency)
     t = dag.topology
+    lane = gbps_to_bytes(bw) / t.link_capacity  # bytes/s of one lane
     slowest, out = np.empty(dag.n), np.empty(dag.n)  # numpy's: huge pages for 94 M rows (docs/scale.md)
-    _path_sums(dag.links.ptr, dag.links.values, lane, lat, slowest, out)
+    _path_sums(dag.links.ptr, dag.links.values, lane, lat * 1e-6, slowest, out)
     if dag.n and not np.all(slowest > 0):
         w = int(np.flatnonzero(~(slowest > 0))[0])
         dead = [int(x) for x in dag.links.row(w) if not lane[x] > 0]
         why = "failed" if t.link_failed[dead[0]] else "given bandwidth 0"
         raise ValueError(f"workload {dag.describe(w)} crosses link {t.link_label(dead[0])}, which is {why}; "
                          f"a schedule must avoid it")
-    out += np.divide(piece, slowest, out=slowest)  # in place: the same sums, two (n,) floats alive
+    out += np.divide(piece_bytes(dag, size), slowest, out=slowest)  # in place: the same sums, two (n,) floats alive
     return out
-
-
-def lane_speeds(dag: WorkloadDAG, size: float, link_bandwidth: np.ndarray | None = None,
-                link_latency: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """What `transfer_times` computes a workload's seconds from: per directed link the bytes/s of one lane (0 where
-    failed) and the latency in seconds, and the piece's bytes. A workload's time is its links' latencies added left
-    to right from the first, plus the piece over its slowest lane (a compiled pass may add them inline, bit for bit
-    the same: `ReplayPlan.latest`)."""
-    bw, lat = link_arrays(dag, link_bandwidth, link_latency)
-    return gbps_to_bytes(bw) / dag.topology.link_capacity, lat * 1e-6, piece_bytes(dag, size)
 
 
 def path_latency(dag: WorkloadDAG, lat: np.ndarray) -> np.ndarray:

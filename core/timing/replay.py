@@ -29,7 +29,7 @@ from .. import csr
 from ..jit import SMALL, kernel, prefetch
 from ..units import parse_size, DEFAULT_SIZE
 from ..workloads import FIRST_BROADCAST, NEXT, WorkloadDAG
-from .model import algbw, busbw, lane_speeds, n_ranks, piece_bytes, transfer_times
+from .model import algbw, busbw, n_ranks, piece_bytes, transfer_times
 
 MODES = ("sync", "async")
 DEFAULT_SIZE_BYTES = parse_size(DEFAULT_SIZE)
@@ -174,19 +174,6 @@ class ReplayPlan:
             return float(np.cumsum(_round_max(self.order, self.round_ptr, dur))[-1]) if self.n_rounds else 0.0
         return float(self._async_latest(dur, np.empty(0))) if self.dag.n else 0.0
 
-    def async_latest(self, size: float = DEFAULT_SIZE_BYTES, link_bandwidth: np.ndarray | None = None,
-                     link_latency: np.ndarray | None = None) -> float:
-        """``latest("async", durations(size, ...))``, bit for bit, without the durations' (n,) array on a plain PS
-        DAG, whose pass adds each workload's seconds from its links as it goes (docs/scale.md, fifteenth step): it
-        can run before, or beside, the making of the durations that the other numbers need."""
-        dag = self.dag
-        if not dag.n:
-            return 0.0
-        speeds = lane_speeds(dag, size, link_bandwidth, link_latency)
-        if dag.chains is None or not np.all(speeds[0] > 0):  # a failed link: `transfer_times` checks its use
-            return self.latest("async", transfer_times(dag, size, link_bandwidth, link_latency))
-        return float(self._async_latest(None, np.empty(0), speeds=speeds))
-
     def link_busy(self, dur: np.ndarray) -> np.ndarray:
         """Seconds each directed link is held: the durations of the workloads crossing it over its capacity."""
         dag = self.dag
@@ -210,12 +197,10 @@ class ReplayPlan:
         self._async_latest(dur, start, finish)
         return start, finish
 
-    def _async_latest(self, dur: np.ndarray | None, start: np.ndarray, finish: np.ndarray | None = None,
-                      speeds: tuple[np.ndarray, np.ndarray, float] | None = None) -> float:
+    def _async_latest(self, dur: np.ndarray, start: np.ndarray, finish: np.ndarray | None = None) -> float:
         """The async pass: writes the starts into `start` (unless it is empty) and the finishes into `finish` (a
         scratch array when None); returns the latest finish. Raises ValueError where the schedule's order breaks
-        a wait. `speeds` (`lane_speeds`) in place of `dur`, on a DAG with chains only: the pass along them adds each
-        duration from its links (the same bits, no (n,) array read)."""
+        a wait."""
         dag = self.dag
         finish = np.empty(dag.n) if finish is None else finish
         lk = dag.links  # no successors: a group's finish is read from its members (docs/scale.md)
@@ -228,10 +213,8 @@ class ReplayPlan:
             g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
         c = dag.chains
         if c is not None:  # the plain PS DAG of one chunk: prefixes from its marks
-            lane, lat, piece = (np.zeros(0), np.zeros(0), 0.0) if speeds is None else speeds
-            latest, bad, other = _async_chains(self.order, self.round_ptr, dur if speeds is None else np.zeros(0),
-                                               lane, lat, piece, c.marks, dag.tree, g.ptr, g.values, lk.ptr, lk.values,
-                                               lane0, g_round, start, finish)
+            latest, bad, other = _async_chains(self.order, self.round_ptr, dur, c.marks, dag.tree, g.ptr, g.values,
+                                               lk.ptr, lk.values, lane0, g_round, start, finish)
         else:
             d = dag.deps
             latest, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values,
@@ -349,7 +332,7 @@ def _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f):  # p
 
 
 @kernel(nogil=True)
-def _async_chains(order, round_ptr, dur, lane, lat, piece, marks, tree, gptr, gval, lptr, lval, lane0, g_round, start,
+def _async_chains(order, round_ptr, dur, marks, tree, gptr, gval, lptr, lval, lane0, g_round, start,
                   finish):  # pragma: no cover - compiled
     """`_async_pass` on a plain PS DAG of one chunk, its prefixes read from its chains' `marks` (w waits for w - 1
     where w - 1 is marked `NEXT`; a first broadcast hop, marked `FIRST_BROADCAST`, for the group of its tree, whose
@@ -357,16 +340,12 @@ def _async_chains(order, round_ptr, dur, lane, lat, piece, marks, tree, gptr, gv
     a cache miss in the schedule's order (docs/scale.md, fourteenth step). The same waits in the same order, so the
     same starts, finishes, latest finish and offending workload.
 
-    Two more reads a workload are saved (docs/scale.md, fifteenth step). Whether w - 1 was sent in an earlier round
-    is told without the rounds of the workloads: `finish` is first set to -1 (a finish is >= 0), so w - 1 is of a
-    later round while its finish is unset, and of w's own round exactly when it comes just before w in the round
-    (each round's ids ascending, as the plan keeps them). With `dur` empty, each workload's seconds are added
-    here from the links it is read for anyway, as `transfer_times` adds them (`lane_speeds`: the latencies left
-    to right from the first link's, plus `piece` over the slowest lane), so bit for bit its durations; a path over
-    a lane of 0 bytes/s (a failed link) takes forever, where `transfer_times` raises."""
+    Whether w - 1 was sent in an earlier round is told without the rounds of the workloads, one read a workload
+    fewer (docs/scale.md, fifteenth step): `finish` is first set to -1 (a finish is >= 0), so w - 1 is of a later
+    round while its finish is unset, and of w's own round exactly when it comes just before w in the round (each
+    round's ids ascending, as the plan keeps them)."""
     n_groups = len(gptr) - 1
     keep = len(start) > 0
-    given = len(dur) > 0
     latest = 0.0
     finish[:] = -1.0
     g_finish = np.full(n_groups, -1.0)
@@ -380,9 +359,8 @@ def _async_chains(order, round_ptr, dur, lane, lat, piece, marks, tree, gptr, gv
                 x = order[i + 16]
                 prefetch(marks, x)
                 prefetch(lptr, x)
+                prefetch(dur, x)
                 prefetch(finish, x)
-                if given:
-                    prefetch(dur, x)
                 if keep:
                     prefetch(start, x)
             if i + 8 < m:
@@ -412,29 +390,12 @@ def _async_chains(order, round_ptr, dur, lane, lat, piece, marks, tree, gptr, gv
                 return latest, w, -1
             if keep:
                 start[w] = t
-            if given:
-                f = t + dur[w]
-            else:
-                f = t + _path_seconds(lptr, lval, lane, lat, piece, w)
+            f = t + dur[w]
             finish[w] = f
             if f > latest:
                 latest = f
             _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f)
     return latest, -1, -1
-
-
-@kernel(inner=True)
-def _path_seconds(lptr, lval, lane, lat, piece, w):  # pragma: no cover - compiled
-    """Workload w's seconds as `transfer_times` adds them: its links' latencies left to right from the first link's,
-    plus `piece` over its slowest lane (inf over a lane of 0)."""
-    s = np.inf
-    p = 0.0
-    for e in range(lptr[w], lptr[w + 1]):
-        link = lval[e]
-        if lane[link] < s:
-            s = lane[link]
-        p = lat[link] if e == lptr[w] else p + lat[link]
-    return p + piece / s if s > 0.0 else np.inf
 
 
 @kernel(interpret_below=SMALL, nogil=True)

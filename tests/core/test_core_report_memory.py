@@ -222,32 +222,3 @@ def test_report_of_a_broken_order_raises_on_either_thread(k):
     broken = dataclasses.replace(sched, rounds=rounds)
     with threads(k), pytest.raises(ValueError, match="not a valid schedule: workload"):
         schedule_report(broken, size)
-
-
-@pytest.mark.parametrize("spec,method,options", [r for r in RUNS if r[1] == "ps"] + [("fattree:4", "ps", {"chunks": 2})])
-def test_async_latest_adds_the_transfer_times_inline_bit_for_bit(spec, method, options):
-    """`ReplayPlan.async_latest`, whose pass on a plain PS DAG adds each workload's seconds from its links as it
-    goes, gives the pass's latest finish over `transfer_times`, and the same finishes, bit for bit: with the
-    topology's links and with latencies spread over six decades and mixed bandwidths, where adding in another order
-    moves the last bit. A DAG without chains (two chunks) takes the durations' array. A used link of bandwidth 0
-    raises `transfer_times`' error."""
-    sched, size = _schedule(spec, method, options)
-    dag = sched.dag
-    n_links = dag.topology.n_links
-    rng = np.random.default_rng(5)
-    lat = rng.uniform(0.1, 9.9, n_links) * rng.choice([1e-3, 1.0, 1e3], n_links)
-    bw = rng.uniform(1.0, 400.0, n_links)
-    plan = ReplayPlan(dag, sched.rounds)
-    for b, l in ((None, None), (bw, lat)):
-        dur = timing_model.transfer_times(dag, size, b, l)
-        want = plan.latest("async", dur)
-        assert np.float64(plan.async_latest(size, b, l)).tobytes() == np.float64(want).tobytes()
-        if dag.chains is not None:
-            by_array, inline = np.empty(dag.n), np.empty(dag.n)
-            plan._async_latest(dur, np.empty(0), by_array)
-            plan._async_latest(None, np.empty(0), inline, speeds=timing_model.lane_speeds(dag, size, b, l))
-            assert inline.tobytes() == by_array.tobytes()
-    dead = bw.copy()
-    dead[int(np.flatnonzero(dag.link_load > 0)[0])] = 0.0
-    with pytest.raises(ValueError, match="given bandwidth 0"):
-        plan.async_latest(size, dead, lat)

@@ -711,8 +711,8 @@ def async_starts(plan: ReplayPlan, dur: np.ndarray) -> tuple[np.ndarray, int, in
     assert kernel(*args, none, lean := np.zeros(dag.n))[:3] == (latest, bad, other) and np.array_equal(lean, finish)
     if dag.chains is not None:  # the pass along the chains' marks: the same in everything, compiled and interpreted
         chains = sys.modules["core.timing.replay"]._async_chains
-        c_args = (plan.order, plan.round_ptr, dur, np.zeros(0), np.zeros(0), 0.0, dag.chains.marks, dag.tree, g.ptr,
-                  g.values, dag.links.ptr, dag.links.values, lane0, g_round)
+        c_args = (plan.order, plan.round_ptr, dur, dag.chains.marks, dag.tree, g.ptr, g.values, dag.links.ptr,
+                  dag.links.values, lane0, g_round)
         for run in (chains, chains.py_func):
             for keep in (True, False):  # the caller's finish holds anything: the pass sets it first
                 c_start, c_finish = np.zeros(dag.n if keep else 0), np.full(dag.n, 5.0)
