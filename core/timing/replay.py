@@ -213,8 +213,8 @@ class ReplayPlan:
             g_round[full] = np.maximum.reduceat(self.round_of[g.values], g.ptr[:-1][full])
         c = dag.chains
         if c is not None:  # the plain PS DAG of one chunk: prefixes from its marks
-            latest, bad, other = _async_chains(self.order, self.round_ptr, self.round_of, dur, c.marks, dag.tree, g.ptr,
-                                               g.values, lk.ptr, lk.values, lane0, g_round, dag.n, start, finish)
+            latest, bad, other = _async_chains(self.order, self.round_ptr, dur, c.marks, dag.tree, g.ptr, g.values,
+                                               lk.ptr, lk.values, lane0, g_round, start, finish)
         else:
             d = dag.deps
             latest, bad, other = _async_pass(self.order, self.round_of, dur, d.ptr, d.values, lk.ptr, lk.values,
@@ -332,16 +332,22 @@ def _lanes_take(lptr, lval, lane0, used, lane_round, lane_finish, w, r, f):  # p
 
 
 @kernel(nogil=True)
-def _async_chains(order, round_ptr, round_of, dur, marks, tree, gptr, gval, lptr, lval, lane0, g_round, n, start,
+def _async_chains(order, round_ptr, dur, marks, tree, gptr, gval, lptr, lval, lane0, g_round, start,
                   finish):  # pragma: no cover - compiled
     """`_async_pass` on a plain PS DAG of one chunk, its prefixes read from its chains' `marks` (w waits for w - 1
     where w - 1 is marked `NEXT`; a first broadcast hop, marked `FIRST_BROADCAST`, for the group of its tree, whose
     members are its row of `gptr`/`gval`): one byte a workload where deps' rows cost a row pointer and an entry, each
     a cache miss in the schedule's order (docs/scale.md, fourteenth step). The same waits in the same order, so the
-    same starts, finishes, latest finish and offending workload."""
+    same starts, finishes, latest finish and offending workload.
+
+    Whether w - 1 was sent in an earlier round is told without the rounds of the workloads, one read a workload
+    fewer (docs/scale.md, fifteenth step): `finish` is first set to -1 (a finish is >= 0), so w - 1 is of a later
+    round while its finish is unset, and of w's own round exactly when it comes just before w in the round (each
+    round's ids ascending, as the plan keeps them)."""
     n_groups = len(gptr) - 1
     keep = len(start) > 0
     latest = 0.0
+    finish[:] = -1.0
     g_finish = np.full(n_groups, -1.0)
     lane_finish = np.zeros(lane0[-1], np.float64)
     lane_round = np.full(lane0[-1], -1, np.int64)
@@ -352,7 +358,6 @@ def _async_chains(order, round_ptr, round_of, dur, marks, tree, gptr, gval, lptr
             if i + 16 < m:
                 x = order[i + 16]
                 prefetch(marks, x)
-                prefetch(round_of, x)
                 prefetch(lptr, x)
                 prefetch(dur, x)
                 prefetch(finish, x)
@@ -377,7 +382,7 @@ def _async_chains(order, round_ptr, round_of, dur, marks, tree, gptr, gval, lptr
                     g_finish[g] = g_latest
                 t = g_finish[g]
             elif w > 0 and marks[w - 1] & NEXT:
-                if round_of[w - 1] >= r:
+                if finish[w - 1] < 0.0 or (i > round_ptr[r] and order[i - 1] == w - 1):
                     return latest, w, w - 1
                 t = finish[w - 1]
             t = _lanes_free(lptr, lval, lane0, used, lane_round, lane_finish, w, r, t)
