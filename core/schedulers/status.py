@@ -12,9 +12,14 @@ BOUND_MET_WORDS = "critical-path's schedule, CP-SAT's warm start, meets the lowe
 
 
 def status_text(info: dict) -> str:
-    """``info["status"]`` as the CLI prints it: CP-SAT's status as is, `BOUND_MET` with what it means."""
+    """``info["status"]`` as the CLI prints it: CP-SAT's status with what it means where it stopped unproven
+    (`STOPPED_WORDS`) or was not needed (`BOUND_MET`); another status (OPTIMAL...) as is."""
     status = str(info.get("status", "?"))
-    return f"{status} ({BOUND_MET_WORDS})" if status == BOUND_MET else status
+    if status == BOUND_MET:
+        return f"{status} ({BOUND_MET_WORDS})"
+    if status in STOPPED_WORDS:  # the words without their closing "(status X)", which the line already begins with
+        return f"{status} (CP-SAT {STOPPED_WORDS[status].rsplit(' (status', 1)[0]})"
+    return status
 
 
 STOPPED_WORDS = {

@@ -716,3 +716,14 @@ def test_the_seconds_table_marks_an_optimum_not_proven_as_the_rounds_table_does(
     res.info["proven_optimal"] = False  # as CP-SAT stopped at its time limit says it
     _, text, numbers = time_cells(rows, ["critical-path"])
     assert text[0][2] == f"{res.rounds:.0f}{NOT_PROVEN}" and numbers[0][2] == float(res.rounds)
+
+
+def test_schedule_status_line_says_what_an_unproven_status_means():
+    """Trial 22 left `schedule`'s own line bare ("status: UNKNOWN"): an unproven status now says in words what CP-SAT
+    had when it stopped, as Compare's warning does; a proven or unneeded search keeps its own words or none."""
+    from core.schedulers.status import BOUND_MET, status_text
+    assert status_text({"status": "UNKNOWN"}) == ("UNKNOWN (CP-SAT found no schedule of its own within the limit, so "
+                                                  "the result is its starting schedule, critical-path's)")
+    assert status_text({"status": "FEASIBLE"}) == "FEASIBLE (CP-SAT found a schedule but did not prove it the shortest)"
+    assert status_text({"status": "OPTIMAL"}) == "OPTIMAL"
+    assert status_text({"status": BOUND_MET}).startswith(f"{BOUND_MET} (")
