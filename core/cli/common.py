@@ -214,7 +214,7 @@ def long_run_note(what: str, estimates: list[Estimate]) -> str | None:
         return None
     peak = max(e.bytes for e in estimates)
     size = f"{fmt_bytes(peak)} at most" if len(estimates) > 1 else \
-        f"{fmt_bytes(peak)}" + (f" for {estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
+        f"{fmt_bytes(peak)}" + (f" for ~{estimates[0].workloads:,} workloads" if estimates[0].workloads else "")
     ceiling = f", plus up to ~{fmt_seconds(search)} of CP-SAT ({SEARCH_WHEN})" if search > 0 else ""
     return (f"note: {what}: ~{fmt_seconds(sure)} CPU{' in all' if len(estimates) > 1 else ''}{ceiling}, ~{size}, "
             "the size guard's rough estimate (memory is meant to be above the peak; time can be under: "

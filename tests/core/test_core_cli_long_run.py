@@ -11,10 +11,12 @@ from core.guard import Estimate
 
 
 def test_the_note_gives_the_estimate_from_ten_seconds():
+    """The workload count is the guard's estimate too (trial 24: DCell(4,2)'s note said 1,847,790 where the DAG has
+    1,758,438), so it carries the same "~"."""
     est = Estimate("scheduling BCube(8,3) (tree DAG) and writing it as NPZ", 9_793_798_144, 123.8, 33_546_240)
     assert common.long_run_note("critical-path: " + est.what, [est]) == (
         "note: critical-path: scheduling BCube(8,3) (tree DAG) and writing it as NPZ: ~2.1 min CPU, ~9.1 GiB for "
-        "33,546,240 workloads, the size guard's rough estimate (memory is meant to be above the peak; time can be "
+        "~33,546,240 workloads, the size guard's rough estimate (memory is meant to be above the peak; time can be "
         "under: docs/limits.md)")
     assert common.long_run_note("x", [Estimate("quick", 1 << 20, common.LONG_RUN_S - 0.1)]) is None
     assert common.long_run_note("x", []) is None
@@ -99,3 +101,35 @@ def test_compare_says_the_first_search_once_and_nothing_when_none_starts(capsys)
     assert notes == ["note: compare: critical-path's schedule misses the lower bound on example:fig3, so optimal's "
                      "CP-SAT searches there for up to ~11 s, as on each configuration where it does (~32 s at most in "
                      "all; --time-limit; it stops when it proves the optimum)"], notes
+
+
+def test_a_large_json_schedule_points_to_npz(monkeypatch, capsys, tmp_path):
+    """Trial 24: BCube(10,2)'s 677 MB JSON schedule took over a minute to validate, with no word that the .npz form
+    (31 MB) reads back in seconds. From `JSON_HINT_WORKLOADS` workloads `schedule --out x.json` says so on stderr;
+    not for .npz, not for a smaller schedule, not with --format json."""
+    from core.cli import schedule as cli_schedule
+    est = [Estimate("scheduling", 1 << 30, 1.0, cli_schedule.JSON_HINT_WORKLOADS)]
+    hint = cli_schedule.json_hint(str(tmp_path / "s.json"), est)
+    assert hint.startswith(f"note: s.json: JSON of ~{cli_schedule.JSON_HINT_WORKLOADS:,} workloads") and ".npz" in hint
+    assert cli_schedule.json_hint("s.npz", est) is None and cli_schedule.json_hint(None, est) is None
+    assert cli_schedule.json_hint("s.json", [Estimate("x", 1, 1.0, cli_schedule.JSON_HINT_WORKLOADS - 1)]) is None
+    monkeypatch.setattr(cli_schedule, "JSON_HINT_WORKLOADS", 1)
+    argv = ["schedule", "bcube:2,1", "--out", str(tmp_path / "s.json")]
+    assert cli.main(argv) == 0
+    assert [line for line in capsys.readouterr().err.splitlines() if "JSON of ~" in line]
+    assert cli.main(argv + ["--format", "json"]) == 0 and "JSON of ~" not in capsys.readouterr().err
+    assert cli.main(["schedule", "bcube:2,1", "--out", str(tmp_path / "s.npz")]) == 0
+    assert "JSON of ~" not in capsys.readouterr().err
+
+
+def test_replay_takes_the_force_its_refusal_names(monkeypatch, capsys, tmp_path):
+    """Trial 24: `replay`, refused by the size guard, was told "--force ... overrides" and then rejected --force."""
+    path = tmp_path / "s.json"
+    assert cli.main(["schedule", "bcube:2,1", "--out", str(path)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1KiB")
+    assert cli.main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "refused before building anything (--force" in err and len(err.strip().splitlines()) == 1
+    assert cli.main(["replay", str(path), "--force"]) == 0
+    assert "time for" in capsys.readouterr().out
