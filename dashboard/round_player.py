@@ -527,8 +527,8 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     title = method_title(pb.method)
     if view.timeline.seconds:
         end = f"{pb.end_s * view.unit[1]:.4g} {view.unit[0]}"
-        if r <= pb.n_rounds:
-            st.markdown(f"**{title}**: {_span(view, r)} (ends at {end})")
+        if r <= pb.n_rounds:  # the column's interval is the header's, the same for every method: said once there
+            st.markdown(f"**{title}**: sending, ends at {end}")
             st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")
         else:
             st.markdown(f"**{title}**: finished at {end}")

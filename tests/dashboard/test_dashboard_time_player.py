@@ -61,6 +61,11 @@ def test_seconds_axis_lines_up_every_method_in_time_sync_or_async():
             want = np.rint(100 * busy_share(got[m].dag, tm[m].start, tm[m].finish, edges[:n + 1])).astype(np.uint8)
             assert np.array_equal(h["z"], want)  # the share of each column every link is busy, from core
         assert f"**Column 1 of {k}: 0–{edges[1] * 1e3:.4g} ms**" in texts(at)
+        # the interval is said once, in the header: each method's line gives its end (stop 33's trial: it repeated
+        # "0–0.2 ms" on every method)
+        lines = [x for x in texts(at).splitlines() if x.startswith("**") and "ends at" in x]
+        assert len(lines) == len(methods) and not any(f"{edges[1] * 1e3:.4g} ms" in x.split("ends at")[0] for x in lines)
+        assert [x.split("ends at ")[1] for x in lines] == [f"{tm[m].time * 1e3:.4g} ms" for m in methods]
     at.button(key="player:next").click().run()
     assert marker_x0(at) == pytest.approx([edges[1] * 1e3] * 3)  # the same interval marked in every method
 
