@@ -116,10 +116,13 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     extra = {"network": network} if any(network.values()) else {}
     if moved is not None:
         extra["replan"] = moved.summary()
-    if a.out:
-        write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
+    def write() -> None:
+        if a.out:
+            write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
+
     steps = explained_steps(sched, a.explain) if a.explain is not None else None
     if a.format == "json":
+        write()
         more = {"explain": steps} if steps is not None else {}
         # numbers as compare's JSON has them (0.012806, not 0.012806000000000001); the explained steps keep their
         # 4 decimals
@@ -160,7 +163,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         print("\n".join(replan_lines(moved)))
     if steps is not None:
         explain_lines(sched, steps)
-    if a.out:
+    if a.out:  # the report first: a write cut short (Ctrl-C, a full disk) leaves it on screen (trial 24)
+        sys.stdout.flush()
+        write()
         print(f"  wrote {a.out}")
     return 0
 

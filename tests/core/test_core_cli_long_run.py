@@ -133,3 +133,18 @@ def test_replay_takes_the_force_its_refusal_names(monkeypatch, capsys, tmp_path)
     assert "refused before building anything (--force" in err and len(err.strip().splitlines()) == 1
     assert cli.main(["replay", str(path), "--force"]) == 0
     assert "time for" in capsys.readouterr().out
+
+
+def test_a_write_cut_short_keeps_the_report(monkeypatch, capsys, tmp_path):
+    """Trial 24: Ctrl-C while `schedule --out x.json` wrote its file lost the whole report, printed after the file.
+    The text report now comes first, then the file, then "wrote"; the interrupted run exits 130 without the line."""
+    from core.cli import schedule as cli_schedule
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_schedule, "write_schedule", interrupted)
+    assert cli.main(["schedule", "bcube:2,1", "--out", str(tmp_path / "s.json")]) == 130
+    out, err = capsys.readouterr()
+    assert "  rounds " in out and "time for" in out and "wrote" not in out
+    assert err.strip() == "allreduce-lab: interrupted"
