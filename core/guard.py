@@ -414,10 +414,19 @@ def check(estimate: Estimate, *, force: bool = False) -> Estimate:
     if estimate.seconds > sec:
         over.append(f"{fmt_seconds(estimate.seconds)} CPU, over the time limit of {fmt_seconds(sec)} ({sec_src})")
     if over:
-        count = f" for {estimate.workloads:,} workloads" if estimate.workloads else ""
+        w = estimate.workloads
+        count = (f" for {w:,} workloads" if w < 10 ** 12 else f" for {w:.2g} workloads") if w else ""
+        far = estimate.bytes > FAR_OVER * mem or estimate.seconds > FAR_OVER * sec
+        hint = (f": over {FAR_OVER}x a limit, so try a smaller size, not --force (docs/limits.md)" if far
+                else " (--force, ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
         raise SizeError(f"{estimate.what}: estimated {' and '.join(over)}{count}; refused before building "
-                        f"anything (--force, ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
+                        f"anything{hint}")
     return estimate
+
+
+FAR_OVER = 100
+"""A run estimated at this many times a limit or more is refused with a hint to a smaller size instead of the
+overrides (trial 24: BCube(64,3) PS offered --force for 2.1e+05 TiB)."""
 
 
 def check_schedulable(size: Size, dag_kind: str, chunks: int = 1, *, solver: str | None = None,

@@ -148,3 +148,28 @@ def test_a_write_cut_short_keeps_the_report(monkeypatch, capsys, tmp_path):
     out, err = capsys.readouterr()
     assert "  rounds " in out and "time for" in out and "wrote" not in out
     assert err.strip() == "allreduce-lab: interrupted"
+
+
+def test_a_run_far_beyond_the_limits_points_to_a_smaller_size(monkeypatch):
+    """Trial 24: BCube(64,3) PS was offered --force for 2.1e+05 TiB, and BCube(100000,5)'s workloads filled the line
+    with 40 digits. From `FAR_OVER` times a limit the refusal says to try a smaller size, not --force; a count of
+    10^12 workloads or more is written as 4.3e+37."""
+    from core import guard
+    from core.guard import SizeError
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_MEMORY", "1GiB")
+    monkeypatch.setenv("ALLREDUCE_LAB_MAX_SECONDS", "100")
+
+    def refusal(gib: float, seconds: float, workloads: int) -> str:
+        with pytest.raises(SizeError) as err:
+            guard.check(Estimate("scheduling X", int(gib * 2 ** 30), seconds, workloads))
+        return str(err.value)
+
+    near = refusal(2.0, 1.0, 5_000_000)
+    assert near.endswith("for 5,000,000 workloads; refused before building anything (--force, "
+                         "ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
+    far = f": over {guard.FAR_OVER}x a limit, so try a smaller size, not --force (docs/limits.md)"
+    assert refusal(guard.FAR_OVER + 1, 1.0, 10 ** 12).endswith(f"for 1e+12 workloads; refused before building anything{far}")
+    assert refusal(0.5, 100 * guard.FAR_OVER + 1, 42_535_295_865_117_307_942).endswith(f"for 4.3e+19 workloads; "
+                                                                                        f"refused before building anything{far}")
+    assert refusal(guard.FAR_OVER - 1, 1.0, 0).endswith("refused before building anything (--force, "
+                                                        "ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
