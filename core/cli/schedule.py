@@ -340,8 +340,9 @@ def json_hint(out: str | None, estimates: list) -> str | None:
     if not out or out_form(out) != "json" or not estimates or estimates[0].workloads < JSON_HINT_WORKLOADS:
         return None
     return (f"note: {Path(out).name}: JSON of ~{estimates[0].workloads:,} workloads is large and slow to read back "
-            "(validate and replay of 5.4 M workloads: over a minute); the same schedule as .npz (--out NAME.npz) is about 20x smaller and reads "
-            "back in seconds (docs/scale.md, \"Files: JSON with groups, and a columnar form\")")
+            "(validate and replay of 5.4 M workloads: over a minute); the same schedule as .npz (--out NAME.npz) is "
+            "about 20x smaller and reads back in seconds (docs/scale.md, \"Files: JSON with groups, and a columnar "
+            "form\")")
 
 
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:

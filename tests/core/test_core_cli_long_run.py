@@ -168,8 +168,9 @@ def test_a_run_far_beyond_the_limits_points_to_a_smaller_size(monkeypatch):
     assert near.endswith("for 5,000,000 workloads; refused before building anything (--force, "
                          "ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
     far = f": over {guard.FAR_OVER}x a limit, so try a smaller size, not --force (docs/limits.md)"
-    assert refusal(guard.FAR_OVER + 1, 1.0, 10 ** 12).endswith(f"for 1e+12 workloads; refused before building anything{far}")
-    assert refusal(0.5, 100 * guard.FAR_OVER + 1, 42_535_295_865_117_307_942).endswith(f"for 4.3e+19 workloads; "
-                                                                                        f"refused before building anything{far}")
-    assert refusal(guard.FAR_OVER - 1, 1.0, 0).endswith("refused before building anything (--force, "
-                                                        "ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
+    refused = "refused before building anything"
+    assert refusal(guard.FAR_OVER + 1, 1.0, 10 ** 12).endswith(f"for 1e+12 workloads; {refused}{far}")
+    assert refusal(0.5, 100 * guard.FAR_OVER + 1, 42_535_295_865_117_307_942).endswith(
+        f"for 4.3e+19 workloads; {refused}{far}")
+    assert refusal(guard.FAR_OVER - 1, 1.0, 0).endswith(
+        f"{refused} (--force, ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
