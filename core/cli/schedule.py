@@ -56,6 +56,9 @@ def register(sub) -> None:
     p.add_argument("file", help="an allreduce-schedule/1 file (.json or .npz), as schedule --out writes it")
     p.add_argument("--max-report", type=at.int_in(0, 1_000_000), default=50,
                    help="violations to print (default 50; all are counted)")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text (default) or json: the verdict, the counts by rule and the first --max-report "
+                        "violations (rounds numbered from 1, as in the text)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=cmd_validate)
 
@@ -372,6 +375,14 @@ def cmd_validate(a: argparse.Namespace) -> int:
     goes to stdout; stderr carries only errors (a file that cannot be read) and notes, as in every command."""
     data = schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
+    if a.format == "json":
+        shown = [{"rule": v.rule, "message": v.message, "workload": v.workload,
+                  "round": None if v.round is None else v.round + 1, "link_id": None if v.link is None else v.link // 2}
+                 for v in rep.violations[: a.max_report]]
+        print(json.dumps({"file": a.file, "valid": rep.ok, "workloads": rep.workloads, "rounds": rep.rounds,
+                          "trees": rep.trees, "violations": len(rep.violations), "by_rule": rep.by_rule(),
+                          "elsewhere": rep.elsewhere_note(), "shown": shown}, indent=2))
+        return 0 if rep.ok else 2
     if rep.ok:
         print(f"{a.file}: OK — {rep.workloads} workloads in {rep.rounds} rounds; every server holds the sum "
               f"of all {rep.trees} flow-trees exactly once")

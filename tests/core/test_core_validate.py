@@ -497,3 +497,28 @@ def test_a_schedule_pasted_onto_another_topology_says_so_first(tmp_path, capsys)
         "pieces (server, flow-tree) are missing from or repeated in their sums: the schedule was made for another "
         "network"), lines[0]
     assert lines[1].startswith("  [path]") and len(lines) == 4
+
+
+def test_validate_prints_json_with_the_texts_verdict_and_counts(tmp_path, capsys):
+    """Trial 24: `validate --format json` was refused though `schedule` and `replay` take it. The JSON has the text's
+    verdict, counts by rule and first --max-report violations (rounds from 1, link ids as --fail-links takes them),
+    and the same exit code."""
+    path = tmp_path / "s.json"
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--out", str(path)]) == 0
+    capsys.readouterr()
+    assert cli.main(["validate", str(path), "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["valid"] is True and got["violations"] == 0 and got["shown"] == [] and got["workloads"] == 24
+    doc = json.loads(path.read_text())
+    doc["rounds"][0], doc["rounds"][-1] = doc["rounds"][-1], doc["rounds"][0]  # sent before their prefixes
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert cli.main(["validate", str(bad)]) == 2
+    text = capsys.readouterr().out.splitlines()
+    assert cli.main(["validate", str(bad), "--format", "json", "--max-report", "2"]) == 2
+    got = json.loads(capsys.readouterr().out)
+    counts = ", ".join(f"{k} {n}" for k, n in got["by_rule"].items())
+    assert got["valid"] is False and text[0].endswith(f"INVALID — {got['violations']} violation(s): {counts}")
+    assert len(got["shown"]) == 2 and [f"  [{v['rule']}] {v['message']}" for v in got["shown"]] == \
+        [line.split("  (")[0] for line in text[1:3]]
+    assert all(v["round"] is None or 1 <= v["round"] <= len(doc["rounds"]) for v in got["shown"])
