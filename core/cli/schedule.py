@@ -129,8 +129,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         more = {"explain": steps} if steps is not None else {}
         # numbers as compare's JSON has them (0.012806, not 0.012806000000000001); the explained steps keep their
         # 4 decimals
-        print(json.dumps({**json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more}, indent=2,
-                         default=float))
+        # the text's first line too: the network and the DAG (trial 24: the JSON did not say which topology it was)
+        head = {"spec": t.spec, "merge": bool(sched.dag.merge), "chunks": int(sched.dag.chunks)}
+        print(json.dumps({**head, **json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more},
+                         indent=2, default=float))
         return 0
     print(f"{t.spec}  method={a.method}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if "network" in extra:

@@ -174,3 +174,15 @@ def test_a_run_far_beyond_the_limits_points_to_a_smaller_size(monkeypatch):
         f"for 4.3e+19 workloads; {refused}{far}")
     assert refusal(guard.FAR_OVER - 1, 1.0, 0).endswith(
         f"{refused} (--force, ALLREDUCE_LAB_MAX_MEMORY or ALLREDUCE_LAB_MAX_SECONDS overrides)")
+
+
+def test_schedule_json_names_what_the_texts_first_line_names(capsys):
+    """Trial 24: `schedule --format json` left out the topology, merge and chunks that the text's first line gives."""
+    argv = ["schedule", "bcube:n=2,k=1", "--method", "ps", "--chunks", "2"]
+    assert cli.main(argv) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert cli.main(argv + ["--format", "json"]) == 0
+    import json
+    got = json.loads(capsys.readouterr().out)
+    assert first == f"{got['spec']}  method={got['method']}  merge={'on' if got['merge'] else 'off'}  chunks={got['chunks']}"
+    assert (got["merge"], got["chunks"]) == (False, 2)
