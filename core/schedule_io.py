@@ -14,7 +14,7 @@ import numpy as np
 from .atomic import atomic_file
 from .guard import check, estimate_json
 from .schedule import Schedule
-from .schedule_npz import Columns, ColumnsError, columns_of, is_npz, read_npz, write_npz
+from .schedule_npz import REWRITE, Columns, ColumnsError, columns_of, is_npz, read_npz, write_npz
 from .topology import to_dict
 
 FORMAT = "allreduce-schedule/1"
@@ -200,7 +200,7 @@ def read_schedule_file(path: str | Path, *, force: bool = False) -> dict[str, An
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         named = " and not a .npz archive (it does not start like a zip file)" if file_form(p) == "npz" else ""
-        raise ScheduleFileError(f"{path}: not JSON ({err}){named}") from None
+        raise ScheduleFileError(f"{path}: not JSON ({err}){named}; {REWRITE}") from None
     except RecursionError:
         raise ScheduleFileError(f"{path}: nested too deeply to be a schedule") from None
     return check_header(data, str(path))

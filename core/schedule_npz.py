@@ -43,6 +43,9 @@ ENCODING = "npz-columns/1"
 _ARRAYS = ("root", "chunk", "phase", "carries_own", "path_len", "path", "prefix_len", "prefix",
            "group_len", "group", "round_len", "rounds")
 
+REWRITE = "cut short or changed since it was written? write it again with allreduce-lab schedule ... --out"
+"""What to do about a schedule file that cannot be read: the tool wrote it whole or not at all (trial 24)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Columns:
@@ -169,7 +172,7 @@ def read_npz(path: str | Path) -> dict[str, Any]:
     except (OSError, zipfile.BadZipFile, ValueError) as err:
         if isinstance(err, ColumnsError):
             raise
-        raise ColumnsError(f"{path}: not a readable .npz archive ({err})") from None
+        raise ColumnsError(f"{path}: not a readable .npz archive ({err}); {REWRITE}") from None
     try:
         head = json.loads(arr["header"].tobytes().decode())
     except (UnicodeDecodeError, json.JSONDecodeError) as err:

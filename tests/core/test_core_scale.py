@@ -370,8 +370,18 @@ def test_cli_writes_validates_and_replays_npz(tmp_path, capsys):
     assert "OK" in capsys.readouterr().out
     assert main(["replay", str(out)]) == 0
     assert "async" in capsys.readouterr().out
-    out.write_bytes(out.read_bytes()[:200])  # a truncated archive: one line, exit 2
+    out.write_bytes(out.read_bytes()[:200])  # a truncated archive: one line, exit 2, saying what to do
+    capsys.readouterr()
     assert main(["validate", str(out)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "not a readable .npz archive" in line and line.endswith("write it again with allreduce-lab schedule ... --out")
+    js = tmp_path / "s.json"
+    assert main(["schedule", "dcell:n=3,k=1", "--method", "ps", "--out", str(js)]) == 0
+    js.write_bytes(js.read_bytes()[:-300])
+    capsys.readouterr()
+    assert main(["replay", str(js)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert ": not JSON (" in line and line.endswith("write it again with allreduce-lab schedule ... --out")
 
 
 # ---- the set-up of the list scheduler at scale (docs/scale.md, seventh step) ------------------------
