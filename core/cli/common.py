@@ -306,7 +306,8 @@ BEST_NAMES = {"bandwidth": "bandwidth", "link": "busiest link", "latency": "late
 def time_lines(rep: dict) -> list[str]:
     """Text lines of a time report: each mode's seconds, algbw, busbw; the bounds and gaps."""
     lines = [f"  time for {format_size(rep['size_bytes'])} over {rep['ranks']} servers "
-             f"(links {span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, {span(rep['links']['latency_us'], ' µs')}):"]
+             f"(links {span(rep['links']['bandwidth_gbps'], ' Gbit/s')}, latency "
+             f"{span(rep['links']['latency_us'], ' µs')}):"]
     b = rep["bounds"]
     modes = [mode for mode in MODES if mode in rep]
     unit, per = rate_unit(rep[mode][k] for mode in modes for k in ("algbw_Bps", "busbw_Bps"))  # one unit for both

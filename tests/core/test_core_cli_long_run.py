@@ -186,3 +186,9 @@ def test_schedule_json_names_what_the_texts_first_line_names(capsys):
     got = json.loads(capsys.readouterr().out)
     assert first == f"{got['spec']}  method={got['method']}  merge={'on' if got['merge'] else 'off'}  chunks={got['chunks']}"
     assert (got["merge"], got["chunks"]) == (False, 2)
+
+
+def test_the_time_lines_name_the_links_latency(capsys):
+    """Trial 24: "(links 100 Gbit/s, 1 µs)" left the reader to guess what the 1 µs was."""
+    assert cli.main(["schedule", "bcube:n=2,k=1,bw=100/25,lat=2"]) == 0
+    assert "over 4 servers (links 25-100 Gbit/s, latency 2 µs):" in capsys.readouterr().out
