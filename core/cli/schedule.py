@@ -119,6 +119,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     extra = {"network": network} if any(network.values()) else {}
     if moved is not None:
         extra["replan"] = moved.summary()
+
     def write() -> None:
         if a.out:
             write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
