@@ -17,15 +17,15 @@ def status_text(info: dict) -> str:
     status = str(info.get("status", "?"))
     if status == BOUND_MET:
         return f"{status} ({BOUND_MET_WORDS})"
-    if status in STOPPED_WORDS:  # the words without their closing "(status X)", which the line already begins with
-        return f"{status} (CP-SAT {STOPPED_WORDS[status].rsplit(' (status', 1)[0]})"
+    if status in STOPPED_WORDS:
+        return f"{status} (CP-SAT {STOPPED_WORDS[status]})"
     return status
 
 
 STOPPED_WORDS = {
     "UNKNOWN": "found no schedule of its own within the limit, so the result is its starting schedule, "
-               "critical-path's (status UNKNOWN)",
-    "FEASIBLE": "found a schedule but did not prove it the shortest (status FEASIBLE)",
+               "critical-path's",
+    "FEASIBLE": "found a schedule but did not prove it the shortest",
 }
 """What CP-SAT had when it stopped at its time limit without proving its rounds optimal, by its status: UNKNOWN returns
 the hint (`optimal.solve_optimal`), which a bare "(UNKNOWN)" left unsaid (trial 22)."""
@@ -34,4 +34,5 @@ the hint (`optimal.solve_optimal`), which a bare "(UNKNOWN)" left unsaid (trial 
 def stopped_words(status: object) -> str:
     """What CP-SAT had when it stopped unproven (`STOPPED_WORDS`), a verb phrase (``found no schedule of its own ...
     (status UNKNOWN)``); another status as is (``stopped with status MODEL_INVALID``)."""
-    return STOPPED_WORDS.get(str(status), f"stopped with status {status}")
+    words = STOPPED_WORDS.get(str(status))
+    return f"{words} (status {status})" if words else f"stopped with status {status}"

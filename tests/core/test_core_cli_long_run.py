@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core import cli
@@ -44,7 +46,6 @@ def test_a_long_run_says_its_estimate_on_stderr_and_keeps_stdout(argv, says, mon
 
 def test_a_file_topology_says_its_estimate_once_read(monkeypatch, capsys, tmp_path):
     from core.topology import make_topology, to_dict
-    import json
     path = tmp_path / "net.json"
     path.write_text(json.dumps(to_dict(make_topology("bcube:2,1"))))
     monkeypatch.setattr(common, "LONG_RUN_S", 0.0)
@@ -182,7 +183,6 @@ def test_schedule_json_names_what_the_texts_first_line_names(capsys):
     assert cli.main(argv) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert cli.main(argv + ["--format", "json"]) == 0
-    import json
     got = json.loads(capsys.readouterr().out)
     assert first == f"{got['spec']}  method={got['method']}  merge={'on' if got['merge'] else 'off'}  chunks={got['chunks']}"
     assert (got["merge"], got["chunks"]) == (False, 2)
