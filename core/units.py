@@ -173,11 +173,22 @@ def gbps_to_bytes(gbps: float | object) -> float | object:
 
 
 def format_size(n_bytes: float) -> str:
-    """A readable size in decimal units: ``100 MB``."""
-    for unit, f in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n_bytes >= f:
-            return f"{n_bytes / f:.4g} {unit}"
+    """A readable size: ``100 MB`` in decimal units, but ``1 GiB`` where the size is a whole binary one that the
+    decimal units would show rounded or longer (a user who typed 1GiB should not read 1.074 GB)."""
+    for (unit, f), (bunit, bf) in zip((("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)),
+                                      (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))):
+        dec = f"{n_bytes / f:.4g} {unit}" if n_bytes >= f else None
+        binary = f"{n_bytes / bf:.4g} {bunit}" if n_bytes >= bf and _exact(n_bytes / bf) else None
+        if binary and (dec is None or not _exact(n_bytes / f) or len(binary) <= len(dec)):
+            return binary
+        if dec:
+            return dec
     return f"{n_bytes:.0f} B"
+
+
+def _exact(x: float) -> bool:
+    """Whether four significant digits show `x` exactly."""
+    return float(f"{x:.4g}") == x
 
 
 TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9), ("ps", 1e12))

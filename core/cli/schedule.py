@@ -418,10 +418,12 @@ def cmd_replay(a: argparse.Namespace) -> int:
     timing = time_report(rep.dag, rep.schedule_rounds, size)
     if a.mode != "both":
         timing.pop("async" if a.mode == "sync" else "sync")
-    if a.format == "json":  # the one rule (core.jsonnumbers): the same figures as schedule --format json's "time"
-        print(json.dumps(json_numbers(timing), indent=2, default=float))
+    method, spec = data.get("method", "?"), data["topology"].get("spec", "?")
+    if a.format == "json":  # the one rule (core.jsonnumbers): the same figures as schedule --format json's "time",
+        # under the file's own method, spec and counts, so that a saved output still says what it timed
+        head = {"file": a.file, "method": method, "spec": spec, "workloads": rep.workloads, "rounds": rep.rounds}
+        print(json.dumps({**head, "time": json_numbers(timing)}, indent=2, default=float))
         return 0
-    print(f"{a.file}: {data.get('method', '?')} on {data['topology'].get('spec', '?')}, "
-          f"{rep.workloads} workloads in {rep.rounds} rounds")
+    print(f"{a.file}: {method} on {spec}, {rep.workloads} workloads in {rep.rounds} rounds")
     print("\n".join(time_lines(timing)))
     return 0

@@ -238,7 +238,7 @@ def test_schedule_file_records_failed_and_slowed_links_and_size(tmp_path, capsys
     code, out, _ = run_cli(capsys, "validate", str(path))
     assert code == 0 and "OK" in out
     code, out, _ = run_cli(capsys, "replay", str(path), "--format", "json")
-    assert code == 0 and json.loads(out)["links"]["failed"] == 1
+    assert code == 0 and json.loads(out)["time"]["links"]["failed"] == 1
     assert changes(topo("bcube:n=3,k=1"), degrade(topo("bcube:n=3,k=1"), fail="0")) == {"failed": [0], "slowed": []}
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from core.topology import (DEFAULT_BANDWIDTH, DEFAULT_LATENCY, TopologyError, from_dict, make_topology,
                            parse_spec, parse_topology_bytes, predicted_size, to_dict)
-from core.units import UnitError, parse_bandwidth, parse_latency, parse_size
+from core.units import UnitError, format_size, parse_bandwidth, parse_latency, parse_size
 
 from _corelib import make_graph
 from test_core_bad_input import run_cli
@@ -29,6 +29,15 @@ LEVELS = {"bcube:n=3,k=1": 2, "bcube:n=3,k=2": 3, "dcell:n=3,k=1": 2, "dcell:n=2
 ])
 def test_parse_size(text, expected):
     assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text,shown", [
+    ("1GiB", "1 GiB"), ("1.5GiB", "1.5 GiB"), ("64MiB", "64 MiB"), ("1KiB", "1 KiB"), ("100MB", "100 MB"),
+    ("1GB", "1 GB"), ("1000KiB", "1.024 MB"), ("123456789", "123.5 MB"), ("1023", "1.023 KB"), ("999", "999 B"),
+])
+def test_sizes_are_shown_in_the_units_that_show_them_whole(text, shown):
+    # a user who typed 1GiB read "1.074 GB" in the report (trial 24)
+    assert format_size(parse_size(text)) == shown
 
 
 @pytest.mark.parametrize("text,needle", [

@@ -313,13 +313,16 @@ def test_schedule_file_records_links_and_timing(tmp_path, capsys):
     # its JSON has the figures of every JSON output (core.jsonnumbers: 6 significant digits), so it is compared
     # exactly with the in-memory replay's so rounded, and with schedule --format json's "time" block (trial 13)
     code, out, _ = run_cli(capsys, "replay", str(path), "--format", "json")
-    rep = json.loads(out)
+    whole = json.loads(out)  # what was timed, then the figures under "time" as in schedule's JSON (trial 24)
+    rep = whole.pop("time")
     assert code == 0 and rep["size_bytes"] == 50e6
+    assert whole == {"file": str(path), "method": "critical-path", "spec": spec, "workloads": sched.dag.n,
+                     "rounds": sched.n_rounds}
     assert rep["async"]["time_s"] == json_numbers(expect["async"].time) != expect["async"].time
     code, out, _ = run_cli(capsys, "schedule", spec, "--method", "critical-path", "--size", "50MB", "--format", "json")
     assert code == 0 and json.loads(out)["time"] == {k: v for k, v in rep.items() if k in json.loads(out)["time"]}
     code, out, _ = run_cli(capsys, "replay", str(path), "--size", "1GB", "--mode", "sync", "--format", "json")
-    rep = json.loads(out)
+    rep = json.loads(out)["time"]
     assert "async" not in rep and rep["sync"]["time_s"] == json_numbers(replay(sched, size=1e9, mode="sync").time)
 
 
@@ -332,7 +335,7 @@ def test_replay_of_an_edited_file_uses_its_link_properties(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     code, out, _ = run_cli(capsys, "replay", str(path), "--mode", "async", "--format", "json")
     # 16 ring rounds x (2 links x 1 µs + 100 MB / 9 pieces / 6.25e9 B/s), to 6 significant digits as every JSON output
-    assert code == 0 and json.loads(out)["async"]["time_s"] == json_numbers(16 * (2e-6 + 1e8 / 9 / 6.25e9)) == 0.0284764
+    assert code == 0 and json.loads(out)["time"]["async"]["time_s"] == json_numbers(16 * (2e-6 + 1e8 / 9 / 6.25e9)) == 0.0284764
 
 
 @pytest.mark.parametrize("argv,needles", [
