@@ -103,7 +103,7 @@ def json_kind(data: Any, path: str) -> tuple[str, str] | None:
         return "schedule's JSON summary (schedule --format json)", _WRITES
     if {"spec", "servers", "switches", "diameter"} <= keys:  # topology --format json wrote only this before stop 30
         return "an older topology --format json summary (it now writes a topology file)", _WRITES
-    if {"size_bytes", "bounds", "ranks"} <= keys:
+    if {"file", "method", "rounds", "time"} <= keys or {"size_bytes", "bounds", "ranks"} <= keys:  # and before stop 35
         return "replay's JSON time report (replay --format json)", _WRITES
     if {"spec", "method", "ranks", "correct", "repetitions"} <= keys:
         return "run's JSON report (run --format json)", _WRITES

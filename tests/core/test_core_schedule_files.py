@@ -125,6 +125,15 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
                        "compare.csv": ["compare", "bcube:n=2,k=1", "--methods", "ring", "--format", "csv"]}.items():
         assert cli.main(argv) == 0
         (tmp_path / name).write_text(capsys.readouterr().out)
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--out", str(tmp_path / "s.json")]) == 0
+    capsys.readouterr()
+    for name, argv in {"replay.json": ["replay", str(tmp_path / "s.json"), "--format", "json"],
+                       "replay_time.json": ["replay", str(tmp_path / "s.json"), "--format", "json"]}.items():
+        assert cli.main(argv) == 0
+        doc = json.loads(capsys.readouterr().out)
+        # replay's JSON before stop 35 was its "time" block alone
+        (tmp_path / name).write_text(json.dumps(doc if name == "replay.json" else doc["time"]))
+    (tmp_path / "s.json").unlink()
     writes = "allreduce-lab schedule SPEC --out s.json writes one"
     topo = "give it to topology, schedule or compare as file:{}"
     return {"net.graphml": ("a GraphML topology file", topo), "net.json": ("a topology file", topo),
@@ -140,6 +149,8 @@ def _project_files(tmp_path, capsys) -> dict[str, tuple[str, str]]:
             "per_job.csv": ("cluster's per-job CSV (cluster --jobs-out)", writes),
             "events.csv": ("cluster's events CSV (cluster --events-out)", writes),
             "compare.csv": ("compare's CSV results (compare --format csv)", writes),
+            "replay.json": ("replay's JSON time report (replay --format json)", writes),
+            "replay_time.json": ("replay's JSON time report (replay --format json)", writes),
             "checkpoints/universal.log.csv": ("a training log (a checkpoint's .log.csv)", writes),
             "checkpoints/universal.safetensors": ("a checkpoint's weights", "give the checkpoint, checkpoints/universal, "
                                                   "to schedule --method rl --checkpoint or cluster --scheduler topdrl "
