@@ -70,6 +70,15 @@ def test_run_json_reports_every_repetition(ring_file, capsys):
     assert (r["schedule_algbw"], r["schedule_busbw"]) == pytest.approx(bandwidths(1000, r["schedule_s"], 4))
 
 
+def test_ranks_per_process_that_do_not_divide_the_servers(ring_file, capsys):
+    """Trial 25: 4 servers at 3 ranks per process hung until --timeout: the process left with one rank joined the
+    default group while the others built stand-alone gloo groups, so they never met. Every process takes one path."""
+    rc, out, err = run_cli(capsys, ring_file, "--size", "1KB", "--dtype", "int32", "--repeat", "1", "--warmup", "0",
+                           "--ranks-per-process", "3", "--timeout", "8")
+    assert rc == 0, err
+    assert "4 ranks (local gloo, 127.0.0.1, 2 processes)" in out and ": OK (bitwise equal" in out
+
+
 def _fake_report(plan, cfg, **_):
     """A BenchReport with given per-repetition times (1e6 bytes over 4 ranks), as run_local would return it."""
     return BenchReport("bcube:n=2,k=1", "ring", 4, 10 ** 6, "float32", [0.010, 0.030], [0.020, 0.020], 0.0, 0, 1e-6,
