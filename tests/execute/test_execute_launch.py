@@ -20,7 +20,7 @@ from core.execute.bench import BenchConfig, BenchReport, bandwidths, run_local
 from core.execute.launch import LaunchError, launch_local
 from core.schedule_io import write_schedule
 
-from _execlib import ThreadRanks, schedule, torchrun_cli
+from _execlib import ThreadRanks, is_loopback, listeners, schedule, torchrun_cli
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +180,19 @@ def test_more_servers_than_the_machine_can_host(ring_file, capsys, monkeypatch):
 @pytest.fixture(scope="module")
 def plan4():
     return build_plan(schedule("bcube:n=2,k=1", "critical-path"))
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux /proc")
+@pytest.mark.parametrize("per", [1, 3])
+def test_a_local_run_listens_on_loopback_only(per):
+    """Trial 25: the parent's TCPStore listened on *:PORT (torch binds every interface); every LISTEN socket of the
+    run, the store's and the ranks' gloo ones, must be on 127.0.0.1."""
+    import os
+
+    out = launch_local(listeners, (os.getpid(),), 4, name=str, ranks_per_process=per, timeout=20)
+    found = {pid: addrs for r in out.results for pid, addrs in r.items()}
+    assert found[os.getpid()], "the store's socket was not found: the /proc reading is broken"
+    assert {pid: [a for a in addrs if not is_loopback(a)] for pid, addrs in found.items()} == {p: [] for p in found}
 
 
 def test_a_rank_that_dies_is_named_and_the_others_stop(plan4):
