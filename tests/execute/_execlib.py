@@ -94,6 +94,7 @@ def torchrun_cli(seat, report, argv: list[str]) -> tuple[int, str, str]:
     from core.execute.comm import loopback_interface
 
     os.environ.update({"RANK": str(seat.rank), "LOCAL_RANK": str(seat.rank), "WORLD_SIZE": str(seat.world),
+                       "LOCAL_WORLD_SIZE": str(seat.world),
                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(seat.port),
                        "TORCHELASTIC_USE_AGENT_STORE": "True", "GLOO_SOCKET_IFNAME": loopback_interface() or "lo"})
     out, err = io.StringIO(), io.StringIO()

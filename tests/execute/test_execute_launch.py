@@ -40,7 +40,10 @@ def test_run_prints_the_check_times_and_bandwidths(ring_file, capsys):
     rc, out, err = run_cli(capsys, ring_file, "--size", "4KiB", "--dtype", "int64", "--repeat", "3", "--timeout", "30")
     assert rc == 0, err
     assert "4 ranks (local gloo, 127.0.0.1, 4 processes)  4096 bytes int64" in out
-    assert "result vs dist.all_reduce: OK (bitwise equal)" in out
+    assert "result vs dist.all_reduce, every rank and repetition: OK (bitwise equal)" in out
+    assert "whole run (start, warm-up, timed reps): wall " in out and "(4 processes + this one)" in out
+    assert "CPU seconds per AllReduce, summed over the 4 ranks: schedule " in out
+    assert "loopback has no topology" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert [r[0] for r in rows] == ["1", "2", "3"]
     # each in the unit the table names (core.units: its header's time unit, the note's rate unit; trial 15: no
@@ -76,7 +79,9 @@ def test_ranks_per_process_that_do_not_divide_the_servers(ring_file, capsys):
     rc, out, err = run_cli(capsys, ring_file, "--size", "1KB", "--dtype", "int32", "--repeat", "1", "--warmup", "0",
                            "--ranks-per-process", "3", "--timeout", "8")
     assert rc == 0, err
-    assert "4 ranks (local gloo, 127.0.0.1, 2 processes)" in out and ": OK (bitwise equal" in out
+    assert "4 ranks (local gloo, 127.0.0.1, 2 processes)" in out and ": OK (bitwise equal)" in out
+    # threads share their process's CPU clock: the line says why there are no CPU seconds per AllReduce
+    assert "no CPU seconds per AllReduce: 4 ranks in 2 processes share each process's CPU clock" in out
 
 
 def _fake_report(plan, cfg, **_):
@@ -100,6 +105,41 @@ def test_the_avg_row_is_bytes_over_the_mean_time_not_the_mean_of_the_rates(ring_
     assert (avg["all_reduce_algbw"], avg["all_reduce_busbw"]) == pytest.approx((0.05, 0.075))
     assert avg["schedule_cpu_s"] == pytest.approx(0.2)
     assert rep.as_dict()["average"] == avg
+
+
+def _report(**kw) -> BenchReport:
+    rep = _fake_report(None, None)
+    for k, v in kw.items():
+        setattr(rep, k, v)
+    return rep
+
+
+def test_run_text_labels_the_check_the_ratio_and_the_footer():
+    """Trial 25: the tolerance did not say it is absolute, where it comes from, or what the check covers; elements that
+    differ (in the JSON) were not shown; the ratio did not say slower or faster; the footer not what it covers."""
+    from core.cli.run import report_lines
+
+    ok = report_lines(_report(max_abs_diff=4.77e-7, elements_differ=3, tolerance=2.86e-6))
+    assert "  result vs dist.all_reduce, every rank and repetition: OK (max |diff| 4.77e-07 <= 2.86e-06)" in ok
+    assert "    absolute tolerance 2(n-1)*n*eps (n = 4, float32 eps): the worst rounding of summing n terms in two " \
+           "orders" in ok
+    assert "    3 of 250000 elements differ on the worst rank and repetition (rounding)" in ok
+    bad = report_lines(_report(max_abs_diff=0.5, elements_differ=7, tolerance=2.86e-6))
+    assert "  result vs dist.all_reduce, every rank and repetition: MISMATCH (max |diff| 0.5 > 2.86e-06)" in bad
+    assert "    7 of 250000 elements differ on the worst rank and repetition" in bad
+    ints = report_lines(_report(dtype="int32", max_abs_diff=2.0, elements_differ=7, tolerance=0.0))
+    assert "MISMATCH (not bitwise equal: max |diff| 2)" in ints[1]
+    assert not any("tolerance" in line for line in ints)
+    assert not any("elements differ" in line for line in report_lines(_report(elements_differ=0)))
+    # times 10 + 30 ms vs 20 + 20 ms: the same mean; then faster and slower
+    assert "the schedule takes 1.00x the time of all_reduce (as fast)" in "\n".join(report_lines(_report()))
+    assert "takes 0.50x the time of all_reduce (faster)" in "\n".join(report_lines(_report(schedule_s=[0.01, 0.01])))
+    assert "takes 2.00x the time of all_reduce (slower)" in "\n".join(report_lines(_report(schedule_s=[0.04, 0.04])))
+    one = report_lines(_report(processes=1, schedule_cpu_s=[], all_reduce_cpu_s=[], cpu_absent="why"))
+    assert "(local gloo, 127.0.0.1, 1 process)" in one[0]  # not "1 processes"
+    assert "  whole run (start, warm-up, timed reps): wall 1.0 s, CPU 1.0 s (1 process + this one), load 0.00" in one
+    assert "  no CPU seconds per AllReduce: why" in one
+    assert all(len(line) <= 110 for line in ok + bad + ints + one)
 
 
 @pytest.mark.parametrize("size,dtype,numel,note", [
@@ -136,6 +176,10 @@ def test_under_torchrun_each_rank_joins_by_environment(ring_file):
     (rc0, out0, err0), *others = out.results
     assert rc0 == 0, err0
     assert "4 ranks (torchrun gloo, 4 processes)" in out0 and "OK (bitwise equal)" in out0
+    # trial 25: the CPU line and the one-machine note were missing under torchrun (LOCAL_WORLD_SIZE = WORLD_SIZE)
+    assert "CPU seconds per AllReduce, summed over the 4 ranks" in out0
+    assert "all 4 ranks ran on this one machine: these times measure the executor" in out0
+    assert "from joining the group to the end: wall " in out0
     assert all(rc == 0 and o == "" for rc, o, _ in others)  # only rank 0 reports
 
 
