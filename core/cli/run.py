@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from tqdm import tqdm
@@ -60,6 +61,11 @@ def cmd_run(a: argparse.Namespace) -> int:
         else:
             rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
                                   progress=progress)
+    except bench.SameOnEveryRank as err:  # torchrun: every rank found it; one line from rank 0, the same exit code
+        bar.close()
+        if os.environ.get("RANK") == "0":
+            print(f"allreduce-lab: error: {err}", file=sys.stderr)
+        return 2
     except (RuntimeError, OSError) as err:  # launch, transfer and backend errors: one line
         bar.close()
         print(f"allreduce-lab: error: {error_line(err)[0]}", file=sys.stderr)

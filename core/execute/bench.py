@@ -234,6 +234,10 @@ def _report(plan, cfg: BenchConfig, r: dict[str, Any], mode: str, processes: int
                        r["schedule_cpu_s"], r["all_reduce_cpu_s"])
 
 
+class SameOnEveryRank(ValueError):
+    """An error every torchrun rank finds alike before joining the group (`run` prints it on rank 0 only)."""
+
+
 def under_torchrun() -> bool:
     """True when torchrun (or any launcher setting RANK and WORLD_SIZE) started this process."""
     return "RANK" in os.environ and "WORLD_SIZE" in os.environ
@@ -251,7 +255,7 @@ def run_torchrun(plan, cfg: BenchConfig, *, backend: str = "gloo", timeout: floa
 
     world = int(os.environ["WORLD_SIZE"])
     if world != plan.world_size:
-        raise ValueError(f"the schedule has {plan.world_size} servers but torchrun started {world} ranks; "
+        raise SameOnEveryRank(f"the schedule has {plan.world_size} servers but torchrun started {world} ranks; "
                          f"use --nnodes/--nproc-per-node that multiply to {plan.world_size}")
     if backend == "nccl":
         if not torch.cuda.is_available():

@@ -183,6 +183,18 @@ def test_under_torchrun_each_rank_joins_by_environment(ring_file):
     assert all(rc == 0 and o == "" for rc, o, _ in others)  # only rank 0 reports
 
 
+def test_under_torchrun_a_wrong_rank_count_is_reported_once(ring_file):
+    """Trial 25: 5 torchrun ranks for a 4-server schedule printed the same line 5 times; rank 0 prints it, the others
+    exit quietly with the same code."""
+    argv = ["run", ring_file, "--size", "1KB", "--repeat", "1", "--timeout", "10"]
+    out = launch_local(torchrun_cli, (argv,), 3, name=str, join=False, timeout=30)
+    (rc0, out0, err0), *others = out.results
+    assert rc0 == 2 and out0 == ""
+    assert err0 == ("allreduce-lab: error: the schedule has 4 servers but torchrun started 3 ranks; use "
+                    "--nnodes/--nproc-per-node that multiply to 4\n")
+    assert others == [(2, "", "")] * 2
+
+
 # ---- errors: one line, exit code 2, nothing left running ------------------------------------
 def test_port_in_use(ring_file, capsys):
     with socket.socket() as s:
