@@ -351,7 +351,8 @@ def table_lines(header: list[str], body: list[list[str]], left: int | Collection
     def pad(i: int, c: str, w: int) -> str:
         fill = " " * (w - shown_width(c))
         return c + fill if i in flush else fill + c
-    return ["  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip() for cells in [header] + body]
+    return ["  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+            for cells in [header] + body]
 
 
 def shown_width(text: str) -> int:

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -15,6 +16,9 @@ from .kinds import schedule_file
 from ..timing import parse_size
 from ..units import RATE_UNITS, rate_unit, time_unit
 from .common import machine_output, table_lines
+
+if TYPE_CHECKING:
+    from ..execute.bench import BenchReport
 
 
 def register(sub) -> None:
@@ -81,15 +85,13 @@ def cmd_run(a: argparse.Namespace) -> int:
     return 0 if rep.correct else 1
 
 
-def report_lines(rep) -> list[str]:
+def report_lines(rep: BenchReport) -> list[str]:
     """`run`'s text report of a `BenchReport` (core.execute.bench), line by line, each at most ~110 characters."""
     from ..execute.bench import element_size
 
     procs = f"{rep.processes} process{'es' if rep.processes != 1 else ''}"
     out = [f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {procs})  {rep.nbytes} bytes {rep.dtype}"]
     numel = rep.nbytes // element_size(rep.dtype)
-    # elements_differ is the most on one rank in one repetition (bench_rank takes the max over both)
-    differ = f"{rep.elements_differ} of {numel} elements differ on the worst rank and repetition"
     if rep.tolerance == 0:
         check = "bitwise equal" if rep.correct else f"not bitwise equal: max |diff| {rep.max_abs_diff:.3g}"
     else:
@@ -97,10 +99,11 @@ def report_lines(rep) -> list[str]:
     out.append(f"  result vs dist.all_reduce, every rank and repetition: {'OK' if rep.correct else 'MISMATCH'} "
                f"({check})")
     if rep.tolerance:
-        out.append(f"    absolute tolerance 2(n-1)*n*eps (n = {rep.ranks}, {rep.dtype} eps): the worst rounding of summing "
-                   f"n terms in two orders")
-    if rep.elements_differ:
-        out.append(f"    {differ}" + (" (rounding)" if rep.correct else ""))
+        out.append(f"    absolute tolerance 2(n-1)*n*eps (n = {rep.ranks}, {rep.dtype} eps): the worst rounding of "
+                   f"summing n terms in two orders")
+    if rep.elements_differ:  # the most on one rank in one repetition (bench_rank takes the max over both)
+        out.append(f"    {rep.elements_differ} of {numel} elements differ on the worst rank and repetition"
+                   + (" (rounding)" if rep.correct else ""))
     header, body, rate = run_table(rep.rows(), rep.average())
     out += table_lines(header, body, left=1)
     avg = rep.average()
@@ -114,8 +117,8 @@ def report_lines(rep) -> list[str]:
         out.append(f"  from joining the group to the end: wall {rep.wall_s:.1f} s (rank 0), CPU {rep.cpu_s:.1f} s "
                    f"(all {rep.ranks} ranks), load {rep.load[0]:.2f} (rank 0's machine)")
     if rep.schedule_cpu_s:
-        out.append(f"  CPU seconds per AllReduce, summed over the {rep.ranks} ranks: schedule {avg['schedule_cpu_s']:.3f}, "
-                   f"all_reduce {avg['all_reduce_cpu_s']:.3f}")
+        out.append(f"  CPU seconds per AllReduce, summed over the {rep.ranks} ranks: "
+                   f"schedule {avg['schedule_cpu_s']:.3f}, all_reduce {avg['all_reduce_cpu_s']:.3f}")
     elif rep.cpu_absent:
         out.append(f"  no CPU seconds per AllReduce: {rep.cpu_absent}")
     if rep.mode.startswith("local"):
