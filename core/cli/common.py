@@ -339,14 +339,20 @@ def print_table(header: list[str], body: list[list[str]], left: int | Collection
     """Print aligned columns: flush left the first `left` columns (an int) or those at the indices in
     `left`, the rest right; widths as a terminal shows them (a CJK character takes two columns, a
     combining accent none); no trailing spaces."""
+    for line in table_lines(header, body, left):
+        print(line)
+
+
+def table_lines(header: list[str], body: list[list[str]], left: int | Collection[int]) -> list[str]:
+    """The lines `print_table` prints."""
     flush = range(left) if isinstance(left, int) else left
     widths = [max([shown_width(h)] + [shown_width(r[i]) for r in body]) for i, h in enumerate(header)]
 
     def pad(i: int, c: str, w: int) -> str:
         fill = " " * (w - shown_width(c))
         return c + fill if i in flush else fill + c
-    for cells in [header] + body:
-        print("  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    return ["  ".join(pad(i, c, w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+            for cells in [header] + body]
 
 
 def shown_width(text: str) -> int:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -13,7 +15,10 @@ from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
 from ..units import RATE_UNITS, rate_unit, time_unit
-from .common import machine_output, print_table
+from .common import machine_output, table_lines
+
+if TYPE_CHECKING:
+    from ..execute.bench import BenchReport
 
 
 def register(sub) -> None:
@@ -60,6 +65,11 @@ def cmd_run(a: argparse.Namespace) -> int:
         else:
             rep = bench.run_local(plan, cfg, port=a.port, timeout=a.timeout, ranks_per_process=a.ranks_per_process,
                                   progress=progress)
+    except bench.SameOnEveryRank as err:  # torchrun: every rank found it; one line from rank 0, the same exit code
+        bar.close()
+        if os.environ.get("RANK") == "0":
+            print(f"allreduce-lab: error: {err}", file=sys.stderr)
+        return 2
     except (RuntimeError, OSError) as err:  # launch, transfer and backend errors: one line
         bar.close()
         print(f"allreduce-lab: error: {error_line(err)[0]}", file=sys.stderr)
@@ -70,23 +80,52 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.format == "json":
         print(json.dumps(rep.as_dict(), indent=2))
         return 0 if rep.correct else 1
-    print(f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {rep.processes} processes)  "
-          f"{rep.nbytes} bytes {rep.dtype}")
-    check = ("bitwise equal" if rep.tolerance == 0 else f"max |diff| {rep.max_abs_diff:.3g} <= {rep.tolerance:.3g}") \
-        if rep.correct else f"{rep.elements_differ} elements differ (max |diff| {rep.max_abs_diff:.3g})"
-    print(f"  result vs dist.all_reduce: {'OK' if rep.correct else 'MISMATCH'} ({check})")
-    header, body, rate = run_table(rep.rows(), rep.average())
-    print_table(header, body, left=1)
-    avg = rep.average()
-    print(f"  {rate}; busbw = algbw * 2(n-1)/n; schedule / all_reduce time "
-          f"{avg['schedule_s'] / avg['all_reduce_s']:.2f}x; wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s, "
-          f"load {rep.load[0]:.2f}")
-    if rep.schedule_cpu_s and rep.mode.startswith("local") and rep.processes == rep.ranks:
-        print(f"  CPU seconds per AllReduce, all ranks: schedule {avg['schedule_cpu_s']:.3f}, "
-              f"all_reduce {avg['all_reduce_cpu_s']:.3f}")
-    if rep.mode.startswith("local"):
-        print("  loopback has no topology: these times measure the executor, not the network")
+    for line in report_lines(rep):
+        print(line)
     return 0 if rep.correct else 1
+
+
+def report_lines(rep: BenchReport) -> list[str]:
+    """`run`'s text report of a `BenchReport` (core.execute.bench), line by line, each at most ~110 characters."""
+    from ..execute.bench import element_size
+
+    procs = f"{rep.processes} process{'es' if rep.processes != 1 else ''}"
+    out = [f"{rep.spec}  method={rep.method}  {rep.ranks} ranks ({rep.mode}, {procs})  {rep.nbytes} bytes {rep.dtype}"]
+    numel = rep.nbytes // element_size(rep.dtype)
+    if rep.tolerance == 0:
+        check = "bitwise equal" if rep.correct else f"not bitwise equal: max |diff| {rep.max_abs_diff:.3g}"
+    else:
+        check = f"max |diff| {rep.max_abs_diff:.3g} {'<=' if rep.correct else '>'} {rep.tolerance:.3g}"
+    out.append(f"  result vs dist.all_reduce, every rank and repetition: {'OK' if rep.correct else 'MISMATCH'} "
+               f"({check})")
+    if rep.tolerance:
+        out.append(f"    absolute tolerance 2(n-1)*n*eps (n = {rep.ranks}, {rep.dtype} eps): the worst rounding of "
+                   f"summing n terms in two orders")
+    if rep.elements_differ:  # the most on one rank in one repetition (bench_rank takes the max over both)
+        out.append(f"    {rep.elements_differ} of {numel} elements differ on the worst rank and repetition"
+                   + (" (rounding)" if rep.correct else ""))
+    header, body, rate = run_table(rep.rows(), rep.average())
+    out += table_lines(header, body, left=1)
+    avg = rep.average()
+    ratio = avg["schedule_s"] / avg["all_reduce_s"]
+    pace = "slower" if ratio > 1.005 else "faster" if ratio < 0.995 else "as fast"
+    out.append(f"  {rate}; busbw = algbw * 2(n-1)/n; the schedule takes {ratio:.2f}x the time of all_reduce ({pace})")
+    if rep.mode.startswith("local"):
+        out.append(f"  whole run (start, warm-up, timed reps): wall {rep.wall_s:.1f} s, CPU {rep.cpu_s:.1f} s "
+                   f"({procs} + this one), load {rep.load[0]:.2f}")
+    else:
+        out.append(f"  from joining the group to the end: wall {rep.wall_s:.1f} s (rank 0), CPU {rep.cpu_s:.1f} s "
+                   f"(all {rep.ranks} ranks), load {rep.load[0]:.2f} (rank 0's machine)")
+    if rep.schedule_cpu_s:
+        out.append(f"  CPU seconds per AllReduce, summed over the {rep.ranks} ranks: "
+                   f"schedule {avg['schedule_cpu_s']:.3f}, all_reduce {avg['all_reduce_cpu_s']:.3f}")
+    elif rep.cpu_absent:
+        out.append(f"  no CPU seconds per AllReduce: {rep.cpu_absent}")
+    if rep.mode.startswith("local"):
+        out.append("  loopback has no topology: these times measure the executor, not the network")
+    elif rep.one_machine:
+        out.append(f"  all {rep.ranks} ranks ran on this one machine: these times measure the executor, not a network")
+    return out
 
 
 RUN_COLUMNS = ("schedule_s", "schedule_algbw", "schedule_busbw", "all_reduce_s", "all_reduce_algbw", "all_reduce_busbw")

@@ -75,7 +75,8 @@ def float_tolerance(dtype: str, ranks: int) -> float:
 
 
 def make_input(cfg: BenchConfig, rank: int):
-    """This rank's deterministic input: uniform in [-1, 1) for floats, in [-2^20, 2^20) for wide ints."""
+    """This rank's deterministic input: uniform in [-1, 1) for floats, [-2^20, 2^20) for int64/int32, [-4, 4) for
+    int8 and [0, 4) for uint8."""
     import torch
     dt = _torch_dtype(cfg.dtype)
     g = torch.Generator().manual_seed(cfg.seed * 1_000_003 + rank)
@@ -157,6 +158,10 @@ class BenchReport:
     all_reduce_cpu_s: list[float] = field(default_factory=list)
     memory_mib: float = 0.0
     """Summed proportional set size of the local rank processes at their end (0 if unknown)."""
+    one_machine: bool = True
+    """Every rank ran on this one machine (local runs; torchrun with LOCAL_WORLD_SIZE = WORLD_SIZE)."""
+    cpu_absent: str = ""
+    """Why the CPU seconds per AllReduce are not given (empty lists), or "" when they are."""
 
     @property
     def correct(self) -> bool:
@@ -215,6 +220,10 @@ def run_local(plan, cfg: BenchConfig, *, port: int = 0, timeout: float = 300.0, 
     rep = _report(plan, cfg, out.results[0], "local gloo, 127.0.0.1", out.processes, time.perf_counter() - t0,
                   time.process_time() - c0 + out.cpu_s)
     rep.memory_mib = out.pss_mib
+    if out.processes < plan.world_size:  # each rank thread read its process's clock, which all its ranks share
+        rep.schedule_cpu_s, rep.all_reduce_cpu_s = [], []
+        rep.cpu_absent = (f"{plan.world_size} ranks in {out.processes} process{'es' if out.processes > 1 else ''} "
+                          f"share each process's CPU clock (--ranks-per-process)")
     return rep
 
 
@@ -223,6 +232,10 @@ def _report(plan, cfg: BenchConfig, r: dict[str, Any], mode: str, processes: int
                        r["schedule_s"], r["all_reduce_s"], r["max_abs_diff"], r["elements_differ"],
                        float_tolerance(cfg.dtype, plan.world_size), mode, processes, wall, cpu, os.getloadavg(),
                        r["schedule_cpu_s"], r["all_reduce_cpu_s"])
+
+
+class SameOnEveryRank(ValueError):
+    """An error every torchrun rank finds alike before joining the group (`run` prints it on rank 0 only)."""
 
 
 def under_torchrun() -> bool:
@@ -242,7 +255,7 @@ def run_torchrun(plan, cfg: BenchConfig, *, backend: str = "gloo", timeout: floa
 
     world = int(os.environ["WORLD_SIZE"])
     if world != plan.world_size:
-        raise ValueError(f"the schedule has {plan.world_size} servers but torchrun started {world} ranks; "
+        raise SameOnEveryRank(f"the schedule has {plan.world_size} servers but torchrun started {world} ranks; "
                          f"use --nnodes/--nproc-per-node that multiply to {plan.world_size}")
     if backend == "nccl":
         if not torch.cuda.is_available():
@@ -261,4 +274,9 @@ def run_torchrun(plan, cfg: BenchConfig, *, backend: str = "gloo", timeout: floa
         dist.destroy_process_group()
     if rank != 0:
         return None
-    return _report(plan, cfg, res, f"torchrun {backend}", world, time.perf_counter() - t0, float(cpu))
+    rep = _report(plan, cfg, res, f"torchrun {backend}", world, time.perf_counter() - t0, float(cpu))
+    rep.one_machine = os.environ.get("LOCAL_WORLD_SIZE") == str(world)  # torchrun sets it: ranks on this node
+    if cfg.device != "cpu":  # bench_rank sums CPU seconds over the ranks for CPU tensors only
+        rep.schedule_cpu_s, rep.all_reduce_cpu_s = [], []
+        rep.cpu_absent = "with NCCL the AllReduce runs on the GPUs (CPU seconds are not summed over the ranks)"
+    return rep

@@ -9,6 +9,8 @@ store, so that several ranks can live as threads of one process (tests, ``--rank
 from __future__ import annotations
 
 import datetime
+import errno
+import os
 import socket
 from typing import Protocol
 
@@ -118,22 +120,41 @@ def check_port_free(port: int, host: str = LOOPBACK) -> None:
     """Raise OSError with a one-line reason unless `port` can be bound on `host` (0 is always fine)."""
     if port == 0:
         return
-    if not 0 < port < 65536:
+    _listening_socket(port, host).close()
+
+
+def _listening_socket(port: int, host: str) -> socket.socket:
+    """A TCP socket bound to `host`:`port` and listening (port 0: a free port); OSError with a one-line reason."""
+    if not 0 <= port < 65536:
         raise OSError(f"--port must be in 1..65535 (or 0 for a free one), got {port}")
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as TCPStore does; a listener still blocks it
         s.bind((host, port))
+        s.listen(1024)
     except OSError as err:
-        raise OSError(f"port {port} on {host} is in use ({err.strerror}); pick another --port, "
-                      f"or 0 for a free one") from None
-    finally:
         s.close()
+        what = "is in use" if err.errno == errno.EADDRINUSE else "cannot be bound"
+        raise OSError(f"port {port} on {host} {what} ({err.strerror}); pick another --port, "
+                      f"or 0 for a free one") from None
+    return s
 
 
 def master_store(port: int, timeout: float, host: str = LOOPBACK) -> dist.TCPStore:
-    """The TCPStore every local rank meets at, served by this process (port 0: a free port)."""
-    check_port_free(port, host)
-    return dist.TCPStore(host, port, None, True, datetime.timedelta(seconds=timeout), wait_for_workers=False)
+    """The TCPStore every local rank meets at, served by this process on `host` only (port 0: a free port).
+
+    Given a host and port, torch's TCPStore server binds every interface (``*:PORT``, torch 2.13, libuv or
+    not); so the socket is bound to `host` here and handed over as ``master_listen_fd`` (the store owns it).
+    """
+    sock = _listening_socket(port, host)
+    bound = sock.getsockname()[1]
+    fd = sock.detach()
+    try:
+        return dist.TCPStore(host, bound, None, True, datetime.timedelta(seconds=timeout), wait_for_workers=False,
+                             master_listen_fd=fd)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def client_store(port: int, timeout: float, host: str = LOOPBACK) -> dist.TCPStore:

@@ -4,7 +4,8 @@ One process per server by default: processes are forked from a forkserver that i
 once, so each costs a few MiB and no second import; each joins the default torch.distributed
 group (gloo bound to the loopback interface) exactly as it would under ``torchrun``. With
 ``ranks_per_process > 1`` a process hosts several ranks as threads, each with its own
-stand-alone gloo group over the same store. The parent serves the store (port 0: a free port,
+stand-alone gloo group over the same store (every rank then, also one left alone in the last
+process when the processes do not divide the ranks evenly). The parent serves the store (port 0: a free port,
 chosen by the kernel at bind time, so no race), relays progress, and stops every process as
 soon as one fails, dies or times out, naming the rank.
 """
@@ -142,8 +143,11 @@ def launch_local(task: Callable[..., Any], args: tuple, world: int, *, name: Cal
     ctx = _context(preload)
     q = ctx.Queue()
     groups = _groups(world, ranks_per_process)
+    # one path for every process: with several ranks per process all ranks use stand-alone groups, even in
+    # a last process left with one rank (an uneven split); mixing them with init_process_group never meets
+    threaded = ranks_per_process > 1
     procs = [ctx.Process(target=_process_main, daemon=True,
-                         args=(store.port, g, world, timeout, task, args, q, fault or {}, join))
+                         args=(store.port, g, world, timeout, task, args, q, fault or {}, join, threaded))
              for g in groups]
     results: dict[int, Any] = {}
     errors: list[tuple[int, str, bool]] = []
@@ -220,8 +224,12 @@ def _failure_message(errors: list[tuple[int, str, bool]], dead: list[tuple[list[
 
 
 def _process_main(port: int, ranks: list[int], world: int, timeout: float, task: Callable[..., Any], args: tuple,
-                  q: Any, fault: dict, join: bool) -> None:
-    """One local process: join the group(s), run the task for each hosted rank, send back results."""
+                  q: Any, fault: dict, join: bool, threaded: bool) -> None:
+    """One local process: join the group(s), run the task for each hosted rank, send back results.
+
+    `threaded`: the run hosts several ranks per process, so every rank (even one alone in its process)
+    joins through a stand-alone gloo group; else each joins the default group, as under torchrun.
+    """
     import torch
 
     from .comm import DistComm, GlooComm, client_store, loopback_interface
@@ -234,7 +242,7 @@ def _process_main(port: int, ranks: list[int], world: int, timeout: float, task:
             kind, value = fault.get(rank, (None, None))
             if not join:
                 comm = Seat(rank, world, port)
-            elif len(ranks) == 1:
+            elif not threaded:
                 store = dist.PrefixStore("group/", client_store(port, timeout))
                 iface = loopback_interface()
                 if iface:

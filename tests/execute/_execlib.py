@@ -94,9 +94,58 @@ def torchrun_cli(seat, report, argv: list[str]) -> tuple[int, str, str]:
     from core.execute.comm import loopback_interface
 
     os.environ.update({"RANK": str(seat.rank), "LOCAL_RANK": str(seat.rank), "WORLD_SIZE": str(seat.world),
+                       "LOCAL_WORLD_SIZE": str(seat.world),
                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(seat.port),
                        "TORCHELASTIC_USE_AGENT_STORE": "True", "GLOO_SOCKET_IFNAME": loopback_interface() or "lo"})
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         rc = cli.main(argv)
     return rc, out.getvalue(), err.getvalue()
+
+
+def listening_addresses(pid: int) -> list[str]:
+    """``host:port`` of every TCP socket (IPv4 and IPv6) that process `pid` holds in LISTEN state (Linux /proc)."""
+    import ipaddress
+    import os
+
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    out = []
+    for table in ("tcp", "tcp6"):
+        with open(f"/proc/{pid}/net/{table}") as f:
+            next(f)
+            for line in f:
+                cols = line.split()
+                if cols[3] != "0A" or cols[9] not in inodes:  # 0A: TCP_LISTEN
+                    continue
+                host, port = cols[1].split(":")
+                # the kernel prints each 32-bit word of the address in host (little-endian) order
+                raw = b"".join(bytes.fromhex(host[i:i + 8])[::-1] for i in range(0, len(host), 8))
+                out.append(f"{ipaddress.ip_address(raw)}:{int(port, 16)}")
+    return out
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``host:port`` is on a loopback address (127.0.0.0/8, ::1, or IPv4-mapped ::ffff:127.x)."""
+    import ipaddress
+
+    ip = ipaddress.ip_address(address.rpartition(":")[0])
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+def listeners(comm, report, parent: int) -> dict[int, list[str]]:
+    """A launch_local task: once every rank's group is up, the LISTEN sockets of this rank's process and of the
+    launching process `parent` (which serves the store), by process id."""
+    import os
+
+    comm.barrier()
+    found = {pid: listening_addresses(pid) for pid in (os.getpid(), parent)}
+    comm.barrier()
+    return found

@@ -20,7 +20,7 @@ from core.execute.bench import BenchConfig, BenchReport, bandwidths, run_local
 from core.execute.launch import LaunchError, launch_local
 from core.schedule_io import write_schedule
 
-from _execlib import ThreadRanks, schedule, torchrun_cli
+from _execlib import ThreadRanks, is_loopback, listeners, schedule, torchrun_cli
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,10 @@ def test_run_prints_the_check_times_and_bandwidths(ring_file, capsys):
     rc, out, err = run_cli(capsys, ring_file, "--size", "4KiB", "--dtype", "int64", "--repeat", "3", "--timeout", "30")
     assert rc == 0, err
     assert "4 ranks (local gloo, 127.0.0.1, 4 processes)  4096 bytes int64" in out
-    assert "result vs dist.all_reduce: OK (bitwise equal)" in out
+    assert "result vs dist.all_reduce, every rank and repetition: OK (bitwise equal)" in out
+    assert "whole run (start, warm-up, timed reps): wall " in out and "(4 processes + this one)" in out
+    assert "CPU seconds per AllReduce, summed over the 4 ranks: schedule " in out
+    assert "loopback has no topology" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert [r[0] for r in rows] == ["1", "2", "3"]
     # each in the unit the table names (core.units: its header's time unit, the note's rate unit; trial 15: no
@@ -70,6 +73,17 @@ def test_run_json_reports_every_repetition(ring_file, capsys):
     assert (r["schedule_algbw"], r["schedule_busbw"]) == pytest.approx(bandwidths(1000, r["schedule_s"], 4))
 
 
+def test_ranks_per_process_that_do_not_divide_the_servers(ring_file, capsys):
+    """Trial 25: 4 servers at 3 ranks per process hung until --timeout: the process left with one rank joined the
+    default group while the others built stand-alone gloo groups, so they never met. Every process takes one path."""
+    rc, out, err = run_cli(capsys, ring_file, "--size", "1KB", "--dtype", "int32", "--repeat", "1", "--warmup", "0",
+                           "--ranks-per-process", "3", "--timeout", "8")
+    assert rc == 0, err
+    assert "4 ranks (local gloo, 127.0.0.1, 2 processes)" in out and ": OK (bitwise equal)" in out
+    # threads share their process's CPU clock: the line says why there are no CPU seconds per AllReduce
+    assert "no CPU seconds per AllReduce: 4 ranks in 2 processes share each process's CPU clock" in out
+
+
 def _fake_report(plan, cfg, **_):
     """A BenchReport with given per-repetition times (1e6 bytes over 4 ranks), as run_local would return it."""
     return BenchReport("bcube:n=2,k=1", "ring", 4, 10 ** 6, "float32", [0.010, 0.030], [0.020, 0.020], 0.0, 0, 1e-6,
@@ -91,6 +105,41 @@ def test_the_avg_row_is_bytes_over_the_mean_time_not_the_mean_of_the_rates(ring_
     assert (avg["all_reduce_algbw"], avg["all_reduce_busbw"]) == pytest.approx((0.05, 0.075))
     assert avg["schedule_cpu_s"] == pytest.approx(0.2)
     assert rep.as_dict()["average"] == avg
+
+
+def _report(**kw) -> BenchReport:
+    rep = _fake_report(None, None)
+    for k, v in kw.items():
+        setattr(rep, k, v)
+    return rep
+
+
+def test_run_text_labels_the_check_the_ratio_and_the_footer():
+    """Trial 25: the tolerance did not say it is absolute, where it comes from, or what the check covers; elements that
+    differ (in the JSON) were not shown; the ratio did not say slower or faster; the footer not what it covers."""
+    from core.cli.run import report_lines
+
+    ok = report_lines(_report(max_abs_diff=4.77e-7, elements_differ=3, tolerance=2.86e-6))
+    assert "  result vs dist.all_reduce, every rank and repetition: OK (max |diff| 4.77e-07 <= 2.86e-06)" in ok
+    assert "    absolute tolerance 2(n-1)*n*eps (n = 4, float32 eps): the worst rounding of summing n terms in two " \
+           "orders" in ok
+    assert "    3 of 250000 elements differ on the worst rank and repetition (rounding)" in ok
+    bad = report_lines(_report(max_abs_diff=0.5, elements_differ=7, tolerance=2.86e-6))
+    assert "  result vs dist.all_reduce, every rank and repetition: MISMATCH (max |diff| 0.5 > 2.86e-06)" in bad
+    assert "    7 of 250000 elements differ on the worst rank and repetition" in bad
+    ints = report_lines(_report(dtype="int32", max_abs_diff=2.0, elements_differ=7, tolerance=0.0))
+    assert "MISMATCH (not bitwise equal: max |diff| 2)" in ints[1]
+    assert not any("tolerance" in line for line in ints)
+    assert not any("elements differ" in line for line in report_lines(_report(elements_differ=0)))
+    # times 10 + 30 ms vs 20 + 20 ms: the same mean; then faster and slower
+    assert "the schedule takes 1.00x the time of all_reduce (as fast)" in "\n".join(report_lines(_report()))
+    assert "takes 0.50x the time of all_reduce (faster)" in "\n".join(report_lines(_report(schedule_s=[0.01, 0.01])))
+    assert "takes 2.00x the time of all_reduce (slower)" in "\n".join(report_lines(_report(schedule_s=[0.04, 0.04])))
+    one = report_lines(_report(processes=1, schedule_cpu_s=[], all_reduce_cpu_s=[], cpu_absent="why"))
+    assert "(local gloo, 127.0.0.1, 1 process)" in one[0]  # not "1 processes"
+    assert "  whole run (start, warm-up, timed reps): wall 1.0 s, CPU 1.0 s (1 process + this one), load 0.00" in one
+    assert "  no CPU seconds per AllReduce: why" in one
+    assert all(len(line) <= 110 for line in ok + bad + ints + one)
 
 
 @pytest.mark.parametrize("size,dtype,numel,note", [
@@ -127,7 +176,23 @@ def test_under_torchrun_each_rank_joins_by_environment(ring_file):
     (rc0, out0, err0), *others = out.results
     assert rc0 == 0, err0
     assert "4 ranks (torchrun gloo, 4 processes)" in out0 and "OK (bitwise equal)" in out0
+    # trial 25: the CPU line and the one-machine note were missing under torchrun (LOCAL_WORLD_SIZE = WORLD_SIZE)
+    assert "CPU seconds per AllReduce, summed over the 4 ranks" in out0
+    assert "all 4 ranks ran on this one machine: these times measure the executor" in out0
+    assert "from joining the group to the end: wall " in out0
     assert all(rc == 0 and o == "" for rc, o, _ in others)  # only rank 0 reports
+
+
+def test_under_torchrun_a_wrong_rank_count_is_reported_once(ring_file):
+    """Trial 25: 5 torchrun ranks for a 4-server schedule printed the same line 5 times; rank 0 prints it, the others
+    exit quietly with the same code."""
+    argv = ["run", ring_file, "--size", "1KB", "--repeat", "1", "--timeout", "10"]
+    out = launch_local(torchrun_cli, (argv,), 3, name=str, join=False, timeout=30)
+    (rc0, out0, err0), *others = out.results
+    assert rc0 == 2 and out0 == ""
+    assert err0 == ("allreduce-lab: error: the schedule has 4 servers but torchrun started 3 ranks; use "
+                    "--nnodes/--nproc-per-node that multiply to 4\n")
+    assert others == [(2, "", "")] * 2
 
 
 # ---- errors: one line, exit code 2, nothing left running ------------------------------------
@@ -171,6 +236,19 @@ def test_more_servers_than_the_machine_can_host(ring_file, capsys, monkeypatch):
 @pytest.fixture(scope="module")
 def plan4():
     return build_plan(schedule("bcube:n=2,k=1", "critical-path"))
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux /proc")
+@pytest.mark.parametrize("per", [1, 3])
+def test_a_local_run_listens_on_loopback_only(per):
+    """Trial 25: the parent's TCPStore listened on *:PORT (torch binds every interface); every LISTEN socket of the
+    run, the store's and the ranks' gloo ones, must be on 127.0.0.1."""
+    import os
+
+    out = launch_local(listeners, (os.getpid(),), 4, name=str, ranks_per_process=per, timeout=20)
+    found = {pid: addrs for r in out.results for pid, addrs in r.items()}
+    assert found[os.getpid()], "the store's socket was not found: the /proc reading is broken"
+    assert {pid: [a for a in addrs if not is_loopback(a)] for pid, addrs in found.items()} == {p: [] for p in found}
 
 
 def test_a_rank_that_dies_is_named_and_the_others_stop(plan4):
