@@ -314,3 +314,30 @@ def test_a_trace_path_with_a_colon_reads_or_fails_in_one_line(capsys, tmp_path, 
         assert main(base + [spec]) == 2, spec
         out, err = capsys.readouterr()
         assert out == "" and len(err.strip().splitlines()) == 1 and said in err, (spec, err)
+
+
+def test_cluster_train_does_not_replace_a_checkpoint_without_force(tmp_path, monkeypatch, capsys):
+    """Trial 25: the default --out is the shipped checkpoint, which a run from the repository root replaced without
+    a word. An existing checkpoint is refused (one line, exit 2, nothing trained or written) unless --force."""
+    from pathlib import Path
+
+    import core.cluster.topdrl_train as tt
+    calls = []
+
+    def fake_train(cfg, out, command):
+        calls.append(command)
+        raise SystemExit(0)  # stands for a run: nothing is written
+
+    monkeypatch.setattr(tt, "train", fake_train)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the repository root: the default --out is the shipped one
+    assert main(["cluster-train"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["allreduce-lab: error: checkpoints/topdrl/topdrl.safetensors exists (the shipped checkpoint): "
+                   "cluster-train does not replace a checkpoint; pass --out elsewhere, or --force to replace it"]
+    (tmp_path / "mine.json").write_text("{}")  # either file of the pair is enough
+    assert main(["cluster-train", "--out", str(tmp_path / "mine")]) == 2
+    assert f"{tmp_path / 'mine.json'} exists: cluster-train" in capsys.readouterr().err
+    assert calls == [] and (tmp_path / "mine.json").read_text() == "{}"
+    with pytest.raises(SystemExit):
+        main(["cluster-train", "--out", str(tmp_path / "mine"), "--force"])
+    assert calls[0].endswith(f"--out {tmp_path / 'mine'} --force")
