@@ -71,8 +71,8 @@ def register(sub) -> None:
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
     from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_facts, trace_title,
-                          unfit)
+                          make_cluster, metric_text, run_schedulers, same_allreduce_note, skipped_note, summarize,
+                          trace_facts, trace_title, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -111,7 +111,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
-                          "trace_title": title, **facts, "skipped_note": skipped_note(trace), "results": rows},
+                          "trace_title": title, **facts, "skipped_note": skipped_note(trace),
+                          "same_allreduce_note": same_allreduce_note(results), "results": rows},
                          indent=2, default=float))
         return 0
     keys = list(METRICS)
@@ -134,6 +135,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
+    if same := same_allreduce_note(results):
+        print(f"note: {same}")
     return 0
 
 

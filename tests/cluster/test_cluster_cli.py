@@ -341,3 +341,19 @@ def test_cluster_train_does_not_replace_a_checkpoint_without_force(tmp_path, mon
     with pytest.raises(SystemExit):
         main(["cluster-train", "--out", str(tmp_path / "mine"), "--force"])
     assert calls[0].endswith(f"--out {tmp_path / 'mine'} --force")
+
+
+def test_a_note_says_when_ours_matches_others_because_every_job_used_ring(capsys):
+    """Trial 25: on fattree:k=4 (one port per server) ours, sjf+timed and sjf+closest printed identical rows with
+    every job on ring, and nothing said why. A note under the table does; where ours uses a tree (BCube(4,2)) and
+    its row differs, none."""
+    base = ["cluster", "--trace", "synthetic:jobs=10,seed=0"]
+    assert main(base + ["--topology", "fattree:k=4", "--scheduler", "ours,sjf+timed,sjf+closest"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("note: ours, sjf+timed and sjf+closest have identical rows: ours ran every job that spans "
+                           "servers with ring, as they do (a tree AllReduce helps only where a job's servers reach "
+                           "each other through several ports")
+    assert main(base + ["--topology", "fattree:k=4", "--scheduler", "ours,sjf+timed", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["same_allreduce_note"].startswith("ours and sjf+timed have identical")
+    assert main(base + ["--topology", "bcube:n=4,k=2", "--scheduler", "ours,sjf+timed"]) == 0
+    assert "note:" not in capsys.readouterr().out
