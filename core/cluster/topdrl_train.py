@@ -25,10 +25,11 @@ One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
    same trace (computed once per validation trace): traces of one family differ about 2x in
    average JCT, so a plain mean lets two or three heavy traces rank the snapshots. Every
    `eval_every` iterations, and after the last iteration run, the greedy policy runs on the 8
-   screening seeds `val_seeds`; at the
-   end the `confirm_top` best-screened snapshots also run on the 16 `confirm_seeds`, and the one
-   with the lowest mean ratio over all 24 traces is kept and saved (the budget reserves time for
-   this; a budget too short confirms fewer, or none: then the best-screened one is kept). Eight traces alone did not rank snapshots reliably (docs/cluster.md §8).
+   screening seeds `val_seeds`; at the end the `confirm_top` best-screened snapshots also run on
+   the 16 `confirm_seeds`, and the one with the lowest mean ratio over all 24 traces is kept and
+   saved (the budget reserves time for this; a budget too short confirms fewer, or none: then the
+   best-screened one is kept). Eight traces alone did not rank snapshots reliably (docs/cluster.md
+   §8).
 
 Training traces use seeds 1000, 1001, ...; validation seeds 900-923; the benchmark tests on
 seeds 0-4, which training and selection never see. The budget counts wall-clock seconds, so the
@@ -357,6 +358,8 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         kept = min(confirmed, key=lambda x: x["ratio"])
         n_traces = n_val + n_conf
         why = (f"the only snapshot screened, confirmed on {n_traces} traces" if len(ranked) == 1 else
+               f"best on the {n_val} screening traces of {len(ranked)} snapshots, confirmed on {n_traces} traces "
+               f"(the budget left no time to confirm more)" if len(confirmed) == 1 and n_fit < n_top else
                f"lowest mean ratio on {n_traces} traces of the {len(confirmed)} best-screened of "
                f"{len(ranked)} snapshots")
     else:
@@ -365,7 +368,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         n_traces = n_val
         why = ("the only snapshot screened" if len(ranked) == 1 else
                f"lowest mean ratio on the {n_val} screening traces of {len(ranked)} snapshots") + \
-            f"; the budget left no time to confirm it on {n_conf} more traces"
+            (f"; the budget left no time to confirm it on {n_conf} more traces" if n_fit < n_top else "")
     net.load_state_dict(kept["state"])
     usage = resource.getrusage(resource.RUSAGE_SELF)
     meta = {
