@@ -52,19 +52,27 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_cluster)
 
     p = sub.add_parser("cluster-train", help="train TopDRL's job picker (imitation warm-up, then rollout policy iteration)")
-    p.add_argument("--budget", type=at.seconds(10 ** 6), default=840.0, help="wall-clock seconds (default 840)")
+    p.add_argument("--budget", type=at.seconds(10 ** 6), default=840.0,
+                   help="wall-clock seconds for the whole run, a cap: the warm-up's epochs, the policy iteration and "
+                        "the final confirmation stop early or shrink to fit (one warm-up episode, one epoch and the "
+                        "warm-up policy's screening always run; default 840)")
     p.add_argument("--iterations", type=at.int_in(0, 10 ** 6), default=80,
-                   help="policy-iteration steps, 0 = until the budget (default 80; the budget still caps the run)")
+                   help="policy-iteration steps, 0 = until the budget (default 80; the budget still caps the run); "
+                        "every 4th and the last one run are screened and can be kept")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--out", type=at.out_stem, default="checkpoints/topdrl/topdrl", help="checkpoint stem (default checkpoints/topdrl/topdrl)")
+    p.add_argument("--out", type=at.out_stem, default="checkpoints/topdrl/topdrl",
+                   help="checkpoint stem (default checkpoints/topdrl/topdrl, the shipped one: an existing checkpoint "
+                        "is replaced only with --force)")
+    p.add_argument("--force", action="store_true", default=None,
+                   help="replace the checkpoint at --out if there is one (default: refuse, writing nothing)")
     p.set_defaults(func=cmd_cluster_train)
 
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
     from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, skipped_note, summarize, trace_facts, trace_title,
-                          unfit)
+                          make_cluster, metric_text, run_schedulers, same_allreduce_note, skipped_note, summarize,
+                          trace_facts, trace_title, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -103,7 +111,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
-                          "trace_title": title, **facts, "skipped_note": skipped_note(trace), "results": rows},
+                          "trace_title": title, **facts, "skipped_note": skipped_note(trace),
+                          "same_allreduce_note": same_allreduce_note(results), "results": rows},
                          indent=2, default=float))
         return 0
     keys = list(METRICS)
@@ -126,6 +135,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
+    if same := same_allreduce_note(results):
+        print(f"note: {same}")
     return 0
 
 
@@ -136,16 +147,42 @@ CSV_TRACE_COLUMNS = ["run_times_as_compute", "records", "records_skipped", "skip
 
 def cmd_cluster_train(a: argparse.Namespace) -> int:
     """Train TopDRL's checkpoint (core.cluster.topdrl_train)."""
+    from ..argtypes import UsageError
+    from ..cluster.topdrl import default_checkpoint
     from ..cluster.topdrl_train import TrainConfig, train
-    command = f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} --out {a.out}"
+    stem = pair_stem(a.out)
+    there = [f for f in (pair_file(stem, ".safetensors"), pair_file(stem, ".json")) if f.exists()]
+    if there and not a.force:  # before any work: the default --out is the shipped checkpoint (trial 25)
+        shipped = " (the shipped checkpoint)" if stem.resolve() == default_checkpoint() else ""
+        raise UsageError(f"{there[0]} exists{shipped}: cluster-train does not replace a checkpoint; pass --out "
+                         f"elsewhere, or --force to replace it")
+    command = (f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} "
+               f"--out {a.out}" + (" --force" if a.force else ""))
     meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)
     t = meta["training"]
-    stem = pair_stem(a.out)
-    print(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration {meta['kept_iteration']}, validation ratio to "
-          f"{meta['config']['reference']} {meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) "
-          f"after {meta['iterations']} iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
+    print(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration "
+          f"{meta['kept_iteration']} ({meta['kept_why']}), validation ratio to {meta['config']['reference']} "
+          f"{meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) after {meta['iterations']} iterations, "
+          f"{meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
           f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
+    for line in budget_notes(meta, a.budget):
+        print(line, file=sys.stderr)
     return 0
+
+
+def budget_notes(meta: dict, budget: float) -> list[str]:
+    """What the wall-clock budget cut in a cluster-train run, as note lines (none if it cut nothing)."""
+    lines = []
+    if meta["stopped_by"] == "budget" and meta["kept_iteration"] == 0 and len(meta["history"]) == 1:
+        lines.append(f"note: the budget ({budget:g} s) ran out before the first iteration was screened: kept the "
+                     f"warm-up policy (iteration 0)")
+    if meta["budget_cuts"]:
+        lines.append(f"note: the budget ({budget:g} s) cut " + "; ".join(meta["budget_cuts"])
+                     + ": give a larger --budget for the whole run")
+    if meta["training"]["wall_s"] > budget:
+        lines.append(f"note: the run took {meta['training']['wall_s']:.0f} s, over the budget ({budget:g} s): one "
+                     f"warm-up episode, one epoch and the warm-up policy's screening always run")
+    return lines
 
 
 def _write_rows(path: str, rows: list[dict]) -> None:

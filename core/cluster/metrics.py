@@ -63,6 +63,28 @@ def summarize(res: Result) -> dict:
     }
 
 
+def same_allreduce_note(results: list[Result]) -> str | None:
+    """A note when a scheduler that chooses its AllReduce (ours, ``+best``, ``+adaptive``) ran every job that
+    spans servers with one method and so has the same metrics as other schedulers (trial 25: on fattree:k=4 and
+    leafspine ours, sjf+timed and sjf+closest share one row, all ring); None otherwise."""
+    from .schedulers import parse_name
+    rows = {r.scheduler: tuple(summarize(r)[k] for k in METRICS) for r in results}
+    for r in results:
+        kind = parse_name(r.scheduler)
+        if kind != ("ours",) and kind[2:] not in (("best",), ("adaptive",)):
+            continue
+        used = {s.method for s in r.segments if np.count_nonzero(s.alloc) > 1}
+        twins = [n for n in rows if n != r.scheduler and rows[n] == rows[r.scheduler]]
+        if len(used) == 1 and twins:
+            names = [r.scheduler] + twins
+            listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+            return (f"{listed} have identical rows: {r.scheduler} ran every job that spans servers with "
+                    f"{used.pop()}, as they do (a tree AllReduce helps only where a job's servers reach each other "
+                    f"through several ports; README, \"A tree AllReduce beats the ring only where...\"; "
+                    f"docs/cluster.md §8)")
+    return None
+
+
 def running_at(res: Result, t: float) -> list:
     """The run segments in progress at time t."""
     return [s for s in res.segments if s.start <= t < s.end]

@@ -312,16 +312,20 @@ def default_checkpoint() -> Path:
 
 
 def save(net: TopDRLNet, stem: str | Path, meta: dict[str, Any]) -> Path:
-    """Write ``stem.safetensors`` and the ``stem.json`` sidecar; returns the sidecar path."""
-    from safetensors.torch import save_file
+    """Write ``stem.safetensors`` and the ``stem.json`` sidecar, each whole or not at all and with the
+    permissions a plain write gives (core.atomic, as core.rl.checkpoint does); returns the sidecar path."""
+    from safetensors.torch import save as to_bytes
+
+    from ..atomic import write_atomic
     from ..rl.pair import pair_file, pair_stem
     stem = pair_stem(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.detach().contiguous() for k, v in net.state_dict().items()}, str(pair_file(stem, ".safetensors")))
+    write_atomic(pair_file(stem, ".safetensors"),
+                 to_bytes({k: v.detach().contiguous() for k, v in net.state_dict().items()}))
     side = {"format": FORMAT, "net": net.cfg.as_dict(), "job_features": list(JOB_FEATURES),
             "global_features": list(GLOBAL_FEATURES), "server_features": ["slot_busy"] + list(SERVER_EXTRA), **meta}
     path = pair_file(stem, ".json")
-    path.write_text(json.dumps(side, indent=2, default=float))
+    write_atomic(path, json.dumps(side, indent=2, default=float).encode())
     return path
 
 

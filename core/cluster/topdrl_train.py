@@ -2,7 +2,9 @@
 
 One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
 
-    allreduce-lab cluster-train --budget 840 --iterations 80 --seed 0 --out checkpoints/topdrl/topdrl
+    allreduce-lab cluster-train --budget 840 --iterations 80 --seed 0 --out checkpoints/topdrl/topdrl --force
+
+(--force: it replaces the shipped files; the shipped sidecar's command predates the flag.)
 
 1. **Warm-up** (`imitation` episodes): the network learns to copy SJF's pick (shortest job of
    the window that fits) by cross-entropy, so RL starts from a sensible order (SJF never
@@ -22,14 +24,17 @@ One command makes the shipped checkpoint (docs/cluster.md, "TopDRL"):
 3. Snapshots are scored by their **mean per-trace ratio** of average JCT to sjf+closest's on the
    same trace (computed once per validation trace): traces of one family differ about 2x in
    average JCT, so a plain mean lets two or three heavy traces rank the snapshots. Every
-   `eval_every` iterations the greedy policy runs on the 8 screening seeds `val_seeds`; at the
-   end the `confirm_top` best-screened snapshots also run on the 16 `confirm_seeds`, and the one
-   with the lowest mean ratio over all 24 traces is kept and saved (the budget reserves time for
-   this). Eight traces alone did not rank snapshots reliably (docs/cluster.md §8).
+   `eval_every` iterations, and after the last iteration run, the greedy policy runs on the 8
+   screening seeds `val_seeds`; at the end the `confirm_top` best-screened snapshots also run on
+   the 16 `confirm_seeds`, and the one with the lowest mean ratio over all 24 traces is kept and
+   saved (the budget reserves time for this; a budget too short confirms fewer, or none: then the
+   best-screened one is kept). Eight traces alone did not rank snapshots reliably (docs/cluster.md
+   §8).
 
 Training traces use seeds 1000, 1001, ...; validation seeds 900-923; the benchmark tests on
 seeds 0-4, which training and selection never see. The budget counts wall-clock seconds, so the
-run ends in time on a busy machine (the sidecar records CPU time and the load average too).
+run ends in time on a busy machine (the sidecar records CPU time and the load average too). It
+caps the whole run (`train`'s docstring says how); the sidecar's `budget_cuts` says what it cut.
 """
 
 from __future__ import annotations
@@ -185,68 +190,115 @@ def _pairwise_step(net: TopDRLNet, opt, data: list[tuple[Observation, int, int, 
 
 
 def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> dict:
-    """Train and save the best snapshot at `out` (stem); returns the sidecar's metadata."""
+    """Train and save the best snapshot at `out` (stem); returns the sidecar's metadata.
+
+    The wall-clock budget caps every step: the warm-up's episodes and epochs stop early, the policy
+    iteration stops, and fewer snapshots are confirmed (none: the best-screened one is kept on its
+    screening ratio) when the rest would not fit. One floor is not cut: one warm-up episode, one
+    epoch and the screening of the warm-up policy (iteration 0) always run, so a checkpoint always
+    has a validation ratio; a budget smaller than they take ends a few seconds late. The sidecar's
+    `budget_cuts` says what the budget cut, `kept_why` why the kept snapshot was kept."""
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     wall0, cpu0, load0 = time.perf_counter(), time.process_time(), os.getloadavg()
+    deadline = wall0 + cfg.budget_s
 
     def cpu() -> float:
         return time.process_time() - cpu0
+
+    def left() -> float:
+        return deadline - time.perf_counter()
 
     cluster = make_cluster(cfg.topology, cfg.gpus_per_server)
     comm = CommModel(cluster)
     net = TopDRLNet(NetConfig(cfg.gpus_per_server, hidden=cfg.hidden))
     history: list[dict] = []
+    cuts: list[str] = []  # what the budget cut, in words (the CLI prints them)
     seed = cfg.train_seed0
+    n_val, n_conf = len(cfg.val_seeds), len(cfg.confirm_seeds)
+    ref: dict[int, float] = {}  # the reference's JCT per validation seed, computed when first needed
 
-    # 1. imitation warm-up
+    def need_ref(seeds) -> None:
+        ref.update(reference_jct(cfg, cluster, comm, [s for s in seeds if s not in ref]))
+
+    # 1. imitation warm-up: its episodes stop early only past half the budget; its epochs leave room for
+    # screening the warm-up policy (reference and policy, one episode each per screening seed)
+    pace = 0.0  # seconds per episode: the fastest warm-up episode's (the first pays for setting up), then the
+    #             latest screening's
+
+    def reserve0() -> float:
+        return 1.5 * pace * 2 * n_val + 1.0
+
     obs: list[Observation] = []
     acts: list[int] = []
-    for _ in range(cfg.imitation):
+    episodes = 0
+    for i in range(cfg.imitation):
+        if i and left() < cfg.budget_s / 2:
+            cuts.append(f"warm-up: {i} of {cfg.imitation} episodes")
+            break
+        t_ep = time.perf_counter()
         teacher = TopDRL(net, chooser=sjf_chooser)
         _episode(cluster, comm, f"{cfg.trace},seed={seed}", teacher)
+        pace = min(pace or np.inf, time.perf_counter() - t_ep)
         seed += 1
+        episodes += 1
         obs += [e[0] for e in teacher.log]
         acts += [e[1] for e in teacher.log]
     if obs:
         x = batch(obs)
         y = torch.tensor(acts)
         bc = torch.optim.Adam(net.parameters(), lr=cfg.imitation_lr)
-        for _ in range(cfg.imitation_epochs):
+        per_epoch = 0.0
+        for e in range(cfg.imitation_epochs):
+            if e and left() < reserve0() + per_epoch:
+                cuts.append(f"warm-up: {e} of {cfg.imitation_epochs} epochs")
+                break
+            t_ep = time.perf_counter()
             loss = torch.nn.functional.cross_entropy(net(*x), y)
             bc.zero_grad()
             loss.backward()
             bc.step()
-        log(f"imitation: {len(obs)} picks from {cfg.imitation} episodes, loss {loss.item():.3f}")
+            per_epoch = time.perf_counter() - t_ep
+        log(f"imitation: {len(obs)} picks from {episodes} episodes, loss {loss.item():.3f}")
     net.eval()
-    ref = reference_jct(cfg, cluster, comm, cfg.val_seeds + cfg.confirm_seeds)
     snapshots: list[tuple[int, float, dict, dict]] = []  # (iteration, screening ratio, JCT per seed, weights)
 
-    per_val_episode = 0.0  # seconds per episode of the latest screening (the confirmation's pace)
-
     def screen(it: int, extra: dict) -> float:
-        nonlocal per_val_episode
+        nonlocal pace
+        need_ref(cfg.val_seeds)
         t_val = time.perf_counter()
         jct = evaluate(net, cfg, cluster, comm, cfg.val_seeds)
-        per_val_episode = (time.perf_counter() - t_val) / len(cfg.val_seeds)
+        pace = (time.perf_counter() - t_val) / n_val
         ratio = mean_ratio(jct, ref)
         snapshots.append((it, ratio, jct, {k: v.clone() for k, v in net.state_dict().items()}))
         history.append({"iteration": it, **extra, "val_avg_jct_h": float(np.mean(list(jct.values()))),
                         "val_ratio": ratio, "cpu_s": cpu(), "elapsed_s": time.perf_counter() - wall0})
         return ratio
 
-    best = screen(0, {"episodes": cfg.imitation})
+    best = screen(0, {"episodes": episodes})
     log(f"after imitation: validation ratio to {cfg.reference} {best:.3f}")
 
-    # 2. rollout policy iteration
+    # 2. rollout policy iteration; every `eval_every`-th iteration is screened, and the last one run
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     data: list[tuple[Observation, int, int, float]] = []
-    it, episodes, wins = 0, cfg.imitation + len(ref) + len(cfg.val_seeds), 0
+    it, wins = 0, 0
+    episodes += n_val + n_val  # the reference's and the warm-up policy's screening episodes
     per_iter = 0.0
-    while (not cfg.iterations or it < cfg.iterations) and time.perf_counter() - wall0 + max(5.0, per_iter) + \
-            1.5 * per_val_episode * cfg.confirm_top * len(cfg.confirm_seeds) + 5.0 < cfg.budget_s:
-        # (time left for one more iteration and the confirmation)
+    total0, n_jobs, loss = 0.0, 1, 0.0
+
+    def screen_it(why: str = "") -> None:
+        nonlocal best, episodes
+        episodes += n_val
+        val = screen(it, {"episodes": episodes, "train_avg_jct_h": total0 / 3600 / n_jobs,
+                          "branches": len(data), "better_alternatives": int(wins), "loss": loss})
+        best = min(best, val)
+        log(f"iteration {it}: train {total0 / 3600 / n_jobs:.2f} h, validation ratio {val:.3f} "
+            f"(best {best:.3f}), {wins} better alternatives so far, {cpu():.0f} s CPU{why}")
+
+    # (time left for one more iteration, its screening and the confirmation)
+    while (not cfg.iterations or it < cfg.iterations) and \
+            left() > max(5.0, per_iter) + 1.5 * pace * (n_val + cfg.confirm_top * n_conf) + 5.0:
         t_it = time.perf_counter()
         it += 1
         spec = f"{cfg.trace},seed={seed}"
@@ -254,7 +306,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         base_pol = TopDRL(net)
         base = _episode(cluster, comm, spec, base_pol)
         episodes += 1
-        total0 = float(base.jct.sum())
+        total0, n_jobs = float(base.jct.sum()), base.trace.n
         actions = [e[1] for e in base_pol.log]
         choices = [k for k, e in enumerate(base_pol.log) if e[0].mask.sum() >= 2]
         for k in rng.permutation(choices)[:cfg.branches].tolist():
@@ -270,26 +322,53 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         data = data[-cfg.buffer:]
         loss = _pairwise_step(net, opt, data, cfg) if data else 0.0
         if it % cfg.eval_every == 0:
-            episodes += len(cfg.val_seeds)
-            val = screen(it, {"episodes": episodes, "train_avg_jct_h": total0 / 3600 / base.trace.n,
-                              "branches": len(data), "better_alternatives": int(wins), "loss": loss})
-            best = min(best, val)
-            log(f"iteration {it}: train {total0 / 3600 / base.trace.n:.2f} h, validation ratio {val:.3f} "
-                f"(best {best:.3f}), {wins} better alternatives so far, {cpu():.0f} s CPU")
+            screen_it()
         per_iter = time.perf_counter() - t_it
-    # 3. confirmation: the best-screened snapshots on the confirmation seeds too; keep the best on all
+    if it and snapshots[-1][0] != it:  # the last iteration run is screened too, so what was trained can be kept
+        screen_it(" (the last iteration run)")
+    stopped = "iterations" if cfg.iterations and it >= cfg.iterations else "budget"
+    if stopped == "budget":
+        cuts.append(f"policy iteration: {it} of {cfg.iterations} iterations" if cfg.iterations
+                    else f"policy iteration: {it} iterations (--iterations 0: until the budget)")
+
+    # 3. confirmation: the best-screened snapshots on the confirmation seeds too; keep the best on all.
+    # As many of the `confirm_top` as the time left allows (the reference's runs count as one more)
+    ranked = sorted(snapshots, key=lambda x: x[1])
+    n_top = min(cfg.confirm_top, len(ranked))
+    n_fit = n_top
+    while n_fit and left() < 1.5 * pace * n_conf * (n_fit + 1):
+        n_fit -= 1
+    if n_fit < n_top:
+        cuts.append(f"confirmation: {n_fit} of {n_top} snapshots")
+    if n_fit:
+        need_ref(cfg.confirm_seeds)
+        episodes += n_conf
     confirmed = []
-    for k, ratio, jct, state in sorted(snapshots, key=lambda x: x[1])[:cfg.confirm_top]:
+    for k, ratio, jct, state in ranked[:n_fit]:
         net.load_state_dict(state)
         more = evaluate(net, cfg, cluster, comm, cfg.confirm_seeds)
         rest = mean_ratio(more, ref)
-        episodes += len(cfg.confirm_seeds)
+        episodes += n_conf
         every = {**jct, **more}
         confirmed.append({"iteration": k, "screen_ratio": ratio, "confirm_ratio": rest,
                           "ratio": mean_ratio(every, ref), "avg_jct_h": float(np.mean(list(every.values()))),
                           "state": state})
         log(f"snapshot {k}: ratio {ratio:.3f} on screening seeds, {rest:.3f} on confirmation seeds")
-    kept = min(confirmed, key=lambda x: x["ratio"])
+    if confirmed:
+        kept = min(confirmed, key=lambda x: x["ratio"])
+        n_traces = n_val + n_conf
+        why = (f"the only snapshot screened, confirmed on {n_traces} traces" if len(ranked) == 1 else
+               f"best on the {n_val} screening traces of {len(ranked)} snapshots, confirmed on {n_traces} traces "
+               f"(the budget left no time to confirm more)" if len(confirmed) == 1 and n_fit < n_top else
+               f"lowest mean ratio on {n_traces} traces of the {len(confirmed)} best-screened of "
+               f"{len(ranked)} snapshots")
+    else:
+        k, ratio, jct, state = ranked[0]
+        kept = {"iteration": k, "ratio": ratio, "avg_jct_h": float(np.mean(list(jct.values()))), "state": state}
+        n_traces = n_val
+        why = ("the only snapshot screened" if len(ranked) == 1 else
+               f"lowest mean ratio on the {n_val} screening traces of {len(ranked)} snapshots") + \
+            (f"; the budget left no time to confirm it on {n_conf} more traces" if n_fit < n_top else "")
     net.load_state_dict(kept["state"])
     usage = resource.getrusage(resource.RUSAGE_SELF)
     meta = {
@@ -301,8 +380,12 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         "reference_avg_jct_h": {str(s): v for s, v in ref.items()},
         "episodes": episodes,
         "iterations": it,
+        "stopped_by": stopped,
+        "budget_cuts": cuts,
         "kept_iteration": kept["iteration"],
+        "kept_why": why,
         "kept_val_ratio": kept["ratio"],
+        "kept_val_traces": n_traces,
         "best_val_avg_jct_h": kept["avg_jct_h"],
         "confirmed": [{k: v for k, v in c.items() if k != "state"} for c in confirmed],
         "history": history,

@@ -282,6 +282,9 @@ def _read_csv(path: str) -> tuple[list[str], list[dict]]:
         raise TraceError(f"{path}: not a UTF-8 text file; a CSV trace is text") from None
     except csv.Error as err:
         raise TraceError(f"{path}: not readable as CSV: {err}") from None
+    # an empty file is called empty, not "missing columns ...", which reads as if the header were wrong (trial 25)
+    if not any(c for c in columns) and not any(_cells(rec).strip() for rec in rows):
+        raise TraceError(f"{path}: {_empty_words(p)}")
     for r, rec in enumerate(rows, start=1):
         # DictReader files extra values under the key None and pads short rows with None
         fields = sum(v is not None for k, v in rec.items() if k is not None) + len(rec.get(None) or [])
@@ -289,6 +292,16 @@ def _read_csv(path: str) -> tuple[list[str], list[dict]]:
             raise TraceError(f"{path}: row {r}: {fields} fields, but the header names {len(columns)} "
                              f"({', '.join(columns)}); every row needs one value per column")
     return columns, rows
+
+
+def _cells(rec: dict) -> str:
+    """A DictReader row's values joined (extra values under the key None, padding None as nothing)."""
+    return "".join([v for k, v in rec.items() if k is not None and v] + list(rec.get(None) or []))
+
+
+def _empty_words(p: Path) -> str:
+    """What an empty trace file is: no bytes at all, or blank lines only."""
+    return "the file is empty" if p.stat().st_size == 0 else "the file is empty (blank lines only)"
 
 
 def _need(path: str, columns: list[str], need: list[str], hint: str, either: str = "") -> None:
@@ -428,7 +441,10 @@ def read_philly(path: str, seed: int = 0, model: str | None = None) -> Trace:
     _need_file(path, path)
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        if not text.strip():
+            raise TraceError(f"{path}: {_empty_words(p)}")
+        data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise TraceError(f"{path}: not a Philly cluster_job_log (JSON): {err}") from None
     if not isinstance(data, list):

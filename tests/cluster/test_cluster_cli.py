@@ -314,3 +314,46 @@ def test_a_trace_path_with_a_colon_reads_or_fails_in_one_line(capsys, tmp_path, 
         assert main(base + [spec]) == 2, spec
         out, err = capsys.readouterr()
         assert out == "" and len(err.strip().splitlines()) == 1 and said in err, (spec, err)
+
+
+def test_cluster_train_does_not_replace_a_checkpoint_without_force(tmp_path, monkeypatch, capsys):
+    """Trial 25: the default --out is the shipped checkpoint, which a run from the repository root replaced without
+    a word. An existing checkpoint is refused (one line, exit 2, nothing trained or written) unless --force."""
+    from pathlib import Path
+
+    import core.cluster.topdrl_train as tt
+    calls = []
+
+    def fake_train(cfg, out, command):
+        calls.append(command)
+        raise SystemExit(0)  # stands for a run: nothing is written
+
+    monkeypatch.setattr(tt, "train", fake_train)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the repository root: the default --out is the shipped one
+    assert main(["cluster-train"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["allreduce-lab: error: checkpoints/topdrl/topdrl.safetensors exists (the shipped checkpoint): "
+                   "cluster-train does not replace a checkpoint; pass --out elsewhere, or --force to replace it"]
+    (tmp_path / "mine.json").write_text("{}")  # either file of the pair is enough
+    assert main(["cluster-train", "--out", str(tmp_path / "mine")]) == 2
+    assert f"{tmp_path / 'mine.json'} exists: cluster-train" in capsys.readouterr().err
+    assert calls == [] and (tmp_path / "mine.json").read_text() == "{}"
+    with pytest.raises(SystemExit):
+        main(["cluster-train", "--out", str(tmp_path / "mine"), "--force"])
+    assert calls[0].endswith(f"--out {tmp_path / 'mine'} --force")
+
+
+def test_a_note_says_when_ours_matches_others_because_every_job_used_ring(capsys):
+    """Trial 25: on fattree:k=4 (one port per server) ours, sjf+timed and sjf+closest printed identical rows with
+    every job on ring, and nothing said why. A note under the table does; where ours uses a tree (BCube(4,2)) and
+    its row differs, none."""
+    base = ["cluster", "--trace", "synthetic:jobs=10,seed=0"]
+    assert main(base + ["--topology", "fattree:k=4", "--scheduler", "ours,sjf+timed,sjf+closest"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("note: ours, sjf+timed and sjf+closest have identical rows: ours ran every job that spans "
+                           "servers with ring, as they do (a tree AllReduce helps only where a job's servers reach "
+                           "each other through several ports")
+    assert main(base + ["--topology", "fattree:k=4", "--scheduler", "ours,sjf+timed", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["same_allreduce_note"].startswith("ours and sjf+timed have identical")
+    assert main(base + ["--topology", "bcube:n=4,k=2", "--scheduler", "ours,sjf+timed"]) == 0
+    assert "note:" not in capsys.readouterr().out

@@ -156,3 +156,71 @@ def test_default_validation_seeds_are_neither_training_nor_benchmark_seeds():
     assert len(set(val)) == len(val) >= 16 and len(cfg.val_seeds) >= 8
     assert not set(val) & set(bench.TEST_SEEDS)
     assert max(val) < cfg.train_seed0  # training draws seeds train_seed0, train_seed0 + 1, ...
+
+
+TINY = dict(imitation=1, imitation_epochs=5, hidden=16, trace="synthetic:jobs=16,rate=10", val_seeds=(900,),
+            confirm_seeds=(901,), confirm_top=2)
+"""The smallest training run the code allows (a second or two)."""
+
+
+class FakeClock:
+    """A wall clock that advances `step` seconds at every reading: the budget logic without timing anything."""
+
+    def __init__(self, step: float):
+        self.t, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.t += self.step
+        return self.t
+
+    @staticmethod
+    def process_time() -> float:
+        import time
+        return time.process_time()
+
+
+def test_the_budget_caps_the_warm_up_and_says_so(tmp_path, monkeypatch):
+    """Trial 25: `--budget 20 --iterations 1` took 46 s (200 warm-up epochs, then validation) and kept iteration 0
+    without a word. Under a clock read 0.05 s apart the warm-up's epochs stop within the budget, and the notes say
+    that the budget ran out before the first iteration was screened."""
+    from types import SimpleNamespace
+
+    import core.cluster.topdrl_train as tt
+    from core.cli.cluster import budget_notes
+    clock = FakeClock(0.05)
+    monkeypatch.setattr(tt, "time", SimpleNamespace(perf_counter=clock.perf_counter, process_time=clock.process_time))
+    cfg = TrainConfig(**{**TINY, "imitation_epochs": 1000}, budget_s=4, iterations=1)
+    meta = train(cfg, tmp_path / "t", log=lambda *_: None)
+    assert meta["training"]["wall_s"] <= cfg.budget_s
+    assert meta["iterations"] == 0 and meta["stopped_by"] == "budget" and meta["kept_iteration"] == 0
+    assert any(c.startswith("warm-up: ") and c.endswith(" of 1000 epochs") for c in meta["budget_cuts"])
+    notes = budget_notes(meta, cfg.budget_s)
+    assert notes[0] == ("note: the budget (4 s) ran out before the first iteration was screened: kept the warm-up "
+                        "policy (iteration 0)")
+    assert "policy iteration: 0 of 1 iterations" in notes[1] and len(notes) == 2
+
+
+@pytest.mark.parametrize("iterations, screened", [(1, [0, 1]), (5, [0, 4, 5])])
+def test_the_last_iteration_run_is_screened_and_can_be_kept(tmp_path, iterations, screened):
+    """Trial 25: with --iterations 1 to 3 only iteration 0 was screened (every 4th is), so what was trained was
+    thrown away without a word. The last iteration run is screened too, and the sidecar says why one was kept."""
+    cfg = TrainConfig(**TINY, budget_s=600, iterations=iterations)
+    meta = train(cfg, tmp_path / "t", log=lambda *_: None)
+    assert [h["iteration"] for h in meta["history"]] == screened
+    assert meta["stopped_by"] == "iterations" and meta["budget_cuts"] == []
+    assert len(meta["confirmed"]) == 2 and meta["kept_iteration"] in screened
+    assert meta["kept_why"] == f"lowest mean ratio on 2 traces of the 2 best-screened of {len(screened)} snapshots"
+
+
+def test_checkpoint_files_are_written_with_normal_permissions(tmp_path):
+    """Trial 25: topdrl.safetensors came out -rw------- (its .json -rw-r--r--): both files of the pair are now
+    written atomically with the permissions a plain write gives."""
+    import os
+    old = os.umask(0o022)
+    try:
+        save(_net(), tmp_path / "m", {})
+    finally:
+        os.umask(old)
+    assert {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()} == {"m.json": 0o644,
+                                                                             "m.safetensors": 0o644}
+    assert load(tmp_path / "m")[0].cfg.hidden == 16

@@ -193,7 +193,8 @@ def test_helios_loader(tmp_path):
     # an empty value names the column the file has, not the other one
     ("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n0,1,resnet50,\n", "row 2: column 'iterations' must be a number, got ''"),
     ("arrival_s,gpus,model,iterations\n", "no jobs: the file has a header but no rows"),
-    ("", "missing columns 'arrival_s', 'gpus', 'model', and one of 'iterations' or 'duration_s'"),
+    ("", "bad.csv: the file is empty"),  # trial 25: it read "missing columns 'arrival_s', ..."
+    ("\n \n", "bad.csv: the file is empty (blank lines only)"),
     ("arrival_s,gpus\n0,1\n", "missing column 'model', and one of 'iterations' or 'duration_s'"),  # all at once
     ("\xff\xfe binary", "not a UTF-8 text file"),
     # found by a new-user trial: each of these was accepted with exit 0
@@ -221,6 +222,15 @@ def test_bad_csv_names_row_and_rule(tmp_path, text, rule):
     with pytest.raises(TraceError) as err:
         load_trace(str(p))
     assert rule in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["philly", "helios"])
+def test_an_empty_philly_or_helios_file_is_called_empty(tmp_path, kind):
+    """Trial 25: a 0-byte file was "missing columns" (Helios) or "not JSON: Expecting value" (Philly)."""
+    p = tmp_path / "e.txt"
+    p.write_text("")
+    with pytest.raises(TraceError, match=r"e\.txt: the file is empty$"):
+        load_trace(f"{kind}:{p}")
 
 
 def test_bad_philly_and_helios(tmp_path):
