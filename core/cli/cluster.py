@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..rl.pair import pair_file, pair_stem
-from .common import Given, ignored_note, print_table
+from .common import Given, ignored_note, print_table, refuse_existing_checkpoint
 
 
 def register(sub) -> None:
@@ -147,15 +147,10 @@ CSV_TRACE_COLUMNS = ["run_times_as_compute", "records", "records_skipped", "skip
 
 def cmd_cluster_train(a: argparse.Namespace) -> int:
     """Train TopDRL's checkpoint (core.cluster.topdrl_train)."""
-    from ..argtypes import UsageError
     from ..cluster.topdrl import default_checkpoint
     from ..cluster.topdrl_train import TrainConfig, train
-    stem = pair_stem(a.out)
-    there = [f for f in (pair_file(stem, ".safetensors"), pair_file(stem, ".json")) if f.exists()]
-    if there and not a.force:  # before any work: the default --out is the shipped checkpoint (trial 25)
-        shipped = " (the shipped checkpoint)" if stem.resolve() == default_checkpoint() else ""
-        raise UsageError(f"{there[0]} exists{shipped}: cluster-train does not replace a checkpoint; pass --out "
-                         f"elsewhere, or --force to replace it")
+    stem = pair_stem(a.out)  # before any work: the default --out is the shipped checkpoint (trial 25)
+    refuse_existing_checkpoint(stem, a.force, "cluster-train", shipped=stem.resolve() == default_checkpoint())
     command = (f"allreduce-lab cluster-train --budget {a.budget:g} --iterations {a.iterations} --seed {a.seed} "
                f"--out {a.out}" + (" --force" if a.force else ""))
     meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)

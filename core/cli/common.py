@@ -24,6 +24,17 @@ from ..topology.degrade import already_failed, failed_mask, link_names, slowed_b
 FORCE_HELP = "run even when the size guard estimates more memory or time than the limits (docs/limits.md)"
 
 
+def refuse_existing_checkpoint(stem, force: bool, command: str, shipped: bool = False) -> None:
+    """Refuse (UsageError: one line, exit 2, before any work) to replace a checkpoint at `stem` (its .safetensors or
+    .json) unless `force`: a trainer's default --out is a shipped checkpoint whose README rows depend on it (trial 25).
+    `shipped` adds that it is one."""
+    from ..rl.pair import pair_file
+    there = [f for f in (pair_file(stem, ".safetensors"), pair_file(stem, ".json")) if f.exists()]
+    if there and not force:
+        raise UsageError(f"{there[0]} exists{' (shipped with the project)' if shipped else ''}: {command} does not replace "
+                         f"a checkpoint; pass --out elsewhere, or --force to replace it")
+
+
 class Given(argparse.Action):
     """Stores the value (a flag, nargs=0: its `const`) and adds the option to `given_options`, so that a note
     can name the options the user gave, even with their default value."""

@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..guard import check_schedulable
 from ..topology import make_topology, preset, size_of, spec_size
-from .common import FORCE_HELP
+from .common import FORCE_HELP, refuse_existing_checkpoint
 
 
 def register(sub) -> None:
@@ -29,7 +29,9 @@ def register(sub) -> None:
                    help="also optimize the lower agent's linear skip path (default: frozen)")
     p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None, help="outer iterations I of Algorithm 1")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
-    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--force", action="store_true",
+                   help=FORCE_HELP + "; and replace a checkpoint that exists where the run writes (default: refuse, "
+                                     "writing nothing: checkpoints/<name> holds the shipped ones)")
     p.add_argument("--reward", default="paper", help="reward shaping: paper (eqs. 3-5, default) or rounds")
     p.add_argument("--init", default=None, help="start from this checkpoint instead of fresh weights")
     p.add_argument("--prior", choices=["none", "heuristic"], default="none",
@@ -60,6 +62,9 @@ def cmd_train(a: argparse.Namespace) -> int:
         if spec is not None:
             size = spec_size(spec)
             check_schedulable(size if size else size_of(make_topology(spec, force=a.force)), "tree", 1, force=a.force)
+    from ..rl.recipes import checkpoint_out
+    for _, spec in jobs:  # before any training: a spec's default --out may be a shipped checkpoint (trial 25)
+        refuse_existing_checkpoint(checkpoint_out(spec, a.out), a.force, "train")
     for label, spec in jobs:
         bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
 

@@ -62,13 +62,20 @@ def _init(init: str | None) -> HierarchicalPolicy | None:
     return load_checkpoint(init)[0] if init else None
 
 
+def checkpoint_out(spec: str | None, out: str | Path | None = None) -> Path:
+    """The stem a training run writes: `out`, else checkpoints/<slug of spec> (spec None: checkpoints/universal)."""
+    if out:
+        return pair_stem(out)
+    return checkpoint_dir() / (UNIVERSAL if spec is None else slug(make_topology(spec).spec))
+
+
 def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
                report: Callable[[dict], None] | None = None, command: str = "") -> tuple[Path, TrainResult]:
     """Train on one topology spec and write the checkpoint (default checkpoints/<slug>)."""
     start = _machine()
     topo = make_topology(spec)
     dag = build_dag(topo, "tree")
-    stem = pair_stem(out) if out else checkpoint_dir() / slug(topo.spec)
+    stem = checkpoint_out(topo.spec, out)
     res = train(dag, cfg, _init(init), report)
     meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
             "workloads": dag.n, "init": init}
@@ -80,7 +87,7 @@ def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str |
     """Train one policy across `instances.UNIVERSAL_TRAINING` and write checkpoints/universal."""
     start = _machine()
     dags = [x.dag() for x in UNIVERSAL_TRAINING]
-    stem = pair_stem(out) if out else checkpoint_dir() / UNIVERSAL
+    stem = checkpoint_out(None, out)
     res = train(dags, cfg, _init(init), report)
     meta = {"topology": None, "family": UNIVERSAL, "init": init,
             "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,

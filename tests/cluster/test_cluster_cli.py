@@ -332,7 +332,7 @@ def test_cluster_train_does_not_replace_a_checkpoint_without_force(tmp_path, mon
     monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the repository root: the default --out is the shipped one
     assert main(["cluster-train"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == ["allreduce-lab: error: checkpoints/topdrl/topdrl.safetensors exists (the shipped checkpoint): "
+    assert err == ["allreduce-lab: error: checkpoints/topdrl/topdrl.safetensors exists (shipped with the project): "
                    "cluster-train does not replace a checkpoint; pass --out elsewhere, or --force to replace it"]
     (tmp_path / "mine.json").write_text("{}")  # either file of the pair is enough
     assert main(["cluster-train", "--out", str(tmp_path / "mine")]) == 2

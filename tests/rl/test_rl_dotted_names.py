@@ -76,3 +76,34 @@ def test_a_dotted_topdrl_checkpoint_round_trips(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my.picker.json", "my.picker.safetensors"]
     for given in ("my.picker", "my.picker.json", "my.picker.safetensors"):
         load(tmp_path / given)
+
+
+def test_train_does_not_replace_a_checkpoint_without_force(tmp_path, monkeypatch, capsys):
+    """Trial 25: a spec's default --out is checkpoints/<name>, where the shipped checkpoints are; `train` replaced
+    them silently. It now refuses before any work (nothing written), as cluster-train does, unless --force."""
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return _fake_train(*args, **kwargs)
+
+    monkeypatch.setattr(recipes, "train", counted)
+    # the default --out of bcube:n=3,k=1 is a shipped checkpoint; the refusal is tried on a copy of the folder, so
+    # that the code without it (a mutation) writes there, not over the shipped files
+    assert recipes.checkpoint_out("bcube:n=3,k=1") == recipes.checkpoint_dir() / "bcube_n3_k1"
+    assert pair_file(recipes.checkpoint_out("bcube:n=3,k=1"), ".safetensors").is_file()
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    (folder / "bcube_n3_k1.safetensors").write_bytes(b"shipped")
+    monkeypatch.setattr(recipes, "checkpoint_dir", lambda: folder)
+    assert cli.main(["train", "bcube:n=3,k=1", "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"allreduce-lab: error: {folder / 'bcube_n3_k1.safetensors'} exists: train does not replace a "
+                   f"checkpoint; pass --out elsewhere, or --force to replace it"], err
+    assert calls == [] and sorted(p.name for p in folder.iterdir()) == ["bcube_n3_k1.safetensors"]
+    assert (folder / "bcube_n3_k1.safetensors").read_bytes() == b"shipped"
+    (tmp_path / "mine.json").write_text("{}")  # either file of the pair is enough
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--out", str(tmp_path / "mine")]) == 2
+    assert f"{tmp_path / 'mine.json'} exists: train" in capsys.readouterr().err and calls == []
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--out", str(tmp_path / "mine"), "--force"]) == 0
+    assert calls == [1] and json.loads((tmp_path / "mine.json").read_text())["topology"] == "bcube:n=2,k=1"
