@@ -391,3 +391,25 @@ def test_seeds_times_jobs_are_guarded():
     assert [e.value for e in at.error] == ["Seeds x jobs must be at most 300: 5 seeds x 61 jobs = 305; showing one "
                                            "seed."]
     assert len(at.dataframe) == 1 and any(c.value.startswith("One trace is one draw") for c in at.caption)
+
+
+def test_identical_rows_from_one_allreduce_are_explained_as_the_cli_explains_them():
+    """Trial 25: on fattree:k=4 ours ran every job with ring, so its row equals sjf+timed's; the CLI now says why
+    under its table, and the page says the same (it said nothing)."""
+    from core.cluster import make_cluster, run_schedulers, same_allreduce_note
+    from core.cluster.traces import load_trace
+    from core.topology import make_topology
+    names = ["ours", "sjf+timed"]
+    at = _open(**{"cluster:schedulers": names})
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("fattree:k=4").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = at.dataframe[0].value
+    assert list(table.index) == names and table.loc["ours"].tolist() == table.loc["sjf+timed"].tolist()
+    runs = run_schedulers(make_cluster(make_topology("fattree:k=4"), 4),
+                          load_trace("synthetic:jobs=24,seed=1,rate=12"), names)
+    note = same_allreduce_note(runs)
+    assert note and "ours and sjf+timed have identical rows: ours ran every job that spans servers with ring" in note
+    assert [c for c in at.caption if shown(c.value) == note[0].upper() + note[1:] + "."], [c.value for c in at.caption]
+    at.text_input(key="w:spec").set_value("bcube:n=4,k=2").run()  # ours uses a tree there: no note
+    assert not any("identical rows" in shown(c.value) for c in at.caption)
