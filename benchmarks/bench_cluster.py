@@ -165,7 +165,7 @@ def training() -> None:
     print(f"  {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, load {t['loadavg_start'][0]:.1f} -> "
           f"{t['loadavg_end'][0]:.1f}, {meta['episodes']} episodes, {meta['iterations']} iterations; kept iteration "
           f"{meta['kept_iteration']}: validation ratio to {meta['config']['reference']} {meta['kept_val_ratio']:.3f} "
-          f"on {len(meta['validation_traces'])} traces ({meta['best_val_avg_jct_h']:.2f} h) "
+          f"on {meta.get('kept_val_traces', len(meta['validation_traces']))} traces ({meta['best_val_avg_jct_h']:.2f} h) "
           f"({'met' if t['wall_s'] <= 900 else 'MISSED'}: target <= 900 s)")
 
 
