@@ -144,6 +144,12 @@ def trace_input() -> tuple[int, str | None, bytes]:
     return gpus, f"{kind}:{name}" + (f",{options}" if options else ""), up.getvalue()
 
 
+KEPT = ("cluster:gpus", "cluster:trace_from", "cluster:trace", "cluster:seeds", "cluster:trace_kind",
+        "cluster:trace_options", "cluster:schedulers")
+"""The inputs whose values survive a visit to another page (`controls.restore_widgets`); the uploaded file cannot
+be set back, so it is uploaded again."""
+
+
 def render() -> None:
     """The Cluster screen."""
     st.title("Cluster")
@@ -152,11 +158,14 @@ def render() -> None:
                "iterations and leave. An iteration is the job's compute plus its AllReduce on the GPUs it got: within "
                "each server over NVLink, then among its servers over the network, where jobs whose AllReduces cross "
                "the same link share its bandwidth while their AllReduces overlap in time. See docs/cluster.md.")
+    controls.restore_widgets(KEPT)
     gpus, trace, upload = trace_input()
+    controls.keep_widgets(KEPT)
     if trace is None:
         return
     names = st.multiselect("Schedulers", CHOICES, default=DEFAULT_SCHEDULERS, key="cluster:schedulers",
                            help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
+    controls.keep_widgets(("cluster:schedulers",))
     if not names:
         st.info("Pick at least one scheduler.")
         return

@@ -413,3 +413,23 @@ def test_identical_rows_from_one_allreduce_are_explained_as_the_cli_explains_the
     assert [c for c in at.caption if shown(c.value) == note[0].upper() + note[1:] + "."], [c.value for c in at.caption]
     at.text_input(key="w:spec").set_value("bcube:n=4,k=2").run()  # ours uses a tree there: no note
     assert not any("identical rows" in shown(c.value) for c in at.caption)
+
+
+def test_the_inputs_survive_a_visit_to_another_page():
+    """Trial 26: after How merging works and back, the trace and the schedulers were the defaults again (Streamlit
+    drops a widget's state on a run that does not draw it); the sidebar's topology and the other pages' state
+    survived the same trip."""
+    at = goto(open_app(None), "cluster")  # no state set from outside: AppTest would set it again on every run
+    at.text_input(key="cluster:trace").set_value("synthetic:jobs=12,seed=3").run()
+    at.multiselect(key="cluster:schedulers").set_value(["gadget", "sjf+closest"]).run()
+    at.number_input(key="cluster:gpus").set_value(2).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    before = at.dataframe[0].value
+    goto(at, "merging")
+    assert not at.exception
+    goto(at, "cluster")
+    assert not at.exception and not at.error and not at.warning, [w.value for w in at.warning]
+    assert at.text_input(key="cluster:trace").value == "synthetic:jobs=12,seed=3"
+    assert at.multiselect(key="cluster:schedulers").value == ["gadget", "sjf+closest"]
+    assert at.number_input(key="cluster:gpus").value == 2
+    assert at.dataframe[0].value.equals(before)
