@@ -124,8 +124,9 @@ def test_the_last_step_says_the_proven_optimum_so_the_gap_reads_as_the_bounds():
     (line,) = [shown(m.value).replace("**", "") for m in at.markdown if "optimum" in m.value]
     # the bound's 5 is the card's caption's, not said again here (trial 23: said thrice)
     assert line == ("The optimum is 6 rounds: CP-SAT proves that no schedule of the merged trees is shorter (the CLI: "
-                    "allreduce-lab schedule example:fig3 --method optimal), so Critical-path's 20% gap to the bound is "
-                    "the bound's, not the schedule's: no schedule reaches it.")
+                    "allreduce-lab schedule example:fig3 --method optimal), so Critical-path is optimal (the card's "
+                    "\"Gap: optimal\"): the 20% gap to the bound is the bound's, not the schedule's: no schedule "
+                    "reaches it.")
 
 
 def test_the_last_steps_gap_metric_reads_optimal_where_the_optimum_is_proven():
