@@ -74,9 +74,12 @@ def one_draw_note(runs: dict) -> str:
     text = "One trace is one draw: schedulers that differ by a few percent here can swap places on the next seed."
     if "ours" in runs and OURS_BASELINE in runs:
         ours, base = (float(runs[n].jct.mean()) / 3600 for n in ("ours", OURS_BASELINE))
+        apart = abs(ours / base - 1) * 100
+        # as shown: "40.85 h against 40.85 h ... 0.0% higher" read as a difference where there is none (trial 26)
         text += (f" Here ours' average JCT is {ours:.2f} h against {base:.2f} h for {OURS_BASELINE}, its own baseline "
-                 f"(the same placement with ring AllReduce): {abs(ours / base - 1) * 100:.1f}% "
-                 f"{'lower' if ours < base else 'higher'} on this seed.")
+                 f"(the same placement with ring AllReduce): "
+                 + (f"{apart:.1f}% {'lower' if ours < base else 'higher'} on this seed." if f"{apart:.1f}" != "0.0"
+                    else "the same on this seed."))
     return text + (" Set **Seeds** above to run the next seeds too (the mean, and how often each scheduler beat "
                    f"{OURS_BASELINE}); the README's cluster table averages five unseen 160-job seeds on BCube(4,1) "
                    "and BCube(4,2) (`python benchmarks/bench_cluster.py --only ours`).")
