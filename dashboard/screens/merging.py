@@ -77,8 +77,8 @@ def show(step: int, root: int) -> None:
                                     legend=[("host (server)", figures.SERVER_COLOUR, "circle")]),
              "Every host (server) holds its own gradient; AllReduce must leave the sum on every host. In the "
              "parameter-server view each host is the *root* of one shard: it collects that shard from the others "
-             "(**reduce**) and sends the sum back (**broadcast**). Each link carries one workload per direction per "
-             "round.")
+             "(**reduce**) and sends the sum back (**broadcast**). A **workload** is one piece crossing one link (one hop); "
+             "the AllReduce runs in **rounds**, and in a round each link carries at most one workload per direction.")
     elif step == 2:
         links = [t.link_id(a, b) for path in tree.segments.values() for a, b in zip(path[:-1], path[1:])]
         pruned = ", ".join(f"{lab[u]}–{lab[v]}" for u, v in t.edges[tree.pruned_edges].tolist()) or "none"
@@ -92,7 +92,8 @@ def show(step: int, root: int) -> None:
                                             ("pruned link (dotted)", "#bdbdbd", "dot", 2)]),  # as drawn
              f"Every host is routed to **{lab[root]}** along a shortest path; among equal-length choices the "
              f"neighbour with the lowest id wins. The node tree's edges (child→parent): {parents}. "
-             f"No route uses **{pruned}**, so it is pruned — the paper's edge C–D.")
+             f"No route uses **{pruned}**, so it is pruned — the paper's edge C–D. This tree and the workloads on it, one "
+             f"per shard and root, are that shard's **flow-tree**.")
     elif step in (3, 4):
         merge = step == 4
         arcs = data.workload_arcs(FIG3, root, merge, "reduce")
@@ -125,14 +126,15 @@ def show(step: int, root: int) -> None:
                     key=f"merge-bc-{merge}", name=f"fig3-broadcast-{'merged' if merge else 'unmerged'}")
         st.markdown(f"Once {lab[root]} holds the full sum, it flows back down the tree. Merged, a host forwards "
                     "the sum to each child once it has it; unmerged, every destination gets its own chain. "
-                    "Broadcasts of one shard may overlap reduces of another: links are full-duplex and only "
-                    "prefixes order work.")
+                    "Broadcasts of one shard may overlap reduces of another: links are full-duplex, and the only order is "
+                    "each workload's **prefixes**, the workloads that must be sent before it (what it carries must "
+                    "have arrived).")
     else:
         counts = data.tree_counts(FIG3, root)
         st.markdown(f"All four hosts are roots of their own shard, so four flow-trees run at once. Unmerged (plain "
                     f"PS): **{counts['unmerged_total']}** workloads; merged: **{counts['merged_total']}** "
-                    f"(2·S·(S−1) = 2·4·3). Step through the rounds: each round sends workloads whose prefixes were "
-                    "sent earlier and that share no directed link.")
+                    f"(2·S·(S−1) = 2·4·3, for S = 4 servers). Step through the rounds: each round sends workloads whose "
+                    "prefixes were sent earlier and that share no directed link.")
         config = ScheduleConfig()
         plays = round_player.load(FIG3, ["ps", "critical-path"], config)
         if plays:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from apptest_tools import charts, open_app, texts, traces
 
 from core.methods import run_method
@@ -188,3 +190,18 @@ def test_the_last_steps_legend_names_only_the_kinds_drawn():
     assert "server" in names and "switch" not in names
     player = charts(open_app())[0]  # the Schedule player on BCube(3,1)
     assert {"server", "switch"} <= {t["name"] for t in player["data"] if t.get("showlegend") and t.get("name")}
+
+
+def test_each_term_is_explained_on_the_step_that_first_uses_it():
+    """Trial 26: step 1 said "one workload per direction per round" before either word was defined, "flow-trees"
+    first appeared in step 6, "prefixes" and S were never defined. Each is now said where it first appears."""
+    at = open_app("merging")
+    defined = {1: ["A workload is one piece crossing one link", "in rounds"],
+               2: ["flow-tree"], 5: ["prefixes, the workloads that must be sent before it"], 6: ["S = 4 servers"]}
+    for step in range(1, 7):
+        text = re.sub(r"</?[bi]>", "", texts(at).replace("**", ""))  # bold as markdown or as HTML (`_two`)
+        assert f"Step {step} of 6" in text
+        for words in defined.get(step, []):
+            assert words in text, (step, words)
+        if step < 6:
+            next_step(at)
