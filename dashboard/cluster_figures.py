@@ -199,6 +199,8 @@ def contention_figure(series: dict[str, dict[str, np.ndarray]], height: int = 32
                                  name=f"{name}: most on one link"))
         fig.add_trace(go.Scatter(x=s["time_h"], y=s["mean_users"], mode="lines",
                                  line=dict(shape="hv", color=colour, dash="dot"), name=f"{name}: mean per link in use"))
-    fig.update_layout(height=height, margin=dict(l=4, r=4, t=10, b=4), xaxis_title="hours",
-                      yaxis_title="jobs sharing a link", legend=dict(font=dict(size=10)))
+    # the legend below the plot: at its right, its first entry sat under plotly's icon bar (trial 26)
+    fig.update_layout(height=height + 20 * ((len(series) + 1) // 2), margin=dict(l=4, r=4, t=10, b=4),
+                      xaxis_title="hours", yaxis_title="jobs sharing a link",
+                      legend=dict(font=dict(size=10), orientation="h", y=-0.2, yanchor="top"))
     return fig

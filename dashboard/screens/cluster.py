@@ -147,6 +147,15 @@ def trace_input() -> tuple[int, str | None, bytes]:
     return gpus, f"{kind}:{name}" + (f",{options}" if options else ""), up.getvalue()
 
 
+GANTT_CAPTION = ("One row per job, the first to arrive at the top: a thin grey bar while it waits for GPUs, then a bar "
+                 "in the colour of its GPU count while it runs (a job stopped and resumed has several). Hover a bar "
+                 "for the job's id (as the network's legend below names it), servers, model and AllReduce.")
+"""Under the Gantt chart, whose rows carry no labels (trial 26: its bars could not be matched to the job ids)."""
+
+CONTENTION_CAPTION = ("Per scheduler, in its colour: solid, the most running jobs whose AllReduces share one directed "
+                      "link; dotted, the mean over the links in use. Click a legend entry to hide its line.")
+"""Under the link contention chart (trial 26: it had no caption)."""
+
 KEPT = ("cluster:gpus", "cluster:trace_from", "cluster:trace", "cluster:seeds", "cluster:trace_kind",
         "cluster:trace_options", "cluster:schedulers")
 """The inputs whose values survive a visit to another page (`controls.restore_widgets`); the uploaded file cannot
@@ -214,6 +223,7 @@ def render() -> None:
     res = runs[pick]
     charts.show(cluster_figures.gantt_figure(gantt_rows(res), f"{pick}: jobs over time"), "cluster:gantt",
                 "cluster-gantt")
+    st.caption(GANTT_CAPTION)
 
     st.subheader("The network at one moment")
     end_h = float(res.end.max() / 3600)
@@ -235,3 +245,4 @@ def render() -> None:
     st.subheader("Link contention over time")
     charts.show(cluster_figures.contention_figure({n: link_contention(r) for n, r in runs.items()}, colours=COLOURS),
                 "cluster:contention", "cluster-contention")
+    st.caption(CONTENTION_CAPTION)
