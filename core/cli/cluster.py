@@ -70,9 +70,9 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, jobs_table, load_trace,
-                          make_cluster, metric_text, run_schedulers, same_allreduce_note, skipped_note, summarize,
-                          trace_facts, trace_title, unfit)
+    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, identical_rows_note,
+                          jobs_table, load_trace, make_cluster, metric_text, run_schedulers, same_allreduce_note,
+                          skipped_note, summarize, trace_facts, trace_title, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
@@ -112,7 +112,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "trace_title": title, **facts, "skipped_note": skipped_note(trace),
-                          "same_allreduce_note": same_allreduce_note(results), "results": rows},
+                          "same_allreduce_note": same_allreduce_note(results),
+                          "identical_rows_note": identical_rows_note(results), "results": rows},
                          indent=2, default=float))
         return 0
     keys = list(METRICS)
@@ -135,8 +136,9 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
-    if same := same_allreduce_note(results):
-        print(f"note: {same}")
+    for note in (same_allreduce_note(results), identical_rows_note(results)):
+        if note:
+            print(f"note: {note}")
     return 0
 
 

@@ -67,6 +67,18 @@ def same_allreduce_note(results: list[Result]) -> str | None:
     """A note when a scheduler that chooses its AllReduce (ours, ``+best``, ``+adaptive``) ran every job that
     spans servers with one method and so has the same metrics as other schedulers (trial 25: on fattree:k=4 and
     leafspine ours, sjf+timed and sjf+closest share one row, all ring); None otherwise."""
+    found = _same_allreduce(results)
+    if found is None:
+        return None
+    names, method = found
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    return (f"{listed} have identical rows: {names[0]} ran every job that spans servers with {method}, as they do "
+            f"(a tree AllReduce helps only where a job's servers reach each other through several ports; README, "
+            f"\"A tree AllReduce beats the ring only where...\"; docs/cluster.md §8)")
+
+
+def _same_allreduce(results: list[Result]) -> tuple[list[str], str] | None:
+    """(the chooser of `same_allreduce_note` and the schedulers whose rows equal its, the one AllReduce it used)."""
     from .schedulers import parse_name
     rows = {r.scheduler: tuple(summarize(r)[k] for k in METRICS) for r in results}
     for r in results:
@@ -76,13 +88,39 @@ def same_allreduce_note(results: list[Result]) -> str | None:
         used = {s.method for s in r.segments if np.count_nonzero(s.alloc) > 1}
         twins = [n for n in rows if n != r.scheduler and rows[n] == rows[r.scheduler]]
         if len(used) == 1 and twins:
-            names = [r.scheduler] + twins
-            listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-            return (f"{listed} have identical rows: {r.scheduler} ran every job that spans servers with "
-                    f"{used.pop()}, as they do (a tree AllReduce helps only where a job's servers reach each other "
-                    f"through several ports; README, \"A tree AllReduce beats the ring only where...\"; "
-                    f"docs/cluster.md §8)")
+            return [r.scheduler] + twins, used.pop()
     return None
+
+
+def identical_rows_note(results: list[Result]) -> str | None:
+    """A note naming schedulers whose rows read the same (`metric_text` of every metric) for another reason than
+    `same_allreduce_note`'s, with what the runs show: every job started and ended at the same times, or how far apart
+    their jobs' ends are; and, where no job waited for GPUs, that the order of jobs never came into play (trial 26:
+    gadget and sjf+timed on bcube:n=4,k=2 read "40.15 / 146.63 / 827.86" alike, unexplained). None when no two rows
+    read the same, or only those that note explains."""
+    summary = {r.scheduler: summarize(r) for r in results}
+    found = _same_allreduce(results)
+    explained = set(found[0]) if found else set()
+    by = {r.scheduler: r for r in results}
+    groups: dict[tuple, list[str]] = {}
+    for n, v in summary.items():
+        if n not in explained:
+            groups.setdefault(tuple(metric_text(k, v[k]) for k in METRICS), []).append(n)
+    lines = []
+    for names in (g for g in groups.values() if len(g) > 1):
+        first = by[names[0]]
+        # seconds; within a millisecond is the same time (sums in another order differ by ~1e-10 s)
+        apart = max(float(np.max(np.abs(by[n].end - first.end), initial=0.0)) for n in names[1:])
+        alike = apart < 1e-3 and all(np.allclose(first.first_start, by[n].first_start, rtol=0, atol=1e-3)
+                                     for n in names[1:])
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        gap = f"{apart:.2g} s" if apart < 360 else f"{apart / 3600:.2g} h"
+        line = (f"{listed} have the same row: they started and ended every job at the same times" if alike else
+                f"{listed} read the same to the decimals shown, though their jobs' ends differ by up to {gap}")
+        if all(summary[n]["avg_queue_h"] == 0 for n in names):
+            line += " (no job waited for GPUs, so the order of jobs never came into play)"
+        lines.append(line)
+    return "; ".join(lines) or None
 
 
 def running_at(res: Result, t: float) -> list:

@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
-                          link_contention, over_seeds, same_allreduce_note, seeded_specs, skipped_note, snapshot,
-                          summarize, trace_title, unfit)
+                          identical_rows_note, link_contention, over_seeds, same_allreduce_note, seeded_specs,
+                          skipped_note, snapshot, summarize, trace_title, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -201,8 +201,9 @@ def render() -> None:
     st.dataframe(table, column_config=config, width="stretch")
     st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
                "link jobs: running jobs whose AllReduces share one link.")
-    if same := same_allreduce_note(list(runs.values())):  # the CLI's note under its table (trial 25)
-        st.caption(labels.plain(same[0].upper() + same[1:] + "."))
+    for note in (same_allreduce_note(list(runs.values())), identical_rows_note(list(runs.values()))):
+        if note:  # the CLI's notes under its table (trials 25, 26)
+            st.caption(labels.plain(note[0].upper() + note[1:] + "."))
     seeds = int(st.session_state.get("cluster:seeds", 1)) if not upload else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:

@@ -357,3 +357,24 @@ def test_a_note_says_when_ours_matches_others_because_every_job_used_ring(capsys
     assert json.loads(capsys.readouterr().out)["same_allreduce_note"].startswith("ours and sjf+timed have identical")
     assert main(base + ["--topology", "bcube:n=4,k=2", "--scheduler", "ours,sjf+timed"]) == 0
     assert "note:" not in capsys.readouterr().out
+
+
+def test_rows_that_read_the_same_are_named_with_what_the_runs_show(capsys):
+    """Trial 26: on bcube:n=4,k=2 gadget and sjf+timed both read "40.15 / 146.63 / 827.86 ...", unexplained. Rows
+    that read the same are named, with whether every job ran at the same times (else how far apart their ends are)
+    and, where no job waited, that the order of jobs never came into play; JSON carries the same note."""
+    argv = ["cluster", "--topology", "bcube:n=4,k=2", "--trace", "synthetic:jobs=40,seed=0", "--scheduler",
+            "gadget,sjf+timed,sjf+first-fit,fifo+first-fit,fifo+closest"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split()[1:-1] for line in out if line.split()[:1] and line.split()[0] in argv[-1]}
+    assert rows["gadget"] == rows["sjf+timed"] and rows["sjf+first-fit"] == rows["fifo+first-fit"] != rows["gadget"]
+    assert out[-1] == ("note: gadget, sjf+timed and fifo+closest read the same to the decimals shown, though their "
+                       "jobs' ends differ by up to 41 s (no job waited for GPUs, so the order of jobs never came into "
+                       "play); sjf+first-fit and fifo+first-fit have the same row: they started and ended every job "
+                       "at the same times (no job waited for GPUs, so the order of jobs never came into play)")
+    assert main(argv + ["--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "note: " + doc["identical_rows_note"] == out[-1] and doc["same_allreduce_note"] is None
+    assert main(argv[:-1] + ["gadget,topdrl"]) == 0  # no two rows read the same: no note
+    assert not capsys.readouterr().out.splitlines()[-1].startswith("note:")
