@@ -34,6 +34,8 @@ def test_overview_and_upper_agent_show_the_trace(stand_in_rl):
     assert metric(at, "Critical-path") == [str(cp.n_rounds)]
     differ = sum(set(a.tolist()) != set(b.tolist()) for a, b in zip(rl.rounds, cp.rounds)) + abs(rl.n_rounds - cp.n_rounds)
     assert metric(at, "Rounds that differ") == [str(differ)]
+    assert any(c.value.startswith(f"All four in rounds. Rounds that differ counts the rounds 1 to "
+                                  f"{max(rl.n_rounds, cp.n_rounds)} ") for c in at.caption)  # trial 26: no unit
     probs_fig, round_fig = charts(at)[:2]
     (heat,) = traces(probs_fig, "heatmap")
     assert heat["z"].shape == (rl.n_rounds, rl.dag.n_trees)
