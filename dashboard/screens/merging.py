@@ -45,12 +45,13 @@ def _go(delta: int) -> None:
 
 
 def step_picker() -> int:
-    """Back / Next buttons and the step's title; returns the step (1-based)."""
+    """Previous / Next step buttons and the step's title; returns the step (1-based)."""
     st.session_state.setdefault("merge:step", 1)
     a, b, c = st.columns([1, 1, 3], vertical_alignment="center")
-    a.button("Back", icon=":material/chevron_left:", key="merge:back", on_click=_go, args=(-1,),
+    # "step" in the labels: on step 6 the round player's Back / Next sit below (trial 26: two unnamed pairs)
+    a.button("Previous step", icon=":material/chevron_left:", key="merge:back", on_click=_go, args=(-1,),
              disabled=st.session_state["merge:step"] <= 1)
-    b.button("Next", icon=":material/chevron_right:", key="merge:next", on_click=_go, args=(1,),
+    b.button("Next step", icon=":material/chevron_right:", key="merge:next", on_click=_go, args=(1,),
              disabled=st.session_state["merge:step"] >= len(STEPS))
     k = int(st.session_state["merge:step"])
     c.markdown(f"**Step {k} of {len(STEPS)}: {STEPS[k - 1]}**")

@@ -205,3 +205,9 @@ def test_each_term_is_explained_on_the_step_that_first_uses_it():
             assert words in text, (step, words)
         if step < 6:
             next_step(at)
+
+
+def test_the_step_buttons_say_they_step_the_walk_through_not_the_rounds():
+    """Trial 26: on step 6 two Back / Next pairs, the steps' and the round player's, were not told apart."""
+    at = open_app("merging")
+    assert (at.button(key="merge:back").label, at.button(key="merge:next").label) == ("Previous step", "Next step")
