@@ -101,10 +101,13 @@ def checkpoint_picker(source: Source) -> str | None:
     --checkpoint: the one trained on this topology, else universal). The checkpoints are the folder's
     (`core.rl.checkpoint.checkpoint_names`): universal, the per-topology ones, and any trained into it."""
     names = list(data.rl_checkpoints())
-    choices = [DEFAULT_CHOICE, *names]
-    if remembered("debug.checkpoint", DEFAULT_CHOICE) not in choices:  # gone from the folder since it was picked
-        forget("debug.checkpoint", DEFAULT_CHOICE)
     default = data.default_checkpoint(source)
+    kept = remembered("debug.checkpoint", DEFAULT_CHOICE)
+    # the default is the first option; its own name again below read as a second checkpoint (trial 26), so it is
+    # listed only when picked by name (kept, on another topology, where it is not the default)
+    choices = [DEFAULT_CHOICE, *[n for n in names if n != default or n == kept]]
+    if kept not in choices:  # gone from the folder since it was picked
+        forget("debug.checkpoint", DEFAULT_CHOICE)
 
     def title(name: str) -> str:
         if name == DEFAULT_CHOICE:
