@@ -949,8 +949,10 @@ def tree_probs_figure(probs: np.ndarray, selected: Sequence[Sequence[int]], tree
     if current_round is not None and 1 <= current_round <= n_rounds:
         fig.add_shape(type="rect", y0=current_round - 0.5, y1=current_round + 0.5, x0=0, x1=1, xref="paper",
                       line=dict(color=MARKER_COLOUR, width=2), name="current round")
-    fig.update_layout(height=height, margin=dict(l=4, r=4, t=6, b=4), showlegend=False)
-    fig.update_yaxes(title="round", autorange="reversed")
+    # rounds 1..n exactly: autorange padded the x markers out to a "0" tick; 28 px on top keep plotly's icon bar off
+    # the first rows and the colour bar's "p" (trial 26)
+    fig.update_layout(height=height, margin=dict(l=4, r=4, t=28, b=4), showlegend=False)
+    fig.update_yaxes(title="round", range=[n_rounds + 0.5, 0.5], autorange=False)
     fig.update_xaxes(title="flow-tree (root)", type="category",
                      **named_axis(tree_labels, names or naming(n_trees, 360)))
     return fig

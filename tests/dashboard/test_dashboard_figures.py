@@ -223,6 +223,7 @@ def test_policy_figures_from_a_hand_made_trace():
     assert np.asarray(heat.z).shape == (2, 3)
     assert list(marks.x) == ["A", "C", "B"] and list(marks.y) == [1, 1, 2]
     assert (fig.layout.shapes[0].y0, fig.layout.shapes[0].y1) == (1.5, 2.5)
+    assert tuple(fig.layout.yaxis.range) == (2.5, 0.5)  # rounds 1-2, first on top, no "0" tick (trial 26)
     step = trace["steps"][0][0]
     bars = figures.bars_figure([f"#{w}" for w in step["candidates"]], step["scores"],
                                [w == step["chosen"] for w in step["candidates"]], marked=[True, False])
