@@ -60,6 +60,41 @@ UPPER_FEATURES = (
 )
 
 
+# what each feature is, in the words of the comments above, for the policy debugger (trial 26: the page showed
+# bare names); tests/rl keeps their keys equal to the tuples'
+LOWER_MEANINGS = {
+    "tail": "remaining chain from the workload / remaining-rounds estimate",
+    "link_pressure_max": "max over its links of remaining load / max remaining link load",
+    "link_pressure_mean": "mean of the same over its links",
+    "path_links": "number of links it occupies / the longest path",
+    "successors": "workloads it unlocks / the most any workload unlocks",
+    "desc_pressure": "max link pressure among itself and its descendants",
+    "slack": "latest round in a backward schedule minus now, / lower bound",
+    "broadcast": "1 for broadcast, 0 for reduce",
+    "tree_progress": "share of its flow-tree already sent",
+    "pool_conflicts": "pool candidates sharing a link with it / pool size",
+    "round_progress": "rounds so far / lower bound",
+    "tail_rank": "its chain length's rank in the pool, 0 (shortest) .. 1 (longest)",
+    "unlock_starving": "largest pressure of a link it makes work ready on that has at most one round of it",
+    "conflicts_valid": "within the round: valid candidates sharing a link with it / valid candidates",
+    "conflicts_rel": "the same count / the largest such count among valid candidates",
+    "exclusive_links": "share of its links that no other valid candidate needs",
+}
+"""One line per lower-agent feature (round-start and within-round), by name."""
+UPPER_MEANINGS = {
+    "remaining": "share of the tree not yet sent",
+    "ready": "ready workloads of the tree / (S - 1)",
+    "tail": "longest remaining chain in the tree / remaining-rounds estimate",
+    "pressure": "max link pressure over its ready workloads",
+    "slack": "least slack over its ready workloads",
+    "last_selected": "the upper agent's last action for this tree (paper: last action)",
+    "shared_links": "share of its ready workloads on a link another ready workload needs",
+    "round_progress": "rounds so far / lower bound",
+    "sent_last_round": "its workloads sent last round / (S - 1)",
+}
+"""One line per upper-agent feature, by name."""
+
+
 class Observer:
     """Computes both agents' features for one DAG from an engine's state."""
 

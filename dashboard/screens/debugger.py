@@ -18,6 +18,7 @@ import streamlit as st
 from core.diff import round_differences
 from core.methods import MethodUnavailable
 from core.rl import explain
+from core.rl.features import LOWER_MEANINGS, UPPER_MEANINGS
 from core.schedule import Schedule, ScheduleConfig
 
 from .. import charts, controls, data, figures, labels, tables
@@ -246,7 +247,8 @@ def upper_tables(rows: list[dict]) -> None:
     A feature's column is headed by its name alone (the full name on hover) unless a column of the table has it."""
     names = {c: c.removeprefix("value: ") for c in rows[0]}
     headers = {c: (h if c.startswith("value: ") and h not in rows[0] else c) for c, h in names.items()}
-    config = {c: four(headers[c], help=f"{c}: the upper agent's input feature of this tree")
+    config = {c: four(headers[c], help=f"{c}: the upper agent's input feature of this tree"
+                      + (f": {UPPER_MEANINGS[names[c]]}" if names[c] in UPPER_MEANINGS else ""))
               for c in rows[0] if c.startswith("value: ")}
     config["probability"] = four()
     for group in tables.split_columns(rows, ["tree"], headers):
@@ -358,14 +360,22 @@ def feature_values(rows: list[dict], describe) -> None:
         st.dataframe([{c: line[c] for c in group} for line in table], hide_index=True, width="stretch",
                      height=tables.rows_height(len(table)),  # all 15 features, no scrolling inside the table
                      column_config={c: four(c, help=help_of[c]) for c in group if c in help_of})
+    # what each feature is, in a table of its own: beside the values a long text column pushed the candidates'
+    # columns sideways (trial 26: the page showed bare names)
+    st.markdown("**What the features are**")
+    st.dataframe([{"feature": line["feature"], "what it is": LOWER_MEANINGS.get(line["feature"], "")}
+                  for line in table], hide_index=True, width="stretch", height=tables.rows_height(len(table)))
 
 
 def term_columns(columns: list[str]) -> dict:
     """Each `term: NAME` column headed by NAME alone (the heading says they are terms; the full name on hover), so the
     table fits a 1280-px window: "term: link_pressure_max" and its like made it scroll sideways."""
+    def meaning(c: str) -> str:  # trial 26: the feature names alone said nothing
+        name = c.removeprefix("term: ")
+        return f"; the feature: {LOWER_MEANINGS[name]}" if name in LOWER_MEANINGS else ""
     return {c: four(c.removeprefix("term: "), help=f"{c}: this term of the score" + (
         " (the network's learned residual)" if c == "term: network" else " (the heuristic prior's, for this feature)"
-        if c != "term: bias" else " (the prior's constant)")) for c in columns}
+        if c != "term: bias" else " (the prior's constant)") + meaning(c)) for c in columns}
 
 
 def differences(rl: Schedule, cp: Schedule, only_rl: list[np.ndarray], only_cp: list[np.ndarray], r: int,

@@ -112,7 +112,8 @@ def test_real_trace_explains_every_choice():
     frames = [f.value for f in at.dataframe]
     uppers = [f for f in frames if "tree" in f.columns]
     (split,) = [f for f in frames if "term: network" in f.columns]
-    (values,) = [f for f in frames if "feature" in f.columns]
+    (values,) = [f for f in frames if "feature" in f.columns and "what it is" not in f.columns]
+    (meant,) = [f for f in frames if "what it is" in f.columns]  # trial 26: the features' bare names said nothing
     (steps,) = [f for f in frames if "tied for the top" in f.columns]
     upper = explain.upper_table(trace, 1, [rl.dag.topology.labels[int(t)] for t in rl.dag.tree_root.tolist()])
     assert len(uppers) > 1 and all(list(u["tree"]) == [row["tree"] for row in upper] for u in uppers)
@@ -134,6 +135,14 @@ def test_real_trace_explains_every_choice():
     for row, column in zip(rows, values.columns[1:]):  # a column per candidate, headed by its id, chosen marked
         assert column == f"#{row['workload']}" + (" chosen" if row["chosen"] else "")
         assert list(values[column]) == [v for c, v in row.items() if c.startswith("value: ")]
+    from core.rl.features import LOWER_MEANINGS
+    assert list(meant["feature"]) == list(values["feature"])
+    assert list(meant["what it is"]) == [LOWER_MEANINGS[f] for f in values["feature"]] and all(meant["what it is"])
+    (split_el,) = [el for el in at.dataframe if "term: network" in el.value.columns]
+    helps = {c: v.get("help", "") for c, v in json.loads(split_el.proto.columns).items()}
+    for c in split.columns:
+        if c.startswith("term: ") and c.removeprefix("term: ") in LOWER_MEANINGS:
+            assert helps[c].endswith(f"; the feature: {LOWER_MEANINGS[c.removeprefix('term: ')]}"), (c, helps[c])
     assert list(steps["candidates"]) == [s["n_valid"] for s in trace["steps"][1]]
     assert list(steps["shown"]) == [len(s["candidates"]) for s in trace["steps"][1]]
     # "rounded to 4 decimals" is what every score, term, probability and feature value shows (16.2040, not 16.204)

@@ -188,3 +188,11 @@ def test_the_shipped_universal_checkpoint_reads_unlock_starving_and_its_table2_o
     assert policy.lower_features == LOWER_FEATURES and meta["updates"] == 2700
     for ck in ("bcube_n3_k1", "dcell_n6_k1", "jellyfish_s20_p5_r4_seed0"):
         assert load_checkpoint(checkpoint_dir() / ck)[0].lower_features == OLD
+
+
+def test_every_feature_has_one_line_saying_what_it_is():
+    """The policy debugger shows these lines beside the features' names (trial 26: bare names said nothing)."""
+    from core.rl.features import DYNAMIC_FEATURES, LOWER_FEATURES, LOWER_MEANINGS, UPPER_FEATURES, UPPER_MEANINGS
+    assert list(LOWER_MEANINGS) == [*LOWER_FEATURES, *DYNAMIC_FEATURES]
+    assert list(UPPER_MEANINGS) == list(UPPER_FEATURES)
+    assert all(v and "\n" not in v for v in [*LOWER_MEANINGS.values(), *UPPER_MEANINGS.values()])
