@@ -20,20 +20,20 @@ from ..workloads import WorkloadDAG
 
 FEATURES_VERSION = 3
 
-LOWER_FEATURES = (
-    "tail",               # remaining chain from the workload / remaining-rounds estimate
-    "link_pressure_max",  # max over its links of remaining load / max remaining link load
-    "link_pressure_mean", # mean of the same over its links
-    "path_links",         # number of links it occupies / the longest path
-    "successors",         # workloads it unlocks / the most any workload unlocks
-    "desc_pressure",      # max link pressure among itself and its descendants
-    "slack",              # latest round in a backward schedule minus now, / lower bound
-    "broadcast",          # 1 for broadcast, 0 for reduce
-    "tree_progress",      # share of its flow-tree already sent
-    "pool_conflicts",     # pool candidates sharing a link with it / pool size
-    "round_progress",     # rounds so far / lower bound
-    "tail_rank",          # its chain length's rank in the pool, 0 (shortest) .. 1 (longest)
-    "unlock_starving",    # largest pressure of a link it makes work ready on that has at most one round of it
+LOWER_FEATURES = (  # what each is: LOWER_MEANINGS below
+    "tail",
+    "link_pressure_max",
+    "link_pressure_mean",
+    "path_links",
+    "successors",
+    "desc_pressure",
+    "slack",
+    "broadcast",
+    "tree_progress",
+    "pool_conflicts",
+    "round_progress",
+    "tail_rank",
+    "unlock_starving",
 )
 """Every round-start feature the observer computes, by name. A checkpoint's sidecar lists the ones its
 policy reads, in its order (`Observer.lower`'s `names`): checkpoints made before `unlock_starving`
@@ -42,26 +42,26 @@ ADDED_FEATURES = ("unlock_starving",)
 """Lower features added after the first checkpoints. A new network starts with zero first-layer weights on
 them and draws its other weights as a network without them would (`policy._mlp`), so with the same seed its
 untrained function and a training run's random start are those of the twelve-feature network."""
-DYNAMIC_FEATURES = (
-    "conflicts_valid",    # within the round: valid candidates sharing a link with it / valid candidates
-    "conflicts_rel",      # the same count / the largest such count among valid candidates
-    "exclusive_links",    # share of its links that no other valid candidate needs
+DYNAMIC_FEATURES = (  # what each is: LOWER_MEANINGS below
+    "conflicts_valid",
+    "conflicts_rel",
+    "exclusive_links",
 )
-UPPER_FEATURES = (
-    "remaining",          # share of the tree not yet sent
-    "ready",              # ready workloads of the tree / (S - 1)
-    "tail",               # longest remaining chain in the tree / remaining-rounds estimate
-    "pressure",           # max link pressure over its ready workloads
-    "slack",              # least slack over its ready workloads
-    "last_selected",      # the upper agent's last action for this tree (paper: last action)
-    "shared_links",       # share of its ready workloads on a link another ready workload needs
-    "round_progress",     # rounds so far / lower bound
-    "sent_last_round",    # its workloads sent last round / (S - 1)
+UPPER_FEATURES = (  # what each is: UPPER_MEANINGS below
+    "remaining",
+    "ready",
+    "tail",
+    "pressure",
+    "slack",
+    "last_selected",
+    "shared_links",
+    "round_progress",
+    "sent_last_round",
 )
 
 
-# what each feature is, in the words of the comments above, for the policy debugger (trial 26: the page showed
-# bare names); tests/rl keeps their keys equal to the tuples'
+# what each feature is, one line each (the tuples above once carried these as comments), for the policy debugger
+# (trial 26: the page showed bare names); tests/rl keeps their keys equal to the tuples'
 LOWER_MEANINGS = {
     "tail": "remaining chain from the workload / remaining-rounds estimate",
     "link_pressure_max": "max over its links of remaining load / max remaining link load",
