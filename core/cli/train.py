@@ -64,7 +64,7 @@ def cmd_train(a: argparse.Namespace) -> int:
             check_schedulable(size if size else size_of(make_topology(spec, force=a.force)), "tree", 1, force=a.force)
     from ..rl.recipes import checkpoint_out
     for _, spec in jobs:  # before any training: a spec's default --out may be a shipped checkpoint (trial 25)
-        refuse_existing_checkpoint(checkpoint_out(spec, a.out), a.force, "train")
+        refuse_existing_checkpoint(checkpoint_out(spec, a.out, a.force), a.force, "train")
     for label, spec in jobs:
         bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
 

@@ -62,11 +62,12 @@ def _init(init: str | None) -> HierarchicalPolicy | None:
     return load_checkpoint(init)[0] if init else None
 
 
-def checkpoint_out(spec: str | None, out: str | Path | None = None) -> Path:
-    """The stem a training run writes: `out`, else checkpoints/<slug of spec> (spec None: checkpoints/universal)."""
+def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False) -> Path:
+    """The stem a training run writes: `out`, else checkpoints/<slug of spec> (spec None: checkpoints/universal);
+    `force` builds the spec past the size guard, as the run itself was allowed to."""
     if out:
         return pair_stem(out)
-    return checkpoint_dir() / (UNIVERSAL if spec is None else slug(make_topology(spec).spec))
+    return checkpoint_dir() / (UNIVERSAL if spec is None else slug(make_topology(spec, force=force).spec))
 
 
 def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
