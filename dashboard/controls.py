@@ -66,23 +66,6 @@ def forget(name: str, value: Any) -> None:
     st.session_state[f"keep:{name}"] = value
 
 
-def restore_widgets(keys: tuple[str, ...]) -> None:
-    """Before a page draws the widgets under `keys`: give back the values `keep_widgets` stored for those Streamlit
-    dropped (it clears a widget's state on every run that does not draw it, i.e. on another page: trial 26, the
-    Cluster screen's trace and schedulers were back to their defaults after a visit elsewhere). Keys stay as they
-    are, unlike `persistent`'s; not for file uploaders, whose value cannot be set."""
-    for key in keys:
-        if key not in st.session_state and f"keep:{key}" in st.session_state:
-            st.session_state[key] = st.session_state[f"keep:{key}"]
-
-
-def keep_widgets(keys: tuple[str, ...]) -> None:
-    """After a page drew the widgets under `keys`: store their values for `restore_widgets`."""
-    for key in keys:
-        if key in st.session_state:
-            st.session_state[f"keep:{key}"] = st.session_state[key]
-
-
 def _remember(name: str) -> None:
     st.session_state[f"keep:{name}"] = st.session_state[f"w:{name}"]
 

@@ -18,6 +18,7 @@ from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
 from .. import charts, cluster_figures, controls, data, labels
+from ..controls import persistent, remembered
 
 DEFAULT_SCHEDULERS = ["fifo+first-fit", "sjf+closest", "gadget", "topdrl", OURS_BASELINE, "ours"]
 """The schedulers shown first: with ours its own baseline, sjf+timed (the same placement with ring AllReduce), the
@@ -117,29 +118,31 @@ def trace_input() -> tuple[int, str | None, bytes]:
     file's bytes). The page reads no file on the server: a path typed as the trace is refused by `data`."""
     low, high = GPUS_PER_SERVER
     gpus_col, from_col, trace_col, seeds_col = st.columns([1, 1.3, 2.1, 0.8])
-    gpus = int(gpus_col.number_input("GPUs per server", low, high, DEFAULT_GPUS_PER_SERVER, key="cluster:gpus",
-                                     help=f"{low}..{high}, as the CLI's --gpus-per-server"))
-    source = from_col.radio("Trace from", TRACE_FROM, horizontal=True, key="cluster:trace_from")
+    # persistent: the inputs survive a visit to another page (trial 26: they were back to their defaults); the
+    # uploaded file cannot be set back, so it is uploaded again
+    gpus = int(persistent(gpus_col.number_input, "cluster.gpus", DEFAULT_GPUS_PER_SERVER, "GPUs per server", low,
+                          high, help=f"{low}..{high}, as the CLI's --gpus-per-server"))
+    source = persistent(from_col.radio, "cluster.trace_from", TRACE_FROM[0], "Trace from", TRACE_FROM,
+                        horizontal=True)
     if source == TRACE_FROM[0]:
-        trace = trace_col.text_input("Trace", "synthetic:jobs=60,seed=0", key="cluster:trace",
-                                     help="synthetic:jobs=N,seed=S[,rate=jobs/hour,mix=sjf-bco|gavel,models=A/B]; "
-                                          "a trace file (CSV, Philly, Helios) is uploaded: \"uploaded file\"")
-        seeds_col.number_input("Seeds", 1, MAX_SEEDS, 1, key="cluster:seeds",
-                               help=f"how many draws of the synthetic trace (its seed, then the next ones) to run: "
-                                    f"the page then shows each scheduler's mean over them and on how many seeds it "
-                                    f"beat {OURS_BASELINE}; the charts show the first. Seeds x jobs at most "
-                                    f"{MAX_SEED_JOBS}")
+        trace = persistent(trace_col.text_input, "cluster.trace", "synthetic:jobs=60,seed=0", "Trace",
+                           help="synthetic:jobs=N,seed=S[,rate=jobs/hour,mix=sjf-bco|gavel,models=A/B]; "
+                                "a trace file (CSV, Philly, Helios) is uploaded: \"uploaded file\"")
+        persistent(seeds_col.number_input, "cluster.seeds", 1, "Seeds", 1, MAX_SEEDS,
+                   help=f"how many draws of the synthetic trace (its seed, then the next ones) to run: the page then "
+                        f"shows each scheduler's mean over them and on how many seeds it beat {OURS_BASELINE}; the "
+                        f"charts show the first. Seeds x jobs at most {MAX_SEED_JOBS}")
         return gpus, trace.strip(), b""
-    kind = trace_col.selectbox("Read as", list(data.TRACE_FILES), format_func=data.TRACE_FILES.get,
-                               key="cluster:trace_kind")
+    kind = persistent(trace_col.selectbox, "cluster.trace_kind", next(iter(data.TRACE_FILES)), "Read as",
+                      list(data.TRACE_FILES), format_func=data.TRACE_FILES.get)
     file_col, opt_col = st.columns([3, 2])
     up = file_col.file_uploader("Trace file", type=["csv", "json"], key="cluster:upload",
                                 help="CSV: arrival_s, gpus, model and iterations or duration_s (docs/cluster.md §5); "
                                      "Philly: cluster_job_log; Helios: cluster_log.csv")
-    options = opt_col.text_input("Options (optional)", "", key="cluster:trace_options",
-                                 placeholder="limit=100" if kind == "csv" else "seed=0,model=resnet50,limit=100",
-                                 help="limit=N: the first N jobs (0: all); Philly and Helios: seed=S draws each "
-                                      "job's model, model=NAME gives every job one").strip().strip(",")
+    options = persistent(opt_col.text_input, "cluster.trace_options", "", "Options (optional)",
+                         placeholder="limit=100" if kind == "csv" else "seed=0,model=resnet50,limit=100",
+                         help="limit=N: the first N jobs (0: all); Philly and Helios: seed=S draws each job's model, "
+                              "model=NAME gives every job one").strip().strip(",")
     if up is None:
         st.info("Upload a trace file, or choose \"synthetic\".")
         return gpus, None, b""
@@ -156,12 +159,6 @@ CONTENTION_CAPTION = ("Per scheduler, in its colour: solid, the most running job
                       "link; dotted, the mean over the links in use. Click a legend entry to hide its line.")
 """Under the link contention chart (trial 26: it had no caption)."""
 
-KEPT = ("cluster:gpus", "cluster:trace_from", "cluster:trace", "cluster:seeds", "cluster:trace_kind",
-        "cluster:trace_options", "cluster:schedulers")
-"""The inputs whose values survive a visit to another page (`controls.restore_widgets`); the uploaded file cannot
-be set back, so it is uploaded again."""
-
-
 def render() -> None:
     """The Cluster screen."""
     st.title("Cluster")
@@ -170,14 +167,11 @@ def render() -> None:
                "iterations and leave. An iteration is the job's compute plus its AllReduce on the GPUs it got: within "
                "each server over NVLink, then among its servers over the network, where jobs whose AllReduces cross "
                "the same link share its bandwidth while their AllReduces overlap in time. See docs/cluster.md.")
-    controls.restore_widgets(KEPT)
     gpus, trace, upload = trace_input()
-    controls.keep_widgets(KEPT)
     if trace is None:
         return
-    names = st.multiselect("Schedulers", CHOICES, default=DEFAULT_SCHEDULERS, key="cluster:schedulers",
-                           help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
-    controls.keep_widgets(("cluster:schedulers",))
+    names = persistent(st.multiselect, "cluster.schedulers", DEFAULT_SCHEDULERS, "Schedulers", CHOICES,
+                       help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
     if not names:
         st.info("Pick at least one scheduler.")
         return
@@ -204,7 +198,7 @@ def render() -> None:
     for note in (same_allreduce_note(list(runs.values())), identical_rows_note(list(runs.values()))):
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note[0].upper() + note[1:] + "."))
-    seeds = int(st.session_state.get("cluster:seeds", 1)) if not upload else 1
+    seeds = int(remembered("cluster.seeds", 1)) if not upload else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:
         st.error(f"Seeds x jobs must be at most {MAX_SEED_JOBS}: {seeds} seeds x {jobs} jobs = {seeds * jobs}; "

@@ -18,8 +18,8 @@ FAST = ["fifo+first-fit", "sjf+closest", "gadget"]
 
 def _open(**state):
     at = open_app(None)
-    at.session_state["cluster:trace"] = "synthetic:jobs=24,seed=1,rate=12"
-    at.session_state["cluster:schedulers"] = FAST
+    at.session_state["keep:cluster.trace"] = "synthetic:jobs=24,seed=1,rate=12"
+    at.session_state["keep:cluster.schedulers"] = FAST
     for k, v in state.items():
         at.session_state[k] = v
     return goto(at, "cluster")
@@ -128,7 +128,7 @@ def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_o
     from core.cluster.traces import load_trace
     from core.topology import make_topology
     from dashboard.sources import DEFAULT_SOURCE
-    at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:schedulers": ["fifo+first-fit"]})
+    at = _open(**{"keep:cluster.trace": "synthetic:jobs=60,seed=0", "keep:cluster.schedulers": ["fifo+first-fit"]})
     at.slider(key="cluster:time").set_value(10.97).run()
     fig = charts(at)[2]
     (res,) = run_schedulers(make_cluster(make_topology(DEFAULT_SOURCE.spec), 4), load_trace("synthetic:jobs=60,seed=0"),
@@ -148,24 +148,24 @@ def test_every_colour_of_the_snapshot_has_a_legend_entry_and_every_running_job_o
 
 
 @pytest.mark.parametrize("state, says", [
-    ({"cluster:trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
-    ({"cluster:trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),
-    ({"cluster:trace": "synthetic:jobs=160,seed=0,max_gpus=32", "cluster:gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
+    ({"keep:cluster.trace": "synthetic:jobs=0"}, "jobs must be an integer >= 1"),
+    ({"keep:cluster.trace": "csv:/no/such.csv"}, "the dashboard reads no trace file on the server"),
+    ({"keep:cluster.trace": "synthetic:jobs=160,seed=0,max_gpus=32", "keep:cluster.gpus": 1}, "needs 32 GPUs, but the cluster has 9"),
 ])
 def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at = _open(**state)
     assert not at.exception
     assert len(at.error) == 1 and says in shown(at.error[0].value)
-    at.session_state["cluster:trace"] = "synthetic:jobs=12,seed=2"
-    at.session_state["cluster:gpus"] = 4
+    at.session_state["keep:cluster.trace"] = "synthetic:jobs=12,seed=2"
+    at.session_state["keep:cluster.gpus"] = 4
     at.run()
     assert not at.error and len(charts(at)) == 4
 
 
 def _upload(at, name: str, raw: bytes, kind: str = "csv", options: str = ""):
-    at.radio(key="cluster:trace_from").set_value("uploaded file").run()
-    at.selectbox(key="cluster:trace_kind").set_value(kind)
-    at.text_input(key="cluster:trace_options").set_value(options)
+    at.radio(key="w:cluster.trace_from").set_value("uploaded file").run()
+    at.selectbox(key="w:cluster.trace_kind").set_value(kind)
+    at.text_input(key="w:cluster.trace_options").set_value(options)
     return at.file_uploader(key="cluster:upload").set_value((name, raw, "text/csv")).run()
 
 
@@ -187,7 +187,7 @@ def test_bad_csv_trace_row_is_an_error_line():
 def test_a_trace_error_is_shown_alone(trace, upload, says):
     """Trial 9: after the specific error the page added a generic 'Change the trace, the GPUs per server, the
     schedulers or the topology.', which contradicted it ('choose uploaded file'). Only the error is shown."""
-    at = _open(**({"cluster:trace": trace} if trace else {}))
+    at = _open(**({"keep:cluster.trace": trace} if trace else {}))
     if upload:
         at = _upload(at, upload[0], upload[1], kind=upload[2])
     assert not at.exception
@@ -246,7 +246,7 @@ def test_a_path_on_the_server_is_never_read_nor_echoed(tmp_path):
     secret = tmp_path / "secret.csv"
     secret.write_text("SECRET-LINE,a,b\nx,y\n")
     for trace in (f"helios:{secret}", f"csv:{secret}", f"philly:{secret}", str(secret)):
-        at = _open(**{"cluster:trace": trace})
+        at = _open(**{"keep:cluster.trace": trace})
         assert not at.exception
         assert len(at.error) == 1 and "reads no trace file on the server" in at.error[0].value
         assert "SECRET" not in at.error[0].value
@@ -255,7 +255,7 @@ def test_a_path_on_the_server_is_never_read_nor_echoed(tmp_path):
 def test_an_error_is_plain_text_not_markdown():
     """'*' and '_' in what the user typed stay as typed (they were emphasis), '<b>' is shown (it was dropped)."""
     from dashboard.labels import plain
-    at = _open(**{"cluster:trace": "synthetic:jobs=2*3_x_,seed=<b>"})
+    at = _open(**{"keep:cluster.trace": "synthetic:jobs=2*3_x_,seed=<b>"})
     (err,) = at.error
     assert "2\\*3\\_x\\_" in err.value and "\\<b\\>" in err.value
     assert err.value == plain(shown(err.value))  # every Markdown character escaped, nothing else
@@ -265,29 +265,29 @@ def test_an_error_is_plain_text_not_markdown():
 def test_gpus_per_server_take_the_clis_bounds():
     from core.cluster import GPUS_PER_SERVER, make_cluster
     at = _open()
-    box = at.number_input(key="cluster:gpus")
+    box = at.number_input(key="w:cluster.gpus")
     assert (box.min, box.max) == GPUS_PER_SERVER == (1, 64)
     with pytest.raises(Exception, match="1..64"):
         make_cluster("bcube:n=3,k=1", 65)
-    at.number_input(key="cluster:gpus").set_value(32).run()  # above the old limit of 16
+    at.number_input(key="w:cluster.gpus").set_value(32).run()  # above the old limit of 16
     assert not at.error and len(charts(at)) == 4
 
 
 def test_topdrl_is_left_out_with_a_note_on_a_cluster_its_network_does_not_read():
     """With 8 GPUs per server the page (topdrl in its default schedulers) showed only TopDRL's error (trial 12)."""
-    at = _open(**{"cluster:gpus": 8, "cluster:schedulers": FAST + ["topdrl"]})
+    at = _open(**{"keep:cluster.gpus": 8, "keep:cluster.schedulers": FAST + ["topdrl"]})
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert list(at.dataframe[0].value.index) == FAST
     assert any("topdrl left out: its network was built for 4 GPUs per server, the cluster has 8" in c.value
                for c in at.caption)
-    at.number_input(key="cluster:gpus").set_value(4).run()
+    at.number_input(key="w:cluster.gpus").set_value(4).run()
     assert list(at.dataframe[0].value.index) == FAST + ["topdrl"]
 
 
 def test_the_default_trace_runs_on_a_small_cluster():
     """On a 6-server topology the page's default trace (a 32-GPU job against 24 GPUs) showed only an error (trial
     12): the synthetic draw is capped at the cluster's GPUs, and the page says so."""
-    at = _open(**{"cluster:trace": "synthetic:jobs=60,seed=0", "cluster:gpus": 2})  # the default topology: 9 servers
+    at = _open(**{"keep:cluster.trace": "synthetic:jobs=60,seed=0", "keep:cluster.gpus": 2})  # the default topology: 9 servers
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("GPU demands capped at 18, the cluster's GPUs" in shown(c.value) and "max_gpus=18" in shown(c.value)
                for c in at.caption)
@@ -340,7 +340,7 @@ def test_each_scheduler_has_one_colour_in_every_chart_and_the_box_plot_says_its_
     assert set(boxes) == set(lines) == set(FAST)
     assert all(len(boxes[n]) == 1 and boxes[n] == lines[n] for n in FAST), (boxes, lines)
     assert len({c for n in FAST for c in boxes[n]}) == len(FAST)  # and the schedulers' colours differ
-    alone = _open(**{"cluster:schedulers": FAST[1:]})  # a scheduler keeps its colour whichever others are picked
+    alone = _open(**{"keep:cluster.schedulers": FAST[1:]})  # a scheduler keeps its colour whichever others are picked
     assert {t["name"]: t.get("marker", {}).get("color") for t in charts(alone)[0]["data"]}[FAST[1]] in boxes[FAST[1]]
     assert any("dashed line the mean" in c.value for c in at.caption)
 
@@ -350,7 +350,7 @@ def test_the_default_list_holds_ours_and_its_baseline_and_one_draw_says_how_they
     default list (trial 19): the default list holds it, and the one-draw note gives both numbers on this seed."""
     from dashboard.screens.cluster import DEFAULT_SCHEDULERS
     assert DEFAULT_SCHEDULERS[-2:] == ["sjf+timed", "ours"]
-    at = _open(**{"cluster:schedulers": ["sjf+timed", "ours"]})
+    at = _open(**{"keep:cluster.schedulers": ["sjf+timed", "ours"]})
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     ours, base = table.loc["ours", "avg JCT h"], table.loc["sjf+timed", "avg JCT h"]
@@ -365,7 +365,7 @@ def test_seeds_show_each_schedulers_mean_and_how_often_it_beat_sjf_timed():
     average JCT was below sjf+timed's (run for the table when not picked), as core computes them."""
     from core.cluster import load_trace, make_cluster, run_schedulers, summarize
     from core.topology import make_topology
-    at = _open(**{"cluster:seeds": 3})
+    at = _open(**{"keep:cluster.seeds": 3})
     assert not at.exception and not at.error, [e.value for e in at.error]
     seeds = at.dataframe[1].value
     cluster = make_cluster(make_topology("bcube:n=3,k=1"), 4)
@@ -386,8 +386,8 @@ def test_seeds_show_each_schedulers_mean_and_how_often_it_beat_sjf_timed():
 
 
 def test_seeds_times_jobs_are_guarded():
-    at = _open(**{"cluster:seeds": 5, "cluster:trace": "synthetic:jobs=61,seed=0"})
-    assert at.number_input(key="cluster:seeds").max == 5
+    at = _open(**{"keep:cluster.seeds": 5, "keep:cluster.trace": "synthetic:jobs=61,seed=0"})
+    assert at.number_input(key="w:cluster.seeds").max == 5
     assert [e.value for e in at.error] == ["Seeds x jobs must be at most 300: 5 seeds x 61 jobs = 305; showing one "
                                            "seed."]
     assert len(at.dataframe) == 1 and any(c.value.startswith("One trace is one draw") for c in at.caption)
@@ -400,7 +400,7 @@ def test_identical_rows_from_one_allreduce_are_explained_as_the_cli_explains_the
     from core.cluster.traces import load_trace
     from core.topology import make_topology
     names = ["ours", "sjf+timed"]
-    at = _open(**{"cluster:schedulers": names})
+    at = _open(**{"keep:cluster.schedulers": names})
     at.radio(key="w:source_mode").set_value("Spec").run()
     at.text_input(key="w:spec").set_value("fattree:k=4").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -423,16 +423,16 @@ def test_the_inputs_survive_a_visit_to_another_page():
     drops a widget's state on a run that does not draw it); the sidebar's topology and the other pages' state
     survived the same trip."""
     at = goto(open_app(None), "cluster")  # no state set from outside: AppTest would set it again on every run
-    at.text_input(key="cluster:trace").set_value("synthetic:jobs=12,seed=3").run()
-    at.multiselect(key="cluster:schedulers").set_value(["gadget", "sjf+closest"]).run()
-    at.number_input(key="cluster:gpus").set_value(2).run()
+    at.text_input(key="w:cluster.trace").set_value("synthetic:jobs=12,seed=3").run()
+    at.multiselect(key="w:cluster.schedulers").set_value(["gadget", "sjf+closest"]).run()
+    at.number_input(key="w:cluster.gpus").set_value(2).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     before = at.dataframe[0].value
     goto(at, "merging")
     assert not at.exception
     goto(at, "cluster")
     assert not at.exception and not at.error and not at.warning, [w.value for w in at.warning]
-    assert at.text_input(key="cluster:trace").value == "synthetic:jobs=12,seed=3"
-    assert at.multiselect(key="cluster:schedulers").value == ["gadget", "sjf+closest"]
-    assert at.number_input(key="cluster:gpus").value == 2
+    assert at.text_input(key="w:cluster.trace").value == "synthetic:jobs=12,seed=3"
+    assert at.multiselect(key="w:cluster.schedulers").value == ["gadget", "sjf+closest"]
+    assert at.number_input(key="w:cluster.gpus").value == 2
     assert at.dataframe[0].value.equals(before)
