@@ -70,8 +70,8 @@ def register(sub) -> None:
 
 def cmd_cluster(a: argparse.Namespace) -> int:
     """Simulate a trace on a cluster under schedulers; print their metrics as text, JSON or CSV."""
-    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names, identical_rows_note,
-                          jobs_table, load_trace, make_cluster, metric_text, run_schedulers, same_allreduce_note,
+    from ..cluster import (ALL, METRICS, capped_note, check_fits, events_table, expand_names,
+                          jobs_table, load_trace, make_cluster, metric_text, row_notes, run_schedulers,
                           skipped_note, summarize, trace_facts, trace_title, unfit)
     from ..cluster.schedulers import options
     names = expand_names(a.scheduler)
@@ -109,11 +109,11 @@ def cmd_cluster(a: argparse.Namespace) -> int:
             _write_rows(path, [{"scheduler": r.scheduler, **row} for r in results for row in table(r)])
             print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
     title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
+    notes = row_notes(results, rows)
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "trace_title": title, **facts, "skipped_note": skipped_note(trace),
-                          "same_allreduce_note": same_allreduce_note(results),
-                          "identical_rows_note": identical_rows_note(results), "results": rows},
+                          "same_allreduce_note": notes[0], "identical_rows_note": notes[1], "results": rows},
                          indent=2, default=float))
         return 0
     keys = list(METRICS)
@@ -136,7 +136,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
-    for note in (same_allreduce_note(results), identical_rows_note(results)):
+    for note in notes:
         if note:
             print(f"note: {note}")
     return 0

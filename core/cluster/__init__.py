@@ -10,7 +10,8 @@ from .cluster import GPUS_PER_SERVER, Cluster, make_cluster
 from .comm import CommModel
 from .jobs import Trace, TraceError, check_fits
 from .metrics import (DECIMALS, METRICS, SHARES, events_table, gantt_rows, identical_rows_note, jobs_table,
-                      link_contention, metric_text, over_seeds, running_at, same_allreduce_note, snapshot, summarize)
+                      link_contention, metric_text, over_seeds, row_notes, running_at, same_allreduce_note, snapshot,
+                      summarize)
 from .models import MODELS, get_model
 from .schedulers import ALL, HEURISTICS, OURS_BASELINE, expand_names, make_scheduler, parse_name, unfit
 from .sim import Result, Segment, simulate
@@ -19,7 +20,7 @@ from .traces import (capped_note, load_trace, seeded_specs, skipped_note, synthe
 
 __all__ = ["Cluster", "GPUS_PER_SERVER", "make_cluster", "CommModel", "Trace", "TraceError", "check_fits", "METRICS", "SHARES", "DECIMALS",
            "metric_text", "events_table", "gantt_rows", "jobs_table", "snapshot",
-           "link_contention", "running_at", "same_allreduce_note", "identical_rows_note", "summarize", "MODELS", "get_model", "ALL", "HEURISTICS", "OURS_BASELINE",
+           "link_contention", "running_at", "same_allreduce_note", "identical_rows_note", "row_notes", "summarize", "MODELS", "get_model", "ALL", "HEURISTICS", "OURS_BASELINE",
            "expand_names", "make_scheduler", "parse_name", "Result", "Segment", "simulate", "load_trace", "synthetic",
            "write_csv_trace", "run_schedulers", "unfit", "capped_note", "skipped_note", "trace_facts", "trace_title",
            "over_seeds",

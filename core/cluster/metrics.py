@@ -63,11 +63,22 @@ def summarize(res: Result) -> dict:
     }
 
 
+def row_notes(results: list[Result], summaries: list[dict] | None = None) -> tuple[str | None, str | None]:
+    """(`same_allreduce_note`, `identical_rows_note`) of one set of runs, each row summarized once; `summaries`:
+    `summarize` of each result, in order, where the caller has them already."""
+    summary = {r.scheduler: s for r, s in zip(results, summaries or [summarize(r) for r in results])}
+    found = _same_allreduce(results, summary)
+    return _same_text(found), _identical_text(results, summary, set(found[0]) if found else set())
+
+
 def same_allreduce_note(results: list[Result]) -> str | None:
     """A note when a scheduler that chooses its AllReduce (ours, ``+best``, ``+adaptive``) ran every job that
     spans servers with one method and so has the same metrics as other schedulers (trial 25: on fattree:k=4 and
     leafspine ours, sjf+timed and sjf+closest share one row, all ring); None otherwise."""
-    found = _same_allreduce(results)
+    return row_notes(results)[0]
+
+
+def _same_text(found: tuple[list[str], str] | None) -> str | None:
     if found is None:
         return None
     names, method = found
@@ -77,10 +88,10 @@ def same_allreduce_note(results: list[Result]) -> str | None:
             f"\"A tree AllReduce beats the ring only where...\"; docs/cluster.md §8)")
 
 
-def _same_allreduce(results: list[Result]) -> tuple[list[str], str] | None:
+def _same_allreduce(results: list[Result], summary: dict[str, dict]) -> tuple[list[str], str] | None:
     """(the chooser of `same_allreduce_note` and the schedulers whose rows equal its, the one AllReduce it used)."""
     from .schedulers import parse_name
-    rows = {r.scheduler: tuple(summarize(r)[k] for k in METRICS) for r in results}
+    rows = {n: tuple(v[k] for k in METRICS) for n, v in summary.items()}
     for r in results:
         kind = parse_name(r.scheduler)
         if kind != ("ours",) and kind[2:] not in (("best",), ("adaptive",)):
@@ -98,9 +109,10 @@ def identical_rows_note(results: list[Result]) -> str | None:
     their jobs' ends are; and, where no job waited for GPUs, that the order of jobs never came into play (trial 26:
     gadget and sjf+timed on bcube:n=4,k=2 read "40.15 / 146.63 / 827.86" alike, unexplained). None when no two rows
     read the same, or only those that note explains."""
-    summary = {r.scheduler: summarize(r) for r in results}
-    found = _same_allreduce(results)
-    explained = set(found[0]) if found else set()
+    return row_notes(results)[1]
+
+
+def _identical_text(results: list[Result], summary: dict[str, dict], explained: set[str]) -> str | None:
     by = {r.scheduler: r for r in results}
     groups: dict[tuple, list[str]] = {}
     for n, v in summary.items():

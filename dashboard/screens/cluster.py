@@ -12,8 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.cluster import (ALL, DECIMALS, GPUS_PER_SERVER, OURS_BASELINE, SHARES, capped_note, gantt_rows,
-                          identical_rows_note, link_contention, over_seeds, same_allreduce_note, seeded_specs,
-                          skipped_note, snapshot, summarize, trace_title, unfit)
+                          link_contention, over_seeds, row_notes, seeded_specs, skipped_note, snapshot, summarize, trace_title, unfit)
 from core.cluster.cluster import DEFAULT_GPUS_PER_SERVER
 from core.topology import TopologyError
 
@@ -191,11 +190,12 @@ def render() -> None:
     if note:
         st.caption(labels.plain(note))
     st.subheader("Results")
-    table, config = results_table([summarize(r) for r in runs.values()])
+    summaries = [summarize(r) for r in runs.values()]
+    table, config = results_table(summaries)
     st.dataframe(table, column_config=config, width="stretch")
     st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
                "link jobs: running jobs whose AllReduces share one link.")
-    for note in (same_allreduce_note(list(runs.values())), identical_rows_note(list(runs.values()))):
+    for note in row_notes(list(runs.values()), summaries):
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note[0].upper() + note[1:] + "."))
     seeds = int(remembered("cluster.seeds", 1)) if not upload else 1
