@@ -359,15 +359,18 @@ def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     return bool(estimates)
 
 
+def violation_place(v: Violation) -> dict:
+    """A violation's workload, round (from 1) and link id (what --fail-links takes), each None where it has none."""
+    # a directed link is 2·id + 0 (u->v as listed) or + 1 (v->u)
+    return {"workload": v.workload, "round": None if v.round is None else v.round + 1,
+            "link_id": None if v.link is None else v.link // 2}
+
+
 def violation_where(v: Violation) -> str:
     """The workload, round and link id of a violation that its message does not already say, as "  (...)"."""
-    where = []
-    if v.workload is not None:
-        where.append(f"workload {v.workload}")
-    if v.round is not None:
-        where.append(f"round {v.round + 1}")
-    if v.link is not None:  # a directed link: 2·id + 0 (u->v as listed) or + 1 (v->u); ids are what --fail-links takes
-        where.append(f"link id {v.link // 2}")
+    place = violation_place(v)
+    where = [f"{what} {place[key]}" for key, what in (("workload", "workload"), ("round", "round"),
+                                                       ("link_id", "link id")) if place[key] is not None]
     said = lambda w: re.search(rf"(?<![\w-]){re.escape(w).replace(' ', ' #?')}(?![\w.])", v.message)  # noqa: E731
     where = [w for w in where if not said(w)]  # "workload #13 reduce B->C" says workload 13
     return f"  ({', '.join(where)})" if where else ""
@@ -379,9 +382,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
     data = schedule_file(a.file, force=a.force)
     rep = validate_document(data, a.file, force=a.force)
     if a.format == "json":
-        shown = [{"rule": v.rule, "message": v.message, "workload": v.workload,
-                  "round": None if v.round is None else v.round + 1, "link_id": None if v.link is None else v.link // 2}
-                 for v in rep.violations[: a.max_report]]
+        shown = [{"rule": v.rule, "message": v.message, **violation_place(v)} for v in rep.violations[: a.max_report]]
         print(json.dumps({"file": a.file, "valid": rep.ok, "workloads": rep.workloads, "rounds": rep.rounds,
                           "trees": rep.trees, "violations": len(rep.violations), "by_rule": rep.by_rule(),
                           "elsewhere": rep.elsewhere_note(), "shown": shown}, indent=2))
