@@ -307,9 +307,18 @@ def lower_bounds(dag: WorkloadDAG) -> Bounds:
                   ports=ports_bound(dag), link_schedule=link_schedule_bound(dag))
 
 
+ROUNDING = 1e-12
+"""A relative difference float rounding can make between a time and its bound summed in another order (a few ulps,
+~1e-16 each); `gap` reads one this small below the bound as none."""
+
+
 def gap(value: float, bound: float) -> float:
-    """How far `value` is above its lower `bound`: value / bound - 1 (0 when the bound is 0)."""
-    return float(value) / float(bound) - 1.0 if bound else 0.0
+    """How far `value` is above its lower `bound`: value / bound - 1 (0 when the bound is 0, and where `value` is
+    below the bound by float rounding alone: a time and its bound added in another order, trial 27's "-0.0%")."""
+    if not bound:
+        return 0.0
+    g = float(value) / float(bound) - 1.0
+    return 0.0 if -ROUNDING < g < 0 else g
 
 
 # ---- lower bounds in seconds (docs/time.md) ------------------------------------------------

@@ -107,6 +107,11 @@ def _bare_b(text: str, value: str, what: str) -> None:
                     f"{value} byte{'' if n == 1 else 's'} or {value}bit for bits ({n / 8:g}B)")
 
 
+MAX_SIZE_BYTES = 2 ** 50
+"""The largest message size taken, 1 PiB: a trillion-parameter model's fp32 gradients are 4 TB; past this a time
+report reads nothing a user can act on (trial 27: ``--size 1e30B`` printed "time for 1e+18 TB")."""
+
+
 def parse_size(text: object, what: str = "size") -> int:
     """Bytes of a message size such as ``100MB``, ``1.5GiB`` or ``4096`` (bytes); must be > 0. A size in bits
     (``10Mb``, ``1Gbit``) is refused with the byte unit to write, and one in a bare lowercase ``b`` (``1b``) as
@@ -120,6 +125,8 @@ def parse_size(text: object, what: str = "size") -> int:
     if size < 1:
         negative = " (a size cannot be negative)" if value < 0 else ""
         raise UnitError(f"{what} must be at least 1 byte{negative}, got {text!r}")
+    if size > MAX_SIZE_BYTES:
+        raise UnitError(f"{what} must be at most 1 PiB = 1024 TiB (a model's gradients are GBs to TBs), got {text!r}")
     return int(round(size))
 
 

@@ -273,3 +273,21 @@ def test_file_spec_takes_link_options(tmp_path):
 def test_cli_topology_shows_link_properties(capsys):
     code, out, _ = run_cli(capsys, "topology", "bcube:n=4,k=1,bw=100/25,lat=500ns")
     assert code == 0 and "links: bandwidth 25 Gbit/s x16, 100 Gbit/s x16; latency 0.5 µs x32" in out
+
+
+def test_a_size_past_one_pib_is_refused_and_one_pib_taken():
+    """Trial 27: `--size 1e30B` ran and printed "time for 1e+18 TB" and a bound above the replayed time."""
+    assert parse_size("1024TiB") == 2 ** 50
+    for text in ("1e30B", "1025TiB", str(2 ** 50 + 1)):
+        with pytest.raises(UnitError, match=r"must be at most 1 PiB = 1024 TiB .*got '"):
+            parse_size(text, "--size")
+
+
+def test_a_time_below_its_bound_by_rounding_alone_has_no_gap_and_one_below_it_for_real_keeps_its_own():
+    """Trial 27: a time and its bound summed in another order differ in the last bit, and the report read "-0.0%
+    above its DAG's best bound"."""
+    from core.bounds import gap
+    bound = 0.1 + 0.2  # 0.30000000000000004
+    assert gap(0.3, bound) == 0.0 and 0.3 / bound - 1 < 0
+    assert gap(0.3, 0.3) == 0.0 and gap(0.6, 0.3) == pytest.approx(1.0) and gap(1.0, 0.0) == 0.0
+    assert gap(0.29, 0.3) == pytest.approx(-1 / 30)  # a bound that is no bound still shows
