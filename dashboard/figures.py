@@ -880,8 +880,9 @@ fonts and draws the text in a wider one ("paper: Parameter Serve" under the next
 def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None]],
                    paper: dict[str, Sequence[float | None]], height: int = 420,
                    titles: dict[str, str] | None = None, ticks: Sequence[str] | None = None,
-                   title: str | None = None) -> go.Figure:
-    """Rounds per configuration: our methods as bars, the paper's numbers as diamonds, each over its own method's bar;
+                   title: str | None = None, unit: str = "rounds", hover: str = ".1f") -> go.Figure:
+    """Rounds per configuration (or another `unit`, e.g. "ms", its values hovering in the `hover` format): our methods
+    as bars, the paper's numbers as diamonds, each over its own method's bar;
     `ticks`: the configurations as the x axis names them (a long name shortened; hover says `configs`' whole name);
     `title`: what the chart compares, in its image too (the page's heading above it is not saved with it). The legend
     is in `LEGEND_COLUMNS` columns under the chart, the height grown by its rows past the first two.
@@ -899,7 +900,7 @@ def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None
         label = name(method, method)
         fig.add_trace(go.Bar(x=[i + centre[method] for i in range(len(configs))], y=list(values), width=width,
                              name=label, marker_color=method_colour(method), meta=method, customdata=list(configs),
-                             hovertemplate=f"{label}: %{{y:.1f}} rounds<extra>%{{customdata}}</extra>"))
+                             hovertemplate=f"{label}: %{{y:{hover}}} {unit}<extra>%{{customdata}}</extra>"))
     for method, values in paper.items():
         label = f"paper: {name(method, method)}"
         fig.add_trace(go.Scatter(x=[i + centre[method] for i in range(len(configs))], y=list(values), mode="markers",
@@ -913,7 +914,7 @@ def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None
                       title=dict(text=title or "", x=0.01, font=dict(size=14)),
                       legend=dict(orientation="h", y=-0.12, yanchor="top", entrywidth=1 / LEGEND_COLUMNS,
                                   entrywidthmode="fraction"),
-                      yaxis_title="rounds")
+                      yaxis_title=unit)
     fig.update_xaxes(tickvals=list(range(len(configs))), ticktext=list(ticks or configs),
                      range=[-0.5, len(configs) - 0.5],
                      showgrid=False)

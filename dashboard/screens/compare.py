@@ -15,10 +15,11 @@ from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, capitalize
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
+from core.units import time_unit
 from core.topology import TopologyError, preset
 
 from .. import charts, controls, data, figures, labels, tables
-from ..controls import method_title, methods_picker, persistent
+from ..controls import SOURCE_MODES, method_title, methods_picker, persistent
 from ..sources import Source, file_stem, routing_tag
 
 PRESET = "table2"
@@ -28,6 +29,8 @@ PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
 SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
 NOTES_CSV = "notes"
 """The download's column of the page's notes (optimal's, RL's, another DAG's), only when some row has one."""
+SCOPE_AUTO = "compare.scope.auto"
+"""Session key: the scope the page last picked by itself (`scope_picker`); None once the user picked one."""
 AUTO = "compare.methods.auto"
 """Session key: the default list the page last put in the methods picker (the picker follows the topology's defaults
 while it holds that list; once the user changes it, it is theirs)."""
@@ -38,7 +41,7 @@ def render() -> None:
     st.title("Compare")
     source = controls.topology_picker()
     st.sidebar.subheader("Comparison")
-    scope = persistent(st.sidebar.radio, "compare.scope", SCOPES[0], "Compare on", SCOPES)
+    scope = scope_picker()
     if scope == SCOPES[0]:
         sources = [Source(p.spec, p.name) for p in preset(PRESET)]
         st.caption("Every chosen method on the paper's nine Table 2 configurations, our numbers beside the "
@@ -71,9 +74,25 @@ def render() -> None:
     st.subheader("Rounds per configuration")
     chart(rows, methods, stem, names, "The paper's Table 2, nine configurations" if scope == SCOPES[0]
           else source.name)
+    if cells is not None:
+        st.subheader("Seconds per configuration")
+        seconds_chart(rows, methods, stem, names, config.size)
     st.subheader("Spread over seeds")
     spread(rows, methods, stem)
     download(export_csv(rows, methods, notes, config.size), stem)
+
+
+def scope_picker() -> str:
+    """Sidebar: compare on Table 2 or on the sidebar's topology. Until the user picks one, it follows the sidebar's
+    source: Table 2 for a Table 2 preset, the sidebar's topology for a family, an upload or a typed spec (trial 27:
+    an uploaded file was not compared until the user found this radio)."""
+    default = SCOPES[0] if controls.remembered("source_mode", SOURCE_MODES[0]) == SOURCE_MODES[0] else SCOPES[1]
+    if controls.remembered("compare.scope", None) not in (None, st.session_state.get(SCOPE_AUTO)):
+        st.session_state[SCOPE_AUTO] = None  # the user picked one: it no longer follows
+    if st.session_state.get(SCOPE_AUTO, "") is not None:
+        controls.forget("compare.scope", default)
+        st.session_state[SCOPE_AUTO] = default
+    return persistent(st.sidebar.radio, "compare.scope", default, "Compare on", SCOPES)
 
 
 def uneven_reason(sources: list[Source]) -> str | None:
@@ -129,6 +148,8 @@ def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, 
         size = parse_size(text, "message size")
     except ValueError as err:
         st.sidebar.error(f"{err}. Using {DEFAULT_SIZE}.")
+        # and on the page: below the sidebar's fold it went unseen while the page said "Seconds for M = 100 MB"
+        st.warning(f"Message size {text!r} not used: {err}. The times below are for {DEFAULT_SIZE}.")
         size = DEFAULT_SIZE_BYTES
     routing = controls.routing_option()
     limit = 10
@@ -495,6 +516,22 @@ def chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str] 
                 key="compare-bars", name=f"compare-{stem}")
     for line in shortened_notes(short, "on the x axis as in the tables; a bar's hover says it whole"):
         st.caption(line)
+
+
+def seconds_chart(rows: list[Row], methods: list[str], stem: str, short: dict[str, str], size: float) -> None:
+    """Each method's async time per configuration at the sidebar's size, in the seconds table's unit: where two
+    methods take the same rounds, the time can still differ (trial 27: ring and time-aware, 14 rounds each, took
+    140.0 and 56.1 ms on a topology with links of several speeds, which only the table showed)."""
+    unit, per = time_unit(r.results[m].time[mode]["time_s"] for r in rows for m in methods for mode in MODES
+                          if m in r.results and r.results[m].time)  # the table's unit (its times of both modes)
+    times = {m: [r.results[m].time["async"]["time_s"] * per if m in r.results and r.results[m].time else None
+                 for r in rows] for m in methods}
+    charts.show(figures.compare_figure([r.name for r in rows], times, {}, titles={m: method_title(m) for m in methods},
+                                       ticks=[short.get(r.name, r.name) for r in rows], unit=unit, hover=".3f",
+                                       title=f"async time per method at M = {labels.size(size)}"),
+                key="compare-seconds", name=f"compare-{stem}-seconds")
+    st.caption("The seconds table's async column as bars (the async replay: each workload starts as soon as its "
+               "inputs and its links allow); lower is faster.")
 
 
 def spread(rows: list[Row], methods: list[str], stem: str) -> None:

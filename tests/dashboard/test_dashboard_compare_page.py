@@ -62,9 +62,21 @@ def test_bar_chart_has_our_bars_and_the_papers_diamonds(at):
     assert {t["meta"] for t in traces(bars, "scatter")} == {"ps", "ring", "rl"}
 
 
+def test_seconds_chart_has_each_methods_async_time_in_the_tables_unit(at):
+    """Trial 27: the page's only chart was rounds; where two methods take the same rounds their times can still
+    differ. The seconds chart's bars are the seconds table's async column, in its unit."""
+    fig = charts(at)[1]
+    assert fig["layout"]["yaxis"]["title"]["text"] == "ms" and "async time per method" in fig["layout"]["title"]["text"]
+    rows = compare([c for c in configurations("table2")], FAST, seeds=2)
+    for t in traces(fig, "bar"):
+        want = [r.results[t["meta"]].time["async"]["time_s"] * 1e3 for r in rows]
+        assert list(t["y"]) == pytest.approx(want, rel=1e-9)
+    assert not traces(fig, "scatter")  # the paper gives no times
+
+
 def test_spread_over_seeds_for_one_configuration(at):
     at.selectbox(key="w:compare.spread").set_value("DCell(4,1)").run()
-    spread = charts(at)[1]
+    spread = charts(at)[-1]  # the last chart: rounds, seconds, then the spread
     (row,) = compare([c for c in configurations("table2") if c[0] == "DCell(4,1)"], FAST, seeds=2)
     boxes = {t["meta"]: list(t["y"]) for t in traces(spread, "box")}
     assert boxes == {m: row.results[m].per_seed for m in FAST}
@@ -562,3 +574,33 @@ def test_routing_is_the_players_option_and_balanced_re_schedules_the_fat_tree(mo
     assert "compare-fattree_k4-balanced.csv" in got
     goto(at, "player")  # one choice for both pages
     assert at.selectbox(key="w:routing").value == "balanced"
+
+
+def test_compare_on_follows_the_source_until_the_user_picks_it():
+    """Trial 27: after an upload, Compare still ran the paper's nine configurations; the user's file was compared
+    only once they found the "Compare on" radio. Until the user picks a scope it follows the sidebar's source (Table 2
+    for a Table 2 preset, the sidebar's topology otherwise); once picked, it stays."""
+    at = open_app("compare")
+    at.multiselect(key="w:compare.methods").set_value(FAST).run()
+    assert at.radio(key="w:compare.scope").value == "Table 2 (nine configurations)"
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("mine.json", MINE, "application/octet-stream")).run()
+    assert not at.exception
+    assert at.radio(key="w:compare.scope").value == "The topology in the sidebar"
+    assert list(at.dataframe[0].value["configuration"]) == ["mine.json"]
+    at.radio(key="w:source_mode").set_value("Table 2 preset").run()
+    assert at.radio(key="w:compare.scope").value == "Table 2 (nine configurations)"
+    at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()  # the user's pick
+    at.radio(key="w:source_mode").set_value("Family").run()
+    at.radio(key="w:source_mode").set_value("Table 2 preset").run()
+    assert at.radio(key="w:compare.scope").value == "The topology in the sidebar"
+
+
+def test_a_bad_message_size_is_said_on_the_page_not_only_in_the_sidebar(at):
+    """Trial 27: "-5MB" got its error under the sidebar's input, below the fold, while the page read "Seconds for M =
+    100 MB". The page says it too, above the tables."""
+    at.text_input(key="w:compare.size").set_value("-5MB").run()
+    assert not at.exception
+    assert [e.value for e in at.sidebar.error] and "Using 100MB" in at.sidebar.error[0].value
+    (warning,) = [w.value for w in at.main.warning if "Message size" in w.value]
+    assert warning.startswith("Message size '-5MB' not used: ") and warning.endswith("The times below are for 100MB.")
