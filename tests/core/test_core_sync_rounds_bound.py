@@ -19,7 +19,7 @@ def test_optimal_on_fig3_reads_0_percent_in_sync(capsys):
     sync = next(line for line in out.splitlines() if line.strip().startswith("sync "))
     assert "0.0% above its DAG's best bound (sync rounds)" in sync, sync
     line = next(line for line in out.splitlines() if "sync only" in line)
-    assert line == "    sync only: any schedule of this DAG takes at least 6 rounds x the shortest workload 2 ms = 12 ms"
+    assert line == "    sync only: any schedule of this DAG takes at least 6 rounds x the shortest workload 2.00 ms = 12.0 ms"
 
 
 def test_the_sync_rounds_line_says_its_rounds_are_a_bound_not_the_schedules(capsys):

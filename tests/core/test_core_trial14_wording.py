@@ -129,7 +129,7 @@ def test_the_seconds_line_says_what_each_gap_is_measured_against(capsys, tmp_pat
     (line,) = [x for x in out.splitlines() if x.strip().startswith("async")]
     assert line.endswith("0.0% above its DAG's best bound (busiest link), 160.1% above the bandwidth bound"), line
     assert "gap to best bound" not in out
-    assert "bounds: bandwidth 12.3 ms, busiest link 32 ms" in out
+    assert "bounds: bandwidth 12.3 ms, busiest link 32.0 ms" in out
 
 
 def test_rates_at_a_tiny_size_take_a_readable_unit(capsys):
