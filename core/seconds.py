@@ -172,8 +172,8 @@ def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: boo
 
 
 def _owned(reports: Sequence[dict[str, Any]], names: Sequence[str] | None, key: str) -> str:
-    """One bound over reports as text: ``8 µs`` when all agree, else each distinct value (ascending) with the names
-    that have it: ``8 µs (greedy, optimal) to 32 µs (ring)``."""
+    """One bound over reports as text: ``8.00 µs`` when all agree, else each distinct value (ascending) with the names
+    that have it: ``8.00 µs (greedy, optimal) to 32.0 µs (ring)``."""
     owners: dict[str, list[str]] = {}  # keyed by the printed value, so values that print alike are one
     for i, r in sorted(enumerate(reports), key=lambda ir: ir[1]["bounds"][key]):
         owners.setdefault(format_seconds(r["bounds"][key]), []).append(names[i] if names else "")

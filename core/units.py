@@ -228,10 +228,11 @@ def time_unit(seconds: Iterable[float]) -> tuple[str, float]:
 
 def format_seconds(seconds: float, unit: tuple[str, float] | None = None, digits: int = 3) -> str:
     """A readable duration, 3 significant digits (`digits`) in the unit `time_unit` picks for it alone: ``12.3 ms``,
-    ``4.56 µs``, ``1.2 s``, ``71.1 ps``; or in `unit` (a `TIME_UNITS` pair), the one of durations shown side by side
-    (``0.95 µs`` beside ``1.2 µs``). Never in scientific notation (`seconds_in`)."""
+    ``4.56 µs``, ``1.20 s``, ``71.1 ps``; or in `unit` (a `TIME_UNITS` pair), the one of durations shown side by side
+    (``0.950 µs`` beside ``1.20 µs``). Trailing zeros are kept (``15.0 ms`` beside ``14.4 ms``, not ``15 ms``; ``100
+    µs`` and an exact ``0 µs`` have none to keep). Never in scientific notation (`plain_number`)."""
     name, per_second = unit or time_unit([seconds])
-    return f"{seconds_in(seconds, per_second, digits)} {name}"
+    return f"{plain_number(seconds * per_second, digits, zeros=True)} {name}"
 
 
 def seconds_in(seconds: float, per_second: float, digits: int = 3) -> str:
@@ -242,14 +243,15 @@ def seconds_in(seconds: float, per_second: float, digits: int = 3) -> str:
     return plain_number(seconds * per_second, digits)
 
 
-def plain_number(value: float, digits: int = 3) -> str:
+def plain_number(value: float, digits: int = 3, zeros: bool = False) -> str:
     """A number with no unit (a ratio such as a slow-down's factor: ``0.25``), `digits` significant digits, never in
     scientific notation: a value under 0.0001 or of 10^digits or more reads with the decimals it needs
-    (``0.00001000``, ``12346``)."""
-    text = f"{value:.{digits}g}"
+    (``0.00001000``, ``12346``). `zeros` keeps the trailing zeros of the `digits` digits (``15.0``, ``1.50``; ``100``
+    and ``0`` as they are)."""
+    text = f"{value:{'#' if zeros and value != 0 else ''}.{digits}g}"
     if "e" in text:
         text = f"{value:.{max(0, digits - math.floor(math.log10(abs(value))))}f}"
-    return text
+    return text.rstrip(".")
 
 
 RATE_UNITS = (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3), ("B/s", 1.0))

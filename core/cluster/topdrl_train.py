@@ -197,7 +197,11 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
     screening ratio) when the rest would not fit. One floor is not cut: one warm-up episode, one
     epoch and the screening of the warm-up policy (iteration 0) always run, so a checkpoint always
     has a validation ratio; a budget smaller than they take ends a few seconds late. The sidecar's
-    `budget_cuts` says what the budget cut, `kept_why` why the kept snapshot was kept."""
+    `budget_cuts` says what the budget cut, `kept_why` why the kept snapshot was kept.
+
+    `imitation` or `imitation_epochs` 0: no warm-up (not even its episodes); policy iteration starts from the
+    initial weights. `confirm_seeds` empty (or `confirm_top` 0): no confirmation; the best-screened snapshot is
+    kept, as when the budget leaves no time to confirm."""
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
@@ -233,7 +237,8 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
     obs: list[Observation] = []
     acts: list[int] = []
     episodes = 0
-    for i in range(cfg.imitation):
+    warm_up = cfg.imitation > 0 and cfg.imitation_epochs > 0  # copying SJF takes both episodes and epochs
+    for i in range(cfg.imitation if warm_up else 0):
         if i and left() < cfg.budget_s / 2:
             cuts.append(f"warm-up: {i} of {cfg.imitation} episodes")
             break
@@ -261,6 +266,8 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
             bc.step()
             per_epoch = time.perf_counter() - t_ep
         log(f"imitation: {len(obs)} picks from {episodes} episodes, loss {loss.item():.3f}")
+    else:
+        log(f"imitation: none (imitation={cfg.imitation}, imitation_epochs={cfg.imitation_epochs})")
     net.eval()
     snapshots: list[tuple[int, float, dict, dict]] = []  # (iteration, screening ratio, JCT per seed, weights)
 
@@ -277,7 +284,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         return ratio
 
     best = screen(0, {"episodes": episodes})
-    log(f"after imitation: validation ratio to {cfg.reference} {best:.3f}")
+    log(f"{'after imitation' if obs else 'initial weights'}: validation ratio to {cfg.reference} {best:.3f}")
 
     # 2. rollout policy iteration; every `eval_every`-th iteration is screened, and the last one run
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
@@ -334,7 +341,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
     # 3. confirmation: the best-screened snapshots on the confirmation seeds too; keep the best on all.
     # As many of the `confirm_top` as the time left allows (the reference's runs count as one more)
     ranked = sorted(snapshots, key=lambda x: x[1])
-    n_top = min(cfg.confirm_top, len(ranked))
+    n_top = min(cfg.confirm_top, len(ranked)) if n_conf else 0  # no confirmation seeds: nothing to confirm on
     n_fit = n_top
     while n_fit and left() < 1.5 * pace * n_conf * (n_fit + 1):
         n_fit -= 1
@@ -368,7 +375,8 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
         n_traces = n_val
         why = ("the only snapshot screened" if len(ranked) == 1 else
                f"lowest mean ratio on the {n_val} screening traces of {len(ranked)} snapshots") + \
-            (f"; the budget left no time to confirm it on {n_conf} more traces" if n_fit < n_top else "")
+            (f"; the budget left no time to confirm it on {n_conf} more traces" if n_fit < n_top else
+             "; no confirmation seeds" if not n_conf else "")
     net.load_state_dict(kept["state"])
     usage = resource.getrusage(resource.RUSAGE_SELF)
     meta = {

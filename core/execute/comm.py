@@ -116,13 +116,6 @@ def loopback_interface() -> str | None:
     return next((n for n in ("lo", "lo0") if n in names), None)
 
 
-def check_port_free(port: int, host: str = LOOPBACK) -> None:
-    """Raise OSError with a one-line reason unless `port` can be bound on `host` (0 is always fine)."""
-    if port == 0:
-        return
-    _listening_socket(port, host).close()
-
-
 def _listening_socket(port: int, host: str) -> socket.socket:
     """A TCP socket bound to `host`:`port` and listening (port 0: a free port); OSError with a one-line reason."""
     if not 0 <= port < 65536:

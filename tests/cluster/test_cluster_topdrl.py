@@ -212,6 +212,24 @@ def test_the_last_iteration_run_is_screened_and_can_be_kept(tmp_path, iterations
     assert meta["kept_why"] == f"lowest mean ratio on 2 traces of the 2 best-screened of {len(screened)} snapshots"
 
 
+def test_training_runs_without_a_warm_up_or_without_confirmation(tmp_path):
+    """`train` is public, and the CLI cannot pass either: `imitation_epochs=0` failed on the warm-up's loss, which
+    no epoch set; empty `confirm_seeds` "confirmed" every top snapshot on no trace (a NaN ratio in the sidecar)."""
+    logs: list[str] = []
+    meta = train(TrainConfig(**{**TINY, "imitation_epochs": 0}, budget_s=600, iterations=1), tmp_path / "a",
+                 log=logs.append)
+    assert logs[0] == "imitation: none (imitation=1, imitation_epochs=0)" and logs[1].startswith("initial weights: ")
+    assert meta["history"][0]["episodes"] == 0 and meta["train_traces"].endswith("seed=1000..1000")  # no warm-up
+    assert len(meta["confirmed"]) == 2 and meta["budget_cuts"] == []
+    meta = train(TrainConfig(**{**TINY, "confirm_seeds": ()}, budget_s=600, iterations=1), tmp_path / "b",
+                 log=lambda *_: None)
+    assert meta["confirmed"] == [] and meta["budget_cuts"] == [] and meta["kept_val_traces"] == 1
+    best = min(meta["history"], key=lambda h: h["val_ratio"])
+    assert meta["kept_iteration"] == best["iteration"] and meta["kept_val_ratio"] == best["val_ratio"]
+    assert meta["kept_why"] == "lowest mean ratio on the 1 screening traces of 2 snapshots; no confirmation seeds"
+    json.loads((tmp_path / "b.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the sidecar"))
+
+
 def test_checkpoint_files_are_written_with_normal_permissions(tmp_path):
     """Trial 25: topdrl.safetensors came out -rw------- (its .json -rw-r--r--): both files of the pair are now
     written atomically with the permissions a plain write gives."""

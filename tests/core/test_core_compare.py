@@ -417,7 +417,7 @@ def test_a_latency_dominated_time_is_said_in_compare_and_schedule(capsys):
     assert cli.main(["schedule", "bcube:n=3,k=1", "--size", "1KB"]) == 0
     (note,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
     # schedule prints the gap to the bandwidth bound beside the best bound's since trial 14: the note explains it
-    assert note == "    latency-dominated: latency bound 8 µs > bandwidth bound 71.1 ns: at this size per-hop " \
+    assert note == "    latency-dominated: latency bound 8.00 µs > bandwidth bound 71.1 ns: at this size per-hop " \
                    "latency, not bytes, sets the time (the bandwidth bound leaves latency out, so the gap to it is large)"
     s = schedule("bcube:n=3,k=1", "critical-path")
     assert latency_dominated(time_report(s.dag, s.rounds, 1e3)) and not latency_dominated(time_report(s.dag, s.rounds, 1e8))
@@ -435,8 +435,8 @@ def test_compare_csv_and_json_carry_the_latency_note(capsys):
     assert cli.main(argv + ["1KB", "--format", "csv"]) == 0
     got = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [f"{g['config']} {g['latency note']}" for g in got] == lines
-    assert got[0]["latency note"].startswith("ring, critical-path: latency-dominated: latency bound 8 µs "
-                                             "(critical-path) to 32 µs (ring) > ")
+    assert got[0]["latency note"].startswith("ring, critical-path: latency-dominated: latency bound 8.00 µs "
+                                             "(critical-path) to 32.0 µs (ring) > ")
     assert cli.main(argv + ["1KB", "--format", "json"]) == 0
     assert [f"{d['name']} {d['latency_note']}" for d in json.loads(capsys.readouterr().out)] == lines
     assert cli.main(argv + ["100MB", "--format", "csv"]) == 0  # no row latency-dominated: no column
@@ -453,12 +453,12 @@ def test_compare_latency_note_says_whose_bound_is_which(capsys):
     argv = ["compare", "bcube:n=3,k=1", "--methods", "ring,critical-path", "--seeds", "1", "--size", "1KB"]
     assert cli.main(argv) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if "latency-dominated" in x]
-    assert "latency bound 8 µs (critical-path) to 32 µs (ring) > bandwidth bound 71.1 ns:" in line
+    assert "latency bound 8.00 µs (critical-path) to 32.0 µs (ring) > bandwidth bound 71.1 ns:" in line
     rep = lambda lat: {"bounds": {"latency": lat, "bandwidth": 1e-7}}  # noqa: E731
     assert latency_note([rep(8e-6), rep(3.2e-5), rep(8e-6), rep(2.4e-5)], ["greedy", "ring", "optimal", "ps"]) \
-        .startswith("latency-dominated: latency bound 8 µs (greedy, optimal), 24 µs (ps) to 32 µs (ring) > bandwidth "
+        .startswith("latency-dominated: latency bound 8.00 µs (greedy, optimal), 24.0 µs (ps) to 32.0 µs (ring) > bandwidth "
                     "bound 100 ns:")
-    assert latency_note([rep(8e-6), rep(8e-6)], ["a", "b"]).startswith("latency-dominated: latency bound 8 µs > ")
+    assert latency_note([rep(8e-6), rep(8e-6)], ["a", "b"]).startswith("latency-dominated: latency bound 8.00 µs > ")
 
 
 def test_a_method_on_other_routes_is_left_out_of_the_gap_to_the_tables_bound():
@@ -527,7 +527,7 @@ def test_one_time_unit_per_table_by_one_rule():
     assert time_unit([1.2, 3.0]) == ("s", 1.0)
     assert time_unit([5e-4, 2.0]) == time_unit([1e-3]) == time_unit([]) == ("ms", 1e3)
     assert time_unit([-5e-6, float("nan")]) == ("µs", 1e6)
-    assert [format_seconds(x) for x in (4.56e-6, 0.0123, 1.2, -0.5)] == ["4.56 µs", "12.3 ms", "1.2 s", "-500 ms"]
+    assert [format_seconds(x) for x in (4.56e-6, 0.0123, 1.2, -0.5)] == ["4.56 µs", "12.3 ms", "1.20 s", "-500 ms"]
 
 
 def test_cli_compare_text_picks_the_unit_of_its_seconds_table(capsys):

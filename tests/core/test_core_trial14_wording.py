@@ -5,6 +5,7 @@ are measured against, help texts."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -126,10 +127,30 @@ def test_the_seconds_line_says_what_each_gap_is_measured_against(capsys, tmp_pat
     path = _write(tmp_path, "mine.json", MINE)
     assert cli.main(["schedule", f"file:{path}", "--method", "critical-path"]) == 0
     out = capsys.readouterr().out
-    (line,) = [x for x in out.splitlines() if x.strip().startswith("async")]
-    assert line.endswith("0.0% above its DAG's best bound (busiest link), 160.1% above the bandwidth bound"), line
+    lines = out.splitlines()
+    (i,) = [i for i, x in enumerate(lines) if x.strip().startswith("async")]  # its gaps on the line under it
+    assert lines[i + 1] == "      0.0% above its DAG's best bound (busiest link), 160.1% above the bandwidth bound"
     assert "gap to best bound" not in out
-    assert "bounds: bandwidth 12.3 ms, busiest link 32 ms" in out
+    assert "bounds: bandwidth 12.3 ms, busiest link 32.0 ms" in out
+
+
+@pytest.mark.parametrize("size", ["100MB", "1B"])
+def test_each_modes_lines_keep_within_100_characters(capsys, tmp_path, size):
+    """`schedule bcube:n=4,k=2 --method ring` and `replay` of its file printed each mode's time, rates and gaps on one
+    line of ~140 characters (fix28b): the gaps go on a line of their own under the mode's, every fact kept."""
+    out = tmp_path / "s.json"
+    assert cli.main(["schedule", "bcube:n=4,k=2", "--method", "ring", "--out", str(out), "--size", size]) == 0
+    printed = capsys.readouterr().out
+    assert cli.main(["replay", str(out), "--size", size]) == 0
+    for text in (printed, capsys.readouterr().out):
+        lines = text.splitlines()
+        starts = [i for i, x in enumerate(lines) if re.match(r"    (sync |async) +[\d.]+ ", x)]  # not "sync only:"
+        assert len(starts) == 2
+        for i in starts:
+            assert len(lines[i]) <= 100 and len(lines[i + 1]) <= 100, lines[i:i + 2]
+            assert f" {'ms' if size == '100MB' else 'µs'}  algbw " in lines[i] and "  busbw " in lines[i], lines[i]
+            assert re.fullmatch(r"      [\d,.]+% above its DAG's best bound \(critical path\), [\d,.]+% above the "
+                                r"bandwidth bound", lines[i + 1]), lines[i + 1]
 
 
 def test_rates_at_a_tiny_size_take_a_readable_unit(capsys):

@@ -376,7 +376,7 @@ def test_a_mid_run_failure_naming_failed_links_notes_them(capsys, tmp_path, comm
                          *(["--method", "ring"] if command == "schedule" else []))
     assert code == 0 and err.strip() == ("note: --fail-at: links 0 (L1-T), 4 (L3-T) are already failed before the run; "
                                          "nothing changes for them (the others fail as asked)")
-    assert ("during the run, at 1 µs: failed 2 (L2-T)" if command == "schedule" else "mid-run link event") in out
+    assert ("during the run, at 1.00 µs: failed 2 (L2-T)" if command == "schedule" else "mid-run link event") in out
     code, out, err = run("--fail-at", "1us:0")
     assert code == 2 and err.strip() == ("allreduce-lab: error: --fail-at: the event changes no link (already failed, "
                                          "or the same bandwidth)")

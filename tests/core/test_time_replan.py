@@ -95,7 +95,7 @@ def test_a_slowdown_keeps_routes_and_an_event_after_the_end_loses_nothing():
     assert r.summary()["rerouted"] == 0
     late = replan(s, LinkEvent.parse(t, "1s", fail="0"))
     assert late.rest.dag.n == 0 and late.lost_s == 0.0 and late.finish_s == late.failure_free_s
-    with pytest.raises(ValueError, match=r"the event time 1 s is past the schedule's end at 16 ms \(async replay\)"):
+    with pytest.raises(ValueError, match=r"the event time 1.00 s is past the schedule's end at 16.0 ms \(async replay\)"):
         replan(s, LinkEvent.parse(t, "1s", fail="0"), past_end=False)  # as the schedule command asks
     assert replan(s, LinkEvent.parse(t, "16ms", fail="0"), past_end=False).at_s == pytest.approx(16e-3)
 
@@ -195,7 +195,7 @@ def test_schedule_with_a_mid_run_failure(tmp_path, capsys):
     path = tmp_path / "s.json"
     code, out, err = run_cli(capsys, "schedule", "dcell:n=4,k=1", "--fail-at", "2ms:s1.1-sw1", "--out", str(path))
     assert code == 0, err
-    assert "during the run, at 2 ms: failed 5 (s1.1-sw1)" in out
+    assert "during the run, at 2.00 ms: failed 5 (s1.1-sw1)" in out
     assert "critical-path re-planned the rest" in out and "failure-free" in out
     doc = json.loads(path.read_text())
     assert doc["replan"]["event"]["failed"] == [5] and doc["replan"]["at_s"] == pytest.approx(2e-3)
@@ -217,7 +217,7 @@ def test_compare_reports_time_lost_per_method(capsys):
     (["schedule", "bcube:n=3,k=1", "--fail-at", "2:0"], ["--fail-at", "a time with a unit"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "2ms:0", "--slow-at", "3ms:1:25"], ["the same moment"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "round=999:0"], ["past the schedule"]),
-    (["schedule", "bcube:n=3,k=1", "--fail-at", "1s:0"], ["the event time 1 s is past the schedule's end at 16 ms"]),
+    (["schedule", "bcube:n=3,k=1", "--fail-at", "1s:0"], ["the event time 1.00 s is past the schedule's end at 16.0 ms"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "16.04ms:0"], ["0.01604 s is past the schedule's end at 0.016036 s"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:0,9"], ["every link of server s00"]),
     (["schedule", "bcube:n=3,k=1", "--fail-at", "1ms:42"], ["link 42 does not exist"]),

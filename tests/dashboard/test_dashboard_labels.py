@@ -131,7 +131,7 @@ def test_times_beside_each_other_share_the_largest_ones_unit():
     assert unit == ("µs", 1e6)
     assert [labels.seconds(x, unit=unit) for x in (9.96e-7, 1.12e-6)] == ["0.996 µs", "1.12 µs"]
     assert labels.seconds(9.96e-7) == "996 ns"  # alone, its own unit (the tooltips)
-    assert labels.shared_unit([0.5, 2.0]) == ("s", 1.0) and labels.seconds(0.5, unit=("s", 1.0)) == "0.5 s"
+    assert labels.shared_unit([0.5, 2.0]) == ("s", 1.0) and labels.seconds(0.5, unit=("s", 1.0)) == "0.500 s"
     assert labels.shared_unit([7.1e-11, 1.6e-10]) == ("ps", 1e12)
     assert labels.seconds(3e-12, signed=True, unit=("ms", 1e3)) == "+0.000000003000 ms"  # no 3e-09
     assert labels.shared_unit([]) == ("ms", 1e3)

@@ -100,7 +100,7 @@ def test_a_latency_dominated_time_is_said_once_above_the_methods():
     reps = [time_report(r.dag, r.rounds, 1000) for r in
             (run_method(m, make_topology(BCUBE), ScheduleConfig()) for m in ("ring", "critical-path"))]
     assert latency_note(reps, ["Ring AllReduce", "Critical-path"]) in cap
-    assert "8 µs (Critical-path) to 32 µs (Ring AllReduce)" in cap and "gap" not in cap  # the player's gaps are to the best bound
+    assert "8.00 µs (Critical-path) to 32.0 µs (Ring AllReduce)" in cap and "gap" not in cap  # the player's gaps are to the best bound
 
 
 def test_link_speeds_show_on_the_topology_and_in_the_player():
