@@ -123,13 +123,15 @@ def predicted_nodes(family: str, params: dict[str, int]) -> int | None:
     return None if size is None else size["nodes"]
 
 
-def check_drawable(n_nodes: int, what: str) -> None:
-    """Raise TooBig when a topology has more nodes than the dashboard loads."""
+def check_drawable(n_nodes: int, what: str, upload: bool = False) -> None:
+    """Raise TooBig when a topology has more nodes than the dashboard loads (`upload`: a file, which has no parameters
+    to make smaller: the CLI takes it)."""
     if n_nodes > MAX_NODES:
         # predicted sizes are capped at MAX_NODES + 1, so that count means "more than".
         count = f"more than {MAX_NODES}" if n_nodes == MAX_NODES + 1 else str(n_nodes)
-        raise TooBig(f"{what} has {count} nodes; the dashboard loads at most {MAX_NODES}. "
-                     "Pick smaller parameters.")
+        fix = ("The CLI takes it: allreduce-lab schedule file:PATH (the limit is the browser's)." if upload else
+               "Pick smaller parameters.")
+        raise TooBig(f"{what} has {count} nodes; the dashboard loads at most {MAX_NODES}. {fix}")
 
 
 def file_stem(source: Source) -> str:

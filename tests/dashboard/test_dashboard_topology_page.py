@@ -244,7 +244,9 @@ def test_a_graph_too_big_to_draw_is_refused_with_a_warning():
     n = 700
     doc = {"nodes": [{"id": i, "kind": "server"} for i in range(n)], "links": [[i, i + 1] for i in range(n - 1)]}
     at = upload(page(), "line.json", json.dumps(doc).encode())
-    assert any("700 nodes" in shown(w.value) and "at most 600" in shown(w.value) for w in at.warning)
+    (said,) = [shown(w.value) for w in at.warning if "700 nodes" in shown(w.value)]
+    assert "at most 600" in said and "Pick smaller parameters" not in said  # a file has no parameters (trial 27)
+    assert "The CLI takes it: allreduce-lab schedule file:PATH (the limit is the browser's)." in said
     assert metric(at, "Nodes") == ["15"]
 
 
