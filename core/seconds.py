@@ -156,9 +156,17 @@ def latency_note(reports: Sequence[dict[str, Any]], names: Sequence[str] | None 
     distinct value with its owners (`names`, one per report) when they differ, and that latency sets the time.
     `bandwidth_gap`: the caller prints gaps to the bandwidth bound, so add why those are large (gaps to the best
     bound include latency and are not explained by this note)."""
-    note = (f"latency-dominated: latency bound {_owned(reports, names, 'latency')} > bandwidth bound "
-            f"{_owned(reports, names, 'bandwidth')}: at this size per-hop latency, not bytes, sets the time")
-    return note + (" (the bandwidth bound leaves latency out, so the gap to it is large)" if bandwidth_gap else "")
+    head, why, *gap = latency_note_parts(reports, names, bandwidth_gap)
+    return f"{head} {why}" + "".join(f" {g}" for g in gap)
+
+
+def latency_note_parts(reports: Sequence[dict[str, Any]], names: Sequence[str] | None = None,
+                       bandwidth_gap: bool = False) -> list[str]:
+    """`latency_note`'s clauses, for a text that puts each on its own line: the bounds, what sets the time, and (with
+    `bandwidth_gap`) why the gap to the bandwidth bound is large."""
+    parts = [f"latency-dominated: latency bound {_owned(reports, names, 'latency')} > bandwidth bound "
+             f"{_owned(reports, names, 'bandwidth')}:", "at this size per-hop latency, not bytes, sets the time"]
+    return parts + (["(the bandwidth bound leaves latency out, so the gap to it is large)"] if bandwidth_gap else [])
 
 
 def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: bool = False) -> str | None:
