@@ -19,7 +19,7 @@ import streamlit as st
 from core.methods import MethodUnavailable
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
-from core.units import plain_number, rate_unit, seconds_in
+from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels, pagewidth
@@ -284,8 +284,8 @@ def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode:
     c = slots[2]
     _time_metrics(pb, rep, config, mode, slots, unit)
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
-    c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
-             f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
+    c.metric(f"busbw ({r_unit})", rate_in(m["busbw_Bps"], r_per), help=f"bus bandwidth in {r_unit} (nccl-tests: "
+             f"algbw · 2(n−1)/n); algbw {rate_in(m['algbw_Bps'], r_per)} {r_unit}")  # the CLI's text (core.units)
     notes = [bound_note(rep, mode, unit), f"{pb.stats['rounds']} rounds"]
     notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks, others))
               if n]

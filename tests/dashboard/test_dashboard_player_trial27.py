@@ -1,0 +1,75 @@
+"""Trial 27, the Schedule player on an uploaded 8-server network with two ToRs and links at 10, 25, 50 and 100 Gbit/s:
+its cards' numbers read as the CLI prints them, its links are named as the CLI takes them, time-aware joins the
+defaults where link speeds differ, a refused change says the cards are the failure-free run, and a seeded method's
+card says its seed."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+from apptest_tools import metric, open_app, shown
+
+from core import cli
+
+NET = b"""{"nodes": [
+  {"id": "gpu0", "kind": "server"}, {"id": "gpu1", "kind": "server"},
+  {"id": "gpu2", "kind": "server"}, {"id": "gpu3", "kind": "server"},
+  {"id": "gpu4", "kind": "server"}, {"id": "gpu5", "kind": "server"},
+  {"id": "gpu6", "kind": "server"}, {"id": "gpu7", "kind": "server"},
+  {"id": "tor0", "kind": "switch"}, {"id": "tor1", "kind": "switch"}],
+ "links": [
+  ["gpu0", "tor0", 1, "100Gbps", "1us"],
+  ["gpu1", "tor0", 1, "100Gbps", "1us"],
+  ["gpu2", "tor0", 1, "100Gbps", "1us"],
+  ["gpu3", "tor0", 1, "100Gbps", "1us"],
+  ["gpu4", "tor1", 1, "100Gbps", "1us"],
+  ["gpu5", "tor1", 1, "100Gbps", "1us"],
+  ["gpu6", "tor1", 1, "25Gbps", "1us"],
+  ["gpu7", "tor1", 1, "25Gbps", "1us"],
+  {"u": "tor0", "v": "tor1", "capacity": 1, "bandwidth": "50Gbps", "latency": "5us"},
+  ["gpu3", "gpu4", 1, "10Gbps", "2us"]
+ ]}"""
+"""The trial's net.json."""
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def net_file(tmp_path: Path) -> str:
+    path = tmp_path / "net.json"
+    path.write_bytes(NET)
+    return f"file:{path}"
+
+
+def uploaded(methods: list[str] | None = None):
+    """The player on the trial's upload (its methods picked, where given)."""
+    at = open_app()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("net.json", NET, "application/octet-stream")).run()
+    if methods is not None:
+        at.multiselect(key="w:player.methods").set_value(methods).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_busbw_card_reads_as_the_cli_prints_it(tmp_path):
+    """Trial 27: PS's card read ``busbw (MB/s) 1e+03`` where the CLI printed ``busbw 999.66 MB/s`` (a ``:.3g``
+    format); the card now takes the CLI's text (`core.units.rate_in`), and so does its help's algbw."""
+    code, out, _ = run_cli("schedule", net_file(tmp_path), "--method", "ps")
+    assert code == 0
+    (line,) = [x for x in out.splitlines() if x.strip().startswith("async")]
+    algbw, unit, busbw = re.search(r"algbw +([\d.]+) (\S+) +busbw +([\d.]+) ", line).groups()
+    at = uploaded(["ps", "ring"])
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    assert not at.exception and not at.error
+    assert busbw == "999.66"  # the trial's figure
+    assert metric(at, f"busbw ({unit})")[0] == busbw
+    card = next(m for m in at.metric if m.label == f"busbw ({unit})")
+    assert f"algbw {algbw} {unit}" in card.help
