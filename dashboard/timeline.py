@@ -118,6 +118,6 @@ def _event(key: str, source: Source) -> tuple[LinkEvent | None, str]:
 
 
 def _short(choice: str) -> str:
-    """``3 (s00–sw0.0)`` from a link choice ``3 · s00–sw0.0 · level 1 · 25 Gbit/s``."""
+    """``3 (s00-sw0.0)`` from a link choice ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``."""
     parts = choice.split(" · ")
     return f"{parts[0]} ({parts[1]})"

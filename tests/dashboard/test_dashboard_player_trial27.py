@@ -73,3 +73,21 @@ def test_the_busbw_card_reads_as_the_cli_prints_it(tmp_path):
     assert metric(at, f"busbw ({unit})")[0] == busbw
     card = next(m for m in at.metric if m.label == f"busbw ({unit})")
     assert f"algbw {algbw} {unit}" in card.help
+
+
+def test_the_link_picker_names_links_as_the_cli_takes_them():
+    """Trial 27: the CLI, --fail-links and the player's own error box say ``tor0-tor1`` (a hyphen), the Links picker
+    listed ``8 · tor0–tor1`` (an en dash), so typing the CLI's name into it found nothing. Every option now names its
+    link as core's parser reads it back (`core.topology.degrade.link_name`)."""
+    from core.topology import parse_topology_bytes
+    from core.topology.degrade import link_ids
+
+    at = uploaded()
+    (picker,) = [m for m in at.multiselect if m.key.startswith("w:player.links:")]
+    t = parse_topology_bytes(NET, "net.json", "file:net.json")
+    assert "8 · tor0-tor1 · level 0 · 50 Gbit/s" in picker.options
+    for option in picker.options:
+        e, name = option.split(" · ")[:2]
+        assert link_ids(t, name).tolist() == [int(e)]
+    picker.set_value([8]).run()
+    assert "**Link 8 (tor0-tor1) fails at 0.5 ms**" in [m.value.split(":")[0] for m in at.markdown]
