@@ -91,3 +91,38 @@ def test_the_link_picker_names_links_as_the_cli_takes_them():
         assert link_ids(t, name).tolist() == [int(e)]
     picker.set_value([8]).run()
     assert "**Link 8 (tor0-tor1) fails at 0.5 ms**" in [m.value.split(":")[0] for m in at.markdown]
+
+
+def test_time_aware_joins_the_players_defaults_where_link_speeds_differ_as_compare_adds_it():
+    """Trial 27: on links of different speeds Compare and the CLI's compare add time-aware with a note, the player
+    kept PS, Ring and RL (280-373 ms where the CLI's time-aware took 140 ms with the uplink at x0.1). By Compare's
+    rule (`uneven_reason`, `core.compare.uneven_extra`) it now joins the player's defaults, in place of PS (three
+    methods at most), with Compare's note; on one speed the defaults are PS, Ring, RL again, and a list the user
+    picked stays theirs."""
+    from core.compare import uneven_links
+    from core.topology import parse_topology_bytes
+    from dashboard.screens.player import page_defaults
+
+    def picked() -> list[str]:
+        return at.multiselect(key="w:player.methods").value
+
+    def note() -> list[str]:
+        return [shown(c.value) for c in at.caption if "join" in c.value and "the default methods" in c.value]
+
+    at = open_app()
+    even = page_defaults(False, rl_ok="rl" in picked())
+    assert picked() == even and not note()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("net.json", NET, "application/octet-stream")).run()
+    assert not at.exception
+    assert picked() == even[1:] + ["time-aware"]
+    why = uneven_links("net.json", parse_topology_bytes(NET, "net.json", "file:net.json"))
+    assert note() == [f"Time-aware (HEFT) joins the default methods in place of Parameter Server: link bandwidths "
+                      f"differ ({why}), and it plans by each link's speed, which rounds alone do not see (as Compare "
+                      "and the CLI's compare add it); pick up to 3 methods in the sidebar."]
+    assert [m.value for m in at.markdown if m.value.startswith("##### ")][-1] == "##### Time-aware (HEFT)"
+    at.radio(key="w:source_mode").set_value("Table 2 preset").run()  # one speed: time-aware goes again
+    assert picked() == even and not note()
+    at.multiselect(key="w:player.methods").set_value(["ps", "ring"]).run()  # the user's own list
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    assert picked() == ["ps", "ring"] and not note()
