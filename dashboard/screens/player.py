@@ -56,6 +56,9 @@ def render() -> None:
         return
     if choice.seconds:
         line, plays = round_player.on_time_axis(source, config, plays, line)
+    if choice.refused:  # the red box is in the expander above; the cards below said nothing of it (trial 27)
+        st.warning("The link change above was refused: the methods below play the failure-free run, on the network "
+                   "as it is.", icon=":material/info:")
     if choice.event is not None:
         st.markdown(f"**{choice.what[0].upper() + choice.what[1:]}**: each method re-plans what is left "
                     f"({choice.mode} replay, {labels.size(config.size)}).")

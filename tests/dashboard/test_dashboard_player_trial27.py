@@ -126,3 +126,21 @@ def test_time_aware_joins_the_players_defaults_where_link_speeds_differ_as_compa
     at.multiselect(key="w:player.methods").set_value(["ps", "ring"]).run()  # the user's own list
     at.radio(key="w:source_mode").set_value("Upload").run()
     assert picked() == ["ps", "ring"] and not note()
+
+
+def test_a_refused_change_says_the_cards_below_are_the_failure_free_run():
+    """Trial 27: failing tor0-tor1 and gpu3-gpu4 (which cuts four servers off) showed a clear red box in the
+    expander, but the method cards below it silently showed the failure-free run. A warning above them says so; a
+    change that applies has none."""
+    at = uploaded(["ps", "ring"])
+    (picker,) = [m for m in at.multiselect if m.key.startswith("w:player.links:")]
+    picker.set_value([8, 9]).run()
+    assert not at.exception
+    assert [e.value for e in at.error if "Cannot apply this change" in e.value]
+    (warning,) = [w.value for w in at.warning if "failure-free" in w.value]
+    assert warning == ("The link change above was refused: the methods below play the failure-free run, on the "
+                       "network as it is.")
+    assert not [m for m in at.markdown if "each method re-plans" in m.value]
+    picker.set_value([9]).run()  # gpu3-gpu4 alone leaves every server connected
+    assert not at.error and not [w for w in at.warning if "failure-free" in w.value]
+    assert [m for m in at.markdown if "each method re-plans" in m.value]
