@@ -64,7 +64,7 @@ def render() -> None:
                     f"({choice.mode} replay, {labels.size(config.size)}).")
     if hint := controls.routing_hint(source, config, "Scheduling options → Routing, in the sidebar"):
         st.info(labels.plain(hint), icon=":material/alt_route:")
-    round_player.summary(plays, source, config, data.merged_bound(source, config), line)
+    round_player.summary(plays, source, config, data.merged_bound(source, config), line, seed=True)
     view = round_player.show(KEY, source, config, plays, timeline=line, what=choice.what)
     with st.expander("Downloads: schedules, heatmap data, an animation for slides"):
         round_player.downloads(KEY, source, plays, config, view)

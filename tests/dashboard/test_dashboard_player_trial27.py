@@ -144,3 +144,25 @@ def test_a_refused_change_says_the_cards_below_are_the_failure_free_run():
     picker.set_value([9]).run()  # gpu3-gpu4 alone leaves every server connected
     assert not at.error and not [w for w in at.warning if "failure-free" in w.value]
     assert [m for m in at.markdown if "each method re-plans" in m.value]
+
+
+def test_a_seeded_methods_card_says_its_seed():
+    """Trial 27: PS read 23 rounds here and 25.2 in Compare (the mean of 5 seeds), and its card did not say which
+    seed it ran. A seeded method's card caption says it (``seed 0``, the sidebar's Seed), on the rounds and seconds
+    axes and with a link change; an unseeded method's says no seed."""
+    at = uploaded(["ps", "ring"])
+
+    def seeds() -> list[str]:
+        return [c.value for c in at.caption if "seed " in c.value]
+
+    got = seeds()
+    assert len(got) == 1 and got[0].endswith(" · seed 0") and "vs bound" in got[0]
+    at.number_input(key="w:player.seed").set_value(4).run()
+    got = seeds()
+    assert len(got) == 1 and got[0].endswith(" · seed 4")
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    assert len(seeds()) == 1 and seeds()[0].endswith(" · seed 4")
+    (picker,) = [m for m in at.multiselect if m.key.startswith("w:player.links:")]
+    picker.set_value([9]).run()
+    assert not at.exception and not at.error
+    assert len(seeds()) == 1 and seeds()[0].endswith(" · seed 4")
