@@ -265,3 +265,10 @@ def rate_unit(bytes_per_second: Iterable[float]) -> tuple[str, float]:
     below that; GB/s for none. NaN does not count."""
     top = max(magnitudes(bytes_per_second), default=math.inf)
     return next(((name, f) for name, f in RATE_UNITS if top >= f), RATE_UNITS[-1])
+
+
+def rate_in(bytes_per_second: float, per_unit: float) -> str:
+    """The number of a rate (algbw, busbw) in a unit of `rate_unit` (`per_unit` bytes per second), two decimals, as
+    the CLI's time lines print it (``999.66``); the dashboard's cards print the same text (trial 27: ``1e+03`` on the
+    player's card where the CLI said ``999.66 MB/s``)."""
+    return f"{bytes_per_second / per_unit:.2f}"

@@ -32,6 +32,7 @@ from core.schedule_io import schedule_to_dict
 from core.seconds import time_report
 from core.timing import ReplayPlan, Timing
 from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
+from core.topology.degrade import link_name
 from core.units import seconds_in
 from core.workloads import PHASES, WorkloadDAG, build_dag
 
@@ -150,12 +151,12 @@ def drawing(source: Source) -> NetDrawing:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def link_choices(source: Source, failed: bool = False) -> list[tuple[int, str]]:
-    """(undirected link id, ``3 · s00–sw0.0 · level 1 · 25 Gbit/s``) of every working link (all with `failed`)."""
+    """(undirected link id, ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``) of every working link (all with `failed`); the
+    name is the one the CLI's --fail-links takes and its messages print (`core.topology.degrade.link_name`): with an
+    en dash, typing the CLI's ``tor0-tor1`` into the player's picker found nothing (trial 27)."""
     t = topology(source)
-    lab = t.labels
-    return [(e, f"{e} · {lab[u]}–{lab[v]} · level {lev} · {bw:g} Gbit/s")
-            for e, ((u, v), lev, bw, dead) in enumerate(zip(t.edges.tolist(), t.edge_level.tolist(),
-                                                             t.bandwidth.tolist(), t.failed.tolist()))
+    return [(e, f"{e} · {link_name(t, e)} · level {lev} · {bw:g} Gbit/s")
+            for e, (lev, bw, dead) in enumerate(zip(t.edge_level.tolist(), t.bandwidth.tolist(), t.failed.tolist()))
             if failed or not dead]
 
 

@@ -16,10 +16,10 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from core.methods import MethodUnavailable
+from core.methods import MethodUnavailable, get_method
 from core.schedule import ScheduleConfig
 from core.seconds import latency_line
-from core.units import plain_number, rate_unit, seconds_in
+from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
 
 from . import charts, data, figures, labels, pagewidth
@@ -111,12 +111,13 @@ def _playback_with_progress(source: Source, method: str, config: ScheduleConfig,
 
 
 def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merged_bound: int | None = None,
-            timeline: Timeline = ROUNDS, optimum: int | None = None) -> None:
+            timeline: Timeline = ROUNDS, optimum: int | None = None, seed: bool = False) -> None:
     """Per method: rounds, gap to its own DAG's bound (said which) and link use; in seconds, the time, its gap to
     the best bound in seconds and busbw; with an event, the finish and the time lost against the failure-free run.
     On the rounds axis a method that plans by time (time-aware) shows its time and gap in time instead, its rounds
     in words. `optimum`: the rounds proven optimal for the merged trees, where known (How merging works): a
-    merged-trees method at it reads "optimal", its gap to an unreachable bound beside."""
+    merged-trees method at it reads "optimal", its gap to an unreachable bound beside. `seed`: a seeded method's card
+    says its seed (`seed_note`; the Schedule player, whose sidebar sets it)."""
     if timeline.seconds and timeline.event is None:
         _latency_caption(plays, source, config)
     unit = ("round", 1.0)
@@ -129,14 +130,15 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
         with col:
             st.markdown(f"##### {method_title(pb.method)}")
             slots = metric_slots(len(plays))
+            after = tuple(seed_note(pb.method, config)) if seed else ()
             if timeline.event is not None:
-                _event_metrics(pb, source, config, timeline, slots, unit)
+                _event_metrics(pb, source, config, timeline, slots, unit, after)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1)
+                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1, after)
             elif plans_by_time(pb):
-                _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1)
+                _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1, after)
             else:
-                _round_metrics(pb, source, config, slots, optimum)
+                _round_metrics(pb, source, config, slots, optimum, after)
     if times:
         _times_caption(plays, times, config, timeline.mode, unit)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
@@ -187,7 +189,7 @@ def metric_slots(n_methods: int) -> tuple:
 
 
 def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple,
-                   optimum: int | None = None) -> None:
+                   optimum: int | None = None, after: tuple[str, ...] = ()) -> None:
     s = pb.stats
     a, b, c = slots
     a.metric("Rounds", s["rounds"], help=f"{s['workloads']} workloads in its DAG")
@@ -202,7 +204,7 @@ def _round_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: 
         b.metric("Gap", labels.percent(s["gap"]), help=labels.gap_note(pb.method, s, pb.dag))
     c.metric("Util.", f"{100 * s['mean_utilization']:.0f}%",
              help="mean share of directed-link capacity used, over working links (failed ones left out) and rounds")
-    _notes_caption([f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})"], pb, source, config)
+    _notes_caption([f"vs bound {s['lower_bound']} ({labels.dag_name(pb.method, pb.dag)})", *after], pb, source, config)
 
 
 def _notes_caption(notes: list[str], pb: Playback, source: Source, config: ScheduleConfig) -> None:
@@ -210,6 +212,13 @@ def _notes_caption(notes: list[str], pb: Playback, source: Source, config: Sched
     note behind the caption's help icon, which the text points to)."""
     more, details = labels.card_notes(pb.method, pb.info, source.spec, config.time_limit)
     st.caption(" · ".join(notes + more), help=details)
+
+
+def seed_note(method: str, config: ScheduleConfig) -> list[str]:
+    """``seed 0`` for a method whose result depends on the seed (`Method.options`, the rule of the CLI's header):
+    the player's PS read 23 rounds where Compare read 25.2, the mean of 5 seeds, and neither card nor CLI said which
+    seed ran (trial 27)."""
+    return [f"seed {config.seed}"] if "seed" in get_method(method).options() else []
 
 
 def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, slots: tuple,
@@ -234,7 +243,7 @@ def bound_note(rep: dict, mode: str, unit: tuple[str, float]) -> str:
 
 
 def _time_aware_metrics(pb: Playback, source: Source, config: ScheduleConfig, slots: tuple, mode: str,
-                        unit: tuple[str, float], others: bool = True) -> None:
+                        unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = ()) -> None:
     """On the rounds axis, a method that plans by time (time-aware): its time and gap in time large, the figures to
     compare it on; its rounds, and what their gap means, in words (DCell(6,1): "Gap 0%", "Util. 100%" drawn large
     while its 7.97 ms against RL's 11.5 ms was grey caption text, trial 22). The gap's bound in time is named as
@@ -250,7 +259,7 @@ def _time_aware_metrics(pb: Playback, source: Source, config: ScheduleConfig, sl
     plans = "it plans by time, not rounds" if others else \
         f"{mode} replay of {labels.size(config.size)}: it plans by time, not rounds"
     notes = [bound_note(rep, mode, unit), plans, labels.choice_note(pb.info, pb.dag), rounds]
-    _notes_caption(notes, pb, source, config)
+    _notes_caption([*notes, *after], pb, source, config)
 
 
 def _times_caption(plays: list[Playback], times: dict[str, float], config: ScheduleConfig, mode: str,
@@ -277,23 +286,23 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,
-                     unit: tuple[str, float], others: bool = True) -> None:
+                     unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = ()) -> None:
     """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`)."""
     rep = data.seconds_report(source, pb.method, config)
     m = rep[mode]
     c = slots[2]
     _time_metrics(pb, rep, config, mode, slots, unit)
     r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
-    c.metric(f"busbw ({r_unit})", f"{m['busbw_Bps'] / r_per:.3g}", help=f"bus bandwidth in {r_unit} (nccl-tests: "
-             f"algbw · 2(n−1)/n); algbw {m['algbw_Bps'] / r_per:.3g} {r_unit}")
+    c.metric(f"busbw ({r_unit})", rate_in(m["busbw_Bps"], r_per), help=f"bus bandwidth in {r_unit} (nccl-tests: "
+             f"algbw · 2(n−1)/n); algbw {rate_in(m['algbw_Bps'], r_per)} {r_unit}")  # the CLI's text (core.units)
     notes = [bound_note(rep, mode, unit), f"{pb.stats['rounds']} rounds"]
     notes += [n for n in (labels.choice_note(pb.info, pb.dag), labels.pieces_note(pb.dag, config.chunks, others))
               if n]
-    _notes_caption(notes, pb, source, config)
+    _notes_caption([*notes, *after], pb, source, config)
 
 
 def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timeline: Timeline, slots: tuple,
-                   unit: tuple[str, float]) -> None:
+                   unit: tuple[str, float], after: tuple[str, ...] = ()) -> None:
     """A method's rounds, end and time lost with the change; its times in `unit`, every method's
     (`labels.shared_unit`)."""
     r = data.replanned(source, pb.method, config, timeline.event, timeline.mode).summary()
@@ -307,7 +316,7 @@ def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timelin
              f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
              help="finish with the change − finish of the same schedule without it (core.replan): "
                   f"{labels.seconds(r['lost_s'], signed=True)}")
-    st.caption(" · ".join(labels.replan_notes(r, unit)))
+    st.caption(" · ".join([*labels.replan_notes(r, unit), *after]))
 
 
 def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: int = figures.PLAYER_WIDTH_PX,

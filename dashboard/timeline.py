@@ -42,6 +42,8 @@ class Choice:
     event: LinkEvent | None
     what: str
     """The event in words (``link 3 (s00-sw0.0) fails at 2 ms``), empty without one."""
+    refused: bool = False
+    """A change was asked for and refused (its error shown): the methods play the network as it is."""
 
 
 def controls(key: str, source: Source) -> Choice:
@@ -65,12 +67,13 @@ def controls(key: str, source: Source) -> Choice:
     except ValueError as err:
         st.error(f"{err}. Using {DEFAULT_SIZE}.")
         size = parse_size(DEFAULT_SIZE)
-    event, what = _event(key, source)
-    return Choice(axis == "seconds", mode, size, event, what)
+    event, what, refused = _event(key, source)
+    return Choice(axis == "seconds", mode, size, event, what, refused)
 
 
-def _event(key: str, source: Source) -> tuple[LinkEvent | None, str]:
-    """The expander that fails or slows links: which, how, and when; returns the parsed event and its words."""
+def _event(key: str, source: Source) -> tuple[LinkEvent | None, str, bool]:
+    """The expander that fails or slows links: which, how, and when; returns the parsed event, its words, and whether
+    a change asked for was refused."""
     chosen = st.session_state.get(f"keep:{key}.links:{source.spec}") or []
     with st.expander("Fail or slow down a link, and watch every method re-plan", expanded=bool(chosen)):
         choices = data.link_choices(source)
@@ -101,23 +104,23 @@ def _event(key: str, source: Source) -> tuple[LinkEvent | None, str]:
                 moment = "0s"
         if not links:
             st.caption("No link picked: the methods run on the network as it is.")
-            return None, ""
+            return None, "", False
         fail = ",".join(str(e) for e in links) if change == "fail" else None
         slow = ",".join(f"{e}:x{factor:g}" for e in links) if change == "slow down" else None
         try:
             event = data.link_event(source, moment, fail, slow)
         except (TopologyError, ValueError) as err:
             st.error(f"Cannot apply this change: {err}")
-            return None, ""
+            return None, "", True
     one = len(links) == 1
     subject = ("link " if one else "links ") + ", ".join(_short(names[e]) for e in links)
     verb = ("fails" if one else "fail") if fail else f"slow{'s' if one else ''} to {factor:g}× of the bandwidth"
     at = {"before the run": "before the run", "at a time": f"at {moment[:-2]} ms",
           "after a round": f"after round {moment.partition('=')[2]}"}[when]
-    return event, f"{subject} {verb} {at}"
+    return event, f"{subject} {verb} {at}", False
 
 
 def _short(choice: str) -> str:
-    """``3 (s00–sw0.0)`` from a link choice ``3 · s00–sw0.0 · level 1 · 25 Gbit/s``."""
+    """``3 (s00-sw0.0)`` from a link choice ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``."""
     parts = choice.split(" · ")
     return f"{parts[0]} ({parts[1]})"

@@ -52,7 +52,7 @@ def check_connected(topology: Topology) -> None:
     u, v = t.edges[:, 0], t.edges[:, 1]
     near = np.flatnonzero(t.failed & (inside[u] != inside[v]))
     near = near if len(near) else np.flatnonzero(t.failed)
-    names = [f"{int(e)} ({lab[u[e]]}-{lab[v[e]]})" for e in near[:4]]
+    names = [link_names(t, [int(e)]) for e in near[:4]]
     more = f" and {len(near) - 4} more" if len(near) > 4 else ""
     shown = ", ".join(lab[x] for x in cut[:6]) + (f" and {len(cut) - 6} more" if len(cut) > 6 else "")
     dead = [x for x in cut.tolist() if t.failed[(u == x) | (v == x)].all()]
@@ -167,10 +167,16 @@ def already_failed(topology: Topology, text: str, what: str = "--fail-links") ->
     return ids[topology.failed[ids]].tolist()
 
 
+def link_name(topology: Topology, edge: int) -> str:
+    """An undirected link's name as --fail-links, --slow-links and --fail-at take it (`link_ids`) and every message
+    and the dashboard's link picker show it: its ends' labels joined by a hyphen, ``s00-sw0.0``."""
+    t = topology
+    return f"{t.labels[t.edges[edge, 0]]}-{t.labels[t.edges[edge, 1]]}"
+
+
 def link_names(topology: Topology, edges: list[int]) -> str:
     """Links as ``3 (s00-sw0.0), 7 (s01-sw0.1)``."""
-    t = topology
-    return ", ".join(f"{e} ({t.labels[t.edges[e, 0]]}-{t.labels[t.edges[e, 1]]})" for e in edges)
+    return ", ".join(f"{e} ({link_name(topology, e)})" for e in edges)
 
 
 def slowed_bandwidth(topology: Topology, text: str, what: str = "--slow-links",

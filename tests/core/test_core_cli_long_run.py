@@ -184,7 +184,8 @@ def test_schedule_json_names_what_the_texts_first_line_names(capsys):
     first = capsys.readouterr().out.splitlines()[0]
     assert cli.main(argv + ["--format", "json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert first == f"{got['spec']}  method={got['method']}  merge={'on' if got['merge'] else 'off'}  chunks={got['chunks']}"
+    assert first == (f"{got['spec']}  method={got['method']}  seed={got['seed']}  "
+                     f"merge={'on' if got['merge'] else 'off'}  chunks={got['chunks']}")  # the seed: trial 27
     assert (got["merge"], got["chunks"]) == (False, 2)
 
 

@@ -142,7 +142,7 @@ def test_failing_a_link_mid_run_replans_every_method_and_marks_the_event():
     t = make_topology(BCUBE)
     event = LinkEvent.parse(t, "round=3", fail="0")
     runs = {m: replan(run_method(m, t, ScheduleConfig()), event) for m in methods}
-    assert "**Link 0 (s00–sw0.0) fails after round 3**" in texts(at)
+    assert "**Link 0 (s00-sw0.0) fails after round 3**" in texts(at)
     assert numbers(at, "End (ms)") == pytest.approx([r.finish_s * 1e3 for r in runs.values()], rel=5e-3)
     assert numbers(at, "Lost (ms)") == pytest.approx([r.lost_s * 1e3 for r in runs.values()], rel=5e-2, abs=0.05)
     combined = {m: r.combined() for m, r in runs.items()}
@@ -153,7 +153,7 @@ def test_failing_a_link_mid_run_replans_every_method_and_marks_the_event():
     lines = [s for s in fig["layout"]["shapes"] if s["name"].startswith("event")]
     done = [len(combined[m][1]) - runs[m].rest.n_rounds for m in methods]
     assert [s["x0"] for s in lines] == [d + 0.5 for d in done]  # after the last round that ran before it
-    changed = traces(fig, name="link 0 (s00–sw0.0) fails after round 3")
+    changed = traces(fig, name="link 0 (s00-sw0.0) fails after round 3")
     assert len(changed) == 1 + 3  # the legend key and the link on each network
     assert len(changed[1]["x"]) == 3  # one cable
     for r in runs.values():  # the rest never crosses the failed link
@@ -171,7 +171,7 @@ def test_a_slowdown_at_a_time_on_the_seconds_axis_marks_its_moment_and_the_drain
     t = make_topology(BCUBE)
     event = LinkEvent.parse(t, "0.3ms", slow="0:x0.25")
     runs = {m: replan(run_method(m, t, ScheduleConfig()), event) for m in methods}
-    assert "**Link 0 (s00–sw0.0) slows to 0.25× of the bandwidth at 0.3 ms**" in texts(at)
+    assert "**Link 0 (s00-sw0.0) slows to 0.25× of the bandwidth at 0.3 ms**" in texts(at)
     shapes = charts(at)[0]["layout"]["shapes"]
     lines = [s["x0"] for s in shapes if s["name"].startswith("event")]
     assert lines == pytest.approx([0.3, 0.3])

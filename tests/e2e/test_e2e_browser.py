@@ -330,9 +330,9 @@ EVENT_MARKED = """() => {
 def test_fail_a_link_mid_run_and_see_every_method_replan(page, app_url):
     page.goto(f"{app_url}/player")
     wait_text(page, "Round 1 of")
-    choose(page, "Links", "0 · s00–sw0.0 · level 0 · 100 Gbit/s", inside="Fail or slow down a link")
+    choose(page, "Links", "0 · s00-sw0.0 · level 0 · 100 Gbit/s", inside="Fail or slow down a link")
     page.keyboard.press("Escape")
-    wait_text(page, "Link 0 (s00–sw0.0) fails at 0.5 ms: each method re-plans what is left")
+    wait_text(page, "Link 0 (s00-sw0.0) fails at 0.5 ms: each method re-plans what is left")
     page.wait_for_function(EVENT_MARKED)  # the change marked on each method's heatmap
     body = page.inner_text("body")
     assert body.count("failure-free") == 3 and body.count("Lost (ms)") == 3  # time lost per method
