@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from core.bounds import lower_bounds
-from core.compare import Row, compare_topology
+from core.compare import Row, compare_topology, uneven_links
 from core.compare import configurations as compare_configurations
 from core.engine import Rounds
 from core.linkgroups import LinkGroups, group_bandwidths, link_groups
@@ -31,7 +31,7 @@ from core.schedule import Schedule, ScheduleConfig
 from core.schedule_io import schedule_to_dict
 from core.seconds import time_report
 from core.timing import ReplayPlan, Timing
-from core.topology import Preset, Topology, make_topology, parse_spec, parse_topology_bytes
+from core.topology import Preset, Topology, TopologyError, make_topology, parse_spec, parse_topology_bytes
 from core.topology.degrade import link_name
 from core.units import seconds_in
 from core.workloads import PHASES, WorkloadDAG, build_dag
@@ -543,3 +543,19 @@ def load_trace_input(trace: str, upload: bytes = b"", fit_gpus: int | None = Non
         except TraceError as err:
             raise TraceError(str(err).replace(str(path), name or "the uploaded file")) from None
     return replace(got, name=name or got.name)
+
+
+def uneven_reason(sources: list[Source]) -> str | None:
+    """Why the links of some compared topology differ in bandwidth, in `core.compare.uneven_links`' words (as the CLI's
+    compare reads its configurations: a family's spec by its ``bw=``, an upload or example by its working links as
+    built), or None where every one has links of one speed. A topology that does not build says nothing here (the
+    page says its error where it runs)."""
+    for src in sources:
+        try:
+            built = topology(src) if src.family in ("upload", "example", "file") else None
+            why = uneven_links(src.spec if built is None else src.name, built)
+        except (TopologyError, ValueError):  # e.g. a topology too big: `can_schedule` or `run` says why
+            continue
+        if why:
+            return why
+    return None

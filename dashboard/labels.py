@@ -355,3 +355,14 @@ def replan_notes(summary: dict, unit: tuple[str, float] | None = None) -> list[s
               f"rest: {summary['rest_workloads']} workloads in {summary['rest_rounds']} rounds",
               f"re-planned in {summary['replan_wall_s']:.2f} s"]
     return notes
+
+
+def uneven_note(added: list[str], uneven: str, gone: list[str] = (), by: str = "the CLI's compare",
+                pick: str = "pick the methods in the sidebar") -> str:
+    """The note of a page whose default methods `added` some (their titles: time-aware) because link bandwidths differ
+    (`uneven`, `data.uneven_reason`'s words), in place of `gone` (titles) where the page shows only so many; `by`: who
+    else adds them, `pick`: where the user changes the list. Compare's and the player's."""
+    instead = f" in place of {' and '.join(gone)}" if gone else ""
+    return (f"{' and '.join(added)} join{'' if len(added) > 1 else 's'} the default methods{instead}: link bandwidths "
+            f"differ ({uneven}), and it plans by each link's speed, which rounds alone do not see (as {by} "
+            f"add{'' if ' and ' in by else 's'} it); {pick}.")

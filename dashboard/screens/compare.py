@@ -10,13 +10,13 @@ import streamlit as st
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, capitalized, csv_table, csv_text,
                           default_methods, latency_notes, optimum_scope, optional_column, other_dag_note,
-                          other_dag_words, shortest_schedule, time_cells, uneven_extra, uneven_links, unproven,
+                          other_dag_words, shortest_schedule, time_cells, uneven_extra, unproven,
                           unproven_ranges, unproven_statuses)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
 from core.units import time_unit
-from core.topology import TopologyError, preset
+from core.topology import preset
 
 from .. import charts, controls, data, figures, labels, tables
 from ..controls import SOURCE_MODES, method_title, methods_picker, persistent
@@ -50,12 +50,11 @@ def render() -> None:
         sources = [source]
         st.caption(f"Every chosen method on **{source.name}** (pick it in the sidebar: a preset, family "
                    "parameters, an uploaded file or a typed spec); results are cached per method.")
-    uneven = uneven_reason(sources)
+    uneven = data.uneven_reason(sources)
     methods, seeds, config, added = options(uneven)
     if added:  # the CLI's note, where the page's defaults added time-aware
-        st.caption(labels.plain(f"{' and '.join(method_title(m) for m in added)} joins the default methods: link "
-                                f"bandwidths differ ({uneven}), and it plans by each link's speed, which rounds "
-                                "alone do not see (as the CLI's compare adds it); pick the methods in the sidebar."))
+        st.caption(labels.plain(labels.uneven_note([method_title(m) for m in added], uneven, by="the CLI's compare",
+                                                   pick="pick the methods in the sidebar")))
     for m, why in left_out(uneven is not None).items():  # what the CLI's defaults have and the page cannot run
         st.caption(labels.plain(f"{method_title(m)} ({m}), one of the CLI's compare defaults, is left out of the "
                                 f"page's: {why}."))
@@ -95,22 +94,6 @@ def scope_picker() -> str:
     return persistent(st.sidebar.radio, "compare.scope", default, "Compare on", SCOPES)
 
 
-def uneven_reason(sources: list[Source]) -> str | None:
-    """Why the links of some compared topology differ in bandwidth, in `core.compare.uneven_links`' words (as the CLI's
-    compare reads its configurations: a family's spec by its ``bw=``, an upload or example by its working links as
-    built), or None where every one has links of one speed. A topology that does not build says nothing here (the
-    page says its error where it runs)."""
-    for src in sources:
-        try:
-            built = data.topology(src) if src.family in ("upload", "example", "file") else None
-            why = uneven_links(src.spec if built is None else src.name, built)
-        except (TopologyError, ValueError):  # e.g. a topology too big: `can_schedule` or `run` says why
-            continue
-        if why:
-            return why
-    return None
-
-
 def page_defaults(uneven: bool) -> list[str]:
     """The methods the page picks first: the CLI's compare's defaults (`core.compare.default_methods`: ps, ring,
     greedy, critical-path, rl; where link bandwidths differ, `uneven`, time-aware too) but those the page cannot run
@@ -131,7 +114,7 @@ def left_out(uneven: bool) -> dict[str, str]:
 def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, list[str]]:
     """Sidebar: methods, seeds for the randomized ones, the message size of the seconds table and the CSV, the
     routing (`controls.routing_option`, the player's too) and the optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
-    `uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
+    `data.uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
     default = page_defaults(uneven is not None)
     if controls.remembered("compare.methods", None) == st.session_state.get(AUTO):
         controls.forget("compare.methods", default)  # untouched by the user: it follows the topology's defaults

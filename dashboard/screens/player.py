@@ -13,7 +13,6 @@ from core.methods import METHODS
 from .. import controls, data, labels, round_player, timeline
 from ..controls import method_title
 from ..sources import Timeline
-from .compare import uneven_reason
 
 KEY = "player"
 MAX_METHODS = 3
@@ -33,7 +32,7 @@ def render() -> None:
     methods_box = st.sidebar.container()  # the methods are listed above the options they depend on
     config = controls.schedule_options(KEY)
     rl_ok = "rl" in METHODS and data.method_problem("rl", config) is None
-    uneven = uneven_reason([source])
+    uneven = data.uneven_reason([source])
     default = page_defaults(uneven is not None, rl_ok)
     if controls.remembered(f"{KEY}.methods", None) == st.session_state.get(AUTO):
         controls.forget(f"{KEY}.methods", default)  # untouched by the user: it follows the topology's defaults
@@ -72,7 +71,7 @@ def render() -> None:
 
 def page_defaults(uneven: bool, rl_ok: bool = True) -> list[str]:
     """The methods the player picks first: PS, Ring and RL (critical-path where RL cannot run); where link
-    bandwidths differ (`uneven`, Compare's rule: `compare.uneven_reason`), also the methods Compare and the CLI's
+    bandwidths differ (`uneven`, Compare's rule: `data.uneven_reason`), also the methods Compare and the CLI's
     compare add there (`core.compare.uneven_extra`: time-aware, which plans by each link's speed), in place of the
     first ones within `MAX_METHODS`: PS, the plain baseline, gives way (trial 27: on links at 10 to 100 Gbit/s the
     page showed PS, Ring and RL at 280-373 ms, time-aware 140 ms in the CLI)."""
@@ -90,8 +89,5 @@ def uneven_note(default: list[str], uneven: str | None, rl_ok: bool = True) -> s
     if uneven is None or not added:
         return None
     gone = [m for m in page_defaults(False, rl_ok) if m not in default]
-    joins = " and ".join(method_title(m) for m in added)
-    instead = f" in place of {' and '.join(method_title(m) for m in gone)}" if gone else ""
-    return (f"{joins} join{'' if len(added) > 1 else 's'} the default methods{instead}: link bandwidths differ "
-            f"({uneven}), and it plans by each link's speed, which rounds alone do not see (as Compare and the CLI's "
-            f"compare add it); pick up to {MAX_METHODS} methods in the sidebar.")
+    return labels.uneven_note([method_title(m) for m in added], uneven, [method_title(m) for m in gone],
+                              by="Compare and the CLI's compare", pick=f"pick up to {MAX_METHODS} methods in the sidebar")

@@ -96,7 +96,7 @@ def test_the_link_picker_names_links_as_the_cli_takes_them():
 def test_time_aware_joins_the_players_defaults_where_link_speeds_differ_as_compare_adds_it():
     """Trial 27: on links of different speeds Compare and the CLI's compare add time-aware with a note, the player
     kept PS, Ring and RL (280-373 ms where the CLI's time-aware took 140 ms with the uplink at x0.1). By Compare's
-    rule (`uneven_reason`, `core.compare.uneven_extra`) it now joins the player's defaults, in place of PS (three
+    rule (`data.uneven_reason`, `core.compare.uneven_extra`) it now joins the player's defaults, in place of PS (three
     methods at most), with Compare's note; on one speed the defaults are PS, Ring, RL again, and a list the user
     picked stays theirs."""
     from core.compare import uneven_links
