@@ -235,12 +235,12 @@ def format_seconds(seconds: float, unit: tuple[str, float] | None = None, digits
     return f"{plain_number(seconds * per_second, digits, zeros=True)} {name}"
 
 
-def seconds_in(seconds: float, per_second: float, digits: int = 3) -> str:
+def seconds_in(seconds: float, per_second: float, digits: int = 3, zeros: bool = False) -> str:
     """The number of a duration in a unit (`per_second` of it make a second), `digits` significant digits, never in
     scientific notation (`plain_number`): a value under 0.0001 of its unit (a duration under 1 ps, which no link of
     this model takes, or a time lost far smaller than the run) or of 10^digits or more reads with the decimals it
-    needs."""
-    return plain_number(seconds * per_second, digits)
+    needs. `zeros`: keep trailing zeros, as `format_seconds` does (``15.0`` beside ``14.4``)."""
+    return plain_number(seconds * per_second, digits, zeros)
 
 
 def plain_number(value: float, digits: int = 3, zeros: bool = False) -> str:

@@ -227,7 +227,7 @@ def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, sl
     m, bounds = rep[mode], rep["bounds"]
     a, b = slots[:2]
     own = labels.seconds(m["time_s"])  # in its own unit, where the metric's (every method's) is another
-    a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1]), help=f"{mode} replay of {pb.stats['rounds']} "
+    a.metric(f"Time ({unit[0]})", seconds_in(m["time_s"], unit[1], zeros=True), help=f"{mode} replay of {pb.stats['rounds']} "
              f"rounds, message {labels.size(config.size)}"
              + ("" if own == labels.seconds(m["time_s"], unit=unit) else f": {own}"))
     rounds = rep.get("sync_rounds") if mode == "sync" else None  # sync's rounds bound (core.seconds.mode_gaps)
@@ -310,9 +310,9 @@ def _event_metrics(pb: Playback, source: Source, config: ScheduleConfig, timelin
     whole = data.event_playback(source, pb.method, config, timeline.event, timeline.mode).n_rounds
     a.metric("Rounds", whole, help="rounds of the whole run: the delivered part of the planned rounds, then the "
                                    f"re-planned rest ({r['rest_rounds']} rounds)")
-    b.metric(f"End ({unit[0]})", seconds_in(r["finish_s"], unit[1]), help=f"{timeline.mode} replay with the change: "
+    b.metric(f"End ({unit[0]})", seconds_in(r["finish_s"], unit[1], zeros=True), help=f"{timeline.mode} replay with the change: "
              f"{labels.seconds(r['finish_s'])}; failure-free {labels.seconds(r['failure_free_s'])}")
-    c.metric(f"Lost ({unit[0]})", ("+" if r["lost_s"] >= 0 else "") + seconds_in(r["lost_s"], unit[1], 2),
+    c.metric(f"Lost ({unit[0]})", ("+" if r["lost_s"] >= 0 else "") + seconds_in(r["lost_s"], unit[1], 2, zeros=True),
              f"{100 * r['lost_share']:+.0f}%", delta_color="inverse",
              help="finish with the change − finish of the same schedule without it (core.replan): "
                   f"{labels.seconds(r['lost_s'], signed=True)}")

@@ -10,7 +10,7 @@ from apptest_tools import (SVG_NS, capture_deferred_downloads, charts, goto, met
 from core.methods import run_method
 from core.replan import LinkEvent, replan
 from core.schedule import ScheduleConfig
-from core.timing import replay
+from core.timing import format_seconds, replay
 from core.timing.windows import busy_share
 from core.topology import make_topology
 from dashboard.sources import TIME_COLUMNS
@@ -429,3 +429,15 @@ def test_download_names_are_made_once_per_render_and_keep_a_slow_downs_factor_on
     assert figure_file_name(at) == f"{stem}-round1-{tag}"
     assert f"{stem}-ring-{tag}.utilization.csv" in got and f"{stem}-ring-{tag}.animation.html" in got, sorted(got)
     assert f"{stem}-ring-1B-async.utilization.csv" in got  # the seconds axis before the event: size and replay
+
+
+def test_the_time_card_keeps_its_trailing_zero_as_the_cli_prints_it():
+    """fix28b: the CLI's "16.0 ms" read "16" on the player's Time card, beside "14.3" (critical-path on BCube(3,1) at
+    100 MB takes 16.0 ms): the card's number is the CLI's, unit aside."""
+    methods = ["ring", "critical-path"]
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    t = make_topology(BCUBE)
+    want = [format_seconds(replay(run_method(m, t, ScheduleConfig()), size=1e8, mode="async").time) for m in methods]
+    assert want == ["14.3 ms", "16.0 ms"]
+    assert [str(v) for v in metric(at, "Time (ms)")] == [w.removesuffix(" ms") for w in want]
