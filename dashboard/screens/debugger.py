@@ -179,7 +179,8 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
         st.caption(f"{method_title(rl.method)}: {note}.")
     sampled = labels.sampling_note(rl.info)
     if sampled:
-        st.caption(f"{method_title(rl.method)}: {sampled}.")
+        kept = labels.kept_note(rl.info)
+        st.caption(f"{method_title(rl.method)}: {sampled}." + (f" Here: {kept}." if kept else ""))
     return only_rl, only_cp
 
 
@@ -316,7 +317,7 @@ def probability_note(info: dict, explained: bool) -> str:
             "as likely; negative where a sampled pick was not the best.")
     if info.get("kept_rollout", "greedy") != "greedy" and info.get("kept_temperature") is not None:
         opening = info.get("kept_opening")
-        note += (f" The rollout shown, rl-sample's {info['kept_rollout']}, drew each pick from the softmax of "
+        note += (f" The rollout shown, the kept sample, drew each pick from the softmax of "
                  f"score / T at T = {info['kept_temperature']:g}"
                  + (f" (T = {opening['temperature']:g} in its first {opening['rounds']} rounds)" if opening else "")
                  + ": a T below 1 makes the likeliest pick likelier than p says, a T above 1 less likely.")

@@ -50,7 +50,7 @@ def test_the_probability_note_says_at_which_temperature_a_kept_sample_drew():
     info = {"kept_rollout": "sample 3", "kept_temperature": 0.2,
             "kept_opening": {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 12}}
     note = probability_note(info, True)
-    assert "rl-sample's sample 3, drew each pick from the softmax of score / T at T = 0.2 (T = 0.5 in its first 4 " \
+    assert "the kept sample, drew each pick from the softmax of score / T at T = 0.2 (T = 0.5 in its first 4 " \
            "rounds)" in note
     assert "score / T" not in probability_note(dict(info, kept_rollout="greedy"), True)
     assert "over the candidates listed" in probability_note({}, False)
