@@ -54,3 +54,15 @@ def test_the_probability_note_says_at_which_temperature_a_kept_sample_drew():
            "rounds)" in note
     assert "score / T" not in probability_note(dict(info, kept_rollout="greedy"), True)
     assert "over the candidates listed" in probability_note({}, False)
+
+
+def test_the_differences_legend_sits_under_the_plot_where_no_bar_reaches():
+    """Trial 26: the "Where RL differs" legend sat over the plot's top (y = 1.12 in a 6-px margin) and the tallest
+    bars ran into it. It is now at the foot of the figure, in a strip of its own under the axis title."""
+    from dashboard import figures
+    fig = figures.round_diff_figure([2, 9, 1], [1, 1], "rl", "critical-path", current_round=2)
+    legend, margin = fig.layout.legend, fig.layout.margin
+    assert legend.orientation == "h" and legend.yref == "container"
+    assert legend.y == 0 and legend.yanchor == "bottom"  # the figure's bottom edge, growing upwards
+    assert margin.b >= figures.DIFF_LEGEND_PX >= 24  # a strip below the plot for its one row (~20 px)
+    assert fig.layout.height == 240 + figures.DIFF_LEGEND_PX  # the plot keeps its height
