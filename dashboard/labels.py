@@ -10,13 +10,15 @@ from collections.abc import Iterable
 
 from core.methods import get_method
 from core.rl.pair import pair_stem
-from core.schedule import sampling_note
+from core.schedule import openings, show_opening, temperatures
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET, stopped_words
 from core.topology.links import without_link_options
 from core.workloads import WorkloadDAG
 from core import units
 from core.units import format_seconds, format_size
+
+from .axisnames import ordinal
 
 
 _MARKDOWN = frozenset("\\`*_[]<>$~|#:")
@@ -41,6 +43,53 @@ def dag_name(method: str, dag: WorkloadDAG | None = None) -> str:
     else:
         kind = get_method(method).dag
     return DAG_NAMES.get(kind, kind)
+
+
+def sampling_note(info: dict) -> str | None:
+    """A sampled learned result's decoding in plain words (trial 26: "after openings none,0.5:0.3 (a split: sample k
+    takes item k mod 2, ...)" read as code): how many rollouts were sampled, at which temperature each pick was
+    drawn, which samples drew their first rounds at another (the opening), and that the shortest was kept; the
+    --opening option as typed in parentheses. None for a result that drew no samples. E.g. "sampled 16 rollouts, each
+    pick drawn at temperature 0.2; every second sample (the 2nd, 4th, …) drew its first 4 rounds at 0.5 instead; kept
+    the shortest, or the greedy rollout where none was shorter (--opening none,0.5:0.3; 30% of the greedy rollout's
+    12 rounds is 4)"."""
+    if not info.get("samples"):
+        return None
+    ts = [f"{t:g}" for t in temperatures(info["temperature"])]
+    drawn = (f"temperature {ts[0]}" if len(ts) == 1
+             else f"temperatures {', '.join(ts[:-1])} and {ts[-1]}, the samples taking them in turn")
+    parts = [f"sampled {info['samples']} rollouts, each pick drawn at {drawn}"]
+    ol = openings(info["opening"]) if info.get("opening") else ()
+    for i, o in enumerate(ol):
+        if not isinstance(o, dict):  # none: this item draws every round at the sample's temperature
+            continue
+        early = f"first {o['rounds']} round{'s' if o['rounds'] != 1 else ''} at {o['temperature']:g} instead"
+        if len(ol) == 1:
+            parts.append(f"every sample drew its {early}")
+        elif len(ol) == 2:
+            parts.append(f"every second sample (the {ordinal(i + 1)}, {ordinal(i + 3)}, …) drew its {early}")
+        else:
+            parts.append(f"every {ordinal(len(ol))} sample (the {ordinal(i + 1)}, {ordinal(i + 1 + len(ol))}, …) "
+                         f"drew its {early}")
+    note = "; ".join(parts) + "; kept the shortest, or the greedy rollout where none was shorter"
+    said = [o for o in ol if isinstance(o, dict)]
+    if said:
+        covered = "; ".join(dict.fromkeys(f"{o['fraction']:.0%} of the greedy rollout's {o['of_rounds']} rounds is "
+                                          f"{o['rounds']}" for o in said))
+        note += f" (--opening {show_opening(info['opening'], short=True)}; {covered})"
+    return note
+
+
+def kept_note(info: dict) -> str | None:
+    """Which of a sampled learned result's rollouts was kept and its rounds against the greedy rollout's, in words:
+    "kept the 6th sample: 9 rounds, the greedy rollout 10"; None for a result that drew no samples."""
+    tried = info.get("rollout_rounds")
+    if not info.get("samples") or not tried or "kept_rollout" not in info:
+        return None
+    if info["kept_rollout"] == "greedy":
+        return f"kept the greedy rollout: {tried[0]} rounds, no sample was shorter"
+    k = int(str(info["kept_rollout"]).split()[-1])
+    return f"kept the {ordinal(k + 1)} sample: {tried[k + 1]} rounds, the greedy rollout {tried[0]}"
 
 
 def percent(fraction: float) -> str:

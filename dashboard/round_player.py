@@ -552,15 +552,22 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
 
 
 def _workload_list(pb: Playback, r: int) -> None:
-    """The workloads a method sends in round r, with their paths."""
+    """The workloads a method sends in round r, with their paths, under a title saying so (trial 26: the two tables
+    side by side had none)."""
     if r > pb.n_rounds:
         return
     import pandas as pd
     dag = pb.dag
     ids = sorted(set(pb.round(r - 1).workloads.tolist()))
+    st.markdown(workload_list_title(pb.method, r, len(ids)))
     st.dataframe(pd.DataFrame({"workload": [dag.describe(w) for w in ids],
                                "path": ["→".join(dag.topology.labels[v] for v in dag.path.row(w)) for w in ids]}),
                  hide_index=True, width="stretch")
+
+
+def workload_list_title(method: str, r: int, n: int) -> str:
+    """The title of a method's table of the workloads it sends in round r (`n` of them)."""
+    return f"**{method_title(method)}, round {r}**: the {n} workload{'s' if n != 1 else ''} it sends"
 
 
 def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleConfig, view: View) -> None:

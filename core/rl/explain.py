@@ -107,6 +107,9 @@ class TraceBuilder:
                                 np.full((len(pos), 1), self.b[0]),
                                 (mlp[:, 0] + (mlp[:, 1:] * d).sum(axis=1))[:, None]], axis=1)
         sc = scores[step_of, pos]
+        # each step's log-partition at temperature 1 over every valid candidate (-inf ones add nothing), so that a
+        # shown candidate's probability is exp(score - log_z) although most candidates are not shown (`probabilities`)
+        log_z = top + np.log(np.exp(scores - top[:, None]).sum(axis=1))
         ids = pool[pos].tolist()
         sc_l = np.round(sc, 4).tolist()
         sc_full = sc.tolist()
@@ -119,6 +122,7 @@ class TraceBuilder:
             out.append({
                 "chosen": int(pool[j]), "score": round(bf, 4), "rank": int(rank[i]), "n_valid": int(nv),
                 "best_score": round(float(top[i]), 4), "picked_best": bool(bf == top[i]),
+                "log_z": round(float(log_z[i]), 6),
                 "n_tied": n_tied, "tie_broken_by": self.tr["tie_rule"] if tie else None,
                 "candidates": ids[at:at + n], "scores": sc_l[at:at + n],
                 "tied": [v == bf for v in sc_full[at:at + n]] if tie else [False] * n,
@@ -150,15 +154,43 @@ def summary(trace: dict) -> dict:
             "upper": upper, "tie_rule": trace["tie_rule"]}
 
 
+def probabilities(step: dict) -> list[float]:
+    """The policy's probability of picking each shown candidate of `step` (a trace step): the softmax of the scores
+    at temperature 1, the distribution training samples from (greedy decoding takes the highest score; rl-sample
+    draws from the softmax of score / T). Over every candidate scored when the step keeps their log-partition
+    (``log_z``, a real trace), else over those shown (a stand-in's, which shows them all)."""
+    scores = np.asarray(step["scores"], dtype=np.float64)
+    if "log_z" in step:
+        log_z = float(step["log_z"])
+    else:
+        top = scores.max()
+        log_z = top + float(np.log(np.exp(scores - top).sum()))
+    return np.minimum(np.exp(scores - log_z), 1.0).tolist()  # a lone candidate's rounded score may top log_z
+
+
+def margin(step: dict) -> float | None:
+    """How far the chosen candidate's score is above the runner-up's, the best other candidate's (negative where a
+    sampled pick was not the best): the log of the ratio of their probabilities at temperature 1 (`probabilities`),
+    so a margin of 0.0003 is a near coin toss between them and one of 1 makes the pick e = 2.7 times as likely. In
+    score units, not as a difference of probabilities: over dozens of near-equal candidates that difference is
+    under 0.0001 and reads 0.0000 at the page's 4 decimals. None when it was the only candidate. The runner-up is
+    always shown: the trace keeps the best candidates of every step."""
+    chosen = step["candidates"].index(step["chosen"])
+    others = [float(x) for i, x in enumerate(step["scores"]) if i != chosen]
+    return float(step["scores"][chosen]) - max(others) if others else None
+
+
 def step_table(trace: dict, r: int, k: int, describe=None) -> list[dict]:
     """Rows (one per shown candidate, best first) of step k (0-based) of round r (0-based): workload,
-    score, chosen, tied, then one ``term: NAME`` column per score term and one ``value: NAME`` per feature."""
+    score, p (`probabilities`), chosen, tied, then one ``term: NAME`` column per score term and one ``value: NAME``
+    per feature."""
     s = trace["steps"][r][k]
     rows = []
     names = trace["lower_features"] + trace["dynamic_features"]
+    p = probabilities(s)
     for i, w in enumerate(s["candidates"]):
-        row = {"workload": describe(w) if describe else w, "score": s["scores"][i], "chosen": w == s["chosen"],
-               "tied": bool(s["tied"][i])}
+        row = {"workload": describe(w) if describe else w, "score": s["scores"][i], "p": p[i],
+               "chosen": w == s["chosen"], "tied": bool(s["tied"][i])}
         row.update({f"term: {t}": v for t, v in zip(trace["terms"], s["terms"][i])})
         row.update({f"value: {f}": v for f, v in zip(names, s["features"][i])})
         rows.append(row)

@@ -179,7 +179,8 @@ def overview(rl: Schedule, cp: Schedule, source: Source) -> tuple[list[np.ndarra
         st.caption(f"{method_title(rl.method)}: {note}.")
     sampled = labels.sampling_note(rl.info)
     if sampled:
-        st.caption(f"{method_title(rl.method)}: {sampled}.")
+        kept = labels.kept_note(rl.info)
+        st.caption(f"{method_title(rl.method)}: {sampled}." + (f" Here: {kept}." if kept else ""))
     return only_rl, only_cp
 
 
@@ -287,23 +288,50 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                + (f" No room to name all {len(cands)} candidates: {unnamed}." if unnamed else ""))
     if explained:
         score_split(trace, r, k, d)
+    sampled = trace.get("decoding") == "sampled"
     rows = []
     for i, s in enumerate(steps, start=1):
         scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
+        p = dict(zip((int(w) for w in s["candidates"]), explain.probabilities(s))) if scores else {}
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
+                     "p": p.get(int(s["chosen"])), "margin": explain.margin(s) if scores else None,
                      "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
                      "tied for the top": s.get("n_tied", 1),
-                     "best score": explain.best_score(s) if scores else None,
+                     # greedy: the chosen score is the best; sampled: a pick may be lower (trial 12)
+                     **({"best score": explain.best_score(s) if scores else None} if sampled else {}),
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch", column_config=step_columns(rows))
+    st.caption(probability_note(rl.info, explained))
 
 
-STEP_COLUMNS_PX = {"step": 44, "score": 64, "candidates": 78, "shown": 52, "tied for the top": 44, "best score": 80,
-                   "critical-path sends it too": 96}
+def probability_note(info: dict, explained: bool) -> str:
+    """What the p and margin columns are: the policy's own distribution (softmax at temperature 1), what greedy `rl`
+    and rl-sample do with it, and over which candidates it is taken."""
+    over = ("over every candidate scored at that step, shown or not" if explained
+            else "over the candidates listed at that step")
+    note = (f"p: the policy's probability of picking the workload, the softmax of the scores at temperature 1 {over}; "
+            "training samples from it, and greedy Hierarchical RL takes the highest (the best score), so p says how "
+            "sure the pick was. margin: the chosen one's score minus the runner-up's (the best other candidate), the log "
+            "of how many times likelier the pick was: 0.0003 is a near coin toss between the two, 1 makes it 2.7 times "
+            "as likely; negative where a sampled pick was not the best.")
+    if info.get("kept_rollout", "greedy") != "greedy" and info.get("kept_temperature") is not None:
+        opening = info.get("kept_opening")
+        note += (f" The rollout shown, the kept sample, drew each pick from the softmax of "
+                 f"score / T at T = {info['kept_temperature']:g}"
+                 + (f" (T = {opening['temperature']:g} in its first {opening['rounds']} rounds)" if opening else "")
+                 + ": a T below 1 makes the likeliest pick likelier than p says, a T above 1 less likely.")
+    return note
+
+
+STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 78, "shown": 52,
+                   "tied for the top": 44, "best score": 80, "critical-path sends it too": 96}
 """Widths (px) of the step table's columns other than "chosen", which takes the rest: in a 1280-px window the table
 is ~820 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long headings are shortened
-(the full one on hover)."""
+(the full one on hover). "best score" only for a sampled rollout: under greedy decoding it is the chosen score."""
+
+
+P_HELP = "the policy's probability of this pick: the softmax of the step's scores at temperature 1 (see below)"
 
 
 def step_columns(rows: list[dict]) -> dict:
@@ -314,6 +342,10 @@ def step_columns(rows: list[dict]) -> dict:
     return {"step": number(width=STEP_COLUMNS_PX["step"]),
             "chosen": st.column_config.TextColumn(width=int(7.2 * longest) + 20),
             "score": number(format=DECIMALS, width=STEP_COLUMNS_PX["score"]),
+            "p": number(format=DECIMALS, width=STEP_COLUMNS_PX["p"], help=P_HELP),
+            "margin": number(format=DECIMALS, width=STEP_COLUMNS_PX["margin"],
+                             help="the chosen workload's score minus the runner-up's (the best other candidate): "
+                                  "p(chosen) / p(runner-up) = exp(margin)"),
             "candidates": number(width=STEP_COLUMNS_PX["candidates"],
                                  help="workloads the lower agent scored at this step (all valid ones)"),
             "shown": number(width=STEP_COLUMNS_PX["shown"], help="kept in the trace: the best, and the chosen one "
@@ -336,7 +368,9 @@ def score_split(trace: dict, r: int, k: int, d) -> None:
     st.markdown(f"**Why step {k} chose it: each candidate's score split into its terms**")
     shown = [c for c in terms if c not in zero]
     st.dataframe([{c: v for c, v in row.items() if not c.startswith("value: ") and c not in zero} for row in rows],
-                 hide_index=True, width="stretch", column_config={"score": four(), **term_columns(shown)})
+                 hide_index=True, width="stretch",
+                 column_config={"score": four(), "p": four(help=P_HELP.replace("this pick", "picking it")),
+                                **term_columns(shown)})
     st.caption("score = the sum of the terms (rounded to 4 decimals): one term per feature from the heuristic prior "
                "(the skip path), `bias`, and `network`, the residual the network learned (docs/rl.md §6). "
                + (f"Zero for every candidate shown: {', '.join(c.removeprefix('term: ') for c in zero)}. " if zero

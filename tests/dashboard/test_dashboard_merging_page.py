@@ -211,3 +211,19 @@ def test_the_step_buttons_say_they_step_the_walk_through_not_the_rounds():
     """Trial 26: on step 6 two Back / Next pairs, the steps' and the round player's, were not told apart."""
     at = open_app("merging")
     assert (at.button(key="merge:back").label, at.button(key="merge:next").label) == ("Previous step", "Next step")
+
+
+def test_the_last_steps_workload_tables_each_have_a_title_saying_what_they_list():
+    """Trial 26: step 6's two workload tables, side by side under the heatmaps, had no titles. Each is headed by
+    whose workloads of which round it lists, and how many."""
+    at = open_app("merging")
+    for _ in range(5):
+        next_step(at)
+    at.button(key="fig3:next").click().run()
+    t = fig3()
+    ps, cp = (run_method(m, t, ScheduleConfig()) for m in ("ps", "critical-path"))
+    said = [m.value for m in at.markdown]
+    for title, sched, table in zip(("Parameter Server", "Critical-path"), (ps, cp), at.dataframe):
+        n = len(set(sched.rounds[1].tolist()))
+        assert f"**{title}, round 2**: the {n} workloads it sends" in said
+        assert len(table.value) == n

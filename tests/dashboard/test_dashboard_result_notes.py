@@ -109,18 +109,29 @@ def sampled_rl(monkeypatch) -> None:
     monkeypatch.setitem(METHODS, "rl-sample", fake_rl.stand_in("rl-sample", plan))
 
 
-def test_the_sampling_note_names_samples_temperature_and_a_split_opening_as_core_shows_them():
-    from core.schedule import show_opening
+def test_the_sampling_note_says_samples_temperature_and_a_split_opening_in_plain_words():
+    """Trial 26: "best of greedy and 16 samples at T = 0.2 after openings none,0.5:0.3 (a split: sample k takes item
+    k mod 2, counting from 0; ...)" was hard to parse. In words: how many rollouts, at which temperature, which
+    samples drew their first rounds at another, what was kept; the option as typed in parentheses."""
     split = [None, {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 12}]
-    note = labels.sampling_note({"samples": 16, "temperature": 1.0, "opening": split})
-    assert note == f"best of greedy and 16 samples at T = 1 after openings {show_opening(split)}"
-    assert note.startswith("best of greedy and 16 samples at T = 1 after openings none,0.5:0.3 (a split")
+    assert labels.sampling_note({"samples": 16, "temperature": 0.2, "opening": split}) == (
+        "sampled 16 rollouts, each pick drawn at temperature 0.2; every second sample (the 2nd, 4th, …) drew its "
+        "first 4 rounds at 0.5 instead; kept the shortest, or the greedy rollout where none was shorter "
+        "(--opening none,0.5:0.3; 30% of the greedy rollout's 12 rounds is 4)")
     one = {"temperature": 1.0, "fraction": 0.3, "rounds": 4, "of_rounds": 12}
     assert labels.sampling_note({"samples": 4, "temperature": [0.2, 1.0], "opening": one}) == (
-        "best of greedy and 4 samples at T = 0.2,1 after an opening 1:0.3 (T = 1 in the first 4 of 12 rounds, "
-        "the greedy rollout's)")
-    assert labels.sampling_note({"samples": 4, "temperature": 1.0, "opening": None}).endswith("T = 1")
+        "sampled 4 rollouts, each pick drawn at temperatures 0.2 and 1, the samples taking them in turn; every sample "
+        "drew its first 4 rounds at 1 instead; kept the shortest, or the greedy rollout where none was shorter "
+        "(--opening 1:0.3; 30% of the greedy rollout's 12 rounds is 4)")
+    assert labels.sampling_note({"samples": 4, "temperature": 1.0, "opening": None}) == (
+        "sampled 4 rollouts, each pick drawn at temperature 1; kept the shortest, or the greedy rollout where none was "
+        "shorter")
+    assert "a split" not in labels.sampling_note({"samples": 16, "temperature": 0.2, "opening": split})
     assert labels.sampling_note({"samples": 0}) is None and labels.sampling_note(KEPT) is None  # greedy rl, others
+    assert labels.kept_note({"samples": 4, "kept_rollout": "sample 5", "rollout_rounds": [10, 11, 12, 13, 14, 15, 9]}) \
+        == "kept the 6th sample: 9 rounds, the greedy rollout 10"
+    assert labels.kept_note({"samples": 4, "kept_rollout": "greedy", "rollout_rounds": [10, 11, 12, 13, 14]}) == (
+        "kept the greedy rollout: 10 rounds, no sample was shorter")
 
 
 def _rl_sample_info(at_spec: str = "bcube:n=3,k=1", samples: int = 16) -> dict:
@@ -137,7 +148,7 @@ def test_player_names_rl_samples_opening(monkeypatch):
     info = _rl_sample_info()
     assert isinstance(info["opening"], list)  # the default: a split
     (line,) = [c.value for c in at.caption if "checkpoint dcell_n5_k1" in c.value]
-    assert f"best of greedy and {info['samples']} samples at T = {temp(info)} after openings {show(info)}" in line.split(" · ")
+    assert labels.sampling_note(info) in line.split(" · ")
 
 
 def test_debugger_names_rl_samples_opening(monkeypatch):
@@ -145,8 +156,7 @@ def test_debugger_names_rl_samples_opening(monkeypatch):
     at = open_app("debugger")
     at.radio(key="w:debug.method").set_value("rl-sample").run()
     info = _rl_sample_info()
-    assert (f"RL, best of samples: best of greedy and 16 samples at T = {temp(info)} after openings {show(info)}."
-            in [c.value for c in at.caption])
+    assert any(c.value.startswith(f"RL, best of samples: {labels.sampling_note(info)}.") for c in at.caption)
 
 
 def test_compare_notes_name_rl_samples_opening(monkeypatch):
@@ -155,18 +165,7 @@ def test_compare_notes_name_rl_samples_opening(monkeypatch):
     at.radio(key="w:compare.scope").set_value("The topology in the sidebar").run()
     at.multiselect(key="w:compare.methods").set_value(["critical-path", "rl-sample"]).run()
     info = _rl_sample_info()
-    assert (f"- BCube(3,1), RL, best of samples: best of greedy and 16 samples at T = {temp(info)} after openings {show(info)}"
-            in texts(at).splitlines())
-
-
-def show(info: dict) -> str:
-    from core.schedule import show_opening
-    return show_opening(info["opening"])
-
-
-def temp(info: dict) -> str:
-    from core.schedule import show_temperature
-    return show_temperature(info["temperature"])
+    assert f"- BCube(3,1), RL, best of samples: {labels.sampling_note(info)}" in texts(at).splitlines()
 
 
 # ---- a topology file carrying a spec: the checkpoint went by the spec or not, said as `schedule` says it ------------

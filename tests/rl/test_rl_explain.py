@@ -125,3 +125,35 @@ def test_a_sampled_trace_keeps_each_steps_best_score_and_whether_the_pick_had_it
     greedy = play(dag, trained_looking(), sample=False, trace=True).trace
     assert all(s["picked_best"] and s["best_score"] == s["score"] for r in greedy["steps"] for s in r)
     assert "best score" not in chosen_steps(greedy, 3)[0]  # greedy: the pick is the best, no column to say so
+
+
+def test_probabilities_are_the_softmax_at_temperature_1_and_the_margin_is_over_the_runner_up():
+    """Trial 26: the debugger showed raw scores only. Hand-computed: scores ln 2 and 0 with a log-partition ln 4 (two
+    more candidates scored, not shown, e^0 each) give 1/2 and 1/4; without one, over the shown: e^2, e, 1 over their
+    sum. The margin is the chosen score minus the best other one, the log of their probabilities' ratio; a sampled
+    pick below the best has a negative margin."""
+    from core.rl.explain import margin, probabilities
+    step = {"candidates": [7, 3], "scores": [np.log(2.0), 0.0], "chosen": 7, "log_z": np.log(4.0)}
+    assert probabilities(step) == pytest.approx([0.5, 0.25]) and margin(step) == pytest.approx(np.log(2.0))
+    shown = {"candidates": [1, 2, 3], "scores": [2.0, 1.0, 0.0], "chosen": 2}
+    total = np.e ** 2 + np.e + 1
+    assert probabilities(shown) == pytest.approx([np.e ** 2 / total, np.e / total, 1 / total])
+    assert margin(shown) == pytest.approx(-1.0)  # the pick was not the likeliest: e times less likely
+    assert margin({"candidates": [5], "scores": [3.0], "chosen": 5}) is None
+
+
+def test_a_real_trace_keeps_the_log_partition_over_every_candidate_scored():
+    """The probabilities of the shown candidates are over all those scored: they sum to 1 where every candidate is
+    shown and to less where some are not; greedy decoding picks the likeliest (margin >= 0)."""
+    from core.rl.explain import margin, probabilities
+    dag = dag_of("dcell:n=4,k=1")
+    tr = play(dag, trained_looking(), sample=False, trace=True).trace
+    steps = [s for r in tr["steps"] for s in r]
+    whole = [s for s in steps if len(s["candidates"]) == s["n_valid"]]
+    cut = [s for s in steps if len(s["candidates"]) < s["n_valid"]]
+    assert whole and cut
+    assert all(sum(probabilities(s)) == pytest.approx(1.0, abs=1e-3) for s in whole)
+    assert all(sum(probabilities(s)) < 1 - 1e-6 for s in cut)
+    assert all(m is None or m >= 0 for m in map(margin, steps))
+    rows = step_table(tr, 0, 0)
+    assert [r["p"] for r in rows] == probabilities(tr["steps"][0][0])
