@@ -107,16 +107,16 @@ def _event(key: str, source: Source) -> tuple[LinkEvent | None, str, bool]:
             return None, "", False
         fail = ",".join(str(e) for e in links) if change == "fail" else None
         slow = ",".join(f"{e}:x{factor:g}" for e in links) if change == "slow down" else None
+        at = {"before the run": "before the run", "at a time": f"at {moment[:-2]} ms",
+              "after a round": f"after round {moment.partition('=')[2]}"}[when]
         try:
             event = data.link_event(source, moment, fail, slow)
-        except (TopologyError, ValueError) as err:
-            st.error(f"Cannot apply this change: {err}")
+        except (TopologyError, ValueError) as err:  # when, as the CLI's refusal says it (trial 28)
+            st.error(f"Cannot apply this change {at}: {err}")
             return None, "", True
     one = len(links) == 1
     subject = ("link " if one else "links ") + ", ".join(_short(names[e]) for e in links)
     verb = ("fails" if one else "fail") if fail else f"slow{'s' if one else ''} to {factor:g}× of the bandwidth"
-    at = {"before the run": "before the run", "at a time": f"at {moment[:-2]} ms",
-          "after a round": f"after round {moment.partition('=')[2]}"}[when]
     return event, f"{subject} {verb} {at}", False
 
 
