@@ -159,8 +159,9 @@ def merged_bound_line(plays: list[Playback], bound: int) -> str | None:
              if labels.dag_name(pb.method, pb.dag) != merged]
     if other:
         many = len(other) > 1
+        dags = list(dict.fromkeys(d for _, d in other))  # "(the ring)" once where two schedule it (trial 28)
         line += (f" {' and '.join(t for t, _ in other)} schedule{'' if many else 's'} "
-                 f"{'other DAGs' if many else 'another DAG'} ({', '.join(d for _, d in other)}): "
+                 f"{'another DAG' if len(dags) == 1 else 'other DAGs'} ({', '.join(dags)}): "
                  + ("each gap is against its own DAG's bound." if many else "its gap is against that DAG's bound."))
     return line
 

@@ -592,6 +592,10 @@ def test_time_aware_alone_speaks_of_no_others_and_no_merged_bound(stand_in_rl):
     page = shown(texts(at))
     assert ("the common reference of every method that schedules merged trees. Time-aware (HEFT) schedules another "
             "DAG (the ring): its gap is against that DAG's bound.") in page, page
+    choose_methods(at, ["ring", "time-aware", "critical-path"])  # two on one DAG name it once (trial 28)
+    page = shown(texts(at))
+    assert ("Ring AllReduce and Time-aware (HEFT) schedule another DAG (the ring): each gap is against its own DAG's "
+            "bound.") in page, page
 
 
 def test_an_uploaded_file_of_a_family_spec_keeps_that_familys_link_groups():
