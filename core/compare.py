@@ -423,6 +423,26 @@ def routing_notes(rows: list[Row], methods: list[str]) -> list[str]:
     return out
 
 
+OWN_DAG_WORDS = {"ring": "a ring", "plain": "unmerged trees"}
+"""What the DAG of a method that never schedules the merged trees is, by its registry `dag`."""
+
+
+def under_bound_notes(rows: list[Row], methods: list[str], title: Callable[[str], str] = str) -> list[str]:
+    """One line per configuration where a method of another DAG than the bound's (ring, ps) took fewer rounds than
+    the table's lower bound, which is the merged tree DAG's: that bound is no bound for it (trial 28: ring 14 under
+    "lower bound 18" read as a bound broken). `title`: how a method is named (the CLI: its id)."""
+    out = []
+    for r in rows:
+        under = [(m, res) for m in methods if (res := r.results.get(m)) is not None and res.rounds is not None
+                 and get_method(m).dag in OWN_DAG_WORDS and res.rounds < r.lower_bound]
+        if under:
+            out.append(f"{r.name}: " + "; ".join(
+                f"{title(m)} took {res.rounds:g} rounds, under the lower bound {r.lower_bound}: that bound is the "
+                f"{'merged' if r.merge else 'unmerged'} tree DAG's, and {title(m)} schedules "
+                f"{OWN_DAG_WORDS[get_method(m).dag]} (its own DAG's bound: {res.own_bound})" for m, res in under))
+    return out
+
+
 OTHER_DAG_CSV = "left out of best gap"
 """The CSV's column naming the methods that scheduled another DAG than the bound's (`routing_notes`)."""
 

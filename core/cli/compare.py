@@ -12,7 +12,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
                        latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table,
-                       uneven_extra, uneven_links, unproven_lines)
+                       under_bound_notes, uneven_extra, uneven_links, unproven_lines)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -126,7 +126,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
           f"workload DAG; best gap = best {'merged' if merged else 'tree-DAG'} method vs LB"
           + ("; * = not proven optimal" if "optimal" in methods else ""))
     for line in (unproven_lines(rows, methods, cfg.time_limit) + learned_notes(rows, methods)
-                 + routing_notes(rows, methods)):
+                 + routing_notes(rows, methods) + under_bound_notes(rows, methods)):
         print(line)
     print()
     print_table(*time_table(rows, methods), 2)

@@ -10,7 +10,7 @@ import streamlit as st
 from core.bounds import gap
 from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, capitalized, csv_table, csv_text,
                           default_methods, latency_notes, optimum_scope, optional_column, other_dag_note,
-                          other_dag_words, shortest_schedule, time_cells, uneven_extra, unproven,
+                          other_dag_words, shortest_schedule, time_cells, under_bound_notes, uneven_extra, unproven,
                           unproven_ranges, unproven_statuses)
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
@@ -235,6 +235,8 @@ def table(rows: list[Row], methods: list[str], paper: bool, time_limit: float, n
     for title, where in others.items():  # shown, not only in the closed notes: its rounds can be below the bound
         st.caption(f"{title} scheduled another DAG than the lower bound's on {', '.join(where)}: the bound is not "
                    "one for it, so it is left out of the best gap (its own DAG's bound: Sizes and notes).")
+    for line in under_bound_notes(rows, methods, method_title):  # ring 14 under "lower bound 18" (trial 28)
+        st.caption(labels.plain(line + "."))
     for m, found in learned.items():  # which checkpoint ran, in view whatever it was (not only in the notes)
         st.caption(labels.plain(labels.checkpoints_line(method_title(m), found)))
     if papers:  # its own table, rows in the same order: beside ours, 3 more columns made 8 methods scroll at 1280 px

@@ -604,3 +604,19 @@ def test_a_bad_message_size_is_said_on_the_page_not_only_in_the_sidebar(at):
     assert [e.value for e in at.sidebar.error] and "Using 100MB" in at.sidebar.error[0].value
     (warning,) = [w.value for w in at.main.warning if "Message size" in w.value]
     assert warning.startswith("Message size '-5MB' not used: ") and warning.endswith("The times below are for 100MB.")
+
+
+def test_a_ring_under_the_merged_bound_is_said_on_the_page():
+    """Trial 28: ring 14 beside "lower bound 18" on the two-ToR file read as a bound broken; the page says whose bound
+    it is, as the CLI does (`core.compare.under_bound_notes`)."""
+    from pathlib import Path
+
+    from apptest_tools import shown
+    data = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json").read_bytes()
+    at = open_app("compare")
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("two-tor.json", data, "application/octet-stream")).run()
+    at.multiselect(key="w:compare.methods").set_value(["ring", "critical-path"]).run()
+    assert not at.exception
+    assert ("two-tor.json: Ring AllReduce took 14 rounds, under the lower bound 18: that bound is the merged tree DAG's, "
+            "and Ring AllReduce schedules a ring (its own DAG's bound: 14).") in [shown(c.value) for c in at.caption]
