@@ -126,7 +126,7 @@ def parse_size(text: object, what: str = "size") -> int:
         negative = " (a size cannot be negative)" if value < 0 else ""
         raise UnitError(f"{what} must be at least 1 byte{negative}, got {text!r}")
     if size > MAX_SIZE_BYTES:
-        raise UnitError(f"{what} must be at most 1 PiB = 1024 TiB (a model's gradients are GBs to TBs), got {text!r}")
+        raise UnitError(f"{what} must be at most 1024TiB, got {text!r}")
     return int(round(size))
 
 

@@ -74,8 +74,8 @@ def sampling_note(info: dict) -> str | None:
     note = "; ".join(parts) + "; kept the shortest, or the greedy rollout where none was shorter"
     said = [o for o in ol if isinstance(o, dict)]
     if said:
-        covered = "; ".join(dict.fromkeys(f"{o['fraction']:.0%} of the greedy rollout's {o['of_rounds']} rounds is "
-                                          f"{o['rounds']}" for o in said))
+        covered = "; ".join(dict.fromkeys(f"{o['fraction']:.0%} of the greedy rollout's {o['of_rounds']} rounds, "
+                                          f"rounded up, is {o['rounds']}" for o in said))  # 3.6 -> 4 (trial 28)
         note += f" (--opening {show_opening(info['opening'], short=True)}; {covered})"
     return note
 

@@ -132,7 +132,8 @@ def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, 
     except ValueError as err:
         st.sidebar.error(f"{err}. Using {DEFAULT_SIZE}.")
         # and on the page: below the sidebar's fold it went unseen while the page said "Seconds for M = 100 MB"
-        st.warning(f"Message size {text!r} not used: {err}. The times below are for {DEFAULT_SIZE}.")
+        said = str(err)
+        st.warning(f"{said[:1].upper() + said[1:]}; the times below are for {labels.size(DEFAULT_SIZE_BYTES)}.")
         size = DEFAULT_SIZE_BYTES
     routing = controls.routing_option()
     limit = 10

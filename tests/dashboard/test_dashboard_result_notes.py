@@ -117,12 +117,12 @@ def test_the_sampling_note_says_samples_temperature_and_a_split_opening_in_plain
     assert labels.sampling_note({"samples": 16, "temperature": 0.2, "opening": split}) == (
         "sampled 16 rollouts, each pick drawn at temperature 0.2; every second sample (the 2nd, 4th, …) drew its "
         "first 4 rounds at 0.5 instead; kept the shortest, or the greedy rollout where none was shorter "
-        "(--opening none,0.5:0.3; 30% of the greedy rollout's 12 rounds is 4)")
+        "(--opening none,0.5:0.3; 30% of the greedy rollout's 12 rounds, rounded up, is 4)")
     one = {"temperature": 1.0, "fraction": 0.3, "rounds": 4, "of_rounds": 12}
     assert labels.sampling_note({"samples": 4, "temperature": [0.2, 1.0], "opening": one}) == (
         "sampled 4 rollouts, each pick drawn at temperatures 0.2 and 1, the samples taking them in turn; every sample "
         "drew its first 4 rounds at 1 instead; kept the shortest, or the greedy rollout where none was shorter "
-        "(--opening 1:0.3; 30% of the greedy rollout's 12 rounds is 4)")
+        "(--opening 1:0.3; 30% of the greedy rollout's 12 rounds, rounded up, is 4)")
     assert labels.sampling_note({"samples": 4, "temperature": 1.0, "opening": None}) == (
         "sampled 4 rollouts, each pick drawn at temperature 1; kept the shortest, or the greedy rollout where none was "
         "shorter")
