@@ -296,7 +296,8 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
                      "p": p.get(int(s["chosen"])), "margin": explain.margin(s) if scores else None,
                      "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
-                     "tied for the top": s.get("n_tied", 1),
+                     # the others tied with the top score: 0 without a tie ("1" read as a tie: trial 28)
+                     "others tied at the top": s.get("n_tied", 1) - 1,
                      # greedy: the chosen score is the best; sampled: a pick may be lower (trial 12)
                      **({"best score": explain.best_score(s) if scores else None} if sampled else {}),
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
@@ -325,7 +326,7 @@ def probability_note(info: dict, explained: bool) -> str:
 
 
 STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 78, "shown": 52,
-                   "tied for the top": 44, "best score": 80, "critical-path sends it too": 96}
+                   "others tied at the top": 44, "best score": 80, "critical-path sends it too": 96}
 """Widths (px) of the step table's columns other than "chosen", which takes the rest: in a 1280-px window the table
 is ~820 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long headings are shortened
 (the full one on hover). "best score" only for a sampled rollout: under greedy decoding it is the chosen score."""
@@ -350,8 +351,9 @@ def step_columns(rows: list[dict]) -> dict:
                                  help="workloads the lower agent scored at this step (all valid ones)"),
             "shown": number(width=STEP_COLUMNS_PX["shown"], help="kept in the trace: the best, and the chosen one "
                                                                  "always"),
-            "tied for the top": number("tied", width=STEP_COLUMNS_PX["tied for the top"],
-                                       help="tied for the top: candidates with the best score"),
+            "others tied at the top": number("ties", width=STEP_COLUMNS_PX["others tied at the top"],
+                                             help="others tied at the top: candidates other than the top one with "
+                                                  "its score (0: no tie; the tie rule picked among them)"),
             "best score": number("best", format=DECIMALS, width=STEP_COLUMNS_PX["best score"],
                                  help="best score: the highest of the candidates scored"),
             "critical-path sends it too": st.column_config.CheckboxColumn(

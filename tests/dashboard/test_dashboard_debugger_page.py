@@ -114,7 +114,9 @@ def test_real_trace_explains_every_choice():
     (split,) = [f for f in frames if "term: network" in f.columns]
     (values,) = [f for f in frames if "feature" in f.columns and "what it is" not in f.columns]
     (meant,) = [f for f in frames if "what it is" in f.columns]  # trial 26: the features' bare names said nothing
-    (steps,) = [f for f in frames if "tied for the top" in f.columns]
+    (steps,) = [f for f in frames if "others tied at the top" in f.columns]
+    # round 2's steps: the others tied with each step's top score, 0 where none is (trial 28: "1" read as a tie)
+    assert list(steps["others tied at the top"]) == [st.get("n_tied", 1) - 1 for st in trace["steps"][1]]
     upper = explain.upper_table(trace, 1, [rl.dag.topology.labels[int(t)] for t in rl.dag.tree_root.tolist()])
     assert len(uppers) > 1 and all(list(u["tree"]) == [row["tree"] for row in upper] for u in uppers)
     for c in upper[0]:  # every column of the flow-trees' table is in one of the tables it is split into
@@ -271,7 +273,7 @@ def test_the_step_table_and_the_checkpoint_box_are_readable_at_1280_px():
     at.radio(key="w:source_mode").set_value("Spec").run()
     at.text_input(key="w:spec").set_value("dcell:n=6,k=1").run()
     assert at.selectbox(key="w:debug.checkpoint").options[0] == "dcell_n6_k1 (default)"
-    (steps,) = [el for el in at.dataframe if "tied for the top" in el.value.columns]
+    (steps,) = [el for el in at.dataframe if "others tied at the top" in el.value.columns]
     config = json.loads(steps.proto.columns)
     longest = max(len(c) for c in steps.value["chosen"])
     assert config["chosen"]["width"] >= 7 * longest

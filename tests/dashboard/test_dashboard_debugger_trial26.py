@@ -27,7 +27,7 @@ def test_every_step_shows_the_chosen_ones_probability_and_its_margin_and_the_cap
     at.slider(key="w:debug.step").set_value(2).run()
     assert not at.exception
     steps = rl.trace["steps"][1]
-    (table,) = [el for el in at.dataframe if "tied for the top" in el.value.columns]
+    (table,) = [el for el in at.dataframe if "others tied at the top" in el.value.columns]
     frame = table.value
     assert list(frame.columns[:5]) == ["step", "chosen", "score", "p", "margin"]
     want = [explain.probabilities(s)[s["candidates"].index(s["chosen"])] for s in steps]
