@@ -336,8 +336,8 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
             legend.append(("switch", figures.SWITCH_COLOUR, "square"))
         if by_tree:
             roots = plays[0].dag.tree_root
-            legend += [(f"tree of {t.labels[int(roots[i])]}", figures.tree_colour(i), "triangle-right")
-                       for i in range(n_trees)]
+            legend += [(f"tree of {t.labels[int(roots[i])]}", figures.tree_colour(i), "triangle-right")  # by root:
+                       for i in sorted(range(n_trees), key=lambda i: int(roots[i]))]  # a ring's began at gpu7
         else:
             legend += [("reduce", figures.PHASE_COLOURS[0], "triangle-right"),
                        ("broadcast", figures.PHASE_COLOURS[1], "triangle-right")]

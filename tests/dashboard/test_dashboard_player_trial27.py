@@ -168,3 +168,27 @@ def test_a_seeded_methods_card_says_its_seed():
     picker.set_value([9]).run()
     assert not at.exception and not at.error
     assert len(seeds()) == 1 and seeds()[0].endswith(" · seed 4")
+
+
+def test_the_tree_legend_lists_the_trees_by_their_roots():
+    """Trial 28: on the two-ToR file with the ring shown first, the legend read "tree of gpu7, tree of gpu0, ..."
+    (the ring DAG's order); it lists the trees by their roots, each in its own colour still."""
+    from apptest_tools import charts
+
+    from core.methods import run_method
+    from core.schedule import ScheduleConfig
+    from core.topology import parse_topology_bytes
+    from dashboard.figures import tree_colour
+    data = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json").read_bytes()
+    at = open_app()
+    at.radio(key="w:source_mode").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("two-tor.json", data, "application/octet-stream")).run()
+    at.multiselect(key="w:player.methods").set_value(["ring"]).run()
+    assert not at.exception
+    entries = [t for t in charts(at)[0]["data"] if str(t.get("name", "")).startswith("tree of ")]
+    assert [t["name"] for t in entries] == [f"tree of gpu{i}" for i in range(8)]
+    ring = run_method("ring", parse_topology_bytes(data, "two-tor.json", "file:two-tor.json"), ScheduleConfig())
+    labels = [f"gpu{i}" for i in range(8)]
+    for t in entries:  # each root's colour is its tree's, whatever the DAG's order
+        i = [int(r) for r in ring.dag.tree_root].index(labels.index(t["name"][8:]))
+        assert t["marker"]["color"] == tree_colour(i)
