@@ -151,11 +151,13 @@ def drawing(source: Source) -> NetDrawing:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def link_choices(source: Source, failed: bool = False) -> list[tuple[int, str]]:
-    """(undirected link id, ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``) of every working link (all with `failed`); the
+    """(undirected link id, ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``; no level where every link has one, as a file's
+    do) of every working link (all with `failed`); the
     name is the one the CLI's --fail-links takes and its messages print (`core.topology.degrade.link_name`): with an
     en dash, typing the CLI's ``tor0-tor1`` into the player's picker found nothing (trial 27)."""
     t = topology(source)
-    return [(e, f"{e} · {link_name(t, e)} · level {lev} · {bw:g} Gbit/s")
+    leveled = len(np.unique(t.edge_level)) > 1  # one level (a file's links) tells nothing: left out (trial 28)
+    return [(e, f"{e} · {link_name(t, e)}{f' · level {lev}' if leveled else ''} · {bw:g} Gbit/s")
             for e, (lev, bw, dead) in enumerate(zip(t.edge_level.tolist(), t.bandwidth.tolist(), t.failed.tolist()))
             if failed or not dead]
 
