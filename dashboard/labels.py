@@ -32,7 +32,7 @@ def plain(text: object) -> str:
     return "".join("\\" + c if c in _MARKDOWN else c for c in str(text)).replace("\n", "  \n")
 
 
-DAG_NAMES = {"tree": "merged trees", "plain": "plain (unmerged) trees", "ring": "the ring"}
+DAG_NAMES = {"tree": "merged trees", "plain": "unmerged trees", "ring": "the ring"}
 
 
 def dag_name(method: str, dag: WorkloadDAG | None = None) -> str:

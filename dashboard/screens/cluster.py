@@ -197,7 +197,7 @@ def render() -> None:
                "link jobs: running jobs whose AllReduces share one link.")
     for note in row_notes(list(runs.values()), summaries):
         if note:  # the CLI's notes under its table (trials 25, 26)
-            st.caption(labels.plain(note[0].upper() + note[1:] + "."))
+            st.caption(labels.plain(note + "."))  # as the CLI names them: "sjf+closest", not "Sjf+closest" (trial 28)
     seeds = int(remembered("cluster.seeds", 1)) if not upload else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:

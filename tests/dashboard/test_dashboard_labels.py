@@ -96,14 +96,14 @@ def test_gap_note_names_the_dag_and_its_bound():
     stats = {"lower_bound": 16, "bounds": {"link_load": 16, "critical_path": 9}}
     assert labels.gap_note("ring", stats) == ("gap vs the lower bound of its own DAG (the ring): 16 rounds "
                                               "(link load 16, critical path 9)")
-    assert labels.dag_name("ps") == "plain (unmerged) trees" and labels.dag_name("critical-path") == "merged trees"
+    assert labels.dag_name("ps") == "unmerged trees" and labels.dag_name("critical-path") == "merged trees"
     # a result names the DAG it was scheduled on: time-aware may pick a ring
     from core.topology import make_topology
     from core.workloads import build_dag
     t = make_topology("bcube:n=2,k=1")
     assert labels.dag_name("time-aware", build_dag(t, "ring")) == "the ring"
     assert labels.dag_name("time-aware", build_dag(t, "tree")) == "merged trees"
-    assert labels.dag_name("critical-path", build_dag(t, "tree", merge=False)) == "plain (unmerged) trees"
+    assert labels.dag_name("critical-path", build_dag(t, "tree", merge=False)) == "unmerged trees"
 
 
 def test_plain_escapes_what_markdown_would_act_on_and_nothing_else():

@@ -146,7 +146,7 @@ def test_the_last_steps_gap_metric_reads_optimal_where_the_optimum_is_proven():
     assert [m.value for m in gaps] == [f"{100 * ps.stats()['gap']:.0f}%", "optimal"]
     assert gaps[0].proto.delta == gaps[1].proto.delta == ""
     assert [c.value for c in at.caption if c.value.startswith("vs bound")] == [
-        "vs bound 6 (plain (unmerged) trees)", "vs bound 5 (merged trees)"]
+        "vs bound 6 (unmerged trees)", "vs bound 5 (merged trees)"]
     assert "proven optimal" in gaps[1].proto.help and "no schedule reaches the lower bound 5" in gaps[1].proto.help
 
 
