@@ -14,18 +14,8 @@ from core.timing import replay
 from core.topology import make_topology
 from core.units import format_seconds
 
-NET = """{"nodes": [
-  {"id": "gpu0", "kind": "server"}, {"id": "gpu1", "kind": "server"}, {"id": "gpu2", "kind": "server"},
-  {"id": "gpu3", "kind": "server"}, {"id": "gpu4", "kind": "server"}, {"id": "gpu5", "kind": "server"},
-  {"id": "gpu6", "kind": "server"}, {"id": "gpu7", "kind": "server"},
-  {"id": "tor0", "kind": "switch"}, {"id": "tor1", "kind": "switch"}],
- "links": [["gpu0", "tor0", 1, "100Gbps", "1us"], ["gpu1", "tor0", 1, "100Gbps", "1us"],
-  ["gpu2", "tor0", 1, "100Gbps", "1us"], ["gpu3", "tor0", 1, "100Gbps", "1us"],
-  ["gpu4", "tor1", 1, "100Gbps", "1us"], ["gpu5", "tor1", 1, "100Gbps", "1us"],
-  ["gpu6", "tor1", 1, "25Gbps", "1us"], ["gpu7", "tor1", 1, "25Gbps", "1us"],
-  {"u": "tor0", "v": "tor1", "capacity": 1, "bandwidth": "50Gbps", "latency": "5us"},
-  ["gpu3", "gpu4", 1, "10Gbps", "2us"]]}"""
-"""The trial's net.json."""
+TWO_TOR = Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json"
+"""The trial's net.json, kept as docs/examples/two-tor.json."""
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -36,9 +26,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 
 def net(tmp_path: Path) -> str:
-    path = tmp_path / "net.json"
-    path.write_text(NET)
-    return f"file:{path}"
+    return f"file:{TWO_TOR}"  # the file as the trial had it (tmp_path: where it was copied before)
 
 
 CUT = ("failed links cut off 4 of 8 servers (gpu4, gpu5, gpu6, gpu7) from the others: no route avoids failed links "

@@ -5,8 +5,6 @@ card says its seed."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -14,38 +12,13 @@ from apptest_tools import metric, open_app, shown
 
 from core import cli
 
-NET = b"""{"nodes": [
-  {"id": "gpu0", "kind": "server"}, {"id": "gpu1", "kind": "server"},
-  {"id": "gpu2", "kind": "server"}, {"id": "gpu3", "kind": "server"},
-  {"id": "gpu4", "kind": "server"}, {"id": "gpu5", "kind": "server"},
-  {"id": "gpu6", "kind": "server"}, {"id": "gpu7", "kind": "server"},
-  {"id": "tor0", "kind": "switch"}, {"id": "tor1", "kind": "switch"}],
- "links": [
-  ["gpu0", "tor0", 1, "100Gbps", "1us"],
-  ["gpu1", "tor0", 1, "100Gbps", "1us"],
-  ["gpu2", "tor0", 1, "100Gbps", "1us"],
-  ["gpu3", "tor0", 1, "100Gbps", "1us"],
-  ["gpu4", "tor1", 1, "100Gbps", "1us"],
-  ["gpu5", "tor1", 1, "100Gbps", "1us"],
-  ["gpu6", "tor1", 1, "25Gbps", "1us"],
-  ["gpu7", "tor1", 1, "25Gbps", "1us"],
-  {"u": "tor0", "v": "tor1", "capacity": 1, "bandwidth": "50Gbps", "latency": "5us"},
-  ["gpu3", "gpu4", 1, "10Gbps", "2us"]
- ]}"""
-"""The trial's net.json."""
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
+TWO_TOR = Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json"
+NET = TWO_TOR.read_bytes()
+"""The trial's net.json, kept as docs/examples/two-tor.json."""
 
 
 def net_file(tmp_path: Path) -> str:
-    path = tmp_path / "net.json"
-    path.write_bytes(NET)
-    return f"file:{path}"
+    return f"file:{TWO_TOR}"
 
 
 def uploaded(methods: list[str] | None = None):
@@ -59,10 +32,10 @@ def uploaded(methods: list[str] | None = None):
     return at
 
 
-def test_the_busbw_card_reads_as_the_cli_prints_it(tmp_path):
+def test_the_busbw_card_reads_as_the_cli_prints_it(tmp_path, capsys):
     """Trial 27: PS's card read ``busbw (MB/s) 1e+03`` where the CLI printed ``busbw 999.66 MB/s`` (a ``:.3g``
     format); the card now takes the CLI's text (`core.units.rate_in`), and so does its help's algbw."""
-    code, out, _ = run_cli("schedule", net_file(tmp_path), "--method", "ps")
+    code, out = cli.main(["schedule", net_file(tmp_path), "--method", "ps"]), capsys.readouterr().out
     assert code == 0
     (line,) = [x for x in out.splitlines() if x.strip().startswith("async")]
     algbw, unit, busbw = re.search(r"algbw +([\d.]+) (\S+) +busbw +([\d.]+) ", line).groups()
@@ -180,15 +153,11 @@ def test_the_tree_legend_lists_the_trees_by_their_roots():
     from core.schedule import ScheduleConfig
     from core.topology import parse_topology_bytes
     from dashboard.figures import tree_colour
-    data = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json").read_bytes()
-    at = open_app()
-    at.radio(key="w:source_mode").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value(("two-tor.json", data, "application/octet-stream")).run()
-    at.multiselect(key="w:player.methods").set_value(["ring"]).run()
+    at = uploaded(["ring"])
     assert not at.exception
     entries = [t for t in charts(at)[0]["data"] if str(t.get("name", "")).startswith("tree of ")]
     assert [t["name"] for t in entries] == [f"tree of gpu{i}" for i in range(8)]
-    ring = run_method("ring", parse_topology_bytes(data, "two-tor.json", "file:two-tor.json"), ScheduleConfig())
+    ring = run_method("ring", parse_topology_bytes(NET, "net.json", "file:net.json"), ScheduleConfig())
     labels = [f"gpu{i}" for i in range(8)]
     for t in entries:  # each root's colour is its tree's, whatever the DAG's order
         i = [int(r) for r in ring.dag.tree_root].index(labels.index(t["name"][8:]))
