@@ -75,6 +75,11 @@ def test_lower_agent_steps_and_differences_from_critical_path(stand_in_rl):
     assert list(up["y"]) == only_rl and list(-np.asarray(down["y"])) == only_cp
     only_rl_table, only_cp_table = at.dataframe[1].value, at.dataframe[2].value
     assert len(only_rl_table) == only_rl[1] and len(only_cp_table) == only_cp[1]
+    # the tables' titles name the methods as the chart's legend does (trial 28: "only Critical-path" beside "Only
+    # critical-path sends in round 2")
+    assert [up["name"], down["name"]] == ["only Hierarchical RL", "only Critical-path"]
+    assert {"**Only Hierarchical RL sends in round 2**", "**Only Critical-path sends in round 2**"} <= {
+        m.value for m in at.markdown}
 
 
 def test_rl_sample_runs_behind_a_progress_bar(stand_in_rl):
