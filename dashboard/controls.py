@@ -66,6 +66,23 @@ def forget(name: str, value: Any) -> None:
     st.session_state[f"keep:{name}"] = value
 
 
+PICKED = "\0picked by the user"
+"""`follow`'s mark of a widget whose value the user chose."""
+
+
+def follow(name: str, default: Any) -> None:
+    """Until the user changes the persistent widget `name`, set its value to `default` before it is drawn, so that it
+    follows the page's defaults of the moment (the topology's methods, the source's scope); once its value differs
+    from the default last put there, the user chose it and it stays theirs (Compare's and the player's methods,
+    Compare's scope)."""
+    auto = f"auto:{name}"
+    if remembered(name, None) not in (None, st.session_state.get(auto)):
+        st.session_state[auto] = PICKED
+    if st.session_state.get(auto) != PICKED:
+        forget(name, default)
+        st.session_state[auto] = default
+
+
 def _remember(name: str) -> None:
     st.session_state[f"keep:{name}"] = st.session_state[f"w:{name}"]
 

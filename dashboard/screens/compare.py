@@ -29,11 +29,6 @@ PAPER_COLUMNS = (("ps", "paper_ps"), ("ring", "paper_ring"), ("rl", "paper_rl"))
 SIZE_COLUMNS = ("nodes", "edges", "workloads", "paper workloads")
 NOTES_CSV = "notes"
 """The download's column of the page's notes (optimal's, RL's, another DAG's), only when some row has one."""
-SCOPE_AUTO = "compare.scope.auto"
-"""Session key: the scope the page last picked by itself (`scope_picker`); None once the user picked one."""
-AUTO = "compare.methods.auto"
-"""Session key: the default list the page last put in the methods picker (the picker follows the topology's defaults
-while it holds that list; once the user changes it, it is theirs)."""
 
 
 def render() -> None:
@@ -86,11 +81,7 @@ def scope_picker() -> str:
     source: Table 2 for a Table 2 preset, the sidebar's topology for a family, an upload or a typed spec (trial 27:
     an uploaded file was not compared until the user found this radio)."""
     default = SCOPES[0] if controls.remembered("source_mode", SOURCE_MODES[0]) == SOURCE_MODES[0] else SCOPES[1]
-    if controls.remembered("compare.scope", None) not in (None, st.session_state.get(SCOPE_AUTO)):
-        st.session_state[SCOPE_AUTO] = None  # the user picked one: it no longer follows
-    if st.session_state.get(SCOPE_AUTO, "") is not None:
-        controls.forget("compare.scope", default)
-        st.session_state[SCOPE_AUTO] = default
+    controls.follow("compare.scope", default)
     return persistent(st.sidebar.radio, "compare.scope", default, "Compare on", SCOPES)
 
 
@@ -116,9 +107,7 @@ def options(uneven: str | None = None) -> tuple[list[str], int, ScheduleConfig, 
     routing (`controls.routing_option`, the player's too) and the optimal solver's time limit; and the methods the defaults added because link bandwidths differ (`uneven`, from
     `data.uneven_reason`), while the picker holds the page's defaults (none once the user has changed them)."""
     default = page_defaults(uneven is not None)
-    if controls.remembered("compare.methods", None) == st.session_state.get(AUTO):
-        controls.forget("compare.methods", default)  # untouched by the user: it follows the topology's defaults
-    st.session_state[AUTO] = default
+    controls.follow("compare.methods", default)  # untouched by the user, it follows the topology's defaults
     methods = methods_picker("compare.methods", default)  # all of them if wanted: slow ones have a time limit below
     added = [m for m in uneven_extra() if m in default] if methods == default else []
     seeds = int(persistent(st.sidebar.number_input, "compare.seeds", 5, "Seeds (randomized methods)", min_value=1,

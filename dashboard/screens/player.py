@@ -17,9 +17,6 @@ from ..sources import Timeline
 KEY = "player"
 MAX_METHODS = 3
 """Methods played side by side (three network panels fit a 1280-px window beside the sidebar)."""
-AUTO = f"{KEY}.methods.auto"
-"""Session key: the default list the page last put in the methods picker (the picker follows the topology's defaults
-while it holds that list; once the user changes it, it is theirs), as Compare's."""
 
 
 def render() -> None:
@@ -34,9 +31,7 @@ def render() -> None:
     rl_ok = "rl" in METHODS and data.method_problem("rl", config) is None
     uneven = data.uneven_reason([source])
     default = page_defaults(uneven is not None, rl_ok)
-    if controls.remembered(f"{KEY}.methods", None) == st.session_state.get(AUTO):
-        controls.forget(f"{KEY}.methods", default)  # untouched by the user: it follows the topology's defaults
-    st.session_state[AUTO] = default
+    controls.follow(f"{KEY}.methods", default)  # untouched by the user, it follows the topology's defaults
     methods = controls.methods_picker(f"{KEY}.methods", default,
                                       limit=MAX_METHODS, label=f"Methods (up to {MAX_METHODS})", where=methods_box,
                                       why=f"At most {MAX_METHODS}: each method gets a network panel and a heatmap "
