@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.timing import DEFAULT_SIZE, parse_size
 from core.topology import TopologyError
+from core.topology.degrade import link_names
 
 from . import data
 from .controls import persistent
@@ -115,12 +116,6 @@ def _event(key: str, source: Source) -> tuple[LinkEvent | None, str, bool]:
             st.error(f"Cannot apply this change {at}: {err}")
             return None, "", True
     one = len(links) == 1
-    subject = ("link " if one else "links ") + ", ".join(_short(names[e]) for e in links)
+    subject = ("link " if one else "links ") + link_names(data.topology(source), links)  # "3 (s00-sw0.0), ..."
     verb = ("fails" if one else "fail") if fail else f"slow{'s' if one else ''} to {factor:g}× of the bandwidth"
     return event, f"{subject} {verb} {at}", False
-
-
-def _short(choice: str) -> str:
-    """``3 (s00-sw0.0)`` from a link choice ``3 · s00-sw0.0 · level 1 · 25 Gbit/s``."""
-    parts = choice.split(" · ")
-    return f"{parts[0]} ({parts[1]})"

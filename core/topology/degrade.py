@@ -52,16 +52,16 @@ def check_connected(topology: Topology) -> None:
     u, v = t.edges[:, 0], t.edges[:, 1]
     near = np.flatnonzero(t.failed & (inside[u] != inside[v]))
     near = near if len(near) else np.flatnonzero(t.failed)
-    names = [link_names(t, [int(e)]) for e in near[:4]]
+    names = link_names(t, near[:4].tolist())
     more = f" and {len(near) - 4} more" if len(near) > 4 else ""
     shown = ", ".join(lab[x] for x in cut[:6]) + (f" and {len(cut) - 6} more" if len(cut) > 6 else "")
     dead = [x for x in cut.tolist() if t.failed[(u == x) | (v == x)].all()]
     if dead:
         x = dead[0]
-        raise DisconnectedError(f"every link of server {lab[x]} is failed ({', '.join(names)}{more}): it is cut off "
+        raise DisconnectedError(f"every link of server {lab[x]} is failed ({names}{more}): it is cut off "
                                 f"from the other servers" + (f", and so are {len(cut) - 1} more" if len(cut) > 1 else ""))
     raise DisconnectedError(f"failed links cut off {len(cut)} of {t.n_servers} servers ({shown}) from the others: "
-                            f"no route avoids failed link{'s' if len(near) > 1 else ''} {', '.join(names)}{more}")
+                            f"no route avoids failed link{'s' if len(near) > 1 else ''} {names}{more}")
 
 
 def link_ids(topology: Topology, text: str, what: str = "links") -> np.ndarray:
