@@ -504,20 +504,30 @@ TRACE_FILES = {"csv": "CSV (this project's columns)", "philly": "Philly cluster_
 """Trace file kinds the Cluster page reads from an upload (core.cluster.load_trace's csv:, philly:, helios:)."""
 
 
-@st.cache_resource(show_spinner="Simulating the cluster...", max_entries=8)
-def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...], upload: bytes = b""
-                 ) -> dict:
+def cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...],
+                 upload: bytes | None = None) -> dict:
     """Each named scheduler's run (`core.cluster.Result`) of a trace on the source's topology with
     `gpus_per_server` GPUs on every server (raises TraceError / TopologyError / ValueError).
 
-    `trace` is a synthetic spec, or with `upload` (a file's bytes) ``KIND:NAME[,options]``: the uploaded file read
-    as that kind. A trace naming a file on the server is refused: the page reads only what the user uploaded."""
+    `trace` is a synthetic spec, or with `upload` (a file's bytes, None for none) ``KIND:NAME[,options]``: the uploaded file read
+    as that kind. A trace naming a file on the server is refused: the page reads only what the user uploaded.
+    Cached by every argument and, where TopDRL runs, by the version of its checkpoint on disk, so a picker
+    retrained in place (``cluster-train --force``) runs at once rather than its old results shown (trial 29)."""
+    from core.cluster.topdrl import default_checkpoint
+    version = checkpoint_version(default_checkpoint()) if "topdrl" in names else ()
+    return _cluster_runs(source, gpus_per_server, trace, tuple(names), upload, version)
+
+
+@st.cache_resource(show_spinner="Simulating the cluster...", max_entries=8)
+def _cluster_runs(source: Source, gpus_per_server: int, trace: str, names: tuple[str, ...], upload: bytes | None,
+                  checkpoint: tuple) -> dict:
+    """`cluster_runs`' cached body; `checkpoint` is only its key."""
     from core.cluster import make_cluster, run_schedulers
     cluster = make_cluster(topology(source), gpus_per_server)
     return dict(zip(names, run_schedulers(cluster, load_trace_input(trace, upload, cluster.n_gpus), list(names))))
 
 
-def load_trace_input(trace: str, upload: bytes = b"", fit_gpus: int | None = None):
+def load_trace_input(trace: str, upload: bytes | None = None, fit_gpus: int | None = None):
     """The `core.cluster.Trace` of the Cluster page's input (see `cluster_runs`); errors name the upload, never
     the temporary file it was read from. A synthetic trace's GPU demands are capped at `fit_gpus` (the cluster's
     GPUs) where its draw has larger jobs (`core.cluster.load_trace`; the page notes it by `capped_note`)."""
@@ -527,7 +537,7 @@ def load_trace_input(trace: str, upload: bytes = b"", fit_gpus: int | None = Non
     from core.cluster import TraceError, load_trace
     kind, sep, rest = trace.strip().partition(":")
     kind = kind.strip().lower()
-    if not upload:
+    if upload is None:  # an uploaded empty file is b"": load_trace says it is empty (trial 29)
         if not (sep and kind == "synthetic"):
             raise TraceError(f"{trace.strip()!r}: the dashboard reads no trace file on the server; choose "
                              "\"uploaded file\" to use a CSV, Philly or Helios trace, or type synthetic:jobs=N,seed=S")

@@ -68,18 +68,24 @@ def trace_note(trace: str, run_trace, upload: bool) -> str | None:
     return " ".join(line + "." for line in said) if said else None
 
 
-def one_draw_note(runs: dict) -> str:
+def one_draw_note(runs: dict, uploaded: bool = False) -> str:
     """Under the results of one seed: that it is one draw, with ours against its baseline on it in numbers, and
-    where the seeds are averaged."""
-    text = "One trace is one draw: schedulers that differ by a few percent here can swap places on the next seed."
+    where the seeds are averaged. An uploaded file has no seed and no Seeds input (trial 29), so its note says
+    neither."""
+    text = ("One trace file is one sample of jobs: schedulers that differ by a few percent here can swap places on "
+            "another." if uploaded else
+            "One trace is one draw: schedulers that differ by a few percent here can swap places on the next seed.")
+    where = "on this trace" if uploaded else "on this seed"
     if "ours" in runs and OURS_BASELINE in runs:
         ours, base = (float(runs[n].jct.mean()) / 3600 for n in ("ours", OURS_BASELINE))
         apart = abs(ours / base - 1) * 100
         # as shown: "40.85 h against 40.85 h ... 0.0% higher" read as a difference where there is none (trial 26)
         text += (f" Here ours' average JCT is {ours:.2f} h against {base:.2f} h for {OURS_BASELINE}, its own baseline "
                  f"(the same placement with ring AllReduce): "
-                 + (f"{apart:.1f}% {'lower' if ours < base else 'higher'} on this seed." if f"{apart:.1f}" != "0.0"
-                    else "the same on this seed."))
+                 + (f"{apart:.1f}% {'lower' if ours < base else 'higher'} {where}." if f"{apart:.1f}" != "0.0"
+                    else f"the same {where}."))
+    if uploaded:
+        return text
     return text + (" Set **Seeds** above to run the next seeds too (the mean, and how often each scheduler beat "
                    f"{OURS_BASELINE}); the README's cluster table averages five unseen 160-job seeds on BCube(4,1) "
                    "and BCube(4,2) (`python benchmarks/bench_cluster.py --only ours`).")
@@ -111,10 +117,11 @@ def seed_table(source, gpus: int, trace: str, names: list[str], seeds: int) -> N
     st.caption(note + ". The results table and the charts show the first seed.")
 
 
-def trace_input() -> tuple[int, str | None, bytes]:
+def trace_input() -> tuple[int, str | None, bytes | None]:
     """GPUs per server (core's bounds) and the trace: a synthetic spec, or an uploaded file read as a CSV, Philly
     or Helios trace; returns (gpus, the trace for `data.cluster_runs` or None while no file is uploaded, the
-    file's bytes). The page reads no file on the server: a path typed as the trace is refused by `data`."""
+    file's bytes, None for a synthetic trace: an empty file is b"" and gets the CLI's "the file is empty", trial
+    29). The page reads no file on the server: a path typed as the trace is refused by `data`."""
     low, high = GPUS_PER_SERVER
     gpus_col, from_col, trace_col, seeds_col = st.columns([1, 1.3, 2.1, 0.8])
     # persistent: the inputs survive a visit to another page (trial 26: they were back to their defaults); the
@@ -131,7 +138,7 @@ def trace_input() -> tuple[int, str | None, bytes]:
                    help=f"how many draws of the synthetic trace (its seed, then the next ones) to run: the page then "
                         f"shows each scheduler's mean over them and on how many seeds it beat {OURS_BASELINE}; the "
                         f"charts show the first. Seeds x jobs at most {MAX_SEED_JOBS}")
-        return gpus, trace.strip(), b""
+        return gpus, trace.strip(), None
     kind = persistent(trace_col.selectbox, "cluster.trace_kind", next(iter(data.TRACE_FILES)), "Read as",
                       list(data.TRACE_FILES), format_func=data.TRACE_FILES.get)
     file_col, opt_col = st.columns([3, 2])
@@ -144,7 +151,7 @@ def trace_input() -> tuple[int, str | None, bytes]:
                               "model=NAME gives every job one").strip().strip(",")
     if up is None:
         st.info("Upload a trace file, or choose \"synthetic\".")
-        return gpus, None, b""
+        return gpus, None, None
     name = up.name.replace(",", "_")  # the name stands before the options in the trace string
     return gpus, f"{kind}:{name}" + (f",{options}" if options else ""), up.getvalue()
 
@@ -186,7 +193,8 @@ def render() -> None:
         # a second, contradicting instruction (trial 9: "choose uploaded file ... Change the trace")
         return
 
-    note = trace_note(trace, next(iter(runs.values())).trace, bool(upload))
+    uploaded = upload is not None
+    note = trace_note(trace, next(iter(runs.values())).trace, uploaded)
     if note:
         st.caption(labels.plain(note))
     st.subheader("Results")
@@ -198,7 +206,7 @@ def render() -> None:
     for note in row_notes(list(runs.values()), summaries):
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note + "."))  # as the CLI names them: "sjf+closest", not "Sjf+closest" (trial 28)
-    seeds = int(remembered("cluster.seeds", 1)) if not upload else 1
+    seeds = int(remembered("cluster.seeds", 1)) if not uploaded else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:
         st.error(f"Seeds x jobs must be at most {MAX_SEED_JOBS}: {seeds} seeds x {jobs} jobs = {seeds * jobs}; "
@@ -207,7 +215,7 @@ def render() -> None:
     if seeds > 1:
         seed_table(source, gpus, trace, names, seeds)
     else:
-        st.caption(one_draw_note(runs))
+        st.caption(one_draw_note(runs, uploaded))
 
     st.subheader("Job completion times")
     charts.show(cluster_figures.jct_figure({n: r.jct / 3600 for n, r in runs.items()}, colours=COLOURS),

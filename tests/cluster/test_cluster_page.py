@@ -437,3 +437,48 @@ def test_the_inputs_survive_a_visit_to_another_page():
     assert at.multiselect(key="w:cluster.schedulers").value == ["gadget", "sjf+closest"]
     assert at.number_input(key="w:cluster.gpus").value == 2
     assert at.dataframe[0].value.equals(before)
+
+
+def test_an_empty_uploaded_file_is_said_to_be_empty_as_the_cli_says():
+    """Trial 29: an empty upload (b"") read as no upload and got "the dashboard reads no trace file on the server"."""
+    at = _upload(_open(), "empty.csv", b"")
+    assert not at.exception
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "empty" in errors[0] and "reads no trace file" not in errors[0], errors
+
+
+def test_an_uploaded_trace_gets_no_seeds_advice():
+    """Trial 29: under an uploaded file's results the one-draw note told the user to set Seeds, an input that mode
+    does not have (a file has no seed)."""
+    from core.cluster.traces import load_trace, write_csv_trace
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "jobs.csv"
+        write_csv_trace(load_trace("synthetic:jobs=12,seed=4,rate=12"), str(path))
+        raw = path.read_bytes()
+    at = _upload(_open(**{"keep:cluster.schedulers": ["sjf+timed", "ours"]}), "jobs.csv", raw)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    notes = [c.value for c in at.caption if c.value.startswith("One trace")]
+    assert len(notes) == 1 and notes[0].startswith("One trace file is one sample"), notes
+    assert "Seeds" not in notes[0] and "seed" not in notes[0] and "on this trace" in notes[0], notes
+
+
+def test_topdrl_results_follow_the_checkpoint_on_disk(monkeypatch):
+    """Trial 29: `cluster_runs` was cached by its arguments alone, so after `cluster-train --force` rewrote the
+    checkpoint the page kept the old picker's results for a trace it had run. The cache is keyed by the checkpoint's
+    version, as the round-model RL's results are (`data.by_checkpoint`)."""
+    from dashboard import data
+    from dashboard.sources import DEFAULT_SOURCE
+    calls = []
+    versions = iter([("a",), ("a",), ("b",)])
+    monkeypatch.setattr(data, "checkpoint_version", lambda stem: next(versions))
+    monkeypatch.setattr("core.cluster.run_schedulers",
+                        lambda cluster, trace, names: calls.append(names) or [len(calls)] * len(names))
+    data._cluster_runs.clear()
+    spec = "synthetic:jobs=6,seed=1"
+    first = data.cluster_runs(DEFAULT_SOURCE, 4, spec, ("topdrl",))
+    again = data.cluster_runs(DEFAULT_SOURCE, 4, spec, ("topdrl",))
+    retrained = data.cluster_runs(DEFAULT_SOURCE, 4, spec, ("topdrl",))
+    assert first == again == {"topdrl": 1} and retrained == {"topdrl": 2} and len(calls) == 2
+    data.cluster_runs(DEFAULT_SOURCE, 4, spec, ("sjf+closest",))  # no TopDRL: no version read (the iterator is done)
+    data._cluster_runs.clear()
