@@ -340,8 +340,8 @@ def _iterations(path: str, row: int, rec: dict, columns: list[str], model: str) 
     dur = None
     if dur_cell or it_cell is None:  # an empty cell is named by the column the file has
         dur = _field(path, row, rec, "duration_s")
-        if dur < 0:
-            raise TraceError(f"{path}: row {row}: duration_s must be >= 0, got {dur:g}")
+        if not dur > 0:  # 0 s is no run: refused here, not as "iterations ... > 0" (trial 29)
+            raise TraceError(f"{path}: row {row}: duration_s must be > 0, got {dur:g}")
         if not it_cell:
             return dur / compute, True
     it = _field(path, row, rec, "iterations")

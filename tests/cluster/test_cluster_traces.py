@@ -189,7 +189,9 @@ def test_helios_loader(tmp_path):
     ("arrival_s,gpus,model\n0,1,resnet50\n", "missing column 'iterations' (or 'duration_s')"),
     ("arrival_s,gpus,model,iterations\n0,0,resnet50,10\n", "row 1 (job j0): a job needs at least 1 GPU"),
     ("arrival_s,gpus,model,iterations\n0,1,resnet50,abc\n", "row 1: column 'iterations' must be a number"),
-    ("arrival_s,gpus,model,duration_s\n0,1,resnet50,-3\n", "row 1: duration_s must be >= 0"),
+    ("arrival_s,gpus,model,duration_s\n0,1,resnet50,-3\n", "row 1: duration_s must be > 0, got -3"),
+    # trial 29: 0 read "iterations (or duration) must be ... > 0" after -3's ">= 0"
+    ("arrival_s,gpus,model,duration_s\n0,1,resnet50,0\n", "row 1: duration_s must be > 0, got 0"),
     # an empty value names the column the file has, not the other one
     ("arrival_s,gpus,model,iterations\n0,1,resnet50,10\n0,1,resnet50,\n", "row 2: column 'iterations' must be a number, got ''"),
     ("arrival_s,gpus,model,iterations\n", "no jobs: the file has a header but no rows"),
