@@ -74,6 +74,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
                           jobs_table, load_trace, make_cluster, metric_text, row_notes, run_schedulers,
                           skipped_note, summarize, trace_facts, trace_title, unfit)
     from ..cluster.schedulers import options
+    from ..cluster.topdrl import trained_note, trained_on
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
     # capping note came before "TopDRL network was built for 4 GPUs per server")
@@ -110,10 +111,14 @@ def cmd_cluster(a: argparse.Namespace) -> int:
             print(f"wrote {path}: one row per {what} and scheduler", file=sys.stderr)  # stdout may be JSON or CSV
     title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     notes = row_notes(results, rows)
+    # which picker TopDRL ran and whether it was trained on this cluster (trial 29: nothing said either)
+    topdrl = ({**trained_on(a.checkpoint), "note": trained_note(cluster.spec, a.checkpoint)} if "topdrl" in names
+              else None)
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "trace_title": title, **facts, "skipped_note": skipped_note(trace),
-                          "same_allreduce_note": notes[0], "identical_rows_note": notes[1], "results": rows},
+                          "same_allreduce_note": notes[0], "identical_rows_note": notes[1],
+                          "topdrl_checkpoint": topdrl, "results": rows},
                          indent=2, default=float))
         return 0
     keys = list(METRICS)
@@ -136,7 +141,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
-    for note in notes:
+    for note in (*notes, topdrl["note"] if topdrl else None):
         if note:
             print(f"note: {note}")
     return 0

@@ -338,6 +338,35 @@ def checkpoint_stem(path: str | Path) -> Path:
     return stem_in(path, (default_checkpoint().parent, checkpoint_dir()))
 
 
+def trained_on(path: str | Path | None = None) -> dict[str, Any]:
+    """What a loadable checkpoint (`load`'s `path`) says of its training: its name (the shipped one as
+    ``checkpoints/topdrl/topdrl``), the kept iteration, the cluster and the training traces ("" where a sidecar
+    lacks them)."""
+    meta = json.loads(pair_file_of(path, ".json").read_text())
+    return {"checkpoint": str(checkpoint_stem(path)) if path else "checkpoints/topdrl/topdrl",
+            "kept_iteration": meta.get("kept_iteration", ""), "cluster": str(meta.get("cluster", "")),
+            "train_traces": str(meta.get("train_traces", ""))}
+
+
+def trained_note(cluster_spec: str, path: str | Path | None = None) -> str:
+    """One line on the checkpoint TopDRL ran (`trained_on`) and whether `cluster_spec` (`Cluster.spec`) is the
+    cluster it was trained on: elsewhere its picks were never validated, and it can leave GPUs idle that a baseline
+    would fill (trial 29: 39% GPU use against sjf+closest's 78% on BCube(2,1), with nothing said)."""
+    info = trained_on(path)
+    traces = info["train_traces"].split(",seed=")[0]
+    head = f"topdrl: {info['checkpoint']} (iteration {info['kept_iteration']}), trained on"
+    if info["cluster"] == cluster_spec:
+        return f"{head} this cluster with {traces} traces"
+    return (f"{head} {info['cluster']} ({traces}); untested on this cluster: compare it with sjf+closest "
+            "(docs/cluster.md §6)")
+
+
+def pair_file_of(path: str | Path | None, suffix: str) -> Path:
+    """One file of the checkpoint pair `load` would read for `path` (None: the shipped one)."""
+    from ..rl.pair import pair_file
+    return pair_file(checkpoint_stem(path) if path else default_checkpoint(), suffix)
+
+
 def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
     """Load a checkpoint (stem or either file, or a name in checkpoints/topdrl/; default the shipped
     one); CheckpointError if unusable."""

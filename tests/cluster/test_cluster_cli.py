@@ -378,3 +378,21 @@ def test_rows_that_read_the_same_are_named_with_what_the_runs_show(capsys):
     assert "note: " + doc["identical_rows_note"] == out[-1] and doc["same_allreduce_note"] is None
     assert main(argv[:-1] + ["gadget,topdrl"]) == 0  # no two rows read the same: no note
     assert not capsys.readouterr().out.splitlines()[-1].startswith("note:")
+
+
+def test_topdrl_names_its_checkpoint_and_says_when_the_cluster_is_not_its_training_one(capsys):
+    """Trial 29: on BCube(2,1) TopDRL kept GPUs idle (39% use against sjf+closest's 78%) and nothing said which
+    checkpoint ran or that it was trained on BCube(4,1) x 4 only. Text and JSON now say both."""
+    other = ["cluster", "--topology", "bcube:n=2,k=1", "--trace", "synthetic:jobs=8,seed=3", "--scheduler", "topdrl"]
+    assert main(other) == 0
+    out = capsys.readouterr().out
+    assert ("note: topdrl: checkpoints/topdrl/topdrl (iteration 80), trained on bcube:n=4,k=1 x4 GPUs "
+            "(synthetic:jobs=160,rate=6); untested on this cluster: compare it with sjf+closest") in out
+    assert main(["cluster", "--topology", "bcube:n=4,k=1", "--trace", "synthetic:jobs=8,seed=3", "--scheduler",
+                 "topdrl", "--format", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)["topdrl_checkpoint"]
+    assert said["cluster"] == "bcube:n=4,k=1 x4 GPUs" and said["kept_iteration"] == 80
+    assert said["note"].endswith("trained on this cluster with synthetic:jobs=160,rate=6 traces")
+    assert main(ARGS) == 0 and "topdrl:" not in capsys.readouterr().out  # not run: not named
+    assert main(ARGS + ["--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["topdrl_checkpoint"] is None
