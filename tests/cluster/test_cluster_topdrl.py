@@ -212,6 +212,14 @@ def test_the_last_iteration_run_is_screened_and_can_be_kept(tmp_path, iterations
     assert meta["kept_why"] == f"lowest mean ratio on 2 traces of the 2 best-screened of {len(screened)} snapshots"
 
 
+def test_the_warm_up_says_what_it_does_before_it_starts(tmp_path):
+    """Trial 29: cluster-train printed nothing for its first 37 s (the warm-up and its screening)."""
+    logs: list[str] = []
+    train(TrainConfig(**TINY, budget_s=600, iterations=1), tmp_path / "w", log=logs.append)
+    assert logs[0] == "imitation: copying SJF's picks from 1 episode, then up to 5 epochs (budget 600 s)", logs
+    assert logs[1].startswith("imitation: ") and logs[1].endswith("; screening it on 1 validation trace"), logs
+
+
 def test_training_runs_without_a_warm_up_or_without_confirmation(tmp_path):
     """`train` is public, and the CLI cannot pass either: `imitation_epochs=0` failed on the warm-up's loss, which
     no epoch set; empty `confirm_seeds` "confirmed" every top snapshot on no trace (a NaN ratio in the sidecar)."""
