@@ -137,7 +137,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
               "mean link", "preempt", "sim s"]
     body = [[r["scheduler"]] + [metric_text(k, r[k]) for k in keys] + [f"{r['wall_s']:.1f}"] for r in rows]
     print_table(header, body, 1)
-    print("JCT = end - arrival; queue = first start - arrival; comm = share of busy GPU-time in AllReduce; "
+    print("JCT = end - arrival; queue = first start - arrival (a preempted job's later waits count in JCT only); comm = share of busy GPU-time in AllReduce; "
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")

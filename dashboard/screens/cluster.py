@@ -201,7 +201,8 @@ def render() -> None:
     summaries = [summarize(r) for r in runs.values()]
     table, config = results_table(summaries)
     st.dataframe(table, column_config=config, width="stretch")
-    st.caption("JCT: job completion time (arrival to end); comm share: the part of run time spent in AllReduce; "
+    st.caption("JCT: job completion time (arrival to end); avg queue: first start − arrival (a preempted job's later "
+               "waits count in JCT only); comm share: the part of run time spent in AllReduce; "
                "link jobs: running jobs whose AllReduces share one link.")
     for note in row_notes(list(runs.values()), summaries):
         if note:  # the CLI's notes under its table (trials 25, 26)

@@ -20,6 +20,8 @@ def test_text_table(capsys):
     assert "bcube:n=4,k=1 x4 GPUs (64 GPUs), trace synthetic:jobs=20,seed=2,rate=10 (20 jobs)" in out
     assert "fifo+first-fit" in out and "gadget" in out and "avg JCT h" in out
     assert "first scheduler to need one pays for it" in out  # why the first row's sim s is the largest
+    # trial 29: LAS read "queue 0.00" beside 214 preemptions
+    assert "queue = first start - arrival (a preempted job's later waits count in JCT only)" in out
 
 
 def test_json_and_csv_agree(capsys, tmp_path):

@@ -160,6 +160,7 @@ def test_bad_input_is_an_error_line_and_the_page_keeps_running(state, says):
     at.session_state["keep:cluster.gpus"] = 4
     at.run()
     assert not at.error and len(charts(at)) == 4
+    assert any("a preempted job's later waits count in JCT only" in c.value for c in at.caption)  # trial 29
 
 
 def _upload(at, name: str, raw: bytes, kind: str = "csv", options: str = ""):
