@@ -345,7 +345,8 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
     last = max(pb.n_rounds for pb in plays)
     if timeline.seconds:
         unit = labels.shared_unit(timeline.edges_s)  # the latest finish's, as the metrics' above
-        edges, axis = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist()), figures.time_axis(unit[0])
+        edges = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist())
+        axis = figures.time_axis(unit[0], edge_digits(edges))
     else:
         unit, edges, axis = ("round", 1.0), tuple(figures.round_edges(last).tolist()), figures.ROUND_AXIS
     marks, changed = (), None
@@ -473,8 +474,18 @@ def _span(view: View, r: int) -> str:
     """The time interval of column r in the view's unit (seconds axis)."""
     if not view.timeline.seconds:
         return f"round {r}"
-    e = view.edges
-    return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
+    e, digits = view.edges, edge_digits(view.edges)
+    return f"{plain_number(e[r - 1], digits, True)}–{plain_number(e[r], digits, True)} {view.unit[0]}"
+
+
+def edge_digits(edges: tuple[float, ...]) -> int:
+    """The significant digits the seconds axis's column edges are written with: the cards' 3 (`core.units`'
+    rule: the last edge, the latest finish, reads as that method's Time card does, 80.0 ms, not 80.02), or more where
+    3 would write two edges alike (150 columns over 120 ms: 102.4 and 102.8 both "102")."""
+    for digits in range(3, 12):
+        if len({plain_number(x, digits, True) for x in edges}) == len(set(edges)):
+            return digits
+    return 12
 
 
 def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_FONT), pair: str | None = None,
@@ -489,7 +500,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
         f"each link group's mean use in this {unit} (the topology is too big to draw link by link)"
     row_kind = "link group (mean of its links)" if view.by_group else "directed link"
     if view.timeline.seconds:
-        below = (f"the share of each time column ({view.edges[1] - view.edges[0]:.3g} {view.unit[0]}) every {row_kind} "
+        column = labels.seconds(view.edges[1] / view.unit[1], unit=view.unit)  # the cards' 3 digits: 7.00 ms
+        below = (f"the share of each time column ({column}) every {row_kind} "
                  f"spends transferring, in the {view.timeline.mode} replay; all methods share one time axis, so a "
                  "column is the same interval in each and a method that finishes sooner ends sooner")
     else:
@@ -536,7 +548,7 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     """A method's name and what it sends in round r (or transfers during time column r)."""
     title = method_title(pb.method)
     if view.timeline.seconds:
-        end = f"{pb.end_s * view.unit[1]:.4g} {view.unit[0]}"
+        end = labels.seconds(pb.end_s, unit=view.unit)  # as its Time card reads it: 80.0 ms, not 80.02
         if r <= pb.n_rounds:  # the column's interval is the header's, the same for every method: said once there
             st.markdown(f"**{title}**: sending, ends at {end}")
             st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")
