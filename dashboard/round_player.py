@@ -124,6 +124,10 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
     if timeline.seconds or timeline.event is not None:  # one unit for every method's times: the latest finish's
         unit = labels.shared_unit(data.run_end(source, pb.method, config, timeline) for pb in plays)
     times = _model_times(plays, source, config, timeline)
+    rate = None
+    if timeline.seconds and timeline.event is None:  # one rate unit for every method's busbw card
+        reps = [data.seconds_report(source, pb.method, config)[timeline.mode] for pb in plays]
+        rate = labels.shared_rate_unit(r[k] for r in reps for k in ("busbw_Bps", "algbw_Bps"))
     if times:  # the rounds axis beside time-aware: its time in the unit of every method's, as the line under them
         unit = labels.shared_unit(times.values())
     for col, pb in zip(st.columns(len(plays)), plays):
@@ -134,7 +138,7 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
             if timeline.event is not None:
                 _event_metrics(pb, source, config, timeline, slots, unit, after)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1, after)
+                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1, after, rate)
             elif plans_by_time(pb):
                 _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1, after)
             else:
@@ -287,13 +291,15 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,
-                     unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = ()) -> None:
-    """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`)."""
+                     unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = (),
+                     rate: tuple[str, float] | None = None) -> None:
+    """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`), its
+    rates in `rate`, the one every method's share (`labels.shared_rate_unit`; None: its own, `core.units.rate_unit`)."""
     rep = data.seconds_report(source, pb.method, config)
     m = rep[mode]
     c = slots[2]
     _time_metrics(pb, rep, config, mode, slots, unit)
-    r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
+    r_unit, r_per = rate or rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", rate_in(m["busbw_Bps"], r_per), help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {rate_in(m['algbw_Bps'], r_per)} {r_unit}")  # the CLI's text (core.units)
     notes = [bound_note(rep, mode, unit), f"{pb.stats['rounds']} rounds"]

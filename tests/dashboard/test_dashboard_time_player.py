@@ -470,3 +470,26 @@ def test_column_edges_take_more_digits_only_where_3_would_write_two_alike():
 
     assert edge_digits(tuple(time_edges(80.02, 20).tolist())) == 3
     assert edge_digits(tuple(time_edges(120.0, 150).tolist())) == 4
+
+
+def test_every_methods_busbw_card_shares_one_rate_unit_in_which_each_reads_at_least_1():
+    """fix29b: each busbw card took its own unit (core.units.rate_unit, by its own largest rate), so at 20 KB on
+    BCube(3,1) Ring read busbw (GB/s) 1.02 beside PS's and critical-path's (MB/s) 709.85 and 907.03. One unit for the
+    row now, the largest in which every rate shown (busbw on the cards, algbw in their help) reads at least 1: MB/s."""
+    from core.units import rate_in
+
+    from dashboard.labels import shared_rate_unit
+
+    methods = ["ps", "ring", "critical-path"]
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("20KB").run()
+    assert not at.exception and not at.error
+    t = make_topology(BCUBE)
+    runs = [replay(run_method(m, t, ScheduleConfig()), size=2e4, mode="async") for m in methods]
+    assert [r.busbw >= 1e9 for r in runs] == [False, True, False]  # alone, ring's card would read GB/s
+    labels = [m.label for m in at.metric if m.label.startswith("busbw")]
+    assert labels == ["busbw (MB/s)"] * 3, labels
+    assert [str(v) for v in metric(at, "busbw (MB/s)")] == [rate_in(r.busbw, 1e6) for r in runs]
+    assert shared_rate_unit([5e8, 2e9]) == ("MB/s", 1e6) and shared_rate_unit([1.5e9, 2e9]) == ("GB/s", 1e9)
+    assert shared_rate_unit([0.0, 500.0]) == ("B/s", 1.0) and shared_rate_unit([]) == ("GB/s", 1e9)
