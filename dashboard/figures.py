@@ -331,10 +331,11 @@ class AxisStyle:
 ROUND_AXIS = AxisStyle()
 
 
-def time_axis(unit: str) -> AxisStyle:
+def time_axis(unit: str, digits: int = 3) -> AxisStyle:
     """The seconds axis in `unit` (s down to ps, `core.units.time_unit`'s): a column is an interval of time, a cell
-    the share of it a link is busy."""
-    return AxisStyle(f"time ({unit})", f"around %{{x:.4g}} {unit}", "% of the time busy",
+    the share of it a link is busy; the hover writes a column's middle with `digits` significant digits (d3's ``r``:
+    trailing zeros kept, never an exponent, as `core.units.plain_number` below 10^digits)."""
+    return AxisStyle(f"time ({unit})", f"around %{{x:.{digits}r}} {unit}", "% of the time busy",
                      "share of each time column every link is busy")
 
 
@@ -880,8 +881,10 @@ fonts and draws the text in a wider one ("paper: Parameter Serve" under the next
 def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None]],
                    paper: dict[str, Sequence[float | None]], height: int = 420,
                    titles: dict[str, str] | None = None, ticks: Sequence[str] | None = None,
-                   title: str | None = None, unit: str = "rounds", hover: str = ".1f") -> go.Figure:
-    """Rounds per configuration (or another `unit`, e.g. "ms", its values hovering in the `hover` format): our methods
+                   title: str | None = None, unit: str = "rounds", hover: str = ".1f",
+                   shown: dict[str, Sequence[str | None]] | None = None) -> go.Figure:
+    """Rounds per configuration (or another `unit`, e.g. "ms", its values hovering in the `hover` format, or as the
+    text `shown` gives per method and configuration, the table's, where no d3 format writes it alike): our methods
     as bars, the paper's numbers as diamonds, each over its own method's bar;
     `ticks`: the configurations as the x axis names them (a long name shortened; hover says `configs`' whole name);
     `title`: what the chart compares, in its image too (the page's heading above it is not saved with it). The legend
@@ -898,9 +901,11 @@ def compare_figure(configs: Sequence[str], ours: dict[str, Sequence[float | None
     fig = go.Figure()
     for method, values in ours.items():
         label = name(method, method)
+        value = "%{hovertext}" if shown else f"%{{y:{hover}}}"
         fig.add_trace(go.Bar(x=[i + centre[method] for i in range(len(configs))], y=list(values), width=width,
                              name=label, marker_color=method_colour(method), meta=method, customdata=list(configs),
-                             hovertemplate=f"{label}: %{{y:{hover}}} {unit}<extra>%{{customdata}}</extra>"))
+                             hovertext=list(shown[method]) if shown else None,
+                             hovertemplate=f"{label}: {value} {unit}<extra>%{{customdata}}</extra>"))
     for method, values in paper.items():
         label = f"paper: {name(method, method)}"
         fig.add_trace(go.Scatter(x=[i + centre[method] for i in range(len(configs))], y=list(values), mode="markers",

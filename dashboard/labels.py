@@ -370,6 +370,17 @@ def shared_unit(seconds: Iterable[float]) -> tuple[str, float]:
     return units.time_unit([max(units.magnitudes(seconds), default=math.nan)])
 
 
+def shared_rate_unit(bytes_per_second: Iterable[float]) -> tuple[str, float]:
+    """The one unit (name, bytes per second) of rates shown side by side for several methods (the player's busbw
+    cards, and the algbw in their help): the largest of `core.units.RATE_UNITS` in which every one reads at least 1,
+    so that each keeps its 3 significant digits at `core.units.rate_in`'s two decimals (at 20 KB on BCube(3,1)
+    PS's 709.85 MB/s beside Ring's 1020.41, not 0.71 beside 1.02 GB/s); B/s below 1 KB/s. Each card took its own
+    unit (`core.units.rate_unit`, which the largest rate decides), so GB/s sat beside MB/s. Which values count is
+    `core.units.magnitudes`' rule; 0 does not (no unit shows it as 1 or more); none: GB/s."""
+    smallest = min((x for x in units.magnitudes(bytes_per_second) if x > 0), default=math.inf)
+    return next(((name, f) for name, f in units.RATE_UNITS if smallest >= f), units.RATE_UNITS[-1])
+
+
 def size(n_bytes: float) -> str:
     """A message size as read on screen (``100 MB``)."""
     return format_size(n_bytes)

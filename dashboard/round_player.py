@@ -124,6 +124,10 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
     if timeline.seconds or timeline.event is not None:  # one unit for every method's times: the latest finish's
         unit = labels.shared_unit(data.run_end(source, pb.method, config, timeline) for pb in plays)
     times = _model_times(plays, source, config, timeline)
+    rate = None
+    if timeline.seconds and timeline.event is None:  # one rate unit for every method's busbw card
+        reps = [data.seconds_report(source, pb.method, config)[timeline.mode] for pb in plays]
+        rate = labels.shared_rate_unit(r[k] for r in reps for k in ("busbw_Bps", "algbw_Bps"))
     if times:  # the rounds axis beside time-aware: its time in the unit of every method's, as the line under them
         unit = labels.shared_unit(times.values())
     for col, pb in zip(st.columns(len(plays)), plays):
@@ -134,7 +138,7 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
             if timeline.event is not None:
                 _event_metrics(pb, source, config, timeline, slots, unit, after)
             elif timeline.seconds:
-                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1, after)
+                _seconds_metrics(pb, source, config, timeline.mode, slots, unit, len(plays) > 1, after, rate)
             elif plans_by_time(pb):
                 _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1, after)
             else:
@@ -287,13 +291,15 @@ def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConf
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,
-                     unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = ()) -> None:
-    """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`)."""
+                     unit: tuple[str, float], others: bool = True, after: tuple[str, ...] = (),
+                     rate: tuple[str, float] | None = None) -> None:
+    """A method's time, gap and busbw; its times in `unit`, the one every method's share (`labels.shared_unit`), its
+    rates in `rate`, the one every method's share (`labels.shared_rate_unit`; None: its own, `core.units.rate_unit`)."""
     rep = data.seconds_report(source, pb.method, config)
     m = rep[mode]
     c = slots[2]
     _time_metrics(pb, rep, config, mode, slots, unit)
-    r_unit, r_per = rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # core.units' rule: KB/s at 1 B, not 0.0 GB/s
+    r_unit, r_per = rate or rate_unit([m["busbw_Bps"], m["algbw_Bps"]])  # KB/s at 1 B, not 0.0 GB/s
     c.metric(f"busbw ({r_unit})", rate_in(m["busbw_Bps"], r_per), help=f"bus bandwidth in {r_unit} (nccl-tests: "
              f"algbw · 2(n−1)/n); algbw {rate_in(m['algbw_Bps'], r_per)} {r_unit}")  # the CLI's text (core.units)
     notes = [bound_note(rep, mode, unit), f"{pb.stats['rounds']} rounds"]
@@ -345,7 +351,8 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
     last = max(pb.n_rounds for pb in plays)
     if timeline.seconds:
         unit = labels.shared_unit(timeline.edges_s)  # the latest finish's, as the metrics' above
-        edges, axis = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist()), figures.time_axis(unit[0])
+        edges = tuple((np.asarray(timeline.edges_s) * unit[1]).tolist())
+        axis = figures.time_axis(unit[0], edge_digits(edges))
     else:
         unit, edges, axis = ("round", 1.0), tuple(figures.round_edges(last).tolist()), figures.ROUND_AXIS
     marks, changed = (), None
@@ -473,8 +480,18 @@ def _span(view: View, r: int) -> str:
     """The time interval of column r in the view's unit (seconds axis)."""
     if not view.timeline.seconds:
         return f"round {r}"
-    e = view.edges
-    return f"{e[r - 1]:.4g}–{e[r]:.4g} {view.unit[0]}"
+    e, digits = view.edges, edge_digits(view.edges)
+    return f"{plain_number(e[r - 1], digits, True)}–{plain_number(e[r], digits, True)} {view.unit[0]}"
+
+
+def edge_digits(edges: tuple[float, ...]) -> int:
+    """The significant digits the seconds axis's column edges are written with: the cards' 3 (`core.units`'
+    rule: the last edge, the latest finish, reads as that method's Time card does, 80.0 ms, not 80.02), or more where
+    3 would write two edges alike (150 columns over 120 ms: 102.4 and 102.8 both "102")."""
+    for digits in range(3, 12):
+        if len({plain_number(x, digits, True) for x in edges}) == len(set(edges)):
+            return digits
+    return 12
 
 
 def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_FONT), pair: str | None = None,
@@ -489,7 +506,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
         f"each link group's mean use in this {unit} (the topology is too big to draw link by link)"
     row_kind = "link group (mean of its links)" if view.by_group else "directed link"
     if view.timeline.seconds:
-        below = (f"the share of each time column ({view.edges[1] - view.edges[0]:.3g} {view.unit[0]}) every {row_kind} "
+        column = labels.seconds(view.edges[1] / view.unit[1], unit=view.unit)  # the cards' 3 digits: 7.00 ms
+        below = (f"the share of each time column ({column}) every {row_kind} "
                  f"spends transferring, in the {view.timeline.mode} replay; all methods share one time axis, so a "
                  "column is the same interval in each and a method that finishes sooner ends sooner")
     else:
@@ -536,7 +554,7 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     """A method's name and what it sends in round r (or transfers during time column r)."""
     title = method_title(pb.method)
     if view.timeline.seconds:
-        end = f"{pb.end_s * view.unit[1]:.4g} {view.unit[0]}"
+        end = labels.seconds(pb.end_s, unit=view.unit)  # as its Time card reads it: 80.0 ms, not 80.02
         if r <= pb.n_rounds:  # the column's interval is the header's, the same for every method: said once there
             st.markdown(f"**{title}**: sending, ends at {end}")
             st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")

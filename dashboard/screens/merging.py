@@ -8,6 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from core.schedule import Schedule, ScheduleConfig
+from core.topology.degrade import link_name
 
 from .. import charts, data, figures, labels, round_player
 from ..controls import method_title
@@ -82,7 +83,7 @@ def show(step: int, root: int) -> None:
              "the AllReduce runs in **rounds**, and in a round each link carries at most one workload per direction.")
     elif step == 2:
         links = [t.link_id(a, b) for path in tree.segments.values() for a, b in zip(path[:-1], path[1:])]
-        pruned = ", ".join(f"{lab[u]}–{lab[v]}" for u, v in t.edges[tree.pruned_edges].tolist()) or "none"
+        pruned = ", ".join(link_name(t, e) for e in tree.pruned_edges.tolist()) or "none"  # as --fail-links takes it
         parents = ", ".join(f"{lab[s]}→{lab[p]}" for s, p in sorted(tree.parent.items()))
         _two(figures.network_figure(drawing, links, [ROUTE_COLOUR] * len(links), faded_edges=tree.pruned_edges,
                                     root=root, height=HEIGHT, title=f"Routes toward {lab[root]}",
@@ -93,7 +94,7 @@ def show(step: int, root: int) -> None:
                                             ("pruned link (dotted)", "#bdbdbd", "dot", 2)]),  # as drawn
              f"Every host is routed to **{lab[root]}** along a shortest path; among equal-length choices the "
              f"neighbour with the lowest id wins. The node tree's edges (child→parent): {parents}. "
-             f"No route uses **{pruned}**, so it is pruned — the paper's edge C–D. This tree and the workloads on it, one "
+             f"No route uses **{pruned}**, so it is pruned — the paper's edge C-D. This tree and the workloads on it, one "
              f"per shard and root, are that shard's **flow-tree**.")
     elif step in (3, 4):
         merge = step == 4

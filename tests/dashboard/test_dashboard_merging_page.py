@@ -27,8 +27,8 @@ def test_walk_through_fig3():
     (net,) = charts(at)
     assert sorted(traces(net, name="servers")[0]["text"]) == ["A", "B", "C", "D"]
 
-    next_step(at)  # routes toward A: C–D is pruned
-    assert "No route uses <b>C–D</b>" in texts(at)
+    next_step(at)  # routes toward A: C-D is pruned
+    assert "No route uses <b>C-D</b>" in texts(at)
     (net,) = charts(at)
     assert len(traces(net, name="pruned links")) == 1
 
@@ -227,3 +227,16 @@ def test_the_last_steps_workload_tables_each_have_a_title_saying_what_they_list(
         n = len(set(sched.rounds[1].tolist()))
         assert f"**{title}, round 2**: the {n} workloads it sends" in said
         assert len(table.value) == n
+
+
+def test_the_pruned_link_is_named_as_the_cli_takes_it():
+    """fix29b: step 2 named the pruned link with an en dash, "C–D", where every other text and --fail-links write
+    `core.topology.degrade.link_name`'s hyphen, "C-D": a user typing what they read got an unknown link."""
+    from core.topology.degrade import link_ids, link_name
+
+    at = open_app("merging")
+    next_step(at)
+    t = fig3()
+    (pruned,) = [e for e in range(len(t.edges)) if f"<b>{link_name(t, e)}</b>" in texts(at)]
+    assert link_ids(t, link_name(t, pruned)).tolist() == [pruned]  # what the page says is what the CLI takes
+    assert "–" not in re.sub(r"<[^>]+>", "", "".join(m.value for m in at.markdown if "pruned" in m.value))

@@ -60,12 +60,13 @@ def test_seconds_axis_lines_up_every_method_in_time_sync_or_async():
             assert edges[n - 1] < tm[m].time <= edges[n] + 1e-15  # ...each heatmap stops at its method's end
             want = np.rint(100 * busy_share(got[m].dag, tm[m].start, tm[m].finish, edges[:n + 1])).astype(np.uint8)
             assert np.array_equal(h["z"], want)  # the share of each column every link is busy, from core
-        assert f"**Column 1 of {k}: 0–{edges[1] * 1e3:.4g} ms**" in texts(at)
+        first = format_seconds(edges[1], ("ms", 1e3))  # the cards' 3 significant digits (fix29b; were 4)
+        assert f"**Column 1 of {k}: 0–{first}**" in texts(at)
         # the interval is said once, in the header: each method's line gives its end (stop 33's trial: it repeated
         # "0–0.2 ms" on every method)
         lines = [x for x in texts(at).splitlines() if x.startswith("**") and "ends at" in x]
-        assert len(lines) == len(methods) and not any(f"{edges[1] * 1e3:.4g} ms" in x.split("ends at")[0] for x in lines)
-        assert [x.split("ends at ")[1] for x in lines] == [f"{tm[m].time * 1e3:.4g} ms" for m in methods]
+        assert len(lines) == len(methods) and not any(first in x.split("ends at")[0] for x in lines)
+        assert [x.split("ends at ")[1] for x in lines] == [format_seconds(tm[m].time, ("ms", 1e3)) for m in methods]
     at.button(key="player:next").click().run()
     assert marker_x0(at) == pytest.approx([edges[1] * 1e3] * 3)  # the same interval marked in every method
 
@@ -241,7 +242,7 @@ def test_sub_microsecond_times_read_in_ps_as_the_cli_writes_them():
     k = int(np.clip(max(len(run_method(m, t, ScheduleConfig()).rounds) for m in methods), *TIME_COLUMNS))
     assert np.allclose(heat[0]["x"], np.linspace(0, end, k + 1)[:len(heat[0]["x"])] * 1e12)  # the axis in ps too
     assert "'time (ps)'" in str(charts(at)[0]["layout"])  # its title
-    assert f"({end / k * 1e12:.3g} ps)" in texts(at) and "e-0" not in texts(at)
+    assert f"({format_seconds(end / k, ('ps', 1e12))})" in texts(at) and "e-0" not in texts(at)
 
 
 def test_every_methods_times_share_one_unit_the_largest_ones():
@@ -441,3 +442,54 @@ def test_the_time_card_keeps_its_trailing_zero_as_the_cli_prints_it():
     want = [format_seconds(replay(run_method(m, t, ScheduleConfig()), size=1e8, mode="async").time) for m in methods]
     assert want == ["14.3 ms", "16.0 ms"]
     assert [str(v) for v in metric(at, "Time (ms)")] == [w.removesuffix(" ms") for w in want]
+
+
+def test_a_time_reads_alike_in_the_cards_and_the_frame_text_beside_them():
+    """fix29b: the player's Time card said 80.0 ms while the caption over the heatmaps said "ends at 80.02 ms" and the
+    column header "76.02–80.02 ms" for the same time (core.units' 3 significant digits on the card, 4 in the frame
+    text). Every method's end reads as its card, and the last column ends at the latest finish's card text."""
+    methods = ["ps", "ring", "critical-path"]
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    cards = [str(v) for v in metric(at, "Time (ms)")]
+    titles = ["Parameter Server", "Ring AllReduce", "Critical-path"]
+    ends = [m.value for m in at.markdown if " ends at " in m.value]
+    assert ends == [f"**{t}**: sending, ends at {c} ms" for t, c in zip(titles, cards)], (ends, cards)
+    last = int(at.slider(key="player:round").max)
+    at.slider(key="player:round").set_value(last).run()
+    (header,) = [m.value for m in at.markdown if m.value.startswith(f"**Column {last} of {last}: ")]
+    assert header.endswith(f"–{max(cards, key=float)} ms**"), (header, cards)  # 3 digits tell 20 columns apart
+    assert "around %{x:.3r} ms" in str(charts(at)[0]["data"])  # a column's middle in the hover, 3 digits too
+
+
+def test_column_edges_take_more_digits_only_where_3_would_write_two_alike():
+    """The seconds axis's column edges read with the cards' 3 significant digits unless two edges would then read
+    the same (150 columns over 120 ms: 102.4 and 102.8 both "102"): then with as many as tell every edge apart."""
+    from core.timing.windows import time_edges
+    from dashboard.round_player import edge_digits
+
+    assert edge_digits(tuple(time_edges(80.02, 20).tolist())) == 3
+    assert edge_digits(tuple(time_edges(120.0, 150).tolist())) == 4
+
+
+def test_every_methods_busbw_card_shares_one_rate_unit_in_which_each_reads_at_least_1():
+    """fix29b: each busbw card took its own unit (core.units.rate_unit, by its own largest rate), so at 20 KB on
+    BCube(3,1) Ring read busbw (GB/s) 1.02 beside PS's and critical-path's (MB/s) 709.85 and 907.03. One unit for the
+    row now, the largest in which every rate shown (busbw on the cards, algbw in their help) reads at least 1: MB/s."""
+    from core.units import rate_in
+
+    from dashboard.labels import shared_rate_unit
+
+    methods = ["ps", "ring", "critical-path"]
+    at = player(methods)
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("20KB").run()
+    assert not at.exception and not at.error
+    t = make_topology(BCUBE)
+    runs = [replay(run_method(m, t, ScheduleConfig()), size=2e4, mode="async") for m in methods]
+    assert [r.busbw >= 1e9 for r in runs] == [False, True, False]  # alone, ring's card would read GB/s
+    labels = [m.label for m in at.metric if m.label.startswith("busbw")]
+    assert labels == ["busbw (MB/s)"] * 3, labels
+    assert [str(v) for v in metric(at, "busbw (MB/s)")] == [rate_in(r.busbw, 1e6) for r in runs]
+    assert shared_rate_unit([5e8, 2e9]) == ("MB/s", 1e6) and shared_rate_unit([1.5e9, 2e9]) == ("GB/s", 1e9)
+    assert shared_rate_unit([0.0, 500.0]) == ("B/s", 1.0) and shared_rate_unit([]) == ("GB/s", 1e9)
