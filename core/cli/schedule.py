@@ -132,11 +132,11 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         # 4 decimals
         # the text's first line too: the network and the DAG (trial 24: the JSON did not say which topology it was)
         head = {"spec": t.spec, "merge": bool(sched.dag.merge), "chunks": int(sched.dag.chunks),
-                **({"seed": cfg.seed} if "seed" in method.options() else {})}
+                **({"seed": cfg.seed} if method.seeded else {})}
         print(json.dumps({**head, **json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more},
                          indent=2, default=float))
         return 0
-    seed = f"  seed={cfg.seed}" if "seed" in method.options() else ""  # which seed ran (trial 27)
+    seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if "network" in extra:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
