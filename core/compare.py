@@ -22,7 +22,7 @@ from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
                        preset, split_link_options)
 from .workloads import WorkloadDAG, build_dag
-from .units import rate_unit, time_unit
+from .units import gap_shown, rate_unit, time_unit
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -383,9 +383,9 @@ def _shown(value: float, decimals: int, spec: str = "", suffix: str = "") -> tup
 
 
 def _shown_percent(fraction: float) -> tuple[str, float]:
-    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
-    bound at 1 B) and the percent that text shows (12.5)."""
-    return _shown(100 * fraction, 1, ",", "%")
+    """A gap as the text prints it (`core.units.gap_shown`: ``12.5%``; from 10x its bound up the ratio, ``884,000x``
+    for a gap to the bandwidth bound at 1 B, not ``88,428,767.1%``) and the percent that text shows (12.5)."""
+    return gap_shown(fraction)
 
 
 def other_dag(method: str, dag: WorkloadDAG, row_routing: str | None) -> str | None:
@@ -512,8 +512,8 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 
 
 def _percent(fraction: float, numeric: bool) -> str:
-    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
-    bound at 1 B) or as the CSV writes it (``12.5``, percent, `csv_number`)."""
+    """A gap as the text prints it (`_shown_percent`: ``12.5%``, from 10x its bound up ``884,000x``) or as the CSV
+    writes it (``12.5``, percent, `csv_number`)."""
     return csv_number(100 * fraction) if numeric else _shown_percent(fraction)[0]
 
 

@@ -30,3 +30,31 @@ def test_a_seeded_method_is_one_property_that_schedules_text_and_json_heads_foll
         assert code == 0 and ("  seed=4  " in out.splitlines()[0]) == seeded, out.splitlines()[0]
         code, out, _ = run_cli("schedule", spec, "--method", "critical-path", "--seed", "4", "--format", "json")
         assert code == 0 and json.loads(out).get("seed") == (4 if seeded else None)
+
+
+def test_a_gap_of_10x_its_bound_or_more_reads_as_the_ratio():
+    """`core.units.gap_shown`: percent below 10x the bound, from there the ratio time / bound to 3 significant digits,
+    and beside each text the percent it shows (what the dashboard's seconds table sorts by)."""
+    from core.units import gap_shown, gap_words
+
+    assert gap_shown(0.125) == ("12.5%", 12.5) and gap_shown(8.643) == ("864.3%", 864.3)
+    assert gap_shown(8.99999) == ("900.0%", 900.0)  # under 10x: still percent
+    assert gap_shown(9.0) == ("10.0x", 900.0) and gap_shown(41.2) == ("42.2x", 4120.0)
+    assert gap_shown(98.96) == ("100x", 9900.0) and gap_shown(421876.125) == ("422,000x", 42199900.0)
+    assert gap_shown(4.2e9)[0] == "4.20e9x"
+    assert gap_words(421876.125, "the bandwidth bound") == "422,000x the bandwidth bound"
+    assert gap_words(0.5, "the bandwidth bound") == "50.0% above the bandwidth bound"
+
+
+def test_schedules_and_compares_gap_to_the_bandwidth_bound_at_1_byte_is_a_ratio():
+    """`schedule ... --size 1B` printed "13,333,233.3% above the bandwidth bound"; it prints "133,000x the bandwidth
+    bound" (one formatter, `core.units.gap_shown`), and compare's seconds table writes the same cell."""
+    code, out, _ = run_cli("schedule", "bcube:n=2,k=1", "--size", "1B")
+    lines = out.splitlines()
+    (i,) = [i for i, x in enumerate(lines) if x.startswith("    async ")]
+    assert code == 0 and lines[i + 1] == ("      0.0% above its DAG's best bound (critical path), 133,000x the "
+                                          "bandwidth bound"), lines[i + 1]
+    code, out, _ = run_cli("compare", "bcube:n=2,k=1", "--methods", "critical-path", "--size", "1B")
+    row = next(x for x in out.splitlines() if x.startswith("bcube:n=2,k=1  critical-path"))
+    assert code == 0 and row.split()[-2:] == ["133,000x", "0.0%"], row
+    assert "(from 10x a bound up, as the ratio time / bound)" in out

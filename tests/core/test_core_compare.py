@@ -562,12 +562,14 @@ def test_the_seconds_table_gives_each_number_beside_the_text_the_cli_prints():
     rows = compare(configurations(None, ["bcube:3,1"]), methods, 2, ScheduleConfig(), size=1)
     header, text, numbers = time_cells(rows, methods)
     assert (header, text) == time_table(rows, methods)
-    assert text[0][:3] == ["bcube:n=3,k=1", "ring", "16"] and text[0][-2] == "45,000,100.0%"
+    assert text[0][:3] == ["bcube:n=3,k=1", "ring", "16"] and text[0][-2] == "450,000x"  # 450,000x the BW bound
     assert [line[:2] for line in numbers] == [line[:2] for line in text]  # config and method: text in both
     for shown, line in zip(text, numbers):
         assert all(isinstance(x, float) for x in line[2:])
-        assert line[2:] == [float(t.rstrip("%").replace(",", "")) for t in shown[2:]]  # the number the text shows
-    assert numbers[0][-2] == 45000100.0 and numbers[2][2] == 18.0  # greedy's mean rounds, "18.0"
+        # the number the text shows: a ratio's in percent too (the column sorts by one unit)
+        assert line[2:] == [round(100 * (float(t[:-1].replace(",", "")) - 1), 1) if t.endswith("x")
+                            else float(t.rstrip("%").replace(",", "")) for t in shown[2:]]
+    assert numbers[0][-2] == 44999900.0 and numbers[2][2] == 18.0  # greedy's mean rounds, "18.0"
 
 
 def test_a_printed_number_reads_back_as_the_number_given_beside_it():
