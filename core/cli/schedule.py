@@ -142,7 +142,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
         print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
-    print(f"  workloads {stats['workloads']}; {bound_text(stats, sched.info)}; gap {100 * stats['gap']:.1f}%")
+    print("\n".join(bound_lines(stats, sched.info)))
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "opening",
@@ -178,19 +178,21 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     return 0
 
 
-def bound_text(stats: dict, info: dict) -> str:
-    """The rounds' lower bound as `schedule` prints it, with the four closed-form bounds, saying whose it is: the DAG a
-    method chose (time-aware: ``lower bound 12 of the DAG it chose, 'shortest' (link load ...)``), or CP-SAT's proven
-    bound when that is above them (``lower bound 10, proven by CP-SAT, above the closed-form bounds (link load 9,
-    ...)``: the 10 was named only at the bottom, as ``proven bound``)."""
+def bound_lines(stats: dict, info: dict) -> list[str]:
+    """The workloads, the rounds' lower bound and the gap to it as `schedule` prints them, saying whose bound it is:
+    the DAG a method chose (time-aware: ``lower bound 12 of the DAG it chose, 'shortest'``), or CP-SAT's proven bound
+    when that is above the closed-form ones (``lower bound 10, proven by CP-SAT, above the closed-form bounds``: the
+    10 was named only at the bottom, as ``proven bound``); the four closed-form bounds on the line under it (on one
+    line with them it ran to 101-107 characters, fix29a: every line of the report is at most `WIDTH`)."""
     b = stats["bounds"]
-    four = (f"link load {b['link_load']}, critical path {b['critical_path']}, ports {b['ports']}, "
-            f"link schedule {b['link_schedule']}")
     own = info.get("dag")  # a method that chooses its DAG (time-aware) names it: the bound is that DAG's
     whose = f" of the DAG it chose, {own!r}" if own else ""
-    if stats["lower_bound"] > b["best"]:  # only a proven bound lifts it above the four (`Schedule.stats`)
-        return f"lower bound {stats['lower_bound']}{whose}, proven by CP-SAT, above the closed-form bounds ({four})"
-    return f"lower bound {stats['lower_bound']}{whose} ({four})"
+    proven = ", proven by CP-SAT, above the closed-form bounds" if stats["lower_bound"] > b["best"] else ""
+    # only a proven bound lifts it above the four (`Schedule.stats`)
+    return [f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']}{whose}{proven}; "
+            f"gap {100 * stats['gap']:.1f}%",
+            f"    closed-form bounds: link load {b['link_load']}, critical path {b['critical_path']}, "
+            f"ports {b['ports']}, link schedule {b['link_schedule']}"]
 
 
 def explained_steps(sched, n: int) -> list[dict]:
