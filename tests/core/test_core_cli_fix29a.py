@@ -58,3 +58,21 @@ def test_schedules_and_compares_gap_to_the_bandwidth_bound_at_1_byte_is_a_ratio(
     row = next(x for x in out.splitlines() if x.startswith("bcube:n=2,k=1  critical-path"))
     assert code == 0 and row.split()[-2:] == ["133,000x", "0.0%"], row
     assert "(from 10x a bound up, as the ratio time / bound)" in out
+
+
+def test_a_disconnecting_failure_is_one_short_line_with_long_lists_cut():
+    """The mid-run disconnect error ran to 214 characters ("... (30 of 112 workloads finished, async replay): failed
+    links cut off 4 of 8 servers (...) from the others: no route avoids failed links ..."): every fact is kept in
+    157 (tests/core/test_core_cli_trial27.py pins it), and a long list of links or servers ends "... and N more"."""
+    import pytest
+
+    from core.topology import degrade, make_topology
+    from core.topology.degrade import DisconnectedError
+
+    code, _, err = run_cli("schedule", "file:docs/examples/two-tor.json", "--fail-at", "20ms:tor0-tor1,gpu3-gpu4")
+    assert code == 2 and len(err.strip()) <= 160 and err.count("\n") == 1, err
+    t = make_topology("fattree:k=4")  # both uplinks of the four edge switches of pods 0 and 1: 8 hosts cut off
+    with pytest.raises(DisconnectedError) as got:
+        degrade(t, fail="16,17,18,19,20,21,22,23")
+    assert str(got.value) == ("failed links 16 (e0.0-a0.0), 17 (e0.0-a0.1), 18 (e0.1-a0.0), 19 (e0.1-a0.1) ... and 4 "
+                              "more cut off 8 of 16 servers (h0.0, h0.1, h0.2, h0.3 ... and 4 more)")
