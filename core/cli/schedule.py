@@ -23,7 +23,7 @@ from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, t
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
-from ..topology import describe_changes, network_record
+from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
                      ignored_note, long_run_note, machine_output, method_reads, out_form, print_table, read_event,
@@ -138,6 +138,9 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         return 0
     seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
+    overridden = link_option_note(base)  # file:x.json,bw=400 replaced the file's own speeds silently (fix29a)
+    if overridden:
+        print(f"  links: {overridden}")
     if "network" in extra:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
         print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")

@@ -76,3 +76,28 @@ def test_a_disconnecting_failure_is_one_short_line_with_long_lists_cut():
         degrade(t, fail="16,17,18,19,20,21,22,23")
     assert str(got.value) == ("failed links 16 (e0.0-a0.0), 17 (e0.0-a0.1), 18 (e0.1-a0.0), 19 (e0.1-a0.1) ... and 4 "
                               "more cut off 8 of 16 servers (h0.0, h0.1, h0.2, h0.3 ... and 4 more)")
+
+
+def test_a_spec_option_that_replaces_a_files_own_link_speeds_says_so(tmp_path):
+    """``file:x.json,bw=400`` set every link to 400 Gbit/s, as documented, and said nothing of the file's own 10-100
+    Gbit/s it replaced: schedule's header (and topology's summary) say so in one line, from core
+    (`core.topology.link_option_note`, for a page too); nothing is said without the option, nor for a file that
+    gives no speeds of its own."""
+    from core.topology import link_option_note, make_topology
+
+    net = "file:docs/examples/two-tor.json"
+    note = "bw=400 replaces the file's own bandwidths (10-100 Gbit/s)"
+    assert link_option_note(make_topology(f"{net},bw=400")) == note
+    assert link_option_note(make_topology(f"{net},lat=2")) == "lat=2 replaces the file's own latencies (1-5 µs)"
+    assert link_option_note(make_topology(net)) is None
+    code, out, _ = run_cli("schedule", f"{net},bw=400")
+    assert code == 0 and out.splitlines()[1] == f"  links: {note}", out
+    code, out, _ = run_cli("topology", f"{net},bw=400")
+    assert code == 0 and f"    ({note})" in out.splitlines()
+    code, out, _ = run_cli("schedule", net)
+    assert code == 0 and "links:" not in out
+    plain = tmp_path / "plain.json"  # no speeds of its own: the defaults, nothing replaced that the file gave
+    plain.write_text(json.dumps({"nodes": [{"id": "a", "kind": "server"}, {"id": "b", "kind": "server"},
+                                           {"id": "s", "kind": "switch"}], "links": [["a", "s"], ["b", "s"]]}))
+    code, out, _ = run_cli("schedule", f"file:{plain},bw=400")
+    assert code == 0 and "links:" not in out and link_option_note(make_topology(f"file:{plain},bw=400")) is None
