@@ -21,8 +21,8 @@ from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
                        preset, split_link_options)
-from .workloads import WorkloadDAG, build_dag
 from .topology.degrade import link_name
+from .workloads import WorkloadDAG, build_dag
 from .units import gap_shown, rate_unit, time_unit
 
 

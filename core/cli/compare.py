@@ -10,9 +10,9 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (GAP_COLUMNS, bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
-                       latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table,
-                       under_bound_notes, uneven_extra, uneven_links, unproven_lines)
+from ..compare import (GAP_COLUMNS, bound_label, compare, configurations, csv_table, csv_text, default_methods,
+                       json_numbers, latency_notes, learned_notes, replan_table, routing_notes, rows_to_table,
+                       time_table, under_bound_notes, uneven_extra, uneven_links, unproven_lines)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
