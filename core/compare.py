@@ -21,8 +21,9 @@ from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
                        preset, split_link_options)
+from .topology.degrade import link_name
 from .workloads import WorkloadDAG, build_dag
-from .units import rate_unit, time_unit
+from .units import gap_shown, rate_unit, time_unit
 
 
 BEST_GAP_CSV = "best gap (%)"
@@ -195,25 +196,29 @@ def compare(configs: list[tuple[str, str, Preset | None]], methods: Iterable[str
         topo = degrade(built, fail=fail, slow=slow)
         change = LinkEvent.parse(topo, *event, nominal=built.bandwidth) if event else None
         moved = changes(built, topo)
-        row = compare_topology(topo, methods, seeds, base, name=name + network_tag(moved), paper=paper,
+        row = compare_topology(topo, methods, seeds, base, name=name + network_tag(moved, built), paper=paper,
                                progress=progress, size=size, change=change, searching=searching)
         row.network = moved if moved["failed"] or moved["slowed"] else None
         rows.append(row)
     return rows
 
 
-def network_tag(moved: dict, most: int = 6) -> str:
+def network_tag(moved: dict, topology: Topology | None = None, most: int = 6) -> str:
     """What a row's name adds when --fail-links or --slow-links changed its network (`degrade.changes`), so two
-    networks never share a name, as the dashboard's download names (`run_tag`) say it: `` (failed 1,5; slowed
-    3,7 x0.25)``, each link's factor where they differ (``slowed 3 x0.25, 7 x0.5``), at most `most` links of each
-    named (``and 12 more``); empty when nothing changed."""
+    networks never share a name: each link by the name the user types (`degrade.link_name`, of `topology`; its id
+    without one), `` (failed s01-sw0.0,s12-sw0.1; slowed s00-sw1.0 x0.25)`` (it read ``slowed 8 x0.1``: a link id
+    the user had not typed), each link's factor where they differ (``slowed 3 x0.25, 7 x0.5``), at most `most`
+    links of each named (``and 12 more``); empty when nothing changed."""
     def listed(items: list[str]) -> str:
         return ",".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
 
-    parts = [f"failed {listed([str(e) for e in moved['failed']])}"] if moved["failed"] else []
+    def name(e: int) -> str:
+        return str(e) if topology is None else link_name(topology, int(e))
+
+    parts = [f"failed {listed([name(e) for e in moved['failed']])}"] if moved["failed"] else []
     if moved["slowed"]:
         factors = [f"x{to / was:.3g}" for _, was, to in moved["slowed"]]
-        links = [str(e) for e, _, _ in moved["slowed"]]
+        links = [name(e) for e, _, _ in moved["slowed"]]
         parts.append(f"slowed {listed(links)} {factors[0]}" if len(set(factors)) == 1 else
                      "slowed " + listed([f"{e} {f}" for e, f in zip(links, factors)]).replace(",", ", "))
     return f" ({'; '.join(parts)})" if parts else ""
@@ -383,9 +388,9 @@ def _shown(value: float, decimals: int, spec: str = "", suffix: str = "") -> tup
 
 
 def _shown_percent(fraction: float) -> tuple[str, float]:
-    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
-    bound at 1 B) and the percent that text shows (12.5)."""
-    return _shown(100 * fraction, 1, ",", "%")
+    """A gap as the text prints it (`core.units.gap_shown`: ``12.5%``; from 10x its bound up the ratio, ``884,000x``
+    for a gap to the bandwidth bound at 1 B, not ``88,428,767.1%``) and the percent that text shows (12.5)."""
+    return gap_shown(fraction)
 
 
 def other_dag(method: str, dag: WorkloadDAG, row_routing: str | None) -> str | None:
@@ -512,8 +517,8 @@ def rows_to_table(rows: list[Row], methods: list[str], numeric: bool = False) ->
 
 
 def _percent(fraction: float, numeric: bool) -> str:
-    """A fraction as the text prints it (``12.5%``; thousands separated, ``88,428,767.1%`` for a gap to the bandwidth
-    bound at 1 B) or as the CSV writes it (``12.5``, percent, `csv_number`)."""
+    """A gap as the text prints it (`_shown_percent`: ``12.5%``, from 10x its bound up ``884,000x``) or as the CSV
+    writes it (``12.5``, percent, `csv_number`)."""
     return csv_number(100 * fraction) if numeric else _shown_percent(fraction)[0]
 
 

@@ -104,6 +104,12 @@ class Method:
             got |= {"samples", "temperature", "opening"}
         return frozenset(got)
 
+    @property
+    def seeded(self) -> bool:
+        """Whether its result depends on `ScheduleConfig.seed` (it reads the seed, `options`): such a method names
+        the seed it ran with, in `schedule`'s header, its JSON head and the player's card."""
+        return "seed" in self.options()
+
     def problem(self, topology: Topology, config: ScheduleConfig) -> str | None:
         """Why this method cannot run on `topology` with `config`, or None when it can."""
         return self.unavailable(topology, config) if self.unavailable else None

@@ -288,14 +288,14 @@ def replan(schedule: Schedule, event: LinkEvent, *, size: float | None = None, m
 
 
 def run_at(event: LinkEvent, timing: Timing, mode: str = "async") -> str:
-    """When `event` comes in a run and how far the run had got: ``at 20.0 ms (30 of 112 workloads finished, async
-    replay)``, ``after round 5 (40.0 ms; ...)``; for a refusal of the event, which without it read as one of a change
-    before the run."""
+    """When `event` comes in a run and how far the run had got: ``at 20.0 ms (30 of 112 workloads done, async)``,
+    ``after round 5 (40.0 ms; ...)``, `mode` the replay counted; for a refusal of the event, which without it read as
+    one of a change before the run."""
     try:
         at_s = event.moment(timing)
     except ValueError:  # a round past the schedule's end
         return f"after round {event.at_round}"
-    finished = f"{int((timing.finish <= at_s).sum())} of {len(timing.finish)} workloads finished, {mode} replay"
+    finished = f"{int((timing.finish <= at_s).sum())} of {len(timing.finish)} workloads done, {mode}"
     if event.at_round is None:
         return f"at {format_seconds(at_s)} ({finished})"
     return f"after round {event.at_round} ({format_seconds(at_s)}; {finished})"

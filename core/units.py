@@ -272,3 +272,41 @@ def rate_in(bytes_per_second: float, per_unit: float) -> str:
     the CLI's time lines print it (``999.66``); the dashboard's cards print the same text (trial 27: ``1e+03`` on the
     player's card where the CLI said ``999.66 MB/s``)."""
     return f"{bytes_per_second / per_unit:.2f}"
+
+
+RATIO_FROM = 10.0
+"""From this many times its bound up, a time's gap to the bound is written as that ratio (``422,000x``), not in
+percent: at 1 B the gap to the bandwidth bound read ``42,187,612.5%``."""
+
+
+def gap_shown(fraction: float) -> tuple[str, float]:
+    """A time's gap to a bound (`fraction` = time / bound - 1, `core.bounds.gap`) as text, and the gap in percent
+    that the text shows (the number a table sorts by): below `RATIO_FROM` times the bound in percent, one decimal,
+    thousands separated (``12.5%``, ``864.3%``: 12.5, 864.3), from there the ratio time / bound to 3 significant
+    digits (``10.0x``, ``42.2x``, ``422,000x``: 900.0, 4120.0, 42199900.0), from 10^9 in powers of ten
+    (``4.22e9x``)."""
+    ratio = 1.0 + float(fraction)
+    if not ratio >= RATIO_FROM or math.isinf(ratio):  # NaN and inf read as the percent they are
+        percent = 100 * float(fraction)
+        return f"{percent:,.1f}%", round(percent, 1)
+    r = float(f"{ratio:.3g}")  # the shown ratio: 3 significant digits
+    if r < 100:
+        text = f"{r:.1f}x"
+    elif r < 1e9:
+        text = f"{r:,.0f}x"
+    else:
+        mantissa, _, power = f"{r:.2e}".partition("e")
+        text = f"{mantissa}e{int(power)}x"
+    return text, round(100 * (r - 1), 1)
+
+
+def gap_text(fraction: float) -> str:
+    """`gap_shown`'s text: ``12.5%``, ``422,000x``."""
+    return gap_shown(fraction)[0]
+
+
+def gap_words(fraction: float, bound: str) -> str:
+    """A gap and the bound it is to, as a sentence part: ``864.3% above the bandwidth bound``, from `RATIO_FROM`
+    times it up ``422,000x the bandwidth bound``."""
+    text = gap_text(fraction)
+    return f"{text} {bound}" if text.endswith("x") else f"{text} above {bound}"

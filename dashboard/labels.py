@@ -95,7 +95,10 @@ def kept_note(info: dict) -> str | None:
 def percent(fraction: float) -> str:
     """A gap (a fraction >= 0) as a metric shows it: whole percent from 10% up, one decimal below (``0.2%``),
     ``< 0.1%`` for a gap above zero that one decimal would show as 0.0, and ``0%`` only when the gap is zero (a
-    rounded ``0%`` read as "the bound is met" where it was not: 812 rounds against 810, trial 21)."""
+    rounded ``0%`` read as "the bound is met" where it was not: 812 rounds against 810, trial 21); from 10x the bound
+    up the ratio, as the CLI writes it (`core.units.gap_text`: ``42.2x``, not ``4120%``)."""
+    if 1 + float(fraction) >= units.RATIO_FROM:
+        return units.gap_text(fraction)
     value = 100 * float(fraction)
     if value == 0:
         return "0%"

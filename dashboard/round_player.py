@@ -220,10 +220,10 @@ def _notes_caption(notes: list[str], pb: Playback, source: Source, config: Sched
 
 
 def seed_note(method: str, config: ScheduleConfig) -> list[str]:
-    """``seed 0`` for a method whose result depends on the seed (`Method.options`, the rule of the CLI's header):
+    """``seed 0`` for a method whose result depends on the seed (`Method.seeded`, the rule of the CLI's header):
     the player's PS read 23 rounds where Compare read 25.2, the mean of 5 seeds, and neither card nor CLI said which
     seed ran (trial 27)."""
-    return [f"seed {config.seed}"] if "seed" in get_method(method).options() else []
+    return [f"seed {config.seed}"] if get_method(method).seeded else []
 
 
 def _time_metrics(pb: Playback, rep: dict, config: ScheduleConfig, mode: str, slots: tuple,

@@ -18,7 +18,7 @@ from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, sho
 from ..schedule_io import file_form
 from ..seconds import latency_dominated, latency_note_parts
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
-from ..units import rate_in, rate_unit, show_apart
+from ..units import gap_words, rate_in, rate_unit, show_apart
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
 from ..topology.degrade import already_failed, failed_mask, link_names, slowed_bandwidth
 
@@ -327,9 +327,9 @@ def time_lines(rep: dict) -> list[str]:
         m = rep[mode]
         lines.append(f"    {mode:5} {format_seconds(m['time_s']):>9}  algbw {rate_in(m['algbw_Bps'], per):>6} {unit}  "
                      f"busbw {rate_in(m['busbw_Bps'], per):>6} {unit}")
-        lines.append(f"      {100 * m['gap']['best']:,.1f}% above its DAG's best bound "
-                     f"({BEST_NAMES.get(m.get('best_bound'), 'best')}), "
-                     f"{100 * m['gap']['bandwidth']:,.1f}% above the bandwidth bound")
+        best = gap_words(m["gap"]["best"], "its DAG's best bound")  # from 10x a bound up as the ratio (422,000x)
+        lines.append(f"      {best} ({BEST_NAMES.get(m.get('best_bound'), 'best')}), "
+                     f"{gap_words(m['gap']['bandwidth'], 'the bandwidth bound')}")
     lines.append(f"    bounds: bandwidth {format_seconds(b['bandwidth'])}, busiest link {format_seconds(b['link'])}, "
                  f"latency {format_seconds(b['latency'])}, critical path {format_seconds(b['critical_path'])}")
     r = rep.get("sync_rounds")

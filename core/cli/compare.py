@@ -10,9 +10,9 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
-from ..compare import (bound_label, compare, configurations, csv_table, csv_text, default_methods, json_numbers,
-                       latency_notes, learned_notes, replan_table, routing_notes, rows_to_table, time_table,
-                       under_bound_notes, uneven_extra, uneven_links, unproven_lines)
+from ..compare import (GAP_COLUMNS, bound_label, compare, configurations, csv_table, csv_text, default_methods,
+                       json_numbers, latency_notes, learned_notes, replan_table, routing_notes, rows_to_table,
+                       time_table, under_bound_notes, uneven_extra, uneven_links, unproven_lines)
 from ..methods import get_method, method_names
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
@@ -129,12 +129,15 @@ def cmd_compare(a: argparse.Namespace) -> int:
                  + routing_notes(rows, methods) + under_bound_notes(rows, methods)):
         print(line)
     print()
-    print_table(*time_table(rows, methods), 2)
+    header, text = time_table(rows, methods)
+    print_table(header, text, 2)
     over = f"; {' and '.join(seeded)}: the mean time over seeds, and algbw, busbw and gaps of that mean time" \
         if seeded else ""
+    ratio = " (from 10x a bound up, as the ratio time / bound)" \
+        if any(cell.endswith("x") for line in text for cell in line[-len(GAP_COLUMNS):]) else ""
     print(f"times for M = {format_size(size)}; algbw = M / async time, busbw = algbw·2(n-1)/n (nccl-tests); "
           f"gaps of the async time to the bandwidth bound (any AllReduce) and to the best bound of the method's own "
-          f"DAG{over}")
+          f"DAG{ratio}{over}")
     for line in latency_notes(rows, methods):
         print(line)
     if event is not None:

@@ -23,7 +23,7 @@ from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, t
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
-from ..topology import describe_changes, network_record
+from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
                      ignored_note, long_run_note, machine_output, method_reads, out_form, print_table, read_event,
@@ -132,17 +132,20 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         # 4 decimals
         # the text's first line too: the network and the DAG (trial 24: the JSON did not say which topology it was)
         head = {"spec": t.spec, "merge": bool(sched.dag.merge), "chunks": int(sched.dag.chunks),
-                **({"seed": cfg.seed} if "seed" in method.options() else {})}
+                **({"seed": cfg.seed} if method.seeded else {})}
         print(json.dumps({**head, **json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more},
                          indent=2, default=float))
         return 0
-    seed = f"  seed={cfg.seed}" if "seed" in method.options() else ""  # which seed ran (trial 27)
+    seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
+    overridden = link_option_note(base)  # file:x.json,bw=400 replaced the file's own speeds silently (fix29a)
+    if overridden:
+        print(f"  links: {overridden}")
     if "network" in extra:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
         print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
-    print(f"  workloads {stats['workloads']}; {bound_text(stats, sched.info)}; gap {100 * stats['gap']:.1f}%")
+    print("\n".join(bound_lines(stats, sched.info)))
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "opening",
@@ -178,19 +181,21 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     return 0
 
 
-def bound_text(stats: dict, info: dict) -> str:
-    """The rounds' lower bound as `schedule` prints it, with the four closed-form bounds, saying whose it is: the DAG a
-    method chose (time-aware: ``lower bound 12 of the DAG it chose, 'shortest' (link load ...)``), or CP-SAT's proven
-    bound when that is above them (``lower bound 10, proven by CP-SAT, above the closed-form bounds (link load 9,
-    ...)``: the 10 was named only at the bottom, as ``proven bound``)."""
+def bound_lines(stats: dict, info: dict) -> list[str]:
+    """The workloads, the rounds' lower bound and the gap to it as `schedule` prints them, saying whose bound it is:
+    the DAG a method chose (time-aware: ``lower bound 12 of the DAG it chose, 'shortest'``), or CP-SAT's proven bound
+    when that is above the closed-form ones (``lower bound 10, proven by CP-SAT, above the closed-form bounds``: the
+    10 was named only at the bottom, as ``proven bound``); the four closed-form bounds on the line under it (on one
+    line with them it ran to 101-107 characters, fix29a: every line of the report is at most `WIDTH`)."""
     b = stats["bounds"]
-    four = (f"link load {b['link_load']}, critical path {b['critical_path']}, ports {b['ports']}, "
-            f"link schedule {b['link_schedule']}")
     own = info.get("dag")  # a method that chooses its DAG (time-aware) names it: the bound is that DAG's
     whose = f" of the DAG it chose, {own!r}" if own else ""
-    if stats["lower_bound"] > b["best"]:  # only a proven bound lifts it above the four (`Schedule.stats`)
-        return f"lower bound {stats['lower_bound']}{whose}, proven by CP-SAT, above the closed-form bounds ({four})"
-    return f"lower bound {stats['lower_bound']}{whose} ({four})"
+    proven = ", proven by CP-SAT, above the closed-form bounds" if stats["lower_bound"] > b["best"] else ""
+    # only a proven bound lifts it above the four (`Schedule.stats`)
+    return [f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']}{whose}{proven}; "
+            f"gap {100 * stats['gap']:.1f}%",
+            f"    closed-form bounds: link load {b['link_load']}, critical path {b['critical_path']}, "
+            f"ports {b['ports']}, link schedule {b['link_schedule']}"]
 
 
 def explained_steps(sched, n: int) -> list[dict]:

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..guard import check, estimate_describe
-from ..topology import Topology, changes, size_of, to_dict
+from ..topology import Topology, changes, link_option_note, size_of, to_dict
 from .common import FORCE_HELP, add_network_options, print_table, read_network, same_decimals
 
 
@@ -49,6 +49,8 @@ def cmd_topology(a: argparse.Namespace) -> int:
     links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
                       for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
     print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
+    if link_option_note(base):  # the spec's bw=/lat= replaced the file's own speeds (fix29a)
+        print(f"    ({link_option_note(base)})")
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
         marked = any(x["failed"] for x in link_rows) or bool(was)

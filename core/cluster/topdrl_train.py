@@ -201,7 +201,11 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
 
     `imitation` or `imitation_epochs` 0: no warm-up (not even its episodes); policy iteration starts from the
     initial weights. `confirm_seeds` empty (or `confirm_top` 0): no confirmation; the best-screened snapshot is
-    kept, as when the budget leaves no time to confirm."""
+    kept, as when the budget leaves no time to confirm. `val_seeds` empty: refused (ValueError), as every snapshot is
+    screened, and the kept one chosen, on them."""
+    if not cfg.val_seeds:  # the screening's pace and mean ratio divided by their number
+        raise ValueError("TopDRL training needs at least one screening seed (val_seeds is empty): every snapshot, "
+                         "the warm-up policy's too, is ranked by its mean JCT ratio on them")
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)

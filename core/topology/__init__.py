@@ -22,7 +22,7 @@ from .files import from_dict, from_networkx, load_topology_file, parse_topology_
 from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 from .jellyfish import jellyfish
 from .leafspine import leafspine
-from .links import LINK_KEYS, LinkOptions, split_link_options
+from .links import LINK_KEYS, LinkOptions, overridden_note, split_link_options
 from .sizes import measured_size
 from .spec import FAMILIES, Family, keyed_spec, parse_spec
 
@@ -33,10 +33,20 @@ __all__ = [
     "parse_topology_bytes", "read_topology_dict", "to_dict",
     "DEFAULT_BANDWIDTH", "DEFAULT_LATENCY", "LINK_KEYS", "LinkOptions", "split_link_options",
     "DisconnectedError", "changes", "check_connected", "degrade", "describe_changes", "network_record",
+    "link_option_note",
 ]
 
 
 _SIZES: weakref.WeakKeyDictionary[Topology, Size] = weakref.WeakKeyDictionary()
+_LINK_NOTES: weakref.WeakKeyDictionary[Topology, str] = weakref.WeakKeyDictionary()
+"""Per topology `make_topology` built from a file whose own link speeds a spec option replaced: the note saying so."""
+
+
+def link_option_note(t: Topology) -> str | None:
+    """For a topology `make_topology` read from a file (or an example) with link options (``bw=``, ``lat=``) that
+    replaced the speeds the file gives its links: one line saying so (`links.overridden_note`: ``bw=400 replaces the
+    file's own bandwidths (10-100 Gbit/s)``), as the CLI's header prints it and a page may show it; else None."""
+    return _LINK_NOTES.get(t)
 
 
 def size_of(t: Topology) -> Size:
@@ -100,10 +110,14 @@ def make_topology(spec: str, *, force: bool = False) -> Topology:
     skips that check)."""
     family, params = parse_spec(spec)  # checks the whole spec, link options included
     base, links = split_link_options(spec)
-    if family == "file":
-        return links.apply(load_topology_file(base.strip().partition(":")[2], force=force), spec)
-    if family == "example":
-        return links.apply(example(base.strip().partition(":")[2]), spec)
+    if family in ("file", "example"):
+        name = base.strip().partition(":")[2]
+        own = load_topology_file(name, force=force) if family == "file" else example(name)
+        t = links.apply(own, spec)
+        note = overridden_note(own, t, links, "the file" if family == "file" else "the example")
+        if note:
+            _LINK_NOTES[t] = note
+        return t
     check(estimate_topology(spec_size(base)), force=force)  # parameters the family refuses cost ~nothing
     return links.apply(FAMILIES[family].build(**params), spec)  # messages quote the spec as typed
 

@@ -52,16 +52,22 @@ def check_connected(topology: Topology) -> None:
     u, v = t.edges[:, 0], t.edges[:, 1]
     near = np.flatnonzero(t.failed & (inside[u] != inside[v]))
     near = near if len(near) else np.flatnonzero(t.failed)
-    names = link_names(t, near[:4].tolist())
-    more = f" and {len(near) - 4} more" if len(near) > 4 else ""
-    shown = ", ".join(lab[x] for x in cut[:6]) + (f" and {len(cut) - 6} more" if len(cut) > 6 else "")
     dead = [x for x in cut.tolist() if t.failed[(u == x) | (v == x)].all()]
     if dead:
         x = dead[0]
-        raise DisconnectedError(f"every link of server {lab[x]} is failed ({names}{more}): it is cut off "
+        names = link_names(t, near[:4].tolist()) + (f" ... and {len(near) - 4} more" if len(near) > 4 else "")
+        raise DisconnectedError(f"every link of server {lab[x]} is failed ({names}): it is cut off "
                                 f"from the other servers" + (f", and so are {len(cut) - 1} more" if len(cut) > 1 else ""))
-    raise DisconnectedError(f"failed links cut off {len(cut)} of {t.n_servers} servers ({shown}) from the others: "
-                            f"no route avoids failed link{'s' if len(near) > 1 else ''} {names}{more}")
+    # one line as short as it can be (a mid-run failure adds when and how far the run got, `core.replan.run_at`: it
+    # ran to 214 characters): the links as every message names them (id and name), the servers, each list cut after 4
+    links = few([link_names(t, [e]) for e in near.tolist()])
+    raise DisconnectedError(f"failed link{'s' if len(near) > 1 else ''} {links} cut off {len(cut)} of {t.n_servers} "
+                            f"servers ({few([lab[x] for x in cut.tolist()])})")
+
+
+def few(names: list[str], most: int = 4) -> str:
+    """Names joined by commas, cut after `most`: ``a, b, c, d ... and 3 more``."""
+    return ", ".join(names[:most]) + (f" ... and {len(names) - most} more" if len(names) > most else "")
 
 
 def link_ids(topology: Topology, text: str, what: str = "links") -> np.ndarray:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..units import UnitError, parse_bandwidth, parse_latency
-from .graph import Topology, TopologyError, clip
+from ..units import UnitError, parse_bandwidth, parse_latency, show_apart
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, Topology, TopologyError, clip
 
 LINK_OPTIONS = {"bw": "bandwidth", "lat": "latency", "link_seed": "seed of mixed values"}
 """Spec options that set link properties rather than build the graph, and what each sets (for messages)."""
@@ -57,6 +57,28 @@ class LinkOptions:
         bw = _per_edge(t, self.bandwidth, t.bandwidth, rng, "bw", shown)
         lat = _per_edge(t, self.latency, t.latency, rng, "lat", shown)
         return t.with_links(bandwidth=bw, latency=lat, spec=f"{t.spec},{self.text}")
+
+
+def overridden_note(own: Topology, now: Topology, options: LinkOptions, whose: str = "the file") -> str | None:
+    """One line saying which of `own`'s link speeds, a topology file's (`whose`), the link `options` replaced in
+    `now` (documented: a spec option sets every link; ``file:x.json,bw=400`` replaced the file's 10-100 Gbit/s
+    silently): ``bw=400 replaces the file's own bandwidths (10-100 Gbit/s)``, with ``lat=`` likewise; None when
+    the options changed nothing, or `own` had only the defaults (100 Gbit/s, 1 µs: a file that gives none)."""
+    given = dict(item.partition("=")[::2] for item in options.text.split(",") if item)
+    parts = []
+    for key, what, unit, default in (("bw", "bandwidths", " Gbit/s", DEFAULT_BANDWIDTH),
+                                     ("lat", "latencies", " µs", DEFAULT_LATENCY)):
+        field = LINK_OPTIONS_FIELD[key]
+        was, got = getattr(own, field), getattr(now, field)
+        if key not in given or not len(was) or np.all(was == default) or np.array_equal(was, got):
+            continue
+        lo, hi = show_apart(float(was.min()), float(was.max()))
+        parts.append(f"{key}={given[key]} replaces {whose}'s own {what} ({lo if lo == hi else f'{lo}-{hi}'}{unit})")
+    return "; ".join(parts) or None
+
+
+LINK_OPTIONS_FIELD = {"bw": "bandwidth", "lat": "latency"}
+"""The `Topology` field each link option sets."""
 
 
 def _per_edge(t: Topology, levels: tuple[tuple[float, ...], ...], current: np.ndarray,

@@ -415,7 +415,8 @@ def two_row_header(header: list[str]) -> list[tuple[str, str, str]]:
             out.append((f"bandwidth ({unit})", name[:3], f"{RATE_HELP[name]}, in {unit} (the CLI's {h})"))
         elif h in GAP_COLUMNS:
             leaf = "BW" if h == GAP_COLUMNS[0] else "own"
-            out.append(("gap to bound (%)", leaf, f"{GAP_HELP[h]}, in % (the CLI's {h})"))
+            out.append(("gap to bound (%)", leaf, f"{GAP_HELP[h]}, in %; from 10x the bound up the ratio time / "
+                                                  f"bound, as the CLI writes it: 422,000x (the CLI's {h})"))
         else:
             out.append(("", h, PLAIN_HELP[h]))
     return out

@@ -250,3 +250,11 @@ def test_checkpoint_files_are_written_with_normal_permissions(tmp_path):
     assert {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()} == {"m.json": 0o644,
                                                                              "m.safetensors": 0o644}
     assert load(tmp_path / "m")[0].cfg.hidden == 16
+
+
+def test_training_without_screening_seeds_is_refused_before_it_starts(tmp_path):
+    """fix29a: `val_seeds=()` divided by zero after the warm-up (the screening's pace per seed); it is refused at
+    the top with a ValueError that says why, and nothing is written."""
+    with pytest.raises(ValueError, match=r"at least one screening seed \(val_seeds is empty\)"):
+        train(TrainConfig(**{**TINY, "val_seeds": ()}, budget_s=60, iterations=1), tmp_path / "a", log=lambda *_: None)
+    assert not list(tmp_path.iterdir())

@@ -14,7 +14,7 @@ from core.bounds import lower_bounds
 from core.compare import compare, configurations, csv_table, default_methods, rows_to_table, time_columns
 from core.jsonnumbers import csv_number
 from core.seconds import time_report
-from core.topology import preset
+from core.topology import make_topology, preset
 from core.workloads import tree_dag
 
 from _corelib import schedule, topo
@@ -562,12 +562,14 @@ def test_the_seconds_table_gives_each_number_beside_the_text_the_cli_prints():
     rows = compare(configurations(None, ["bcube:3,1"]), methods, 2, ScheduleConfig(), size=1)
     header, text, numbers = time_cells(rows, methods)
     assert (header, text) == time_table(rows, methods)
-    assert text[0][:3] == ["bcube:n=3,k=1", "ring", "16"] and text[0][-2] == "45,000,100.0%"
+    assert text[0][:3] == ["bcube:n=3,k=1", "ring", "16"] and text[0][-2] == "450,000x"  # 450,000x the BW bound
     assert [line[:2] for line in numbers] == [line[:2] for line in text]  # config and method: text in both
     for shown, line in zip(text, numbers):
         assert all(isinstance(x, float) for x in line[2:])
-        assert line[2:] == [float(t.rstrip("%").replace(",", "")) for t in shown[2:]]  # the number the text shows
-    assert numbers[0][-2] == 45000100.0 and numbers[2][2] == 18.0  # greedy's mean rounds, "18.0"
+        # the number the text shows: a ratio's in percent too (the column sorts by one unit)
+        assert line[2:] == [round(100 * (float(t[:-1].replace(",", "")) - 1), 1) if t.endswith("x")
+                            else float(t.rstrip("%").replace(",", "")) for t in shown[2:]]
+    assert numbers[0][-2] == 44999900.0 and numbers[2][2] == 18.0  # greedy's mean rounds, "18.0"
 
 
 def test_a_printed_number_reads_back_as_the_number_given_beside_it():
@@ -595,16 +597,19 @@ def test_a_changed_network_is_in_the_rows_name(capsys):
 
     plain, one, other = run(), run("--fail-links", "1"), run("--fail-links", "2")
     assert plain["name"] == "bcube:n=2,k=1" and "network" not in plain
-    assert one["name"] == "bcube:n=2,k=1 (failed 1)" and one["network"] == {"failed": [1], "slowed": []}
-    assert other["name"] == "bcube:n=2,k=1 (failed 2)" and one["spec"] == other["spec"] == "bcube:n=2,k=1"
+    # fix29a: each link by the name the user types (link_name), not its id ("slowed 8 x0.1"); the record keeps ids
+    assert one["name"] == "bcube:n=2,k=1 (failed s01-sw0.0)" and one["network"] == {"failed": [1], "slowed": []}
+    assert other["name"] == "bcube:n=2,k=1 (failed s10-sw0.1)" and one["spec"] == other["spec"] == "bcube:n=2,k=1"
     slow = run("--slow-links", "2:x0.25,5:25")
-    assert slow["name"] == "bcube:n=2,k=1 (slowed 2,5 x0.25)"
+    assert slow["name"] == "bcube:n=2,k=1 (slowed s10-sw0.1,s01-sw1.1 x0.25)"
     assert slow["network"] == {"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 25.0]]}
     assert network_tag({"failed": list(range(8)), "slowed": [[3, 100.0, 25.0], [7, 100.0, 50.0]]}) == \
         " (failed 0,1,2,3,4,5 and 2 more; slowed 3 x0.25, 7 x0.5)"
+    assert network_tag({"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 50.0]]}, make_topology("bcube:n=2,k=1")) \
+        == " (slowed s10-sw0.1 x0.25, s01-sw1.1 x0.5)"
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "csv",
                      "--fail-links", "1"]) == 0
-    assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed 1)"
+    assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed s01-sw0.0)"
 
 
 def test_cli_compare_lists_the_optima_not_proven_once_with_where_each_lies(capsys):

@@ -104,14 +104,13 @@ def test_disconnecting_failures_name_what_is_cut_off():
     assert len(e0) == 2
     with pytest.raises(DisconnectedError) as err:
         degrade(t, fail=",".join(map(str, e0)))
-    assert "cut off 2 of 16 servers (h0.0, h0.1)" in str(err.value)
-    assert str(err.value).endswith("no route avoids failed links " + ", ".join(
-        f"{e} ({t.labels[t.edges[e, 0]]}-{t.labels[t.edges[e, 1]]})" for e in sorted(e0)))
+    assert str(err.value) == ("failed links " + ", ".join(
+        f"{e} ({t.labels[t.edges[e, 0]]}-{t.labels[t.edges[e, 1]]})" for e in sorted(e0))
+        + " cut off 2 of 16 servers (h0.0, h0.1)")
     # two failed links that only together cut s10 off (neither touches the other): the message names both
     with pytest.raises(DisconnectedError) as err:
         degrade(topo("bcube:n=2,k=1"), fail="2,4")
-    assert str(err.value) == ("failed links cut off 1 of 4 servers (s10) from the others: "
-                              "no route avoids failed links 2 (s10-sw0.1), 4 (s00-sw1.0)")
+    assert str(err.value) == "failed links 2 (s10-sw0.1), 4 (s00-sw1.0) cut off 1 of 4 servers (s10)"
     cut = t.with_links(failed=np.isin(np.arange(t.n_edges), e0))
     with pytest.raises(DisconnectedError):
         compute_routes(cut)  # the one place that routes refuses too

@@ -12,6 +12,14 @@ from core.schedule import ScheduleConfig
 from core.topology import preset
 from dashboard.tables import GRID_PAD_PX, PAGE_PX, SORTED_HEADER_PX, text_px
 
+
+def percent_shown(text: str) -> float:
+    """The percent a seconds-table cell's text shows: ``12.5`` or ``12.5%`` (12.5), a ratio ``450,000x`` (44999900.0,
+    `core.units.gap_shown`: from 10x its bound up a gap is written as the ratio)."""
+    if text.endswith("x"):
+        return round(100 * (float(text[:-1].replace(",", "")) - 1), 1)
+    return float(text.rstrip("%").replace(",", ""))
+
 FAST = ["greedy", "critical-path"]
 
 
@@ -348,8 +356,10 @@ def test_seconds_table_at_1_byte_reads_as_the_cli_with_its_latency_note():
         elif group.startswith("bandwidth "):
             assert all(re.fullmatch(r"\d+\.\d{2}", c) for c in column_cells), (leaf, column_cells)
         else:
-            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", c) for c in column_cells), (leaf, column_cells)
-    assert frame["gap to bound (%)", "BW"].iloc[0] == "45,000,100.0"
+            # a percent, or from 10x its bound up the ratio (fix29a: "45,000,100.0" read as a huge percent)
+            assert all(re.fullmatch(r"\d{1,3}(,\d{3})*\.\d|\d{1,3}(,\d{3})*x|\d\d\.\dx", c)
+                       for c in column_cells), (leaf, column_cells)
+    assert frame["gap to bound (%)", "BW"].iloc[0] == "450,000x"
     width = json.loads(table.proto.columns)["method"]["width"]
     assert width >= 16 + text_px("critical-path")
     rows = [r for r in compare(configurations(None, ["bcube:3,1"]), ["ring", "critical-path"], 1, ScheduleConfig(),
@@ -384,13 +394,14 @@ def test_seconds_table_columns_are_numbers_shown_as_the_cli_prints_them():
         assert numbers[column].dtype.kind == "f", (column, numbers[column].dtype)  # a number, sorted as one
         if column[0].startswith("time "):  # 3 significant digits, as the cards and the CLI's time lines (fix29b)
             want = [seconds_in(times[c[0], c[1]][column[1]]["time_s"], 1e6, zeros=True) for c in body]
+            assert list(shown[column]) == want, column
+            assert list(numbers[column]) == pytest.approx([float(c.replace(",", "")) for c in want])
         else:
-            want = [c[j].removesuffix("%") for c in body]  # the CLI's number, unit above
-        assert list(shown[column]) == want, column
-        assert list(numbers[column]) == pytest.approx([float(c.replace(",", "")) for c in want])
+            assert list(shown[column]) == [c[j].removesuffix("%") for c in body], column  # the CLI's number
+            assert list(numbers[column]) == pytest.approx([percent_shown(c[j]) for c in body])
     assert list(shown["", "rounds"]) == ["16", "18", "18.0"]  # greedy: a mean over seeds, one decimal, as the CLI's
     bw = ("gap to bound (%)", "BW")
-    assert shown[bw].iloc[0] == "45,000,100.0" and numbers[bw].iloc[0] == 45000100.0
+    assert shown[bw].iloc[0] == "450,000x" and numbers[bw].iloc[0] == 44999900.0  # the ratio, sorted as its percent
     config = json.loads(table.proto.columns)
     assert {config[leaf]["type_config"]["type"] for _, leaf in numbers.columns[2:]} == {"number"}
 
@@ -400,7 +411,7 @@ def test_seconds_table_headers_stay_readable_when_sorted_at_1280_px():
     before the title and, while the header is hovered (as right after the click), its menu over the last 35 px; the
     CLI's nine headers ("gap own bound %") had no room for either. The unit is now said once above its columns, the
     names under it are short, every column is wide enough for its name sorted and hovered and for its widest cell,
-    and the table still fits the page: on Table 2 at 1 B, the widest cells ("45,000,100.0", "critical-path")."""
+    and the table still fits the page: on Table 2 at 1 B, the widest cells ("1,760,000x", "critical-path")."""
     methods = ["ring", "critical-path", "time-aware"]
     at = open_app("compare")
     at.multiselect(key="w:compare.methods").set_value(methods).run()
@@ -423,7 +434,7 @@ def test_seconds_table_headers_stay_readable_when_sorted_at_1280_px():
         assert config[leaf]["help"] and cli.get(leaf, leaf) in config[leaf]["help"] + leaf, leaf  # the CLI's name
         widths.append(width)
     assert sum(widths) <= PAGE_PX, widths  # no sideways scrolling at 1280 px
-    assert "45,000,100.0" in list(shown["gap to bound (%)", "BW"])  # the widest gap a cell shows here
+    assert "1,760,000x" in list(shown["gap to bound (%)", "BW"])  # the widest gap a cell shows here
     assert SORTED_HEADER_PX >= GRID_PAD_PX + text_px("↑ ") + 35
 
 
@@ -431,13 +442,15 @@ def test_seconds_table_cells_show_the_numbers_its_grid_exposes():
     """Issue 12 (a browser trial): the grid's accessible table, which exposes a number column's value, read 0.5 where
     the cell showed 0.5%. Streamlit cannot expose a number column's display text (its grid's accessibility string is
     the value), and a text column sorts as text: so each cell shows the number itself, as the CLI writes it (its
-    decimals and thousands separators), the unit only in the header, and the table's accessible name says the units."""
+    decimals and thousands separators), the unit only in the header, and the table's accessible name says the units.
+    A gap of 10x its bound or more shows the ratio (``450,000x``, fix29a) and exposes the percent that ratio is
+    (44999900), the unit of its column, which it sorts by."""
     at = sidebar_seconds_at_1b(["ring", "critical-path"])
     table = at.dataframe[-1]
     numbers, shown = table.value, cells(table)
     for column in numbers.columns[2:]:
         for value, text in zip(numbers[column], shown[column]):
-            assert float(text.replace(",", "")) == value, (column, text, value)  # no unit, the same number
+            assert percent_shown(text) == value, (column, text, value)  # no unit, the same number (a ratio: its %)
     assert shown["gap to bound (%)", "own"].iloc[0] == "0.0" and numbers["gap to bound (%)", "own"].iloc[0] == 0
     assert table.proto.alt == "Seconds for M = 1 B, units: time (µs), bandwidth (KB/s), gap to bound (%)"
 

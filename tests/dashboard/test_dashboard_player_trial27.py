@@ -112,7 +112,8 @@ def test_a_refused_change_says_the_cards_below_are_the_failure_free_run():
     assert not at.exception
     # trial 28: the box says when, as the CLI's refusal does (the default moment is 0.5 ms, at a time)
     (error,) = [e.value for e in at.error if "Cannot apply this change" in e.value]
-    assert error.startswith("Cannot apply this change at 0.5 ms: failed links cut off 4 of 8 servers"), error
+    assert error.startswith("Cannot apply this change at 0.5 ms: failed links 8 (tor0-tor1), 9 (gpu3-gpu4) cut off 4 "
+                            "of 8 servers"), error
     (warning,) = [w.value for w in at.warning if "failure-free" in w.value]
     assert warning == ("The link change above was refused: the methods below play the failure-free run, on the "
                        "network as it is.")
