@@ -303,7 +303,7 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch", column_config=step_columns(rows))
-    st.caption(probability_note(rl.info, explained))
+    st.caption(probability_note(rl.info, explained) + " " + STEP_HEADINGS)
 
 
 def probability_note(info: dict, explained: bool) -> str:
@@ -325,30 +325,43 @@ def probability_note(info: dict, explained: bool) -> str:
     return note
 
 
-STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 78, "shown": 52,
-                   "others tied at the top": 44, "best score": 80, "critical-path sends it too": 96}
-"""Widths (px) of the step table's columns other than "chosen", which takes the rest: in a 1280-px window the table
-is ~820 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long headings are shortened
-(the full one on hover). "best score" only for a sampled rollout: under greedy decoding it is the chosen score."""
+STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 58, "shown": 52,
+                   "others tied at the top": 44, "best score": 64, "critical-path sends it too": 52}
+"""Widths (px) of the step table's columns other than "chosen", which takes the rest (`STEP_TABLE_PX` in all): in a
+1280-px window the table is ~818 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long
+headings are shortened (the full one on hover): with rl-sample's "best score" on DCell(2,2) the columns came to 871 px
+and "in crit.-path" was cut to "in crit" (trial 30). "best score" only for a sampled rollout: under greedy decoding it
+is the chosen score."""
+STEP_TABLE_PX = 800
+"""The widths of the step table's columns add up to at most this: the table is ~818 px wide in a 1280-px window."""
+CHAR_PX = 7.2
+"""Room (px) per character of "chosen", above the ~5.8 px the dataframe's 14-px Source Sans takes on average."""
+
+
+STEP_HEADINGS = ("Short headings, the full one on hover: scored, the candidates scored; ties, the others tied at the "
+                 "top; in CP, whether critical-path sends the chosen workload in this round too.")
+"""Said under the step table: its shortened headings in full (trial 30 read "in crit" where the column was cut)."""
 
 
 P_HELP = "the policy's probability of this pick: the softmax of the step's scores at temperature 1 (see below)"
 
 
 def step_columns(rows: list[dict]) -> dict:
-    """The step table's column configuration: "chosen" as wide as its longest entry (~7 px a character), the
-    others narrow, numbers with 4 decimals."""
+    """The step table's column configuration: "chosen" as wide as its longest entry (`CHAR_PX` a character) within
+    what the others leave of `STEP_TABLE_PX`, the others narrow, numbers with 4 decimals."""
     longest = max((len(str(row["chosen"])) for row in rows), default=10)
+    others = sum(STEP_COLUMNS_PX[c] for c in (rows[0] if rows else {}) if c in STEP_COLUMNS_PX)
     number = st.column_config.NumberColumn
     return {"step": number(width=STEP_COLUMNS_PX["step"]),
-            "chosen": st.column_config.TextColumn(width=int(7.2 * longest) + 20),
+            "chosen": st.column_config.TextColumn(width=min(int(CHAR_PX * longest) + 20, STEP_TABLE_PX - others)),
             "score": number(format=DECIMALS, width=STEP_COLUMNS_PX["score"]),
             "p": number(format=DECIMALS, width=STEP_COLUMNS_PX["p"], help=P_HELP),
             "margin": number(format=DECIMALS, width=STEP_COLUMNS_PX["margin"],
                              help="the chosen workload's score minus the runner-up's (the best other candidate): "
                                   "p(chosen) / p(runner-up) = exp(margin)"),
-            "candidates": number(width=STEP_COLUMNS_PX["candidates"],
-                                 help="workloads the lower agent scored at this step (all valid ones)"),
+            "candidates": number("scored", width=STEP_COLUMNS_PX["candidates"],
+                                 help="candidates: workloads the lower agent scored at this step (all valid ones), "
+                                      "as the CLI's --explain calls them"),
             "shown": number(width=STEP_COLUMNS_PX["shown"], help="kept in the trace: the best, and the chosen one "
                                                                  "always"),
             "others tied at the top": number("ties", width=STEP_COLUMNS_PX["others tied at the top"],
@@ -357,7 +370,7 @@ def step_columns(rows: list[dict]) -> dict:
             "best score": number("best", format=DECIMALS, width=STEP_COLUMNS_PX["best score"],
                                  help="best score: the highest of the candidates scored"),
             "critical-path sends it too": st.column_config.CheckboxColumn(
-                "in crit.-path", width=STEP_COLUMNS_PX["critical-path sends it too"],
+                "in CP", width=STEP_COLUMNS_PX["critical-path sends it too"],
                 help="critical-path sends it too: the chosen workload is in critical-path's same round")}
 
 

@@ -1,0 +1,61 @@
+"""Trial 30's findings on the Policy debugger: the step table's last column cut at 1280 px under rl-sample, a lone
+candidate's margin read "None", and the kept sample numbered otherwise than the CLI's kept: line."""
+
+from __future__ import annotations
+
+import json
+
+import fake_rl
+from apptest_tools import open_app
+
+from core.methods import METHODS
+
+DCELL = "dcell:n=2,k=2"
+
+
+def sampled_stand_in(monkeypatch) -> None:
+    """The stand-in RL (tests/dashboard/fake_rl.py) as rl-sample's: its trace says its rollout was sampled, so the
+    step table gets rl-sample's "best score" column."""
+    def plan(dag, config, progress=None):
+        got = fake_rl.fake_rl_plan(dag, config, progress)
+        got.trace["decoding"] = "sampled"
+        return got
+    fake_rl.install(monkeypatch)
+    monkeypatch.setitem(METHODS, "rl-sample", fake_rl.stand_in("rl-sample", plan))
+
+
+def step_table(at):
+    (table,) = [el for el in at.dataframe if "others tied at the top" in el.value.columns]
+    return table
+
+
+def test_rl_samples_step_table_fits_a_1280_px_page_on_dcell_2_2(monkeypatch):
+    """Trial 30 (1280 px, rl-sample, DCell(2,2)): the columns came to 871 px in the ~818-px table and the last one read
+    "in crit". Every column now fits, "chosen" as wide as its longest entry; the short headings are said in full
+    under the table."""
+    from dashboard.screens.debugger import STEP_HEADINGS, STEP_TABLE_PX
+    sampled_stand_in(monkeypatch)
+    at = open_app("debugger")
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value(DCELL).run()
+    at.radio(key="w:debug.method").set_value("rl-sample").run()
+    at.number_input(key="w:debug.samples").set_value(2).run()
+    assert not at.exception
+    table = step_table(at)
+    frame, config = table.value, json.loads(table.proto.columns)
+    assert "best score" in frame.columns  # rl-sample's column: the one that pushed the table over
+    longest = max(len(c) for c in frame["chosen"])
+    assert longest >= 36 and config["chosen"]["width"] >= 7 * longest
+    assert sum(config[c]["width"] for c in frame.columns) <= STEP_TABLE_PX <= 800
+    assert config["critical-path sends it too"]["label"] == "in CP"
+    assert any(c.value.endswith(STEP_HEADINGS) for c in at.caption)
+
+
+def test_a_long_chosen_name_takes_what_the_other_columns_leave():
+    """"chosen" takes at most what the other columns leave of the page: the table never scrolls sideways."""
+    from dashboard.screens.debugger import STEP_TABLE_PX, step_columns
+    row = {"step": 1, "chosen": "#12345 broadcast s10.10->s10.11 (tree s10.10/3)" * 2, "score": 1.0, "p": 1.0,
+           "margin": 0.0, "candidates": 1, "shown": 1, "others tied at the top": 0, "best score": 1.0,
+           "critical-path sends it too": True}
+    config = step_columns([row])
+    assert sum(config[c]["width"] for c in row) == STEP_TABLE_PX
