@@ -294,7 +294,7 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
         scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
         p = dict(zip((int(w) for w in s["candidates"]), explain.probabilities(s))) if scores else {}
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
-                     "p": p.get(int(s["chosen"])), "margin": explain.margin(s) if scores else None,
+                     "p": p.get(int(s["chosen"])), "margin": margin_text(explain.margin(s) if scores else None),
                      "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
                      # the others tied with the top score: 0 without a tie ("1" read as a tie: trial 28)
                      "others tied at the top": s.get("n_tied", 1) - 1,
@@ -303,7 +303,8 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch", column_config=step_columns(rows))
-    st.caption(probability_note(rl.info, explained) + " " + STEP_HEADINGS)
+    lone = any(row["margin"] == NO_MARGIN for row in rows)
+    st.caption(probability_note(rl.info, explained) + (f" {NO_MARGIN_NOTE}" if lone else "") + " " + STEP_HEADINGS)
 
 
 def probability_note(info: dict, explained: bool) -> str:
@@ -338,6 +339,18 @@ CHAR_PX = 7.2
 """Room (px) per character of "chosen", above the ~5.8 px the dataframe's 14-px Source Sans takes on average."""
 
 
+NO_MARGIN = "—"
+"""The margin of a step with one candidate: there is no runner-up (Streamlit showed the missing number as "None",
+trial 30)."""
+NO_MARGIN_NOTE = f"A margin of {NO_MARGIN}: the step had one candidate, so no runner-up."
+
+
+def margin_text(margin: float | None) -> str:
+    """A step's margin as the table shows it: 4 decimals, or `NO_MARGIN` where the chosen one was the only
+    candidate (a text column: a number column shows a missing value as "None")."""
+    return NO_MARGIN if margin is None else DECIMALS % margin
+
+
 STEP_HEADINGS = ("Short headings, the full one on hover: scored, the candidates scored; ties, the others tied at the "
                  "top; in CP, whether critical-path sends the chosen workload in this round too.")
 """Said under the step table: its shortened headings in full (trial 30 read "in crit" where the column was cut)."""
@@ -356,9 +369,11 @@ def step_columns(rows: list[dict]) -> dict:
             "chosen": st.column_config.TextColumn(width=min(int(CHAR_PX * longest) + 20, STEP_TABLE_PX - others)),
             "score": number(format=DECIMALS, width=STEP_COLUMNS_PX["score"]),
             "p": number(format=DECIMALS, width=STEP_COLUMNS_PX["p"], help=P_HELP),
-            "margin": number(format=DECIMALS, width=STEP_COLUMNS_PX["margin"],
-                             help="the chosen workload's score minus the runner-up's (the best other candidate): "
-                                  "p(chosen) / p(runner-up) = exp(margin)"),
+            "margin": st.column_config.TextColumn(
+                width=STEP_COLUMNS_PX["margin"], alignment="right",
+                help="the chosen workload's score minus the runner-up's (the best other candidate): p(chosen) / "
+                     f"p(runner-up) = exp(margin); {NO_MARGIN} where the chosen one was the only candidate (no "
+                     "runner-up)"),
             "candidates": number("scored", width=STEP_COLUMNS_PX["candidates"],
                                  help="candidates: workloads the lower agent scored at this step (all valid ones), "
                                       "as the CLI's --explain calls them"),

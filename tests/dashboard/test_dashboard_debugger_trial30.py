@@ -59,3 +59,20 @@ def test_a_long_chosen_name_takes_what_the_other_columns_leave():
            "critical-path sends it too": True}
     config = step_columns([row])
     assert sum(config[c]["width"] for c in row) == STEP_TABLE_PX
+
+
+def test_a_lone_candidates_margin_reads_a_dash_and_the_page_says_why(stand_in_rl):
+    """Trial 30 (Jellyfish(10), 1920 px): a step with one candidate showed the literal "None" as its margin. It reads
+    "—", right-aligned with the numbers; the column's help and the caption under the table say a lone candidate has
+    no runner-up. The stand-in's last step of a round has one candidate."""
+    from dashboard.screens.debugger import NO_MARGIN, NO_MARGIN_NOTE
+    at = open_app("debugger")
+    assert not at.exception
+    table = step_table(at)
+    margins, config = list(table.value["margin"]), json.loads(table.proto.columns)["margin"]
+    assert margins[-1] == NO_MARGIN == "—" and "None" not in margins
+    assert all(float(m) > 0 for m in margins[:-1])  # the others: a number, 4 decimals
+    assert all(len(m.split(".")[1]) == 4 for m in margins[:-1])
+    assert config["alignment"] == "right" and "only candidate (no runner-up)" in config["help"]
+    assert any(NO_MARGIN_NOTE in c.value for c in at.caption)
+    assert NO_MARGIN_NOTE == "A margin of —: the step had one candidate, so no runner-up."
