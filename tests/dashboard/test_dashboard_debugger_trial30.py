@@ -76,3 +76,42 @@ def test_a_lone_candidates_margin_reads_a_dash_and_the_page_says_why(stand_in_rl
     assert config["alignment"] == "right" and "only candidate (no runner-up)" in config["help"]
     assert any(NO_MARGIN_NOTE in c.value for c in at.caption)
     assert NO_MARGIN_NOTE == "A margin of —: the step had one candidate, so no runner-up."
+
+
+SAMPLE_2 = {"samples": 16, "temperature": 0.2, "kept_rollout": "sample 2", "kept_opening": None,
+            "kept_temperature": 0.2, "rollout_rounds": [43, 43, 44, 42] + [43] * 13,
+            "opening": [None, {"temperature": 0.5, "fraction": 0.3, "rounds": 13, "of_rounds": 43}]}
+"""rl-sample's info on DCell(2,2) as trial 30 ran it: the CLI said "kept: sample 2 (of 0-15; no opening)"."""
+
+
+def test_the_kept_sample_is_named_as_the_clis_kept_line_names_it():
+    """Trial 30: the page said "kept the 3rd sample" where `schedule --method rl-sample` said "kept: sample 2 (of 0-15;
+    no opening)". The page names it as the CLI does (from 0, with its opening), then which it is counting from 1; the
+    opening's samples are numbered from 0 too (they read "the 2nd, 4th, …")."""
+    from core.cli.schedule import kept_text
+    from dashboard import labels
+    assert labels.kept_note(SAMPLE_2) == "kept sample 2 (of 0-15; no opening), the 3rd: 42 rounds, the greedy rollout 43"
+    opened = dict(SAMPLE_2, kept_rollout="sample 3", kept_opening=SAMPLE_2["opening"][1])
+    one = {"samples": 1, "kept_rollout": "sample 0", "kept_opening": None, "rollout_rounds": [43, 42]}
+    for info in (SAMPLE_2, opened, one):
+        cli = kept_text(info).split("; rounds of")[0]  # "sample 3 (of 0-15; opening 0.5:0.3)"
+        assert labels.kept_note(info).startswith(f"kept {cli}"), (labels.kept_note(info), cli)
+    assert "(of 0-15; opening 0.5:0.3), the 4th:" in labels.kept_note(opened)
+    assert "every second sample (samples 1, 3, …, counting from 0) drew its first 13 rounds" in labels.sampling_note(
+        SAMPLE_2)
+
+
+def test_the_debugger_says_which_sample_it_kept_as_the_cli_does(monkeypatch):
+    from core.schedule import Plan
+    from dashboard import labels
+
+    def plan(dag, config, progress=None):
+        got = fake_rl.fake_rl_plan(dag, config, progress)
+        return Plan(got.rounds, info=dict(SAMPLE_2), trace=got.trace)
+    fake_rl.install(monkeypatch)
+    monkeypatch.setitem(METHODS, "rl-sample", fake_rl.stand_in("rl-sample", plan))
+    at = open_app("debugger")
+    at.radio(key="w:debug.method").set_value("rl-sample").run()
+    assert not at.exception
+    (line,) = [c.value for c in at.caption if " Here: kept " in c.value]
+    assert line.endswith(f"Here: {labels.kept_note(SAMPLE_2)}.") and "kept sample 2 (of 0-15; no opening)" in line
