@@ -49,10 +49,10 @@ def sampling_note(info: dict) -> str | None:
     """A sampled learned result's decoding in plain words (trial 26: "after openings none,0.5:0.3 (a split: sample k
     takes item k mod 2, ...)" read as code): how many rollouts were sampled, at which temperature each pick was
     drawn, which samples drew their first rounds at another (the opening), and that the shortest was kept; the
-    --opening option as typed in parentheses. None for a result that drew no samples. E.g. "sampled 16 rollouts, each
-    pick drawn at temperature 0.2; every second sample (the 2nd, 4th, …) drew its first 4 rounds at 0.5 instead; kept
-    the shortest, or the greedy rollout where none was shorter (--opening none,0.5:0.3; 30% of the greedy rollout's
-    12 rounds is 4)"."""
+    --opening option as typed in parentheses, the samples numbered from 0 as the CLI numbers them. None for a result
+    that drew no samples. E.g. "sampled 16 rollouts, each pick drawn at temperature 0.2; every second sample (samples
+    1, 3, …, counting from 0) drew its first 4 rounds at 0.5 instead; kept the shortest, or the greedy rollout where
+    none was shorter (--opening none,0.5:0.3; 30% of the greedy rollout's 12 rounds is 4)"."""
     if not info.get("samples"):
         return None
     ts = [f"{t:g}" for t in temperatures(info["temperature"])]
@@ -66,10 +66,10 @@ def sampling_note(info: dict) -> str | None:
         early = f"first {o['rounds']} round{'s' if o['rounds'] != 1 else ''} at {o['temperature']:g} instead"
         if len(ol) == 1:
             parts.append(f"every sample drew its {early}")
-        elif len(ol) == 2:
-            parts.append(f"every second sample (the {ordinal(i + 1)}, {ordinal(i + 3)}, …) drew its {early}")
+        elif len(ol) == 2:  # numbered from 0, as the CLI's kept: line and split note number them (trial 30)
+            parts.append(f"every second sample (samples {i}, {i + 2}, …, counting from 0) drew its {early}")
         else:
-            parts.append(f"every {ordinal(len(ol))} sample (the {ordinal(i + 1)}, {ordinal(i + 1 + len(ol))}, …) "
+            parts.append(f"every {ordinal(len(ol))} sample (samples {i}, {i + len(ol)}, …, counting from 0) "
                          f"drew its {early}")
     note = "; ".join(parts) + "; kept the shortest, or the greedy rollout where none was shorter"
     said = [o for o in ol if isinstance(o, dict)]
@@ -81,15 +81,21 @@ def sampling_note(info: dict) -> str | None:
 
 
 def kept_note(info: dict) -> str | None:
-    """Which of a sampled learned result's rollouts was kept and its rounds against the greedy rollout's, in words:
-    "kept the 6th sample: 9 rounds, the greedy rollout 10"; None for a result that drew no samples."""
+    """Which of a sampled learned result's rollouts was kept and its rounds against the greedy rollout's, in words, the
+    sample named as the CLI's ``kept:`` line names it (numbered from 0, with its opening), then which it is counting
+    from 1: "kept sample 5 (of 0-15; no opening), the 6th: 9 rounds, the greedy rollout 10" (trial 30: the page said
+    "the 3rd sample" where the CLI said "sample 2"); None for a result that drew no samples."""
     tried = info.get("rollout_rounds")
     if not info.get("samples") or not tried or "kept_rollout" not in info:
         return None
     if info["kept_rollout"] == "greedy":
         return f"kept the greedy rollout: {tried[0]} rounds, no sample was shorter"
-    k = int(str(info["kept_rollout"]).split()[-1])
-    return f"kept the {ordinal(k + 1)} sample: {tried[k + 1]} rounds, the greedy rollout {tried[0]}"
+    k, n = int(str(info["kept_rollout"]).split()[-1]), int(info["samples"])
+    o = info.get("kept_opening")  # the sample's item of --opening, as the run recorded it
+    which = f"of 0-{n - 1}" if n > 1 else "the only one"
+    cli = f"sample {k} ({which}; {'no opening' if o is None else 'opening ' + show_opening(o, short=True)})"
+    return f"kept {cli}" + (f", the {ordinal(k + 1)}" if n > 1 else "") + (
+        f": {tried[k + 1]} rounds, the greedy rollout {tried[0]}")
 
 
 def percent(fraction: float) -> str:

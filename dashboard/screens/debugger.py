@@ -294,7 +294,7 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
         scores = dict(zip((int(w) for w in s["candidates"]), (float(x) for x in s["scores"])))
         p = dict(zip((int(w) for w in s["candidates"]), explain.probabilities(s))) if scores else {}
         rows.append({"step": i, "chosen": d.describe(s["chosen"]), "score": scores.get(int(s["chosen"])),
-                     "p": p.get(int(s["chosen"])), "margin": explain.margin(s) if scores else None,
+                     "p": p.get(int(s["chosen"])), "margin": margin_text(explain.margin(s) if scores else None),
                      "candidates": s.get("n_valid", len(scores)), "shown": len(scores),
                      # the others tied with the top score: 0 without a tie ("1" read as a tie: trial 28)
                      "others tied at the top": s.get("n_tied", 1) - 1,
@@ -303,7 +303,8 @@ def lower_agent(rl: Schedule, cp: Schedule, trace: dict, r: int, stem: str) -> N
                      "critical-path sends it too": int(s["chosen"]) in cp_round})
     st.markdown("**Every step of this round**")
     st.dataframe(rows, hide_index=True, width="stretch", column_config=step_columns(rows))
-    st.caption(probability_note(rl.info, explained))
+    lone = any(row["margin"] == NO_MARGIN for row in rows)
+    st.caption(probability_note(rl.info, explained) + (f" {NO_MARGIN_NOTE}" if lone else "") + " " + STEP_HEADINGS)
 
 
 def probability_note(info: dict, explained: bool) -> str:
@@ -325,30 +326,57 @@ def probability_note(info: dict, explained: bool) -> str:
     return note
 
 
-STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 78, "shown": 52,
-                   "others tied at the top": 44, "best score": 80, "critical-path sends it too": 96}
-"""Widths (px) of the step table's columns other than "chosen", which takes the rest: in a 1280-px window the table
-is ~820 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long headings are shortened
-(the full one on hover). "best score" only for a sampled rollout: under greedy decoding it is the chosen score."""
+STEP_COLUMNS_PX = {"step": 44, "score": 64, "p": 56, "margin": 64, "candidates": 58, "shown": 52,
+                   "others tied at the top": 44, "best score": 64, "critical-path sends it too": 52}
+"""Widths (px) of the step table's columns other than "chosen", which takes the rest (`STEP_TABLE_PX` in all): in a
+1280-px window the table is ~818 px wide and Streamlit's own widths cut "chosen" to "(tree s5.0" (trial 21). Long
+headings are shortened (the full one on hover): with rl-sample's "best score" on DCell(2,2) the columns came to 871 px
+and "in crit.-path" was cut to "in crit" (trial 30). "best score" only for a sampled rollout: under greedy decoding it
+is the chosen score."""
+STEP_TABLE_PX = 800
+"""The widths of the step table's columns add up to at most this: the table is ~818 px wide in a 1280-px window."""
+CHAR_PX = 7.2
+"""Room (px) per character of "chosen", above the ~5.8 px the dataframe's 14-px Source Sans takes on average."""
+
+
+NO_MARGIN = "—"
+"""The margin of a step with one candidate: there is no runner-up (Streamlit showed the missing number as "None",
+trial 30)."""
+NO_MARGIN_NOTE = f"A margin of {NO_MARGIN}: the step had one candidate, so no runner-up."
+
+
+def margin_text(margin: float | None) -> str:
+    """A step's margin as the table shows it: 4 decimals, or `NO_MARGIN` where the chosen one was the only
+    candidate (a text column: a number column shows a missing value as "None")."""
+    return NO_MARGIN if margin is None else DECIMALS % margin
+
+
+STEP_HEADINGS = ("Short headings, the full one on hover: scored, the candidates scored; ties, the others tied at the "
+                 "top; in CP, whether critical-path sends the chosen workload in this round too.")
+"""Said under the step table: its shortened headings in full (trial 30 read "in crit" where the column was cut)."""
 
 
 P_HELP = "the policy's probability of this pick: the softmax of the step's scores at temperature 1 (see below)"
 
 
 def step_columns(rows: list[dict]) -> dict:
-    """The step table's column configuration: "chosen" as wide as its longest entry (~7 px a character), the
-    others narrow, numbers with 4 decimals."""
+    """The step table's column configuration: "chosen" as wide as its longest entry (`CHAR_PX` a character) within
+    what the others leave of `STEP_TABLE_PX`, the others narrow, numbers with 4 decimals."""
     longest = max((len(str(row["chosen"])) for row in rows), default=10)
+    others = sum(STEP_COLUMNS_PX[c] for c in (rows[0] if rows else {}) if c in STEP_COLUMNS_PX)
     number = st.column_config.NumberColumn
     return {"step": number(width=STEP_COLUMNS_PX["step"]),
-            "chosen": st.column_config.TextColumn(width=int(7.2 * longest) + 20),
+            "chosen": st.column_config.TextColumn(width=min(int(CHAR_PX * longest) + 20, STEP_TABLE_PX - others)),
             "score": number(format=DECIMALS, width=STEP_COLUMNS_PX["score"]),
             "p": number(format=DECIMALS, width=STEP_COLUMNS_PX["p"], help=P_HELP),
-            "margin": number(format=DECIMALS, width=STEP_COLUMNS_PX["margin"],
-                             help="the chosen workload's score minus the runner-up's (the best other candidate): "
-                                  "p(chosen) / p(runner-up) = exp(margin)"),
-            "candidates": number(width=STEP_COLUMNS_PX["candidates"],
-                                 help="workloads the lower agent scored at this step (all valid ones)"),
+            "margin": st.column_config.TextColumn(
+                width=STEP_COLUMNS_PX["margin"], alignment="right",
+                help="the chosen workload's score minus the runner-up's (the best other candidate): p(chosen) / "
+                     f"p(runner-up) = exp(margin); {NO_MARGIN} where the chosen one was the only candidate (no "
+                     "runner-up)"),
+            "candidates": number("scored", width=STEP_COLUMNS_PX["candidates"],
+                                 help="candidates: workloads the lower agent scored at this step (all valid ones), "
+                                      "as the CLI's --explain calls them"),
             "shown": number(width=STEP_COLUMNS_PX["shown"], help="kept in the trace: the best, and the chosen one "
                                                                  "always"),
             "others tied at the top": number("ties", width=STEP_COLUMNS_PX["others tied at the top"],
@@ -357,7 +385,7 @@ def step_columns(rows: list[dict]) -> dict:
             "best score": number("best", format=DECIMALS, width=STEP_COLUMNS_PX["best score"],
                                  help="best score: the highest of the candidates scored"),
             "critical-path sends it too": st.column_config.CheckboxColumn(
-                "in crit.-path", width=STEP_COLUMNS_PX["critical-path sends it too"],
+                "in CP", width=STEP_COLUMNS_PX["critical-path sends it too"],
                 help="critical-path sends it too: the chosen workload is in critical-path's same round")}
 
 

@@ -115,8 +115,8 @@ def test_the_sampling_note_says_samples_temperature_and_a_split_opening_in_plain
     samples drew their first rounds at another, what was kept; the option as typed in parentheses."""
     split = [None, {"temperature": 0.5, "fraction": 0.3, "rounds": 4, "of_rounds": 12}]
     assert labels.sampling_note({"samples": 16, "temperature": 0.2, "opening": split}) == (
-        "sampled 16 rollouts, each pick drawn at temperature 0.2; every second sample (the 2nd, 4th, …) drew its "
-        "first 4 rounds at 0.5 instead; kept the shortest, or the greedy rollout where none was shorter "
+        "sampled 16 rollouts, each pick drawn at temperature 0.2; every second sample (samples 1, 3, …, counting from "
+        "0) drew its first 4 rounds at 0.5 instead; kept the shortest, or the greedy rollout where none was shorter "
         "(--opening none,0.5:0.3; 30% of the greedy rollout's 12 rounds, rounded up, is 4)")
     one = {"temperature": 1.0, "fraction": 0.3, "rounds": 4, "of_rounds": 12}
     assert labels.sampling_note({"samples": 4, "temperature": [0.2, 1.0], "opening": one}) == (
@@ -128,8 +128,8 @@ def test_the_sampling_note_says_samples_temperature_and_a_split_opening_in_plain
         "shorter")
     assert "a split" not in labels.sampling_note({"samples": 16, "temperature": 0.2, "opening": split})
     assert labels.sampling_note({"samples": 0}) is None and labels.sampling_note(KEPT) is None  # greedy rl, others
-    assert labels.kept_note({"samples": 4, "kept_rollout": "sample 5", "rollout_rounds": [10, 11, 12, 13, 14, 15, 9]}) \
-        == "kept the 6th sample: 9 rounds, the greedy rollout 10"
+    assert labels.kept_note({"samples": 6, "kept_rollout": "sample 5", "rollout_rounds": [10, 11, 12, 13, 14, 15, 9]}) \
+        == "kept sample 5 (of 0-5; no opening), the 6th: 9 rounds, the greedy rollout 10"
     assert labels.kept_note({"samples": 4, "kept_rollout": "greedy", "rollout_rounds": [10, 11, 12, 13, 14]}) == (
         "kept the greedy rollout: 10 rounds, no sample was shorter")
 
