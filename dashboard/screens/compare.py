@@ -15,7 +15,7 @@ from core.compare import (GAP_COLUMNS, NOT_PROVEN, MethodResult, Row, capitalize
 from core.methods import get_method, method_names
 from core.schedule import ScheduleConfig
 from core.timing import DEFAULT_SIZE, DEFAULT_SIZE_BYTES, MODES, parse_size
-from core.units import TIME_UNITS, seconds_in, time_unit
+from core.units import time_unit
 from core.topology import preset
 
 from .. import charts, controls, data, figures, labels, tables
@@ -294,8 +294,7 @@ def rounds_cells(frame: "pd.DataFrame", marked: set[tuple[int, str]]) -> "pd.io.
 def seconds_table(rows: list[Row], methods: list[str], size: float, cells: "SecondsCells | None",
                   names: dict[str, str]) -> None:
     """The seconds table, as the CLI's `compare` prints it under its rounds table (`core.compare.time_table`: the
-    same rows, units and numbers: rates with two decimals, gaps with thousands separators; the times to 3 significant
-    digits, as every other time on the pages, `significant_times`, where the CLI's table has 3 decimals) at the
+    same rows, units and numbers: one number of decimals per column, 15.060, gaps with thousands separators) at the
     sidebar's message size, the one the CSV's times are for. Its header has two rows (`two_row_header`): each unit
     once, above its columns (time (ms), bandwidth (GB/s), gap to bound (%)), under it short names that stay readable
     when a column is sorted (every column is as wide as `tables.sortable_px` says), the full meaning on hover. The
@@ -350,30 +349,10 @@ def seconds_cells(rows: list[Row], methods: list[str]) -> SecondsCells | None:
     header, body, numbers = time_cells(rows, methods)
     if not body:
         return None
-    body, numbers = significant_times(rows, header, body, numbers)
     heads = two_row_header(header)
     body = [[c.removesuffix("%") for c in cells] for cells in body]
     widths = [tables.sortable_px(leaf, [cells[j] for cells in body]) for j, (_, leaf, _) in enumerate(heads)]
     return SecondsCells(heads, body, numbers, widths)
-
-
-def significant_times(rows: list[Row], header: list[str], body: list[list[str]], numbers: list[list[str | float]]
-                      ) -> tuple[list[list[str]], list[list[str | float]]]:
-    """`core.compare.time_cells`' table with its times (the ``sync ms`` and ``async ms`` columns, in the header's
-    unit) to 3 significant digits, trailing zeros kept (`core.units.seconds_in`: ``140`` beside ``56.1``), the rule of
-    every other time on the pages and of the CLI's time lines (``140 ms``), where the CLI's table prints 3 decimals
-    (``140.028``); each number the one its text shows. The rates and gaps stay the CLI's."""
-    found = {(r.name, m): res for r in rows for m, res in r.results.items()}
-    per_second = dict(TIME_UNITS)
-    body, numbers = [list(line) for line in body], [list(line) for line in numbers]
-    for j, head in enumerate(header):
-        mode, _, unit = head.partition(" ")
-        if mode not in MODES:
-            continue
-        for text, number in zip(body, numbers):
-            shown = seconds_in(found[text[0], text[1]].time[mode]["time_s"], per_second[unit], zeros=True)
-            text[j], number[j] = shown, float(shown)
-    return body, numbers
 
 
 def config_names(rows: list[Row], cells: SecondsCells | None) -> dict[str, str]:
@@ -523,7 +502,8 @@ def seconds_chart(rows: list[Row], methods: list[str], stem: str, short: dict[st
                           if m in r.results and r.results[m].time)  # the table's unit (its times of both modes)
     times = {m: [r.results[m].time["async"]["time_s"] * per if m in r.results and r.results[m].time else None
                  for r in rows] for m in methods}
-    shown = {m: [None if t is None else seconds_in(t, 1.0, zeros=True) for t in ts] for m, ts in times.items()}
+    # the hover writes a bar as the table's cell (3 decimals in the table's unit, as the CLI's compare table)
+    shown = {m: [None if t is None else f"{t:.3f}" for t in ts] for m, ts in times.items()}
     charts.show(figures.compare_figure([r.name for r in rows], times, {}, titles={m: method_title(m) for m in methods},
                                        ticks=[short.get(r.name, r.name) for r in rows], unit=unit, shown=shown,
                                        title=f"async time per method at M = {labels.size(size)}"),
