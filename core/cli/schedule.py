@@ -125,6 +125,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
             write_schedule(sched, a.out, stats, trace=a.trace, timing=timing, extra=extra)
 
     steps = explained_steps(sched, a.explain) if a.explain is not None else None
+    overridden = link_option_note(base)  # file:x.json,bw=400 replaced the file's own speeds silently (fix29a)
     if a.format == "json":
         write()
         more = {"explain": steps} if steps is not None else {}
@@ -132,13 +133,12 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         # 4 decimals
         # the text's first line too: the network and the DAG (trial 24: the JSON did not say which topology it was)
         head = {"spec": t.spec, "merge": bool(sched.dag.merge), "chunks": int(sched.dag.chunks),
-                **({"seed": cfg.seed} if method.seeded else {})}
+                **({"seed": cfg.seed} if method.seeded else {}), **({"links_note": overridden} if overridden else {})}
         print(json.dumps({**head, **json_numbers({**stats, "time": timing, "info": sched.info, **extra}), **more},
                          indent=2, default=float))
         return 0
     seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
-    overridden = link_option_note(base)  # file:x.json,bw=400 replaced the file's own speeds silently (fix29a)
     if overridden:
         print(f"  links: {overridden}")
     if "network" in extra:

@@ -92,6 +92,10 @@ def test_a_spec_option_that_replaces_a_files_own_link_speeds_says_so(tmp_path):
     assert link_option_note(make_topology(net)) is None
     code, out, _ = run_cli("schedule", f"{net},bw=400")
     assert code == 0 and out.splitlines()[1] == f"  links: {note}", out
+    code, out, _ = run_cli("schedule", f"{net},bw=400", "--format", "json")
+    assert code == 0 and json.loads(out)["links_note"] == note  # the JSON says it too
+    code, out, _ = run_cli("schedule", net, "--format", "json")
+    assert code == 0 and "links_note" not in json.loads(out)
     code, out, _ = run_cli("topology", f"{net},bw=400")
     assert code == 0 and f"    ({note})" in out.splitlines()
     code, out, _ = run_cli("schedule", net)
