@@ -24,7 +24,8 @@ def register(sub) -> None:
                    help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
     p.add_argument("--out", type=at.out_stem, help="checkpoint path without suffix (default checkpoints/<name>)")
     p.add_argument("--budget", type=at.seconds(10 ** 6), default=None, help="wall-clock seconds per configuration")
-    p.add_argument("--hidden", type=at.int_in(1, 1024), default=None, help="width of the hidden layers (default 64)")
+    p.add_argument("--hidden", type=at.int_in(1, 1024), default=None,
+                   help="width of the hidden layers (default 64; with --init, that checkpoint's, which it must keep)")
     p.add_argument("--train-prior", action="store_true",
                    help="also optimize the lower agent's linear skip path (default: frozen)")
     p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None, help="outer iterations I of Algorithm 1")
@@ -53,6 +54,13 @@ def cmd_train(a: argparse.Namespace) -> int:
     for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
         if value is not None:
             cfg = replace(cfg, **{name: value})
+    if a.init:  # a run from a checkpoint keeps its network, so its width (trial 30: --hidden 32 was dropped)
+        from ..rl.checkpoint import load_checkpoint
+        width = load_checkpoint(a.init)[0].config.hidden
+        if a.hidden is not None and a.hidden != width:
+            raise UsageError(f"--hidden {a.hidden} differs from --init {a.init}'s {width}: a run from a checkpoint "
+                             f"keeps its width; leave --hidden out")
+        cfg = replace(cfg, hidden=width)
     if a.out and a.preset:
         raise UsageError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
     command = "allreduce-lab train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else ""

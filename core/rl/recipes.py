@@ -58,8 +58,15 @@ def _write(res: TrainResult, stem: Path, cfg: TrainConfig, names: list[str], spe
     return side
 
 
-def _init(init: str | None) -> HierarchicalPolicy | None:
-    return load_checkpoint(init)[0] if init else None
+def _init(init: str | None, cfg: TrainConfig) -> HierarchicalPolicy | None:
+    """The policy a run starts from (None: fresh weights); its width must be `cfg.hidden`, which the sidecar records."""
+    if not init:
+        return None
+    policy = load_checkpoint(init)[0]
+    if policy.config.hidden != cfg.hidden:
+        raise ValueError(f"hidden {cfg.hidden} differs from init {init}'s {policy.config.hidden}: a run from a "
+                         f"checkpoint keeps its width")
+    return policy
 
 
 def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False) -> Path:
@@ -77,7 +84,7 @@ def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init:
     topo = make_topology(spec)
     dag = build_dag(topo, "tree")
     stem = checkpoint_out(topo.spec, out)
-    res = train(dag, cfg, _init(init), report)
+    res = train(dag, cfg, _init(init, cfg), report)
     meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
             "workloads": dag.n, "init": init}
     return _write(res, stem, cfg, [topo.spec], [topo.spec], meta, command, start), res
@@ -89,7 +96,7 @@ def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str |
     start = _machine()
     dags = [x.dag() for x in UNIVERSAL_TRAINING]
     stem = checkpoint_out(None, out)
-    res = train(dags, cfg, _init(init), report)
+    res = train(dags, cfg, _init(init, cfg), report)
     meta = {"topology": None, "family": UNIVERSAL, "init": init,
             "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,
                            "workloads": d.n} for x, d in zip(UNIVERSAL_TRAINING, dags)]}

@@ -23,3 +23,39 @@ def test_a_truncated_weights_file_is_named_as_truncated(tmp_path, capsys):
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "lies past the end of the file (20000 bytes" in line and line.endswith("truncated?"), line
     assert "must be F32" not in line
+
+
+def _fake_train(dag, cfg, init=None, report=None):
+    """What recipes.train returns, without training: the policy it started from (or a fresh one of cfg's width)."""
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    from core.rl.train import TrainResult
+    dags = dag if isinstance(dag, list) else [dag]
+    row = {"update": 1, "iteration": 1, "agent": "upper", "instance": dags[0].topology.spec, "mean_rounds": 5.0,
+           "lower_bound": 4}
+    if report:
+        report(row)
+    return TrainResult(policy=init or HierarchicalPolicy(PolicyConfig(hidden=cfg.hidden)), log=[row], seconds=0.0,
+                       cpu_seconds=0.0, greedy_rounds=[5] * len(dags), sample_rounds=[5] * len(dags),
+                       best_rounds=[5] * len(dags), lower_bounds=[4] * len(dags),
+                       critical_path_rounds=[4] * len(dags), kept_iteration=0)
+
+
+def test_train_init_keeps_its_width_and_says_so(tmp_path, monkeypatch, capsys):
+    """Trial 30: `train ... --init bcube_n3_k1 --hidden 32` exited 0 with a 64-wide network and a sidecar whose
+    train.hidden said 32. A --hidden that differs from --init's is refused; without it the sidecar records --init's."""
+    from core.rl import recipes
+    from core.rl.checkpoint import load_checkpoint, save_checkpoint
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    monkeypatch.setattr(recipes, "train", _fake_train)
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(hidden=8)), tmp_path / "narrow", {"topology": "bcube:n=2,k=1"})
+    out = str(tmp_path / "run")
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", str(tmp_path / "narrow"), "--hidden", "32",
+                     "--out", out]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "--hidden 32 differs from --init" in line and "'s 8" in line, line
+    assert not (tmp_path / "run.json").exists()
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", str(tmp_path / "narrow"), "--out", out]) == 0
+    policy, meta = load_checkpoint(out)
+    assert policy.config.hidden == meta["train"]["hidden"] == meta["policy"]["hidden"] == 8
+    with pytest.raises(ValueError, match="hidden 64 differs from init"):  # the Python API refuses it too
+        recipes.train_spec("bcube:n=2,k=1", recipes.TrainConfig(), tmp_path / "py", str(tmp_path / "narrow"))
