@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -22,7 +23,8 @@ def register(sub) -> None:
     p.add_argument("--preset", help="train one checkpoint per configuration of a preset (e.g. table2)")
     p.add_argument("--universal", action="store_true",
                    help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
-    p.add_argument("--out", type=at.out_stem, help="checkpoint path without suffix (default checkpoints/<name>)")
+    p.add_argument("--out", help="checkpoint path without suffix (default checkpoints/<name>); with --preset, a folder "
+                                 "that gets each configuration's checkpoint under its usual name (created if missing)")
     p.add_argument("--budget", type=at.seconds(10 ** 6), default=None, help="wall-clock seconds per configuration")
     p.add_argument("--hidden", type=at.int_in(1, 1024), default=None,
                    help="width of the hidden layers (default 64; with --init, that checkpoint's, which it must keep)")
@@ -61,8 +63,12 @@ def cmd_train(a: argparse.Namespace) -> int:
             raise UsageError(f"--hidden {a.hidden} differs from --init {a.init}'s {width}: a run from a checkpoint "
                              f"keeps its width; leave --hidden out")
         cfg = replace(cfg, hidden=width)
-    if a.out and a.preset:
-        raise UsageError("--out names one checkpoint; leave it out with --preset (files go to checkpoints/)")
+    folder = _out_folder(a.out) if a.preset and a.out else None
+    if a.out and not a.preset:
+        try:
+            at.out_stem(a.out)
+        except argparse.ArgumentTypeError as err:
+            raise UsageError(f"--out: {err}") from None
     command = "allreduce-lab train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else ""
     jobs = ([("universal", None)] if a.universal else
             [(p.spec, p.spec) for p in preset(a.preset)] if a.preset else [(a.spec, a.spec)])
@@ -71,8 +77,11 @@ def cmd_train(a: argparse.Namespace) -> int:
             size = spec_size(spec)
             check_schedulable(size if size else size_of(make_topology(spec, force=a.force)), "tree", 1, force=a.force)
     from ..rl.recipes import checkpoint_out
-    for _, spec in jobs:  # before any training: a spec's default --out may be a shipped checkpoint (trial 25)
-        refuse_existing_checkpoint(checkpoint_out(spec, a.out, a.force), a.force, "train")
+    outs = {spec: checkpoint_out(spec, None if folder else a.out, a.force, folder) for _, spec in jobs}
+    for stem in outs.values():  # before any training: a spec's default --out may be a shipped checkpoint (trial 25)
+        refuse_existing_checkpoint(stem, a.force, "train")
+    if folder is not None:
+        folder.mkdir(exist_ok=True)
     for label, spec in jobs:
         bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
 
@@ -81,15 +90,28 @@ def cmd_train(a: argparse.Namespace) -> int:
             bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
 
         if spec is None:
-            side, res = train_universal(cfg, a.out, a.init, report, command)
+            side, res = train_universal(cfg, outs[spec], a.init, report, command)
         else:
-            side, res = train_spec(spec, cfg, a.out, a.init, report, command)
+            side, res = train_spec(spec, cfg, outs[spec], a.init, report, command)
         bar.close()
         print(f"{label}: {len(res.log)} updates in {res.seconds:.0f} s wall, {res.cpu_seconds:.0f} s CPU -> {side}")
         for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
                                       res.critical_path_rounds, res.lower_bounds):
             print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
     return 0
+
+
+def _out_folder(text: str) -> Path:
+    """--out with --preset: a writable folder, or a new one in a writable folder (made once nothing is refused)."""
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--out: {text} is a file; with --preset, --out is a folder that gets one "
+                         f"checkpoint per configuration")
+    try:
+        at._writable_folder(folder if folder.is_dir() else folder.parent, "--out")
+    except argparse.ArgumentTypeError as err:
+        raise UsageError(str(err)) from None
+    return folder
 
 
 def _instance_names(side) -> list[str]:

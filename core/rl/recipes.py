@@ -69,12 +69,14 @@ def _init(init: str | None, cfg: TrainConfig) -> HierarchicalPolicy | None:
     return policy
 
 
-def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False) -> Path:
-    """The stem a training run writes: `out`, else checkpoints/<slug of spec> (spec None: checkpoints/universal);
-    `force` builds the spec past the size guard, as the run itself was allowed to."""
+def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False,
+                   folder: str | Path | None = None) -> Path:
+    """The stem a training run writes: `out`, else <folder>/<slug of spec> (spec None: <folder>/universal; folder
+    default checkpoints/); `force` builds the spec past the size guard, as the run itself was allowed to."""
     if out:
         return pair_stem(out)
-    return checkpoint_dir() / (UNIVERSAL if spec is None else slug(make_topology(spec, force=force).spec))
+    where = Path(folder) if folder is not None else checkpoint_dir()
+    return where / (UNIVERSAL if spec is None else slug(make_topology(spec, force=force).spec))
 
 
 def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,

@@ -59,3 +59,25 @@ def test_train_init_keeps_its_width_and_says_so(tmp_path, monkeypatch, capsys):
     assert policy.config.hidden == meta["train"]["hidden"] == meta["policy"]["hidden"] == 8
     with pytest.raises(ValueError, match="hidden 64 differs from init"):  # the Python API refuses it too
         recipes.train_spec("bcube:n=2,k=1", recipes.TrainConfig(), tmp_path / "py", str(tmp_path / "narrow"))
+
+
+def test_train_preset_out_is_a_folder_of_checkpoints_under_their_usual_names(tmp_path, monkeypatch, capsys):
+    """Trial 30: `train --preset table2 --out DIR` was refused ('--out names one checkpoint') and without --out it
+    refuses to replace the shipped ones, so the nine could be remade only over them. --out is now a folder."""
+    from core.cli import train as cli_train
+    from core.rl import recipes
+    from core.topology import Preset
+    monkeypatch.setattr(recipes, "train", _fake_train)
+    two = (Preset("BCube(2,1)", "bcube:n=2,k=1", 0, 0, 0, 0, 0, 0), Preset("DCell(2,1)", "dcell:n=2,k=1", 0, 0, 0, 0, 0, 0))
+    monkeypatch.setattr(cli_train, "preset", lambda name: two)
+    folder = tmp_path / "remade"  # made by the run
+    assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder)]) == 0
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(f"{s}{x}" for s in ("bcube_n2_k1", "dcell_n2_k1") for x in (".json", ".log.csv", ".safetensors"))
+    assert f"-> {folder / 'dcell_n2_k1.json'}" in capsys.readouterr().out
+    # what is there is not replaced without --force; a file is not a folder
+    assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder)]) == 2
+    assert f"{folder / 'bcube_n2_k1.safetensors'} exists" in capsys.readouterr().err
+    assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder / "bcube_n2_k1.json")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "is a file; with --preset, --out is a folder" in line
