@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from tqdm import tqdm
 
@@ -76,29 +79,63 @@ def cmd_train(a: argparse.Namespace) -> int:
         if spec is not None:
             size = spec_size(spec)
             check_schedulable(size if size else size_of(make_topology(spec, force=a.force)), "tree", 1, force=a.force)
-    from ..rl.recipes import checkpoint_out
+    from ..rl.recipes import checkpoint_out, partial_log
     outs = {spec: checkpoint_out(spec, None if folder else a.out, a.force, folder) for _, spec in jobs}
     for stem in outs.values():  # before any training: a spec's default --out may be a shipped checkpoint (trial 25)
         refuse_existing_checkpoint(stem, a.force, "train")
     if folder is not None:
         folder.mkdir(exist_ok=True)
     for label, spec in jobs:
-        bar = tqdm(desc=f"train {label}", disable=True if a.quiet else None, leave=False, unit="update")
+        # the total is what the iterations allow; the budget may end the run sooner, so the bar names it
+        bar = tqdm(desc=f"train {label} (budget {cfg.budget_s:g} s)", total=cfg.planned_updates,
+                   disable=True if a.quiet else None, leave=False, unit="update")
+
+        done = []  # the updates done (the bar counts nothing with --quiet)
 
         def report(row: dict) -> None:
+            done.append(1)
             bar.update(1)
             bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
 
-        if spec is None:
-            side, res = train_universal(cfg, outs[spec], a.init, report, command)
-        else:
-            side, res = train_spec(spec, cfg, outs[spec], a.init, report, command)
+        try:
+            with _sigterm_interrupts():
+                if spec is None:
+                    side, res = train_universal(cfg, outs[spec], a.init, report, command)
+                else:
+                    side, res = train_spec(spec, cfg, outs[spec], a.init, report, command)
+        except KeyboardInterrupt:
+            bar.close()
+            kept = partial_log(outs[spec])
+            what = (f"kept the log of its {len(done)} updates in {kept}" if done and kept.is_file()
+                    else "no update had finished, nothing kept")
+            print(f"allreduce-lab: interrupted training {label}: {what}; no checkpoint written for it", file=sys.stderr)
+            return 130
         bar.close()
-        print(f"{label}: {len(res.log)} updates in {res.seconds:.0f} s wall, {res.cpu_seconds:.0f} s CPU -> {side}")
+        ended = ("" if len(res.log) >= cfg.planned_updates else f" (the {cfg.budget_s:g} s budget ended it)"
+                 if res.seconds > cfg.budget_s else " (greedy decoding met every lower bound: it is optimal)")
+        print(f"{label}: {len(res.log)} of {cfg.planned_updates} updates{ended} in {res.seconds:.0f} s wall, "
+              f"{res.cpu_seconds:.0f} s CPU -> {side}")
         for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
                                       res.critical_path_rounds, res.lower_bounds):
             print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
     return 0
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt while training (as Ctrl-C does), so the run says what it kept."""
+    def interrupt(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        before, installed = signal.signal(signal.SIGTERM, interrupt), True
+    except ValueError:  # not the main thread: leave SIGTERM as it is
+        before, installed = None, False
+    try:
+        yield
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, before)
 
 
 def _out_folder(text: str) -> Path:

@@ -68,12 +68,14 @@ def test_train_preset_out_is_a_folder_of_checkpoints_under_their_usual_names(tmp
     from core.rl import recipes
     from core.topology import Preset
     monkeypatch.setattr(recipes, "train", _fake_train)
-    two = (Preset("BCube(2,1)", "bcube:n=2,k=1", 0, 0, 0, 0, 0, 0), Preset("DCell(2,1)", "dcell:n=2,k=1", 0, 0, 0, 0, 0, 0))
+    two = (Preset("BCube(2,1)", "bcube:n=2,k=1", 0, 0, 0, 0, 0, 0),
+           Preset("DCell(2,1)", "dcell:n=2,k=1", 0, 0, 0, 0, 0, 0))
     monkeypatch.setattr(cli_train, "preset", lambda name: two)
     folder = tmp_path / "remade"  # made by the run
     assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder)]) == 0
     names = sorted(p.name for p in folder.iterdir())
-    assert names == sorted(f"{s}{x}" for s in ("bcube_n2_k1", "dcell_n2_k1") for x in (".json", ".log.csv", ".safetensors"))
+    assert names == sorted(f"{s}{x}" for s in ("bcube_n2_k1", "dcell_n2_k1")
+                           for x in (".json", ".log.csv", ".safetensors"))
     assert f"-> {folder / 'dcell_n2_k1.json'}" in capsys.readouterr().out
     # what is there is not replaced without --force; a file is not a folder
     assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder)]) == 2
@@ -81,3 +83,58 @@ def test_train_preset_out_is_a_folder_of_checkpoints_under_their_usual_names(tmp
     assert cli.main(["train", "--preset", "table2", "--quiet", "--out", str(folder / "bcube_n2_k1.json")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "is a file; with --preset, --out is a folder" in line
+
+
+def test_train_bar_has_a_total_and_an_interrupted_run_keeps_its_log(tmp_path, monkeypatch, capsys):
+    """Trial 30: the bar had no total ('1update [00:02, ...]') and <stem>.log.csv was written only at the end, so
+    Ctrl-C or SIGTERM kept nothing. The bar's total is iterations x updates per iteration, its label names the
+    budget; the log is written row by row to <stem>.log.csv.partial, which an interrupted run keeps and names."""
+    import os
+    import signal
+
+    from core.cli import train as cli_train
+    from core.rl import recipes
+    bars, before = [], signal.getsignal(signal.SIGTERM)
+
+    class Bar:
+        def __init__(self, **kw):
+            bars.append(kw)
+            self.n = 0
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix_str(self, text):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(cli_train, "tqdm", Bar)
+    monkeypatch.setattr(recipes, "train", _fake_train)
+    assert cli.main(["train", "bcube:n=2,k=1", "--iterations", "7", "--budget", "60",
+                     "--out", str(tmp_path / "a")]) == 0
+    assert bars[-1]["total"] == 7 * (2 + 4) and "budget 60 s" in bars[-1]["desc"]
+    assert "1 of 42 updates (greedy decoding met every lower bound" in capsys.readouterr().out
+    assert not (tmp_path / "a.log.csv.partial").exists() and (tmp_path / "a.log.csv").is_file()
+
+    def stopped(how):
+        def run(dag, cfg, init=None, report=None):
+            for u in (1, 2, 3):
+                report({"update": u, "iteration": 1, "agent": "upper", "instance": dag.topology.spec,
+                        "mean_rounds": 5.0, "lower_bound": 4})
+            how()
+        return run
+
+    def ctrl_c():
+        raise KeyboardInterrupt
+
+    for name, how in (("c", ctrl_c), ("t", lambda: os.kill(os.getpid(), signal.SIGTERM))):
+        monkeypatch.setattr(recipes, "train", stopped(how))
+        stem = tmp_path / name
+        assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--out", str(stem)]) == 130
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert f"kept the log of its 3 updates in {stem}.log.csv.partial" in line, line
+        assert len((tmp_path / f"{name}.log.csv.partial").read_text().splitlines()) == 1 + 3
+        assert not (tmp_path / f"{name}.json").exists()
+    assert signal.getsignal(signal.SIGTERM) == before  # put back after the run
