@@ -221,8 +221,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
     zero = zero_terms(steps)
     cols = [c for c in steps[0] if c not in zero]
     print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
-          "the columns after 'tied': one term per feature from the prior, bias, and network (the learned residual); "
-          "docs/rl.md")
+          "the columns after 'others tied': one term per feature from the prior, bias, and network (the learned "
+          "residual); docs/rl.md")
     cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
                 [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
@@ -237,9 +237,12 @@ def explain_lines(sched, steps: list[dict]) -> None:
               f"{kept_temperature(sched.info, shown)}{per_row}), "
               f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
               f"pick had it")
+    print(f"  p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
+          f"candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
+          f"'-' when it was the only candidate), as the dashboard's Policy debugger shows them")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
-          f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
-          f"(1: no tie; more: broken by {tie})")
+          f"those chosen before), the chosen one among them; others tied: how many of the others had exactly the "
+          f"chosen score (0: no tie; more: broken by {tie})")
 
 
 def opening_text(info: dict) -> str:
@@ -338,9 +341,9 @@ def explain_cells(values: list) -> list[str]:
     (5.319 beside 5.3521 read 5.3190 and 5.3521; 5.0 reads 5.0000)."""
     if all(isinstance(v, bool) for v in values):
         return ["yes" if v else "no" for v in values]
-    if not all(isinstance(v, float) for v in values):
+    if not all(isinstance(v, float) or v is None for v in values):
         return [str(v) for v in values]
-    return [f"{v:.4f}" for v in values]
+    return ["-" if v is None else f"{v:.4f}" for v in values]  # None: a margin with no runner-up
 
 
 JSON_HINT_WORKLOADS = 1_000_000

@@ -138,3 +138,32 @@ def test_train_bar_has_a_total_and_an_interrupted_run_keeps_its_log(tmp_path, mo
         assert len((tmp_path / f"{name}.log.csv.partial").read_text().splitlines()) == 1 + 3
         assert not (tmp_path / f"{name}.json").exists()
     assert signal.getsignal(signal.SIGTERM) == before  # put back after the run
+
+
+def test_explain_gives_p_and_margin_and_counts_the_others_tied_as_the_debugger_does(capsys):
+    """Trial 30: `schedule --explain` lacked the pick's p and margin that the Policy debugger shows, and its
+    'tied 1' counted the chosen workload where the page's 'ties 0' counts the others tied at the top."""
+    import json
+    from dataclasses import replace
+
+    from core.cli.schedule import explain_cells
+    from core.methods import run_method
+    from core.rl import explain
+    from core.schedule import ScheduleConfig
+    from core.topology import make_topology
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl", "--explain", "6", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["explain"]
+    sched = run_method("rl", make_topology("bcube:n=3,k=1"), replace(ScheduleConfig(), trace=True))
+    steps = [s for r in sched.trace["steps"] for s in r][:6]
+    for row, s in zip(got, steps, strict=True):
+        p = explain.probabilities(s)[s["candidates"].index(s["chosen"])]
+        assert row["p"] == pytest.approx(p, abs=5e-5) and 0 < row["p"] <= 1
+        assert row["margin"] == pytest.approx(explain.margin(s), abs=5e-5)
+        assert row["others tied"] == s["n_tied"] - 1 and "tied" not in row  # the page's column, 0 without a tie
+    assert cli.main(["schedule", "bcube:n=3,k=1", "--method", "rl", "--explain", "6"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head = next(line for line in out if line.split()[:2] == ["round", "step"])
+    assert head.split()[3:9] == ["score", "p", "margin", "scored", "others", "tied"]
+    assert f"{got[0]['p']:.4f}  {got[0]['margin']:.4f}" in out[out.index(head) + 1]
+    assert any(line.startswith("  p: the policy's probability of the pick") for line in out)
+    assert explain_cells([None, 0.5]) == ["-", "0.5000"] and explain_cells([None]) == ["-"]  # no runner-up
