@@ -167,3 +167,21 @@ def test_explain_gives_p_and_margin_and_counts_the_others_tied_as_the_debugger_d
     assert f"{got[0]['p']:.4f}  {got[0]['margin']:.4f}" in out[out.index(head) + 1]
     assert any(line.startswith("  p: the policy's probability of the pick") for line in out)
     assert explain_cells([None, 0.5]) == ["-", "0.5000"] and explain_cells([None]) == ["-"]  # no runner-up
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["dcell:n=3,k=1", "--checkpoint", "dcell_n4_k1"], "trained on dcell:n=4,k=1, NOT on this one"),
+    (["dcell:n=4,k=1", "--fail-links", "1"], "trained on dcell:n=4,k=1 with every link up, not with a failed link"),
+    (["dcell:n=2,k=2"], "trained on 29 other topologies (bcube, dcell, fattree, jellyfish, leafspine, random), "
+                        "as meant: one trained across topologies is the default on any other"),
+    (["dcell:n=4,k=1"], None),
+])
+def test_the_checkpoint_line_names_what_it_was_trained_on(capsys, argv, says):
+    """Trial 30: the CLI said 'checkpoint: dcell_n4_k1 (trained on this topology: no)' where the page said 'trained
+    on dcell:n=4,k=1, NOT on this one': the line under it now says it in the page's words (within 100 characters)."""
+    assert cli.main(["schedule", *argv, "--method", "rl"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = next(i for i, x in enumerate(out) if x.startswith("  checkpoint: "))
+    assert out[at].endswith(f"(trained on this topology: {'yes' if says is None else 'no'})")
+    under = [x for x in out[at + 1:at + 3] if x.startswith(("    trained on", "      "))]
+    assert " ".join(x.strip() for x in under) == (says or "") and all(len(x) <= 100 for x in under), under
