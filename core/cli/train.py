@@ -28,12 +28,17 @@ def register(sub) -> None:
                    help="train one policy across families, sizes, capacities and chunks (checkpoints/universal)")
     p.add_argument("--out", help="checkpoint path without suffix (default checkpoints/<name>); with --preset, a folder "
                                  "that gets each configuration's checkpoint under its usual name (created if missing)")
-    p.add_argument("--budget", type=at.seconds(10 ** 6), default=None, help="wall-clock seconds per configuration")
+    p.add_argument("--budget", type=at.seconds(10 ** 6), default=None,
+                   help="wall-clock seconds per configuration (default 780); training stops after the update that "
+                        "crosses it")
     p.add_argument("--hidden", type=at.int_in(1, 1024), default=None,
                    help="width of the hidden layers (default 64; with --init, that checkpoint's, which it must keep)")
     p.add_argument("--train-prior", action="store_true",
                    help="also optimize the lower agent's linear skip path (default: frozen)")
-    p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None, help="outer iterations I of Algorithm 1")
+    p.add_argument("--iterations", type=at.int_in(1, 10 ** 7), default=None,
+                   help="outer iterations I of Algorithm 1, 6 updates each (default 400: enough that --budget ends a "
+                        "Table 2 run); lr, batch, entropy and the updates per iteration are TrainConfig fields "
+                        "(docs/rl.md)")
     p.add_argument("--seed", type=at.seed, default=0, help=f"0..{at.SEED_MAX} (default 0)")
     p.add_argument("--force", action="store_true",
                    help=FORCE_HELP + "; and replace a checkpoint that exists where the run writes (default: refuse, "

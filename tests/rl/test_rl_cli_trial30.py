@@ -185,3 +185,18 @@ def test_the_checkpoint_line_names_what_it_was_trained_on(capsys, argv, says):
     assert out[at].endswith(f"(trained on this topology: {'yes' if says is None else 'no'})")
     under = [x for x in out[at + 1:at + 3] if x.startswith(("    trained on", "      "))]
     assert " ".join(x.strip() for x in under) == (says or "") and all(len(x) <= 100 for x in under), under
+
+
+def test_train_help_gives_the_true_defaults(capsys):
+    """Trial 30: `train --help` gave no default for --iterations or --budget; they are TrainConfig's."""
+    import re
+
+    from core.rl.train import TrainConfig
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    cfg = TrainConfig()
+    assert re.search(rf"--iterations ITERATIONS outer iterations I of Algorithm 1, {cfg.upper_iters + cfg.lower_iters} "
+                     rf"updates each \(default {cfg.iterations}\b", text), text
+    assert f"--budget BUDGET wall-clock seconds per configuration (default {cfg.budget_s:g})" in text
+    assert f"(default {cfg.hidden};" in text and "TrainConfig fields" in text
