@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,9 +26,9 @@ from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
-from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config, guard,
-                     ignored_note, long_run_note, machine_output, method_reads, out_form, print_table, read_event,
-                     read_network, replan_lines, search_note, time_lines)
+from .common import (FORCE_HELP, WIDTH, Given, add_network_options, add_schedule_options, add_size_option, config,
+                     guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
+                     read_event, read_network, replan_lines, search_note, time_lines)
 from .kinds import schedule_file
 
 
@@ -161,7 +162,11 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         print(f"  kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
-        print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {training_answer(sched.info)})")
+        answer = training_answer(sched.info)
+        print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {answer})")
+        if answer == "no":  # what it was trained on, as the Policy debugger says it (trial 30)
+            print("\n".join(textwrap.wrap(trained_elsewhere(sched.info, base.spec), WIDTH, initial_indent="    ",
+                                         subsequent_indent="      ", break_on_hyphens=False)))
         if file_spec_text(sched.info):
             print(f"  {file_spec_text(sched.info)}")
         if sched.info.get("kept_start"):
@@ -179,6 +184,24 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         write()
         print(f"  wrote {a.out}")
     return 0
+
+
+def trained_elsewhere(info: dict, spec: str) -> str:
+    """What a checkpoint not trained on this run's topology was trained on, in the Policy debugger's words:
+    ``trained on dcell:n=4,k=1, NOT on this one``; ``trained on bcube:n=3,k=1 with every link up, not with a failed
+    link`` (`spec`, the run's before its failed links, or the spec its topology file carries, is one it was trained
+    on); ``trained on 29 other topologies (bcube, dcell, ...), as meant: ...`` (the universal one)."""
+    from ..rl.checkpoint import round_spec
+    specs = [str(x) for x in info.get("trained_on") or []]
+    said = info.get("file_spec") if isinstance(info.get("file_spec"), dict) else {}
+    own = str(said.get("spec")) if said.get("used") else spec
+    if any(round_spec(own) == round_spec(x) for x in specs):
+        return f"trained on {own} with every link up, not with a failed link"
+    if len(set(specs)) > 1:  # trained across topologies: meant for those it never saw
+        families = sorted({x.split(":", 1)[0] for x in specs})
+        return (f"trained on {len(set(specs))} other topologies ({', '.join(families)}), as meant: one trained "
+                f"across topologies is the default on any other")
+    return f"trained on {specs[0] if specs else 'another topology'}, NOT on this one"
 
 
 def bound_lines(stats: dict, info: dict) -> list[str]:
@@ -221,8 +244,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
     zero = zero_terms(steps)
     cols = [c for c in steps[0] if c not in zero]
     print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
-          "the columns after 'tied': one term per feature from the prior, bias, and network (the learned residual); "
-          "docs/rl.md")
+          "the columns after 'others tied': one term per feature from the prior, bias, and network (the learned "
+          "residual); docs/rl.md")
     cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
                 [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
@@ -237,9 +260,12 @@ def explain_lines(sched, steps: list[dict]) -> None:
               f"{kept_temperature(sched.info, shown)}{per_row}), "
               f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
               f"pick had it")
+    print(f"  p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
+          f"candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
+          f"'-' when it was the only candidate), as the dashboard's Policy debugger shows them")
     print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
-          f"those chosen before), the chosen one among them; tied: how many of them had exactly the chosen score "
-          f"(1: no tie; more: broken by {tie})")
+          f"those chosen before), the chosen one among them; others tied: how many of the others had exactly the "
+          f"chosen score (0: no tie; more: broken by {tie})")
 
 
 def opening_text(info: dict) -> str:
@@ -338,9 +364,9 @@ def explain_cells(values: list) -> list[str]:
     (5.319 beside 5.3521 read 5.3190 and 5.3521; 5.0 reads 5.0000)."""
     if all(isinstance(v, bool) for v in values):
         return ["yes" if v else "no" for v in values]
-    if not all(isinstance(v, float) for v in values):
+    if not all(isinstance(v, float) or v is None for v in values):
         return [str(v) for v in values]
-    return [f"{v:.4f}" for v in values]
+    return ["-" if v is None else f"{v:.4f}" for v in values]  # None: a margin with no runner-up
 
 
 JSON_HINT_WORKLOADS = 1_000_000

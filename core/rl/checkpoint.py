@@ -233,7 +233,11 @@ def _check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> 
         offs = info.get("data_offsets") if isinstance(info, dict) else None
         if ok:
             ok = (isinstance(offs, list) and len(offs) == 2 and all(type(o) is int for o in offs)
-                  and 0 <= offs[0] <= offs[1] <= data and offs[1] - offs[0] == 4 * math.prod(shape))
+                  and 0 <= offs[0] <= offs[1] and offs[1] - offs[0] == 4 * math.prod(shape))
+            if ok and offs[1] > data:  # a well-formed entry whose bytes are missing: the file was cut short
+                raise CheckpointError(f"checkpoint {path}: weight {key}'s data (bytes {offs[0]}..{offs[1]} after the "
+                                      f"header) lies past the end of the file ({size} bytes, {data} after the "
+                                      f"header): truncated?")
         if not ok:
             raise CheckpointError(f"checkpoint {name}: weight {key} must be F32 of shape {shape} inside the file, "
                                   f"got {_show(info, 80)}")

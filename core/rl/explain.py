@@ -210,9 +210,12 @@ def picked_best(step: dict) -> bool:
 
 def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
     """The first `n` steps of the trace, round by round, one row each: round and step (1-based), the workload
-    chosen, its score, for a sampled trace the step's ``best score`` and whether the pick had it (``picked best``:
-    a sample draws its pick, the best score is only the likeliest), the candidates scored, how many tied for it,
-    then its ``term: NAME`` split (`step_table`'s row of the chosen candidate; the terms add up to the score)."""
+    chosen, its score, its probability ``p`` (`probabilities`) and ``margin`` over the runner-up (`margin`; None
+    when it was the only candidate), both to 4 decimals as the debugger shows them, for a sampled trace the step's
+    ``best score`` and whether the pick had it (``picked best``: a sample draws its pick, the best score is only the
+    likeliest), the candidates scored, how many ``others tied`` with the chosen score (0: no tie; the debugger's
+    count), then its ``term: NAME`` split (`step_table`'s row of the chosen candidate; the terms add up to the
+    score)."""
     rows: list[dict] = []
     sampled = trace.get("decoding") == "sampled"
     for r, steps in enumerate(trace["steps"]):
@@ -221,8 +224,10 @@ def chosen_steps(trace: dict, n: int, describe=None) -> list[dict]:
                 return rows
             chosen = next(row for row in step_table(trace, r, k, describe) if row["chosen"])
             best = {"best score": best_score(s), "picked best": picked_best(s)} if sampled else {}
-            rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"], **best,
-                         "scored": s["n_valid"], "tied": s["n_tied"],
+            gap = margin(s)
+            rows.append({"round": r + 1, "step": k + 1, "chosen": chosen["workload"], "score": s["score"],
+                         "p": round(chosen["p"], 4), "margin": None if gap is None else round(gap, 4), **best,
+                         "scored": s["n_valid"], "others tied": s["n_tied"] - 1,
                          **{c: v + 0.0 for c, v in chosen.items() if c.startswith("term: ")}})  # + 0.0: no -0.0
     return rows
 

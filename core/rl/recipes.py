@@ -3,7 +3,8 @@
 Each run writes ``<stem>.safetensors`` + ``<stem>.json`` (the sidecar: the command, seed,
 hyperparameters, whether the skip path was trained, wall and CPU seconds, the load average
 at start and end, the updates done and the final rounds against critical-path and the lower
-bound) + ``<stem>.log.csv`` (one row per update).
+bound) + ``<stem>.log.csv`` (one row per update; written row by row to ``<stem>.log.csv.partial`` while it trains,
+which an interrupted run keeps).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import csv
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..topology import make_topology, parse_spec
 from ..workloads import build_dag
@@ -55,19 +57,58 @@ def _write(res: TrainResult, stem: Path, cfg: TrainConfig, names: list[str], spe
         w = csv.DictWriter(f, fieldnames=list(res.log[0]))
         w.writeheader()
         w.writerows(res.log)
+    partial_log(stem).unlink(missing_ok=True)
     return side
 
 
-def _init(init: str | None) -> HierarchicalPolicy | None:
-    return load_checkpoint(init)[0] if init else None
+def partial_log(stem: str | Path) -> Path:
+    """Where a run writes its log row by row while it trains (``<stem>.log.csv.partial``): an interrupted run leaves
+    it; a finished one writes ``<stem>.log.csv`` and removes it."""
+    return pair_file(stem, ".log.csv.partial")
 
 
-def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False) -> Path:
-    """The stem a training run writes: `out`, else checkpoints/<slug of spec> (spec None: checkpoints/universal);
-    `force` builds the spec past the size guard, as the run itself was allowed to."""
+@contextmanager
+def _log_as_it_goes(stem: Path, report: Callable[[dict], None] | None) -> Iterator[Callable[[dict], None]]:
+    """A report callback that also appends each row to `partial_log(stem)` (flushed, made at the first row)."""
+    f, writer = None, None
+
+    def row(r: dict) -> None:
+        nonlocal f, writer
+        if f is None:
+            f = open(partial_log(stem), "w", newline="")
+            writer = csv.DictWriter(f, fieldnames=list(r))
+            writer.writeheader()
+        writer.writerow(r)
+        f.flush()
+        if report:
+            report(r)
+
+    try:
+        yield row
+    finally:
+        if f is not None:
+            f.close()
+
+
+def _init(init: str | None, cfg: TrainConfig) -> HierarchicalPolicy | None:
+    """The policy a run starts from (None: fresh weights); its width must be `cfg.hidden`, which the sidecar records."""
+    if not init:
+        return None
+    policy = load_checkpoint(init)[0]
+    if policy.config.hidden != cfg.hidden:
+        raise ValueError(f"hidden {cfg.hidden} differs from init {init}'s {policy.config.hidden}: a run from a "
+                         f"checkpoint keeps its width")
+    return policy
+
+
+def checkpoint_out(spec: str | None, out: str | Path | None = None, force: bool = False,
+                   folder: str | Path | None = None) -> Path:
+    """The stem a training run writes: `out`, else <folder>/<slug of spec> (spec None: <folder>/universal; folder
+    default checkpoints/); `force` builds the spec past the size guard, as the run itself was allowed to."""
     if out:
         return pair_stem(out)
-    return checkpoint_dir() / (UNIVERSAL if spec is None else slug(make_topology(spec, force=force).spec))
+    where = Path(folder) if folder is not None else checkpoint_dir()
+    return where / (UNIVERSAL if spec is None else slug(make_topology(spec, force=force).spec))
 
 
 def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init: str | None = None,
@@ -77,7 +118,8 @@ def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init:
     topo = make_topology(spec)
     dag = build_dag(topo, "tree")
     stem = checkpoint_out(topo.spec, out)
-    res = train(dag, cfg, _init(init), report)
+    with _log_as_it_goes(stem, report) as log_row:
+        res = train(dag, cfg, _init(init, cfg), log_row)
     meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
             "workloads": dag.n, "init": init}
     return _write(res, stem, cfg, [topo.spec], [topo.spec], meta, command, start), res
@@ -89,7 +131,8 @@ def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str |
     start = _machine()
     dags = [x.dag() for x in UNIVERSAL_TRAINING]
     stem = checkpoint_out(None, out)
-    res = train(dags, cfg, _init(init), report)
+    with _log_as_it_goes(stem, report) as log_row:
+        res = train(dags, cfg, _init(init, cfg), log_row)
     meta = {"topology": None, "family": UNIVERSAL, "init": init,
             "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,
                            "workloads": d.n} for x, d in zip(UNIVERSAL_TRAINING, dags)]}

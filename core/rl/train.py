@@ -74,6 +74,12 @@ class TrainConfig:
     seed: int = 0
     """Seed of torch, of the rollouts and of the order in which training DAGs are drawn."""
 
+    @property
+    def planned_updates(self) -> int:
+        """Updates the iterations allow, I x (J + K) (I x K when `upper` is "all"); `budget_s` or reaching every
+        lower bound may end a run sooner."""
+        return self.iterations * ((self.upper_iters if self.upper == "learned" else 0) + self.lower_iters)
+
     def __post_init__(self) -> None:
         check_reward(self.reward)
         if self.upper not in UPPER_MODES:
@@ -242,6 +248,7 @@ def train(dags: WorkloadDAG | list[WorkloadDAG], cfg: TrainConfig, policy: Hiera
     best_seen = list(best.rounds)
     plan = [(i, agent) for i in range(cfg.iterations)
             for agent in ["upper"] * (cfg.upper_iters if cfg.upper == "learned" else 0) + ["lower"] * cfg.lower_iters]
+    assert len(plan) == cfg.planned_updates
     log: list[dict] = []
     for u, (i, agent) in enumerate(plan):
         k = int(rng.integers(len(insts))) if len(insts) > 1 else 0  # one DAG: the rollouts' stream as before

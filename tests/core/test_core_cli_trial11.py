@@ -39,18 +39,21 @@ def test_explain_columns_have_one_number_format_and_say_what_scored_and_tied_are
     out = capsys.readouterr().out.splitlines()
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 8 steps"))
     header = out[at + 1].split()
-    assert header[:6] == ["round", "step", "chosen", "score", "scored", "tied"]
+    assert header[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]
     rows = [line.split() for line in out[at + 2:at + 10]]
-    assert all(len(r) == len(header) + 4 for r in rows)  # the chosen cell is 5 words: '#129 reduce s01->s02 (tree s22)'
-    numbers = [r[7:] for r in rows]  # score, scored, tied, then the terms
+    # the chosen cell is 5 words: '#129 reduce s01->s02 (tree s22)'; the heading 'others tied' 2
+    assert all(len(r) == len(header) - 1 + 4 for r in rows)
+    numbers = [r[7:] for r in rows]  # score, p, margin, scored, others tied, then the terms
     for r in numbers:
-        assert re.fullmatch(r"-?\d+\.\d{4}", r[0]), r  # score
-        assert r[1].isdigit() and r[2].isdigit(), r  # scored, tied: counts
-        assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[3:]), r  # every term with the same 4 decimals
+        assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[:3]), r  # score, p, margin
+        assert r[3].isdigit() and r[4].isdigit(), r  # scored, others tied: counts
+        assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[5:]), r  # every term with the same 4 decimals
     footer = out[at + 10:]
     assert footer[0].startswith("  0 in every step shown: ")
-    assert footer[1].startswith("  scored: the candidates the agent scored at that step") and "; tied: " in footer[1]
-    assert "broken by lowest workload id" in footer[1]
+    assert footer[1].startswith("  p: the policy's probability of the pick") and "margin: " in footer[1]
+    assert footer[2].startswith("  scored: the candidates the agent scored at that step")
+    assert "; others tied: " in footer[2]
+    assert "broken by lowest workload id" in footer[2]
 
 
 def _compare_csv(capsys, *args: str) -> list[dict]:

@@ -24,9 +24,10 @@ def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_dr
     explain_lines(types.SimpleNamespace(trace=trace, info={"temperature": 2.0}), steps)
     out = capsys.readouterr().out.splitlines()
     head = next(line for line in out if line.strip().startswith("round"))
-    assert head.split()[:9] == ["round", "step", "chosen", "score", "best", "score", "picked", "best", "scored"]
+    assert head.split()[:11] == ["round", "step", "chosen", "score", "p", "margin", "best", "score", "picked", "best",
+                                 "scored"]
     rows = out[out.index(head) + 1:out.index(head) + 1 + len(steps)]
-    assert {row.split()[5] for row in rows} == {"yes", "no"}  # after score and best score
+    assert {row.split()[7] for row in rows} == {"yes", "no"}  # after score, p, margin and best score
     assert any("drawn at random from the softmax of score / T (T = 2)" in line for line in out)
     assert "broken by the random draw (Gumbel noise)" in out[-1] and "broken by sampled" not in out[-1]
 

@@ -121,7 +121,7 @@ def test_explain_prints_the_first_steps_of_the_debuggers_trace(capsys):
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "5"]) == 0
     out = capsys.readouterr().out.splitlines()
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 5 steps"))
-    assert out[at + 1].split()[:6] == ["round", "step", "chosen", "score", "scored", "tied"]
+    assert out[at + 1].split()[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]
     rows = out[at + 2:at + 7]
     assert [line.split()[:3] for line in rows] == [["1", str(k), got[k - 1]["chosen"].split()[0]] for k in range(1, 6)]
     assert "explain" not in out[at + 7]

@@ -109,7 +109,7 @@ def test_whole_file_faults(tmp_path):
                                   ('"hello"', good_w, "must be a JSON object, got str"),
                                   (good_side, b"\x00" * 64, "not a safetensors file"),
                                   (good_side, (2 ** 62).to_bytes(8, "little") + b"{}", "not a safetensors file"),
-                                  (good_side, good_w[:-4], "inside the file")]:
+                                  (good_side, good_w[:-4], "past the end of the file")]:
         stem = write(tmp_path, side, weights)
         with pytest.raises(CheckpointError, match=needle) as info:
             load_checkpoint(stem)

@@ -120,7 +120,8 @@ def test_a_sampled_trace_keeps_each_steps_best_score_and_whether_the_pick_had_it
     assert below and all(s["score"] < s["best_score"] and s["rank"] > 0 for s in below)
     rows = chosen_steps(sampled, len(steps))
     assert [(r["best score"], r["picked best"]) for r in rows] == [(s["best_score"], s["picked_best"]) for s in steps]
-    assert list(rows[0])[:8] == ["round", "step", "chosen", "score", "best score", "picked best", "scored", "tied"]
+    assert list(rows[0])[:10] == ["round", "step", "chosen", "score", "p", "margin", "best score", "picked best",
+                                  "scored", "others tied"]
     assert sampled["tie_rule"] == SAMPLED_TIE_RULE and f"broken by {SAMPLED_TIE_RULE}".startswith("broken by the ")
     greedy = play(dag, trained_looking(), sample=False, trace=True).trace
     assert all(s["picked_best"] and s["best_score"] == s["score"] for r in greedy["steps"] for s in r)
