@@ -15,7 +15,7 @@ from .jsonnumbers import WHOLE_KEYS, csv_number, json_numbers  # noqa: F401 - th
 from .methods import get_method, iter_methods, run_method
 from .replan import LinkEvent, Replan, replan
 from .schedule import ScheduleConfig, sampling_note, show_opening, show_temperature
-from .schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
+from .schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, trained_elsewhere, training_answer
 from .schedulers.status import stopped_words
 from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
@@ -634,7 +634,10 @@ def learned_notes(rows: list[Row], methods: list[str]) -> list[str]:
             info = _part(r, m, "info")
             if "checkpoint" not in info:
                 continue
-            txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {training_answer(info)})"
+            answer = training_answer(info)
+            # what it was trained on where not on this topology, as `schedule` says it (trial 30: only "no")
+            elsewhere = f"; {trained_elsewhere(info, r.spec)}" if answer == "no" else ""
+            txt = f"{m}: checkpoint {checkpoint_label(info)} (trained on this topology: {answer}{elsewhere})"
             if sampled := sampling_note(info):
                 txt += f", {sampled}"
             if said := file_spec_text(info):  # as `schedule` says it under its checkpoint line

@@ -20,7 +20,7 @@ from ..methods import get_method, method_names, run_method
 from ..replan import replan
 from ..schedule import openings, show_opening, show_temperature, temperature_of, temperatures
 from ..schedule_io import write_schedule
-from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, training_answer
+from ..schedulers.learned import KEPT_START, checkpoint_label, file_spec_text, trained_elsewhere, training_answer
 from ..schedulers.status import status_text
 from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
@@ -184,24 +184,6 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         write()
         print(f"  wrote {a.out}")
     return 0
-
-
-def trained_elsewhere(info: dict, spec: str) -> str:
-    """What a checkpoint not trained on this run's topology was trained on, in the Policy debugger's words:
-    ``trained on dcell:n=4,k=1, NOT on this one``; ``trained on bcube:n=3,k=1 with every link up, not with a failed
-    link`` (`spec`, the run's before its failed links, or the spec its topology file carries, is one it was trained
-    on); ``trained on 29 other topologies (bcube, dcell, ...), as meant: ...`` (the universal one)."""
-    from ..rl.checkpoint import round_spec
-    specs = [str(x) for x in info.get("trained_on") or []]
-    said = info.get("file_spec") if isinstance(info.get("file_spec"), dict) else {}
-    own = str(said.get("spec")) if said.get("used") else spec
-    if any(round_spec(own) == round_spec(x) for x in specs):
-        return f"trained on {own} with every link up, not with a failed link"
-    if len(set(specs)) > 1:  # trained across topologies: meant for those it never saw
-        families = sorted({x.split(":", 1)[0] for x in specs})
-        return (f"trained on {len(set(specs))} other topologies ({', '.join(families)}), as meant: one trained "
-                f"across topologies is the default on any other")
-    return f"trained on {specs[0] if specs else 'another topology'}, NOT on this one"
 
 
 def bound_lines(stats: dict, info: dict) -> list[str]:

@@ -113,6 +113,25 @@ def training_answer(info: dict) -> str | None:
             f"run with {' and '.join(words(k, now[k]) for k in differ)})")
 
 
+def trained_elsewhere(info: dict, spec: str) -> str:
+    """What a checkpoint not trained on this run's topology was trained on, in the Policy debugger's words (`schedule`
+    prints it under its checkpoint line, `compare` after its answer):
+    ``trained on dcell:n=4,k=1, NOT on this one``; ``trained on bcube:n=3,k=1 with every link up, not with a failed
+    link`` (`spec`, the run's before its failed links, or the spec its topology file carries, is one it was trained
+    on); ``trained on 29 other topologies (bcube, dcell, ...), as meant: ...`` (the universal one)."""
+    from ..topology.links import without_link_options as round_spec  # rl.checkpoint.round_spec's rule
+    specs = [str(x) for x in info.get("trained_on") or []]
+    said = info.get("file_spec") if isinstance(info.get("file_spec"), dict) else {}
+    own = str(said.get("spec")) if said.get("used") else spec
+    if any(round_spec(own) == round_spec(x) for x in specs):
+        return f"trained on {own} with every link up, not with a failed link"
+    if len(set(specs)) > 1:  # trained across topologies: meant for those it never saw
+        families = sorted({x.split(":", 1)[0] for x in specs})
+        return (f"trained on {len(set(specs))} other topologies ({', '.join(families)}), as meant: one trained "
+                f"across topologies is the default on any other")
+    return f"trained on {specs[0] if specs else 'another topology'}, NOT on this one"
+
+
 def sample_opening(opening: Openings, k: int, greedy_rounds: int) -> dict:
     """`play`'s opening arguments for rl-sample's k-th sample: the (k mod n)-th opening of a split (the one opening
     otherwise), covering the first ceil(F x R) rounds, R the greedy rollout's `greedy_rounds` (docs/rl.md)."""

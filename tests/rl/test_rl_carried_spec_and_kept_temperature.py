@@ -101,7 +101,8 @@ def test_compare_says_what_schedule_says_of_a_files_spec(tmp_path, capsys):
         said = file_spec_text(doc["info"])
         assert f"  {said}" in text.splitlines()  # schedule's line
         (line,) = [x for x in out if x.startswith(f"file:{f}: rl: checkpoint ")]
-        assert line.endswith(f"(trained on this topology: {'yes' if f == same else 'no'}); {said}"), line
+        answer = "yes" if f == same else "no; trained on bcube:n=3,k=1 with every link up, not with a failed link"
+        assert line.endswith(f"(trained on this topology: {answer}); {said}"), line
     assert "with its links' state changed (link 1 (s01-sw0.0) is failed)" in "\n".join(out)
 
 

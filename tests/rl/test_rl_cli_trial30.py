@@ -187,6 +187,17 @@ def test_the_checkpoint_line_names_what_it_was_trained_on(capsys, argv, says):
     assert " ".join(x.strip() for x in under) == (says or "") and all(len(x) <= 100 for x in under), under
 
 
+def test_compares_checkpoint_note_names_what_it_was_trained_on(capsys):
+    """Trial 30's follow-up: `compare`'s checkpoint note said only "(trained on this topology: no)"."""
+    assert cli.main(["compare", "dcell:n=2,k=2", "--methods", "rl"]) == 0
+    notes = [x for x in capsys.readouterr().out.splitlines() if ": rl: checkpoint " in x]
+    assert notes == ["dcell:n=2,k=2: rl: checkpoint universal (trained on this topology: no; trained on 29 other "
+                     "topologies (bcube, dcell, fattree, jellyfish, leafspine, random), as meant: one trained across "
+                     "topologies is the default on any other)"], notes
+    assert cli.main(["compare", "dcell:n=4,k=1", "--methods", "rl"]) == 0
+    assert "dcell:n=4,k=1: rl: checkpoint dcell_n4_k1 (trained on this topology: yes)" in capsys.readouterr().out
+
+
 def test_train_help_gives_the_true_defaults(capsys):
     """Trial 30: `train --help` gave no default for --iterations or --budget; they are TrainConfig's."""
     import re
