@@ -395,9 +395,16 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
         raise CheckpointError(f"TopDRL checkpoint {side}: format must be {FORMAT!r}, got {repr(got)[:60]}{hint}")
     if meta.get("job_features") != list(JOB_FEATURES) or meta.get("global_features") != list(GLOBAL_FEATURES):
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
+    from ..rl.checkpoint import CheckpointError as WeightsError
+    from ..rl.checkpoint import check_weights_header
     try:
         net = TopDRLNet(NetConfig(**meta["net"]))
+        # the header first, as the round-model RL's loader does: a file cut short is named so in one line (trial 31:
+        # safetensors' own error came out as a traceback)
+        check_weights_header(weights, {k: list(v.shape) for k, v in net.state_dict().items()}, stem.name)
         net.load_state_dict(load_file(str(weights)))
+    except WeightsError as err:
+        raise CheckpointError(f"TopDRL {err}") from None
     except (KeyError, TypeError, RuntimeError) as err:
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
     net.eval()

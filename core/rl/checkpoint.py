@@ -128,7 +128,7 @@ def load_checkpoint(path: str | Path) -> tuple[HierarchicalPolicy, dict[str, Any
     cfg = policy_config(meta.get("policy"), stem.name, lower)
     with torch.device("meta"):  # shapes only: nothing is allocated
         want = {k: list(v.shape) for k, v in HierarchicalPolicy(cfg).state_dict().items()}
-    _check_weights_header(weights, want, stem.name)
+    check_weights_header(weights, want, stem.name)
     policy = HierarchicalPolicy(cfg)
     try:
         state = load_file(str(weights))
@@ -207,7 +207,7 @@ def policy_config(raw: Any, name: str, lower_features: Sequence[str] = LOWER_FEA
     return PolicyConfig(**cfg)
 
 
-def _check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> None:
+def check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> None:
     """Check the safetensors header (8-byte length, JSON) against the shapes the network needs."""
     size = path.stat().st_size
     with open(path, "rb") as f:

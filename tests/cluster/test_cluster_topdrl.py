@@ -258,3 +258,18 @@ def test_training_without_screening_seeds_is_refused_before_it_starts(tmp_path):
     with pytest.raises(ValueError, match=r"at least one screening seed \(val_seeds is empty\)"):
         train(TrainConfig(**{**TINY, "val_seeds": ()}, budget_s=60, iterations=1), tmp_path / "a", log=lambda *_: None)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_cut_short_weights_file_is_one_line_naming_it_truncated(tmp_path, capsys):
+    """Trial 31: a TopDRL .safetensors cut short ended `cluster` with safetensors' traceback (exit 1), where the
+    round-model RL's loader says the file was cut short; both now check the header first."""
+    from core.cli import main
+    stem = default_checkpoint()
+    (tmp_path / "cut.json").write_bytes(stem.with_suffix(".json").read_bytes())
+    (tmp_path / "cut.safetensors").write_bytes(stem.with_suffix(".safetensors").read_bytes()[:20000])
+    with pytest.raises(CheckpointError, match=r"lies past the end of the file \(20000 bytes.*truncated\?$"):
+        load(tmp_path / "cut")
+    assert main(["cluster", "--topology", "bcube:n=4,k=1", "--trace", "synthetic:jobs=4,seed=0", "--scheduler",
+                 "topdrl", "--checkpoint", str(tmp_path / "cut.safetensors")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("allreduce-lab: error: TopDRL checkpoint ") and "truncated?" in err[0]
