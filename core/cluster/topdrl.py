@@ -403,8 +403,10 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
         # safetensors' own error came out as a traceback)
         check_weights_header(weights, {k: list(v.shape) for k, v in net.state_dict().items()}, stem.name)
         net.load_state_dict(load_file(str(weights)))
-    except WeightsError as err:
-        raise CheckpointError(f"TopDRL {err}") from None
+    except WeightsError as err:  # cut short: said as the RL loader says it; else the shapes this network needs
+        cut = "lies past the end of the file" in str(err)
+        raise CheckpointError(f"TopDRL {err}" if cut else
+                              f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
     except (KeyError, TypeError, RuntimeError) as err:
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
     net.eval()
