@@ -117,7 +117,7 @@ def _identical_text(results: list[Result], summary: dict[str, dict], explained: 
     groups: dict[tuple, list[str]] = {}
     for n, v in summary.items():
         groups.setdefault(tuple(metric_text(k, v[k]) for k in METRICS), []).append(n)
-    lines = []
+    lines, same = [], []
     for names in (g for g in groups.values() if len(g) > 1):
         new = [n for n in names if n not in explained]
         # a row that reads as those the first note explains is named beside one of them (trial 29: gadget read as
@@ -139,13 +139,20 @@ def _identical_text(results: list[Result], summary: dict[str, dict], explained: 
                     "job at the same times" if alike else
                     f"{listed} {verb} the same as {ref} to the decimals shown, though the jobs' ends differ by up to "
                     f"{gap}")
+        elif alike:
+            same.append((listed, all(summary[n]["avg_queue_h"] == 0 for n in names)))
+            continue
         else:
-            line = (f"{listed} have the same row: they started and ended every job at the same times" if alike else
-                    f"{listed} read the same to the decimals shown, though their jobs' ends differ by up to {gap}")
-        if all(summary[n]["avg_queue_h"] == 0 for n in names):
-            line += " (no job waited for GPUs, so the order of jobs never came into play)"
-        lines.append(line)
-    return "; ".join(lines) or None
+            line = f"{listed} read the same to the decimals shown, though their jobs' ends differ by up to {gap}"
+        lines.append((line, all(summary[n]["avg_queue_h"] == 0 for n in names)))
+    if same:  # the groups that ran alike in one clause (trial 31: a clause each, four in one note)
+        groups_said = ", ".join(g for g, _ in same[:-1]) + f", and {same[-1][0]}" if len(same) > 1 else same[0][0]
+        lines.insert(0, (f"{groups_said} have the same row{'s, group by group' if len(same) > 1 else ''}: they "
+                         "started and ended every job at the same times", all(idle for _, idle in same)))
+    why = "no job waited for GPUs, so the order of jobs never came into play"
+    if len(lines) > 1 and all(idle for _, idle in lines):  # said once (trial 31: four times in one note)
+        return "; ".join(line for line, _ in lines) + f" (in each, {why})"
+    return "; ".join(line + (f" ({why})" if idle else "") for line, idle in lines) or None
 
 
 def running_at(res: Result, t: float) -> list:
