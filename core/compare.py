@@ -208,7 +208,8 @@ def network_tag(moved: dict, topology: Topology | None = None, most: int = 6) ->
     networks never share a name: each link by the name the user types (`degrade.link_name`, of `topology`; its id
     without one), `` (failed s01-sw0.0,s12-sw0.1; slowed s00-sw1.0 x0.25)`` (it read ``slowed 8 x0.1``: a link id
     the user had not typed), each link's factor where they differ (``slowed 3 x0.25, 7 x0.5``), at most `most`
-    links of each named (``and 12 more``); empty when nothing changed."""
+    links of each named (``and 12 more``), and the speed they run at where they share it (``x0.002 to 0.1 Gbit/s``);
+    empty when nothing changed."""
     def listed(items: list[str]) -> str:
         return ",".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
 
@@ -217,10 +218,16 @@ def network_tag(moved: dict, topology: Topology | None = None, most: int = 6) ->
 
     parts = [f"failed {listed([name(e) for e in moved['failed']])}"] if moved["failed"] else []
     if moved["slowed"]:
+        # the factor and, where the links share it, the speed they run at: a user who typed LINK:GBITS reads what
+        # they typed (trial 31: `tor0-tor1:0.1` named the row `x0.002` alone)
         factors = [f"x{to / was:.3g}" for _, was, to in moved["slowed"]]
+        speeds = [f"{to:.3g} Gbit/s" for _, _, to in moved["slowed"]]
         links = [name(e) for e, _, _ in moved["slowed"]]
-        parts.append(f"slowed {listed(links)} {factors[0]}" if len(set(factors)) == 1 else
-                     "slowed " + listed([f"{e} {f}" for e, f in zip(links, factors)]).replace(",", ", "))
+        if len(set(factors)) == 1:
+            parts.append(f"slowed {listed(links)} {factors[0]}" + (f" to {speeds[0]}" if len(set(speeds)) == 1 else ""))
+        else:
+            parts.append("slowed " + listed([f"{e} {f} to {v}" for e, f, v in zip(links, factors, speeds)]
+                                            ).replace(",", ", "))
     return f" ({'; '.join(parts)})" if parts else ""
 
 

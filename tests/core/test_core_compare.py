@@ -601,12 +601,14 @@ def test_a_changed_network_is_in_the_rows_name(capsys):
     assert one["name"] == "bcube:n=2,k=1 (failed s01-sw0.0)" and one["network"] == {"failed": [1], "slowed": []}
     assert other["name"] == "bcube:n=2,k=1 (failed s10-sw0.1)" and one["spec"] == other["spec"] == "bcube:n=2,k=1"
     slow = run("--slow-links", "2:x0.25,5:25")
-    assert slow["name"] == "bcube:n=2,k=1 (slowed s10-sw0.1,s01-sw1.1 x0.25)"
+    assert slow["name"] == "bcube:n=2,k=1 (slowed s10-sw0.1,s01-sw1.1 x0.25 to 25 Gbit/s)"  # trial 31: the speed too
     assert slow["network"] == {"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 25.0]]}
     assert network_tag({"failed": list(range(8)), "slowed": [[3, 100.0, 25.0], [7, 100.0, 50.0]]}) == \
-        " (failed 0,1,2,3,4,5 and 2 more; slowed 3 x0.25, 7 x0.5)"
+        " (failed 0,1,2,3,4,5 and 2 more; slowed 3 x0.25 to 25 Gbit/s, 7 x0.5 to 50 Gbit/s)"
     assert network_tag({"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 50.0]]}, make_topology("bcube:n=2,k=1")) \
-        == " (slowed s10-sw0.1 x0.25, s01-sw1.1 x0.5)"
+        == " (slowed s10-sw0.1 x0.25 to 25 Gbit/s, s01-sw1.1 x0.5 to 50 Gbit/s)"
+    # one factor over links of other speeds: no one speed to say (a file's links at 10 and 100 Gbit/s)
+    assert network_tag({"failed": [], "slowed": [[2, 100.0, 25.0], [5, 10.0, 2.5]]}) == " (slowed 2,5 x0.25)"
     assert cli.main(["compare", "bcube:n=2,k=1", "--methods", "greedy", "--seeds", "1", "--format", "csv",
                      "--fail-links", "1"]) == 0
     assert next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["config"] == "bcube:n=2,k=1 (failed s01-sw0.0)"
