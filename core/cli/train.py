@@ -6,6 +6,7 @@ import argparse
 import json
 import signal
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -49,6 +50,14 @@ def register(sub) -> None:
                    help="fresh lower agent: from scratch (none, default) or from the heuristic prior")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
+
+
+def budget_total(planned: int, done: int, elapsed: float, budget: float) -> int:
+    """The updates a run will do: `planned` (what its iterations allow), or fewer where the budget, at the pace of the
+    `done` updates so far in `elapsed` seconds, ends it first (at least those done, at most `planned`)."""
+    if done <= 0 or elapsed <= 0:
+        return planned
+    return max(done, min(planned, done + int((budget - elapsed) * done / elapsed)))
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -96,9 +105,13 @@ def cmd_train(a: argparse.Namespace) -> int:
                    disable=True if a.quiet else None, leave=False, unit="update")
 
         done = []  # the updates done (the bar counts nothing with --quiet)
+        started = time.perf_counter()
 
         def report(row: dict) -> None:
             done.append(1)
+            # the total follows whichever limit ends the run first, so the bar's percent and time left do too (trial
+            # 31: 0% and "3:01:50" left of a 5 s budget)
+            bar.total = budget_total(cfg.planned_updates, len(done), time.perf_counter() - started, cfg.budget_s)
             bar.update(1)
             bar.set_postfix_str(f"{row['instance']} mean {row['mean_rounds']:.1f} lb {row['lower_bound']}")
 

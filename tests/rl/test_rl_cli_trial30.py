@@ -211,3 +211,12 @@ def test_train_help_gives_the_true_defaults(capsys):
                      rf"updates each \(default {cfg.iterations}\b", text), text
     assert f"--budget BUDGET wall-clock seconds per configuration (default {cfg.budget_s:g})" in text
     assert f"(default {cfg.hidden};" in text and "TrainConfig fields" in text
+
+
+def test_the_bars_total_follows_the_budget_where_it_ends_the_run_first():
+    """Trial 31: with --budget 5 the bar read 0% of 2400 updates and hours left: its total was the iterations' alone."""
+    from core.cli.train import budget_total
+    assert budget_total(2400, 0, 0.0, 5) == 2400  # nothing done yet: the iterations' count
+    assert budget_total(2400, 2, 1.0, 5) == 10  # 2 updates a second, 4 s left: 8 more
+    assert budget_total(2400, 10, 6.0, 5) == 10  # past the budget: what was done
+    assert budget_total(24, 2, 1.0, 780) == 24  # the iterations end it first
