@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import re
 import textwrap
 import unicodedata
 from collections.abc import Collection
@@ -346,6 +347,19 @@ def time_lines(rep: dict) -> list[str]:
 
 WIDTH = 100
 """The widest line of a time report's text."""
+
+
+def unwrapped(text: str) -> list[str]:
+    """A report's lines with `say`'s wrapped prose joined back, one line each (for a reader that matches a whole
+    line; also joins the report's other four-space lines onto the line above them)."""
+    return re.sub(r"\n    (?=\S)", " ", text).splitlines()
+
+
+def say(text: str, indent: str = "  ") -> None:
+    """Print one line of a report's prose wrapped at `WIDTH`, its later lines two spaces further in (trial 31: legend
+    lines under --explain ran to 281 characters)."""
+    print("\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                                   break_on_hyphens=False, break_long_words=False)))
 
 
 def span(lo_hi: list[float], unit: str) -> str:

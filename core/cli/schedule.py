@@ -28,7 +28,7 @@ from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, WIDTH, Given, add_network_options, add_schedule_options, add_size_option, config,
                      guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
-                     read_event, read_network, replan_lines, search_note, time_lines)
+                     read_event, read_network, replan_lines, say, search_note, time_lines)
 from .kinds import schedule_file
 
 
@@ -158,7 +158,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         elif key in sched.info:
             value = {"temperature": show_temperature, "opening": lambda _: opening_text(sched.info)}.get(
                 key, lambda v: v)(sched.info[key])
-            print(f"  {key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
+            say(f"{key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
         print(f"  kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
@@ -170,11 +170,11 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         if file_spec_text(sched.info):
             print(f"  {file_spec_text(sched.info)}")
         if sched.info.get("kept_start"):
-            print(f"  {KEPT_START}")
+            say(KEPT_START)
     if sched.info.get("fallback"):
         print(f"  fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:
-        print(f"  {sched.info['upper_agent']}")
+        say(sched.info["upper_agent"])
     if moved is not None:
         print("\n".join(replan_lines(moved)))
     if steps is not None:
@@ -225,29 +225,30 @@ def explain_lines(sched, steps: list[dict]) -> None:
                   "T": f"{drawn_at(sched.info, row['round']):g}", **row} for row in steps]
     zero = zero_terms(steps)
     cols = [c for c in steps[0] if c not in zero]
-    print(f"  explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
-          "the columns after 'others tied': one term per feature from the prior, bias, and network (the learned "
-          "residual); docs/rl.md")
+    say(f"explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
+        "the columns after 'others tied': one term per feature from the prior, bias, and network (the learned "
+        "residual); docs/rl.md")
     cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
     print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
                 [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
                 left=[0, cols.index("chosen")] if "chosen" in cols else 1)
     if zero:
-        print(f"  0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
+        say(f"0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
         shown = max(row["round"] for row in steps)  # the last round a shown step is in (1-based)
         per_row = "; column T: each step's" if "T" in steps[0] else ""
-        print(f"  sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
-              f"{kept_temperature(sched.info, shown)}{per_row}), "
-              f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
-              f"pick had it")
-    print(f"  p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
-          f"candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
-          f"'-' when it was the only candidate), as the dashboard's Policy debugger shows them")
-    print(f"  scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
-          f"those chosen before), the chosen one among them; others tied: how many of the others had exactly the "
-          f"chosen score (0: no tie; more: broken by {tie})")
+        say(f"sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
+            f"{kept_temperature(sched.info, shown)}{per_row}), "
+            f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
+            f"pick had it")
+    say("p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
+        "candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
+        "'-' when it was the only candidate; 0.0000 beside 0 others tied: the two differ past the 4th decimal), as "
+        "the dashboard's Policy debugger shows them")
+    say(f"scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
+        f"those chosen before), the chosen one among them; others tied: how many of the others had exactly the "
+        f"chosen score (0: no tie; more: broken by {tie})")
 
 
 def opening_text(info: dict) -> str:

@@ -13,6 +13,7 @@ import re
 import weakref
 
 from core import cli
+from core.cli.common import unwrapped
 
 
 def test_optimal_says_the_warm_start_met_the_bound_and_cp_sat_did_not_run(capsys):
@@ -36,7 +37,7 @@ def test_explain_columns_have_one_number_format_and_say_what_scored_and_tied_are
     """Scores and terms printed as str(round(x, 4)): 5.319 beside 5.3521, 5.0 beside 1.6667; `scored` and `tied`
     were not explained anywhere in the output."""
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "8"]) == 0
-    out = capsys.readouterr().out.splitlines()
+    out = unwrapped(capsys.readouterr().out)  # its prose wrapped at 100 characters (trial 31)
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 8 steps"))
     header = out[at + 1].split()
     assert header[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import cli
+from core.cli.common import unwrapped
 
 
 @pytest.mark.parametrize("name", ["x.csv", "x.json.gz", "x.txt"])
@@ -119,7 +120,7 @@ def test_explain_prints_the_first_steps_of_the_debuggers_trace(capsys):
         assert len(terms) == len(sched.trace["terms"])
         assert sum(terms) == pytest.approx(row["score"], abs=1e-4 * len(terms))
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "5"]) == 0
-    out = capsys.readouterr().out.splitlines()
+    out = unwrapped(capsys.readouterr().out)  # its prose wrapped at 100 characters (trial 31)
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 5 steps"))
     assert out[at + 1].split()[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]
     rows = out[at + 2:at + 7]

@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 
 from core import cli  # noqa: E402
 from core.topology import make_topology  # noqa: E402
+from core.cli.common import unwrapped  # noqa: E402
 
 
 def _topology_file(tmp_path, capsys, name: str, *argv: str, edit=None):
@@ -156,7 +157,7 @@ def test_cli_explain_leads_with_the_openings_temperature(capsys, steps, inside):
     assert info["kept_rollout"].startswith("sample ") and info["kept_opening"]["rounds"] == 4, info
     assert cli.main(["schedule", JF6, "--method", "rl-sample", "--samples", "4", "--opening", "0.5:0.3",
                      "--explain", steps]) == 0
-    sampled = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("sampled rollout:")]
+    sampled = [x for x in unwrapped(capsys.readouterr().out) if x.strip().startswith("sampled rollout:")]
     said = "; every step shown is in them" if inside else ""
     assert len(sampled) == 1
     assert f"(T = 0.5 in rounds 1-4 (the opening{said}), then 0.2; column T: each step's)" in sampled[0]
@@ -199,7 +200,7 @@ def test_explain_says_both_temperatures_of_two_splits_in_order_and_each_rows_own
     k, o = int(info["kept_rollout"].split()[1]), info["kept_opening"]
     assert o and o["rounds"] >= 1 and info["kept_temperature"] == [0.2, 1.0][k % 2], info
     assert cli.main(args + ["--explain", "80"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = unwrapped(capsys.readouterr().out)
     sampled = next(x for x in lines if x.strip().startswith("sampled rollout:"))
     said = (f"T = {o['temperature']:g} in rounds 1-{o['rounds']} (the opening: sample {k}'s item of none,0.5:0.3), "
             f"then {info['kept_temperature']:g} (its item of 0.2,1); column T: each step's)")

@@ -220,3 +220,18 @@ def test_the_bars_total_follows_the_budget_where_it_ends_the_run_first():
     assert budget_total(2400, 2, 1.0, 5) == 10  # 2 updates a second, 4 s left: 8 more
     assert budget_total(2400, 10, 6.0, 5) == 10  # past the budget: what was done
     assert budget_total(24, 2, 1.0, 780) == 24  # the iterations end it first
+
+
+@pytest.mark.parametrize("argv", [
+    ["bcube:n=4,k=1", "--method", "rl", "--explain", "3"],  # the explain legends ran to 281 characters
+    ["bcube:n=5,k=1", "--method", "rl"],  # its training kept the starting weights ...: 110
+    ["dcell:n=2,k=2", "--method", "rl-sample", "--samples", "2", "--opening", "none,0.5:0.3"],  # opening: 139
+])
+def test_the_reports_prose_is_within_100_characters(capsys, argv):
+    """Trial 31: lines of `schedule`'s report past 100 characters; its prose is wrapped now (the explain table's rows,
+    one step a row, stay whole)."""
+    import re
+    assert cli.main(["schedule", *argv]) == 0
+    long = [x for x in capsys.readouterr().out.splitlines()
+            if len(x) > 100 and not re.match(r"  (round|\d+ )", x)]
+    assert long == []

@@ -16,6 +16,7 @@ from core.methods import run_method
 from core.schedule import ScheduleConfig, opening_of, openings, show_opening
 from core.topology import make_topology
 from _rltest import JF10, bench_module, noisy_checkpoint  # tests/rl/_rltest.py
+from core.cli.common import unwrapped  # noqa: E402
 
 HOT = (50.0, 0.5)
 
@@ -186,7 +187,7 @@ def test_cli_explain_names_the_kept_samples_opening_of_a_split(capsys, tmp_path)
                      "--samples", "4", "--opening", "none,0.5:0.3", "--explain", "2", "--out", str(out)])
     text = capsys.readouterr().out
     info = json.loads(out.read_text())["info"]
-    sampled = [line for line in text.splitlines() if line.strip().startswith("sampled rollout:")]
+    sampled = [line for line in unwrapped(text) if line.strip().startswith("sampled rollout:")]
     assert code == 0 and info["opening"][0] is None and info["opening"][1]["fraction"] == 0.3
     if info["kept_rollout"] == "greedy":
         assert sampled == []
