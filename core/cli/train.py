@@ -46,8 +46,9 @@ def register(sub) -> None:
                                      "writing nothing: checkpoints/<name> holds the shipped ones)")
     p.add_argument("--reward", default="paper", help="reward shaping: paper (eqs. 3-5, default) or rounds")
     p.add_argument("--init", default=None, help="start from this checkpoint instead of fresh weights")
-    p.add_argument("--prior", choices=["none", "heuristic"], default="none",
-                   help="fresh lower agent: from scratch (none, default) or from the heuristic prior")
+    p.add_argument("--prior", choices=["none", "heuristic"], default=None,
+                   help="fresh lower agent: from scratch (none, default) or from the heuristic prior; with --init, "
+                        "that checkpoint's, which it must keep")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
 
@@ -69,17 +70,23 @@ def cmd_train(a: argparse.Namespace) -> int:
 
     if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
         raise UsageError("train needs exactly one of: a topology spec, --preset NAME, --universal")
-    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior, train_prior=a.train_prior)
+    cfg = TrainConfig(seed=a.seed, reward=a.reward, prior=a.prior or "none", train_prior=a.train_prior)
     for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
         if value is not None:
             cfg = replace(cfg, **{name: value})
     if a.init:  # a run from a checkpoint keeps its network, so its width (trial 30: --hidden 32 was dropped)
         from ..rl.checkpoint import load_checkpoint
-        width = load_checkpoint(a.init)[0].config.hidden
+        start = load_checkpoint(a.init)[0].config
+        width = start.hidden
         if a.hidden is not None and a.hidden != width:
             raise UsageError(f"--hidden {a.hidden} differs from --init {a.init}'s {width}: a run from a checkpoint "
                              f"keeps its width; leave --hidden out")
-        cfg = replace(cfg, hidden=width)
+        # its skip path too: the prior is the checkpoint's, and the sidecar says so (--prior was dropped, the
+        # sidecar recording the flag's value)
+        if a.prior is not None and a.prior != start.prior:
+            raise UsageError(f"--prior {a.prior} differs from --init {a.init}'s {start.prior}: a run from a "
+                             f"checkpoint keeps its skip path; leave --prior out")
+        cfg = replace(cfg, hidden=width, prior=start.prior)
     folder = _out_folder(a.out) if a.preset and a.out else None
     if a.out and not a.preset:
         try:

@@ -61,6 +61,26 @@ def test_train_init_keeps_its_width_and_says_so(tmp_path, monkeypatch, capsys):
         recipes.train_spec("bcube:n=2,k=1", recipes.TrainConfig(), tmp_path / "py", str(tmp_path / "narrow"))
 
 
+def test_train_init_keeps_its_prior_and_says_so(tmp_path, monkeypatch, capsys):
+    """As --hidden was: `--init` with a --prior that differs from the checkpoint's ran from the checkpoint's skip path
+    while the sidecar recorded the flag's value. It is refused; without it the sidecar records --init's."""
+    from core.rl import recipes
+    from core.rl.checkpoint import load_checkpoint, save_checkpoint
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    monkeypatch.setattr(recipes, "train", _fake_train)
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic")), tmp_path / "h", {"topology": "bcube:n=2,k=1"})
+    out = str(tmp_path / "run")
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", str(tmp_path / "h"), "--prior", "none",
+                     "--out", out]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "--prior none differs from --init" in line and "'s heuristic" in line, line
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", str(tmp_path / "h"), "--out", out]) == 0
+    _, meta = load_checkpoint(out)
+    assert meta["train"]["prior"] == meta["policy"]["prior"] == "heuristic", (meta["train"], meta["policy"])
+    assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--out", str(tmp_path / "fresh")]) == 0
+    assert load_checkpoint(tmp_path / "fresh")[1]["train"]["prior"] == "none"  # the default without --init
+
+
 def test_train_preset_out_is_a_folder_of_checkpoints_under_their_usual_names(tmp_path, monkeypatch, capsys):
     """Trial 30: `train --preset table2 --out DIR` was refused ('--out names one checkpoint') and without --out it
     refuses to replace the shipped ones, so the nine could be remade only over them. --out is now a folder."""
