@@ -6,7 +6,6 @@ import argparse
 import json
 import re
 import sys
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
-from .common import (FORCE_HELP, WIDTH, Given, add_network_options, add_schedule_options, add_size_option, config,
+from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config,
                      guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
                      read_event, read_network, replan_lines, say, search_note, time_lines)
 from .kinds import schedule_file
@@ -165,8 +164,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         answer = training_answer(sched.info)
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {answer})")
         if answer == "no":  # what it was trained on, as the Policy debugger says it (trial 30)
-            print("\n".join(textwrap.wrap(trained_elsewhere(sched.info, base.spec), WIDTH, initial_indent="    ",
-                                         subsequent_indent="      ", break_on_hyphens=False)))
+            say(trained_elsewhere(sched.info, base.spec), "    ")
         if file_spec_text(sched.info):
             print(f"  {file_spec_text(sched.info)}")
         if sched.info.get("kept_start"):

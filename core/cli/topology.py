@@ -49,8 +49,8 @@ def cmd_topology(a: argparse.Namespace) -> int:
     links = "; ".join(f"{name} " + ", ".join(f"{v:g}{unit} x{c}" for v, c in s[key].items())
                       for name, key, unit in (("bandwidth", "bandwidth_gbps", " Gbit/s"), ("latency", "latency_us", " µs")))
     print(f"  links: {links}" + (f"; {s['failed_links']} failed" if s["failed_links"] else ""))
-    if link_option_note(base):  # the spec's bw=/lat= replaced the file's own speeds (fix29a)
-        print(f"    ({link_option_note(base)})")
+    if overridden := link_option_note(base):  # the spec's bw=/lat= replaced the file's own speeds (fix29a)
+        print(f"    ({overridden})")
     print(f"  flow-trees {s['servers']}; merged workloads 2*S*(S-1) = {2 * s['servers'] * (s['servers'] - 1)}")
     if a.links:
         marked = any(x["failed"] for x in link_rows) or bool(was)

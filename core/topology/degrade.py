@@ -53,14 +53,14 @@ def check_connected(topology: Topology) -> None:
     near = np.flatnonzero(t.failed & (inside[u] != inside[v]))
     near = near if len(near) else np.flatnonzero(t.failed)
     dead = [x for x in cut.tolist() if t.failed[(u == x) | (v == x)].all()]
+    # the links as every message names them (id and name), cut after 4 (`few`)
+    links = few([link_names(t, [e]) for e in near.tolist()])
     if dead:
         x = dead[0]
-        names = link_names(t, near[:4].tolist()) + (f" ... and {len(near) - 4} more" if len(near) > 4 else "")
-        raise DisconnectedError(f"every link of server {lab[x]} is failed ({names}): it is cut off "
+        raise DisconnectedError(f"every link of server {lab[x]} is failed ({links}): it is cut off "
                                 f"from the other servers" + (f", and so are {len(cut) - 1} more" if len(cut) > 1 else ""))
     # one line as short as it can be (a mid-run failure adds when and how far the run got, `core.replan.run_at`: it
-    # ran to 214 characters): the links as every message names them (id and name), the servers, each list cut after 4
-    links = few([link_names(t, [e]) for e in near.tolist()])
+    # ran to 214 characters): the links, the servers, each list cut after 4
     raise DisconnectedError(f"failed link{'s' if len(near) > 1 else ''} {links} cut off {len(cut)} of {t.n_servers} "
                             f"servers ({few([lab[x] for x in cut.tolist()])})")
 
