@@ -112,8 +112,8 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     title, facts = trace_title(a.trace, trace), trace_facts(trace)  # what the text says of the trace, for all three
     notes = row_notes(results, rows)
     # which picker TopDRL ran and whether it was trained on this cluster (trial 29: nothing said either)
-    topdrl = ({**trained_on(a.checkpoint), "note": trained_note(cluster.spec, a.checkpoint)} if "topdrl" in names
-              else None)
+    said = trained_on(a.checkpoint) if "topdrl" in names else None  # its sidecar, read once
+    topdrl = {**said, "note": trained_note(cluster.spec, said)} if said else None
     if a.format == "json":
         print(json.dumps({"cluster": cluster.spec, "gpus": cluster.n_gpus, "trace": trace.name, "jobs": trace.n,
                           "trace_title": title, **facts, "skipped_note": skipped_note(trace),

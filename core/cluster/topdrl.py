@@ -342,17 +342,17 @@ def trained_on(path: str | Path | None = None) -> dict[str, Any]:
     """What a loadable checkpoint (`load`'s `path`) says of its training: its name (the shipped one as
     ``checkpoints/topdrl/topdrl``), the kept iteration, the cluster and the training traces ("" where a sidecar
     lacks them)."""
-    meta = json.loads(pair_file_of(path, ".json").read_text())
+    from ..rl.pair import pair_file
+    meta = json.loads(pair_file(stem_of(path), ".json").read_text())
     return {"checkpoint": str(checkpoint_stem(path)) if path else "checkpoints/topdrl/topdrl",
             "kept_iteration": meta.get("kept_iteration", ""), "cluster": str(meta.get("cluster", "")),
             "train_traces": str(meta.get("train_traces", ""))}
 
 
-def trained_note(cluster_spec: str, path: str | Path | None = None) -> str:
-    """One line on the checkpoint TopDRL ran (`trained_on`) and whether `cluster_spec` (`Cluster.spec`) is the
-    cluster it was trained on: elsewhere its picks were never validated, and it can leave GPUs idle that a baseline
-    would fill (trial 29: 39% GPU use against sjf+closest's 78% on BCube(2,1), with nothing said)."""
-    info = trained_on(path)
+def trained_note(cluster_spec: str, info: dict[str, Any]) -> str:
+    """One line on the checkpoint TopDRL ran (`info`, its `trained_on`) and whether `cluster_spec` (`Cluster.spec`)
+    is the cluster it was trained on: elsewhere its picks were never validated, and it can leave GPUs idle that a
+    baseline would fill (trial 29: 39% GPU use against sjf+closest's 78% on BCube(2,1), with nothing said)."""
     traces = info["train_traces"].split(",seed=")[0]
     head = f"topdrl: {info['checkpoint']} (iteration {info['kept_iteration']}), trained on"
     if info["cluster"] == cluster_spec:
@@ -361,10 +361,9 @@ def trained_note(cluster_spec: str, path: str | Path | None = None) -> str:
             "(docs/cluster.md §6)")
 
 
-def pair_file_of(path: str | Path | None, suffix: str) -> Path:
-    """One file of the checkpoint pair `load` would read for `path` (None: the shipped one)."""
-    from ..rl.pair import pair_file
-    return pair_file(checkpoint_stem(path) if path else default_checkpoint(), suffix)
+def stem_of(path: str | Path | None) -> Path:
+    """The stem of the checkpoint pair `load` reads for `path` (None: the shipped one)."""
+    return checkpoint_stem(path) if path else default_checkpoint()
 
 
 def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
@@ -374,7 +373,7 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
 
     from ..rl.checkpoint import FORMAT as RL_FORMAT
     from ..rl.pair import need_both, pair_file
-    stem = checkpoint_stem(path) if path else default_checkpoint()
+    stem = stem_of(path)
     side, weights = pair_file(stem, ".json"), pair_file(stem, ".safetensors")
     if not side.is_file() or not weights.is_file():
         from ..rl.checkpoint import not_a_checkpoint
@@ -396,17 +395,17 @@ def load(path: str | Path | None = None) -> tuple[TopDRLNet, dict[str, Any]]:
     if meta.get("job_features") != list(JOB_FEATURES) or meta.get("global_features") != list(GLOBAL_FEATURES):
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: its feature lists differ from this code's; retrain it")
     from ..rl.checkpoint import CheckpointError as WeightsError
-    from ..rl.checkpoint import check_weights_header
+    from ..rl.checkpoint import CutShortError, check_weights_header
     try:
         net = TopDRLNet(NetConfig(**meta["net"]))
         # the header first, as the round-model RL's loader does: a file cut short is named so in one line (trial 31:
         # safetensors' own error came out as a traceback)
         check_weights_header(weights, {k: list(v.shape) for k, v in net.state_dict().items()}, stem.name)
         net.load_state_dict(load_file(str(weights)))
-    except WeightsError as err:  # cut short: said as the RL loader says it; else the shapes this network needs
-        cut = "lies past the end of the file" in str(err)
-        raise CheckpointError(f"TopDRL {err}" if cut else
-                              f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
+    except CutShortError as err:  # said as the RL loader says it
+        raise CheckpointError(f"TopDRL {err}") from None
+    except WeightsError as err:  # the shapes this network needs
+        raise CheckpointError(f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
     except (KeyError, TypeError, RuntimeError) as err:
         raise CheckpointError(f"TopDRL checkpoint {stem.name}: does not fit the network ({err})") from None
     net.eval()

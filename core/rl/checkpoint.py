@@ -37,6 +37,10 @@ class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or made for other features/shapes."""
 
 
+class CutShortError(CheckpointError):
+    """A weights file whose header names data past its end: the file was cut short (`check_weights_header`)."""
+
+
 def shown_path(path: str | Path) -> str:
     """A path as --help shows a default: ``<repository>/checkpoints/universal`` for one inside the repository (not
     this machine's absolute path; the default itself stays absolute, so it works from any directory), else as given."""
@@ -235,7 +239,7 @@ def check_weights_header(path: Path, want: dict[str, list[int]], name: str) -> N
             ok = (isinstance(offs, list) and len(offs) == 2 and all(type(o) is int for o in offs)
                   and 0 <= offs[0] <= offs[1] and offs[1] - offs[0] == 4 * math.prod(shape))
             if ok and offs[1] > data:  # a well-formed entry whose bytes are missing: the file was cut short
-                raise CheckpointError(f"checkpoint {path}: weight {key}'s data (bytes {offs[0]}..{offs[1]} after the "
+                raise CutShortError(f"checkpoint {path}: weight {key}'s data (bytes {offs[0]}..{offs[1]} after the "
                                       f"header) lies past the end of the file ({size} bytes, {data} after the "
                                       f"header): truncated?")
         if not ok:

@@ -208,8 +208,8 @@ def render() -> None:
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note + "."))  # as the CLI names them: "sjf+closest", not "Sjf+closest" (trial 28)
     if "topdrl" in runs:  # which picker ran, and whether it was trained on this cluster (trial 29), as the CLI says
-        from core.cluster.topdrl import trained_note  # torch: imported only where TopDRL ran
-        st.caption(labels.plain(trained_note(runs["topdrl"].cluster.spec) + "."))
+        from core.cluster.topdrl import trained_note, trained_on  # torch: imported only where TopDRL ran
+        st.caption(labels.plain(trained_note(runs["topdrl"].cluster.spec, trained_on()) + "."))
     seeds = int(remembered("cluster.seeds", 1)) if not uploaded else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:

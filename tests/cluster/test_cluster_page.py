@@ -487,9 +487,10 @@ def test_topdrl_results_follow_the_checkpoint_on_disk(monkeypatch):
 
 def test_the_page_names_topdrls_checkpoint_as_the_cli_does():
     """Trial 29: the page gave no hint that TopDRL's picker was trained on another cluster."""
-    from core.cluster.topdrl import trained_note
+    from core.cluster.topdrl import trained_note, trained_on
     at = _open(**{"keep:cluster.schedulers": ["topdrl"]})
     assert not at.exception and not at.error, [e.value for e in at.error]
     said = [shown(c.value) for c in at.caption if shown(c.value).startswith("topdrl: ")]
-    assert said == [trained_note("bcube:n=3,k=1 x4 GPUs") + "."], said  # the page's default: BCube(3,1), 4 GPUs
+    # the page's default: BCube(3,1), 4 GPUs
+    assert said == [trained_note("bcube:n=3,k=1 x4 GPUs", trained_on()) + "."], said
     assert "untested on this cluster" in said[0]
