@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import re
+import sys
 import textwrap
 import unicodedata
 from collections.abc import Collection
