@@ -24,6 +24,7 @@ from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
 from .topology import Topology, size_of
+from .topology.graph import did_you_mean
 from .workloads import DAG_KINDS, WorkloadDAG, build_dag
 
 Progress = Callable[[float], None]
@@ -148,7 +149,7 @@ def unregister(name: str) -> None:
 def get_method(name: str) -> Method:
     """The record of a method name (ValueError naming the known methods)."""
     if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
+        raise ValueError(f"unknown method {name!r}{did_you_mean(name, list(METHODS))}; known: {', '.join(METHODS)}")
     return METHODS[name]
 
 

@@ -12,9 +12,10 @@ immutable: `Topology.with_links` returns a changed copy with the same nodes, edg
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -42,6 +43,15 @@ def clip(text: str, limit: int = 60) -> str:
     """`text` cut to `limit` characters, unprintable characters escaped: safe in a one-line message."""
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text)[:limit + 1])
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` (did you mean x?)`` when `name` is a known name in other case, or close to one; else empty (for a
+    one-line refusal that lists the known names after it)."""
+    text = str(name).strip()
+    same = [k for k in known if k.lower() == text.lower()]
+    close = same or difflib.get_close_matches(text.lower(), list(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]}?)" if close and close[0] != text else ""
 
 
 @dataclass(frozen=True, eq=False)

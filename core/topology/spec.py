@@ -18,7 +18,7 @@ from .bcube import bcube
 from .dcell import dcell
 from .examples import EXAMPLES
 from .fattree import fattree
-from .graph import Topology, TopologyError, clip
+from .graph import Topology, TopologyError, clip, did_you_mean
 from .jellyfish import jellyfish
 from .leafspine import leafspine
 from .links import LINK_OPTIONS, split_link_options
@@ -84,7 +84,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, int]]:
         known = ", ".join(list(FAMILIES) + ["file", "example"])
         hint = f" (a topology file is given as file:{clip(spec.strip())})" if not rest and head.lower().endswith(
             (".json", ".graphml", ".xml")) else ""
-        raise TopologyError(f"unknown topology family {clip(head)!r}; known: {known}{hint}")
+        called = None if rest else (re.fullmatch(r"\s*([A-Za-z_-]+)\s*\(([^()]*)\)\s*", head)  # BCube(2,1)
+                                    or re.fullmatch(r"\s*([A-Za-z_-]+?)\s*(\d[\d,\s]*)", head))  # bcube2,1
+        name = _ALIASES.get(called.group(1).lower(), called.group(1).lower()) if called else ""
+        if name in FAMILIES:  # as papers write it, or without the ':' (trial 32)
+            hint = f" (write {name}:{clip(called.group(2).replace(' ', ''), 40)})"
+        elif not hint:
+            hint = did_you_mean(head, list(FAMILIES) + ["file", "example"])
+        raise TopologyError(f"unknown topology family {clip(head)!r}{hint}; known: {known}")
     fam = FAMILIES[family]
     shown = clip(typed.strip(), 60)  # as typed, link options included
     if ":" in rest:  # bcube::3,1 or bcube:3:1 would read ':3' or '3:1' as a value
