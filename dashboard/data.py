@@ -249,7 +249,8 @@ def workload_arcs(source: Source, root: int, merge: bool, phase: str = "reduce")
         else:
             what = f"carries the sum of tree {lab[root]}"
         arcs.append(WorkloadArc(src=int(d.src[w]), dst=int(d.dst[w]), workload=int(w),
-                                text=f"{d.describe(w)}: {what}", relay=want == 0 and not bool(d.carries_own[w])))
+                                text=f"{d.describe(w)}: {what}", relay=want == 0 and not bool(d.carries_own[w]),
+                                broadcast=want == 1))
     return arcs
 
 

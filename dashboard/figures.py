@@ -744,6 +744,7 @@ class WorkloadArc:
     workload: int
     text: str
     relay: bool
+    broadcast: bool = False
 
 
 OWN_COLOUR, RELAY_COLOUR = "#2c7fb8", "#e6550d"
@@ -812,7 +813,11 @@ def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int,
             lab_h.append(a.text)
             lab_c.append(RELAY_COLOUR if a.relay else OWN_COLOUR)
     out = []
-    for relay, colour, name in ((False, OWN_COLOUR, "solid: carries the sender's own piece"),
+    phases = {a.broadcast for members in groups.values() for a in members}
+    solid = {frozenset({False}): "solid: carries the sender's own piece",
+             frozenset({True}): "solid: carries the root's sum"}.get(  # a broadcast carries no piece of its sender's
+        frozenset(phases), "solid: carries the sender's own piece (reduce) or the root's sum (broadcast)")
+    for relay, colour, name in ((False, OWN_COLOUR, solid),
                                 (True, RELAY_COLOUR, "dashed: relays another server's piece")):
         lx, ly = lines[relay]
         hx, hy, ha = heads[relay]

@@ -450,3 +450,17 @@ def test_a_short_player_figure_leaves_room_between_a_rows_tick_labels_and_the_ne
     assert len(gaps) == k and all(g >= 0.99 * figures.ROW_GAP_PX for g in gaps), gaps
     heights = [(r["domain"][1] - r["domain"][0]) * plot_px for r in rows[1:]]
     assert all(h >= 0.9 * figures.HEAT_PX[0] for h in heights), heights  # a heatmap keeps its least height
+
+
+def test_workload_tree_keys_its_solid_arcs_by_what_they_carry():
+    """A reduce arc carries its sender's own piece, a broadcast arc the root's sum (trial 32: step 5 said "own piece")."""
+    pos = {0: (0.0, 0.0), 1: (-1.0, -1.0)}
+
+    def solid(*broadcast: bool) -> str:
+        arcs = [figures.WorkloadArc(1, 0, w, "x", False, b) for w, b in enumerate(broadcast)]
+        fig = go.Figure(figures.workload_tree_figure(pos, ["r", "a"], arcs, root=0))
+        return [tr.name for tr in fig.data if tr.name and tr.name.startswith("solid")][0]
+
+    assert solid(False, False) == "solid: carries the sender's own piece"
+    assert solid(True) == "solid: carries the root's sum"
+    assert solid(False, True) == "solid: carries the sender's own piece (reduce) or the root's sum (broadcast)"

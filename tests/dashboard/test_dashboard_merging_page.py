@@ -240,3 +240,16 @@ def test_the_pruned_link_is_named_as_the_cli_takes_it():
     (pruned,) = [e for e in range(len(t.edges)) if f"<b>{link_name(t, e)}</b>" in texts(at)]
     assert link_ids(t, link_name(t, pruned)).tolist() == [pruned]  # what the page says is what the CLI takes
     assert "–" not in re.sub(r"<[^>]+>", "", "".join(m.value for m in at.markdown if "pruned" in m.value))
+
+
+def test_step_5s_broadcast_legend_says_what_a_broadcast_carries():
+    """Trial 32: step 5 (Broadcast) keyed its solid arcs "carries the sender's own piece", while each arc's hover says
+    "carries the sum of tree A": a broadcast carries the root's sum, no piece of its sender's."""
+    at = open_app("merging")
+    for _ in range(4):
+        next_step(at)
+    names = [[t["name"] for t in fig["data"] if t.get("showlegend", True) and t.get("name") and len(t.get("x", []))]
+             for fig in charts(at)]  # plotly keys no trace without points
+    assert names == [["solid: carries the root's sum"]] * 2, names
+    hovers = [h for fig in charts(at) for t in fig["data"] if t.get("name") == "workloads" for h in t["hovertext"]]
+    assert hovers and all("carries the sum of tree" in h for h in hovers), hovers
