@@ -79,8 +79,10 @@ def show(step: int, root: int) -> None:
                                     legend=[("host (server)", figures.SERVER_COLOUR, "circle")]),
              "Every host (server) holds its own gradient; AllReduce must leave the sum on every host. In the "
              "parameter-server view each host is the *root* of one shard: it collects that shard from the others "
-             "(**reduce**) and sends the sum back (**broadcast**). A **workload** is one piece crossing one link (one hop); "
-             "the AllReduce runs in **rounds**, and in a round each link carries at most one workload per direction.")
+             "(**reduce**) and sends the sum back (**broadcast**). A **workload** is one piece going one hop, from a "
+             "host to the next host on its way (here one link; where switches sit between two hosts, as in BCube, "
+             "it holds every link through them at once); the AllReduce runs in **rounds**, and in a round each "
+             "link carries at most one workload per direction.")
     elif step == 2:
         links = [t.link_id(a, b) for path in tree.segments.values() for a, b in zip(path[:-1], path[1:])]
         pruned = ", ".join(link_name(t, e) for e in tree.pruned_edges.tolist()) or "none"  # as --fail-links takes it

@@ -196,7 +196,7 @@ def test_each_term_is_explained_on_the_step_that_first_uses_it():
     """Trial 26: step 1 said "one workload per direction per round" before either word was defined, "flow-trees"
     first appeared in step 6, "prefixes" and S were never defined. Each is now said where it first appears."""
     at = open_app("merging")
-    defined = {1: ["A workload is one piece crossing one link", "in rounds"],
+    defined = {1: ["A workload is one piece going one hop", "every link through them at once", "in rounds"],
                2: ["flow-tree"], 5: ["prefixes, the workloads that must be sent before it"], 6: ["S = 4 servers"]}
     for step in range(1, 7):
         text = re.sub(r"</?[bi]>", "", texts(at).replace("**", ""))  # bold as markdown or as HTML (`_two`)
