@@ -94,8 +94,20 @@ def test_a_cards_brief_checkpoint_note_says_when_training_kept_the_starting_weig
 
 def test_gap_note_names_the_dag_and_its_bound():
     stats = {"lower_bound": 16, "bounds": {"link_load": 16, "critical_path": 9}}
-    assert labels.gap_note("ring", stats) == ("gap vs the lower bound of its own DAG (the ring): 16 rounds "
-                                              "(link load 16, critical path 9)")
+    assert labels.gap_note("ring", stats) == ("gap vs the lower bound of its own DAG (the ring): 16 rounds, set by the "
+                                              "link load (link load 16, critical path 9; docs/model.md §6)")
+    # every closed-form bound, and which sets it (trial 32: fig3's 5 beside "link load 4, critical path 4" alone)
+    fig3 = {"lower_bound": 5, "bounds": {"link_load": 4, "critical_path": 4, "ports": 3, "link_schedule": 5,
+                                         "best": 5}}
+    assert labels.gap_note("critical-path", fig3) == (
+        "gap vs the lower bound of its own DAG (merged trees): 5 rounds, set by the link schedule (link load 4, "
+        "critical path 4, ports 3, link schedule 5; docs/model.md §6)")
+    tied = {"lower_bound": 4, "bounds": {"link_load": 4, "critical_path": 4, "ports": 2, "link_schedule": 4}}
+    assert "set by the link load, the critical path and the link schedule (" in labels.gap_note("ps", tied)
+    proven = dict(fig3, lower_bound=6)
+    assert labels.gap_note("optimal", proven).startswith(
+        "gap vs the lower bound of its own DAG (merged trees): 6 rounds, proven by CP-SAT, above the closed-form bounds "
+        "(link load 4,")
     assert labels.dag_name("ps") == "unmerged trees" and labels.dag_name("critical-path") == "merged trees"
     # a result names the DAG it was scheduled on: time-aware may pick a ring
     from core.topology import make_topology
