@@ -196,12 +196,16 @@ def network_traces(d: NetDrawing, busy_links: Sequence[int] = (), busy_colours: 
         ids = np.flatnonzero(d.is_server == server)
         colours = [ROOT_COLOUR if v == root else (SERVER_COLOUR if server else SWITCH_COLOUR) for v in ids.tolist()]
         size = (40 if small else 14) if server else (32 if small else 11)
+        names = [d.labels[v] for v in ids.tolist()]
+        # inside the node where every name fits it (A, s00); else below it, as in larger drawings (trial 32: BCube(2,1)'s
+        # switches read "w0." in a 32 px square, sw0.0 and sw0.1 alike)
+        inside = small and _names_px(names, 20) <= size
         traces.append(_scatter(
             x=d.x[ids], y=d.y[ids], mode="markers+text" if labels else "markers",
             marker=dict(symbol="circle" if server else "square", size=size, color=colours,
                         line=dict(color="white", width=1)),
-            text=[d.labels[v] for v in ids.tolist()], textposition="middle center" if small else "bottom center",
-            textfont=dict(size=20, color="white") if small else dict(size=11),
+            text=names, textposition="middle center" if inside else "bottom center",
+            textfont=dict(size=20, color="white") if inside else dict(size=16 if small else 11),
             hovertext=[f"{d.labels[v]} ({'server' if server else 'switch'})" for v in ids.tolist()],
             hoverinfo="text", name="servers" if server else "switches"))
     return traces

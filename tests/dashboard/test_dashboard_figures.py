@@ -464,3 +464,17 @@ def test_workload_tree_keys_its_solid_arcs_by_what_they_carry():
     assert solid(False, False) == "solid: carries the sender's own piece"
     assert solid(True) == "solid: carries the root's sum"
     assert solid(False, True) == "solid: carries the sender's own piece (reduce) or the root's sum (broadcast)"
+
+
+def test_a_small_drawings_names_sit_inside_their_nodes_only_where_they_fit():
+    """Trial 32: BCube(2,1) (8 nodes, drawn large) put "sw0.0" in white 20 px inside a 32 px square: "w0.", the
+    switches alike. Names that do not fit go below their node, dark, as in larger drawings."""
+    def placed(spec: str) -> dict:
+        _, d = drawing(spec)
+        fig = figures.network_figure(d)
+        return {t["name"]: (t["textposition"], t["textfont"]["color"] if "color" in t["textfont"] else None)
+                for t in fig["data"] if t.get("name") in ("servers", "switches")}
+
+    assert placed("bcube:n=2,k=1") == {"servers": ("middle center", "white"), "switches": ("bottom center", None)}
+    assert placed("example:fig3")["servers"] == ("middle center", "white")
+    assert placed("bcube:n=3,k=1") == {"servers": ("bottom center", None), "switches": ("bottom center", None)}
