@@ -169,6 +169,38 @@ def latency_note_parts(reports: Sequence[dict[str, Any]], names: Sequence[str] |
     return parts + (["(the bandwidth bound leaves latency out, so the gap to it is large)"] if bandwidth_gap else [])
 
 
+BANDWIDTH_DOMINATED = 0.1
+"""A time report is bandwidth-dominated where its latency bound is under this share of its bandwidth bound."""
+
+
+def size_note_parts(report: dict[str, Any]) -> list[str] | None:
+    """For a report that is not latency-dominated, what sets its time, as clauses for one line each: bytes over the
+    links (``bandwidth-dominated``, latency under `BANDWIDTH_DOMINATED` of the bandwidth bound) or both; None for a
+    latency-dominated one (`latency_note_parts` says that) or one without a bandwidth bound. Trial 32: at 1 KB the
+    report said latency sets the time, at 1 GB it said nothing of what does."""
+    b = report["bounds"]
+    if latency_dominated(report) or not b["bandwidth"] > 0:
+        return None
+    share = b["latency"] / b["bandwidth"]
+    shown = f"{100 * share:.2g}%" if share >= 0.0001 else "under 0.01%"
+    head = f"latency bound {format_seconds(b['latency'])} is {shown} of the bandwidth bound {format_seconds(b['bandwidth'])}:"
+    if share < BANDWIDTH_DOMINATED:
+        return [f"bandwidth-dominated: {head}", "at this size bytes over the links, not per-hop latency, set the time"]
+    return [f"latency and bandwidth both count: {head}", "at this size neither alone sets the time"]
+
+
+def busbw_note(report: dict[str, Any]) -> str | None:
+    """Why busbw can read above a link's speed (trial 32: 18.75 GB/s under "links 100 Gbit/s", 12.5 GB/s): busbw is
+    nccl-tests' algbw x 2(n-1)/n, comparable with one link per server, and a server of several links sends on them at
+    once. None where no mode's busbw is above the fastest link's bandwidth."""
+    fastest = max(report["links"]["bandwidth_gbps"]) * 1e9 / 8
+    busbw = max((report[mode]["busbw_Bps"] for mode in MODES if mode in report), default=0.0)
+    if not busbw > fastest * (1 + 1e-9):
+        return None
+    return ("busbw is above one link's bandwidth: it is algbw x 2(n-1)/n, which counts one link per server "
+            "(nccl-tests), and a server here sends on several links at once (docs/time.md)")
+
+
 def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: bool = False) -> str | None:
     """``"<names>: <note>"`` for the latency-dominated reports among `named` ((name, time report) pairs, e.g. the
     methods on one topology; `latency_note`), or None when none is."""

@@ -17,7 +17,7 @@ from ..replan import LinkEvent, Replan
 from ..routing import ROUTING_HELP, ROUTING_MODES
 from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, show_opening
 from ..schedule_io import file_form
-from ..seconds import latency_dominated, latency_note_parts
+from ..seconds import busbw_note, latency_dominated, latency_note_parts, size_note_parts
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..units import gap_words, rate_in, rate_unit, show_apart
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
@@ -338,10 +338,12 @@ def time_lines(rep: dict) -> list[str]:
         # still saying its rounds are a bound (trial 16); it ran to 168 characters (trial 24), then 108
         lines.append(f"    sync only: any schedule of this DAG takes at least {r['rounds']:g} rounds")
         lines.append(f"      x the shortest workload {format_seconds(r['round_s'])} = {format_seconds(r['bound_s'])}")
-    if latency_dominated(rep):  # the lines above give the gap to it; a clause a line, as one ran to ~195 characters
-        for i, part in enumerate(latency_note_parts([rep], bandwidth_gap=True)):
-            lines += textwrap.wrap(part, WIDTH, initial_indent="      " if i else "    ", subsequent_indent="      ",
-                                   break_on_hyphens=False)
+    # what sets the time at this size: a clause a line, as one ran to ~195 characters
+    parts = latency_note_parts([rep], bandwidth_gap=True) if latency_dominated(rep) else size_note_parts(rep) or []
+    busbw = busbw_note(rep)
+    for i, part in enumerate(parts + ([busbw] if busbw else [])):
+        lines += textwrap.wrap(part, WIDTH, initial_indent="      " if i and part is not busbw else "    ",
+                               subsequent_indent="      ", break_on_hyphens=False)
     return lines
 
 
