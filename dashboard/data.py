@@ -238,20 +238,11 @@ def dag(source: Source, merge: bool) -> WorkloadDAG:
 def workload_arcs(source: Source, root: int, merge: bool, phase: str = "reduce") -> list[WorkloadArc]:
     """The workloads of root's flow-tree in one phase, each with the pieces it carries."""
     d = dag(source, merge)
-    lab = d.topology.labels
     want = PHASES.index(phase)
     ids = np.flatnonzero((d.tree_root[d.tree] == root) & (d.phase == want) & (d.chunk == 0))
-    arcs = []
-    for w in ids.tolist():
-        if want == 0:
-            pieces = "+".join(lab[s] for s in d.payload(w))
-            what = f"carries {pieces}" + ("" if d.carries_own[w] else " (relayed, not the sender's own)")
-        else:
-            what = f"carries the sum of tree {lab[root]}"
-        arcs.append(WorkloadArc(src=int(d.src[w]), dst=int(d.dst[w]), workload=int(w),
-                                text=f"{d.describe(w)}: {what}", relay=want == 0 and not bool(d.carries_own[w]),
-                                broadcast=want == 1))
-    return arcs
+    return [WorkloadArc(src=int(d.src[w]), dst=int(d.dst[w]), workload=int(w), text=f"{d.describe(w)}: "
+                        f"{labels.carries(d, w)}", relay=want == 0 and not bool(d.carries_own[w]), broadcast=want == 1)
+            for w in ids.tolist()]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -14,7 +14,7 @@ from core.schedule import openings, show_opening, temperatures
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET, stopped_words
 from core.topology.links import without_link_options
-from core.workloads import WorkloadDAG
+from core.workloads import BROADCAST, WorkloadDAG
 from core import units
 from core.units import format_seconds, format_size
 
@@ -111,6 +111,16 @@ def percent(fraction: float) -> str:
     if value < 0.05:
         return "< 0.1%"
     return f"{value:.1f}%" if value < 9.95 else f"{value:.0f}%"
+
+
+def carries(dag: WorkloadDAG, w: int) -> str:
+    """What workload w carries, for a small DAG's tables and hovers: a reduce workload the pieces merged into it
+    (``carries B+C+D``; a relay says it is not its sender's own), a broadcast its tree's sum."""
+    lab = dag.topology.labels
+    if dag.phase[w] == BROADCAST:
+        return f"carries the sum of tree {lab[int(dag.tree_root[dag.tree[w]])]}"
+    pieces = "+".join(lab[s] for s in dag.payload(w))
+    return f"carries {pieces}" + ("" if dag.carries_own[w] else " (relayed, not the sender's own)")
 
 
 BOUND_WORDS = {"link_load": "link load", "critical_path": "critical path", "ports": "ports",

@@ -106,6 +106,18 @@ def test_the_last_step_plays_all_four_shards():
     assert f"**Round 2 of {last}**" in texts(at)
     table = at.dataframe[1].value  # critical-path's round 2
     assert sorted(table["workload"]) == sorted(cp.dag.describe(w) for w in cp.rounds[1])
+    # what each carries (trial 32: a student could not say which pieces merged in which round), by hand for fig3:
+    # critical-path's round 2 sends tree A's merged B->A (B+C+D) and tree B's C->B, D->B (their own pieces)
+    carried = dict(zip(table["workload"], table["carries"]))
+    lab = t.labels
+    for w in cp.rounds[1].tolist():
+        root = lab[int(cp.dag.tree_root[cp.dag.tree[w]])]
+        if cp.dag.phase[w] == 1:
+            assert carried[cp.dag.describe(w)] == f"the sum of tree {root}"
+        else:
+            assert set(carried[cp.dag.describe(w)].split("+")) == {lab[s] for s in cp.dag.payload(w)}
+    merged = [c for c in carried.values() if c.count("+") == 2]
+    assert merged == ["B+C+D"], carried  # tree A's B->A, one workload carrying three pieces
     (fig,) = charts(at)
     assert [h["z"].shape for h in traces(fig, "heatmap")] == [(t.n_links, ps.n_rounds), (t.n_links, cp.n_rounds)]
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
