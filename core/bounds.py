@@ -299,11 +299,14 @@ def _jackson_sorted(rel, tl, cap):  # pragma: no cover - compiled
     return best
 
 
+def link_load_bound(dag: WorkloadDAG) -> int:
+    """max over directed links of ceil(load / capacity): a link sends at most its capacity of workloads a round."""
+    return int(np.max(-(-dag.link_load // dag.topology.link_capacity))) if dag.n else 0
+
+
 def lower_bounds(dag: WorkloadDAG) -> Bounds:
     """All lower bounds of a DAG."""
-    cap = dag.topology.link_capacity
-    load = int(np.max(-(-dag.link_load // cap))) if dag.n else 0
-    return Bounds(link_load=load, critical_path=int(dag.tail.max()) if dag.n else 0,
+    return Bounds(link_load=link_load_bound(dag), critical_path=int(dag.tail.max()) if dag.n else 0,
                   ports=ports_bound(dag), link_schedule=link_schedule_bound(dag))
 
 

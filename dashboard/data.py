@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import streamlit as st
 
-from core.bounds import lower_bounds
+from core.bounds import link_load_bound, lower_bounds
 from core.compare import Row, compare_topology, uneven_links
 from core.compare import configurations as compare_configurations
 from core.engine import Rounds
@@ -262,8 +262,9 @@ def tree_counts(source: Source, root: int) -> dict[str, int]:
 @st.cache_data(show_spinner=False, max_entries=16)
 def link_loads(source: Source) -> dict[bool, int]:
     """The busiest directed link's load (workloads per link capacity, `core.bounds.lower_bounds`' link load) of the
-    whole AllReduce, by merge (False: plain trees, True: merged)."""
-    return {merge: lower_bounds(dag(source, merge)).link_load for merge in (False, True)}
+    whole AllReduce, by merge (False: plain trees, True: merged); numpy alone (the Topology page's first screen shows
+    it, and `lower_bounds`' other bounds compile kernels)."""
+    return {merge: link_load_bound(dag(source, merge)) for merge in (False, True)}
 
 
 # ---- schedules ----------------------------------------------------------------------------------

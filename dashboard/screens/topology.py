@@ -181,6 +181,11 @@ def _workload_trees(source: Source, t: Topology, tree: NodeTree, root: int, dept
     text = (f"Merging saves {saved} of {n['unmerged_total']} workloads "
             f"({100 * saved / max(1, n['unmerged_total']):.0f} %): a server adds what it received to its own piece "
             "and sends one workload to its parent instead of relaying each piece.")
+    if saved:  # trial 32: on BCube(2,1) merging saves 8 workloads and no round, and nothing said so
+        load = data.link_loads(source)
+        text += (f" The link-load bound on rounds (the busiest link's workloads over its capacity) is {load[True]} "
+                 f"merged, {load[False]} unmerged"
+                 + (": the same, as fewer workloads need not mean fewer rounds." if load[True] == load[False] else "."))
     if saved == 0 and max(depth.values()) <= 1:
         text = (f"Merging saves nothing on {source.name}: every server's parent in the node tree is the root "
                 "itself (depth 1) — routes cross only switches, so no server ever holds another server's piece to "

@@ -357,3 +357,15 @@ def test_a_file_in_use_right_after_its_upload_reads_uploaded_not_uploaded_earlie
     assert "In use: **line.json**, uploaded. Upload a file to replace it." in sidebar(), sidebar()
     goto(at, "topology")
     assert "In use: **line.json**, uploaded earlier." in sidebar(), sidebar()
+
+
+def test_what_merging_saves_names_the_busiest_link_of_both_trees():
+    """Trial 32: on BCube(2,1) the page said "Merging saves 8 of 32 workloads (25 %)" and nothing of rounds, while the
+    merged and plain trees there load the busiest link alike (4): fewer workloads need not mean fewer rounds.
+    DCell(3,1)'s merged trees halve it (by hand: 12 against 24, core.bounds)."""
+    said = texts(spec(page(), "bcube:n=2,k=1"))
+    assert ("Merging saves 8 of 32 workloads (25 %)" in said and "The link-load bound on rounds (the busiest link's "
+            "workloads over its capacity) is 4 merged, 4 unmerged: the same, as fewer workloads need not mean fewer "
+            "rounds.") in said, said
+    said = texts(spec(page(), "dcell:n=3,k=1"))
+    assert "is 12 merged, 24 unmerged." in said, said
