@@ -478,3 +478,13 @@ def test_a_small_drawings_names_sit_inside_their_nodes_only_where_they_fit():
     assert placed("bcube:n=2,k=1") == {"servers": ("middle center", "white"), "switches": ("bottom center", None)}
     assert placed("example:fig3")["servers"] == ("middle center", "white")
     assert placed("bcube:n=3,k=1") == {"servers": ("bottom center", None), "switches": ("bottom center", None)}
+
+
+def test_a_projector_sized_workload_tree_has_projector_sized_hovers():
+    """Trial 32: on the merging page's big trees the hover text was plotly's 13 px (about 11 px on a projector)."""
+    pos = {0: (0.0, 0.0), 1: (-1.0, -1.0)}
+    arcs = [figures.WorkloadArc(1, 0, 0, "x", False)]
+    big = figures.workload_tree_figure(pos, ["r", "a"], arcs, root=0, big=True)
+    assert big["layout"]["hoverlabel"]["font"]["size"] == 16 and big["layout"]["hoverlabel"]["namelength"] == -1
+    small = figures.workload_tree_figure(pos, ["r", "a"], arcs, root=0)
+    assert "font" not in small["layout"]["hoverlabel"]
