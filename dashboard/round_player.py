@@ -143,11 +143,21 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
                 _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1, after)
             else:
                 _round_metrics(pb, source, config, slots, optimum, after)
+    if rate is not None:
+        st.caption(units_line(unit, rate))
     if times:
         _times_caption(plays, times, config, timeline.mode, unit)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
         if line := merged_bound_line(plays, merged_bound):
             st.caption(line)
+
+
+def units_line(unit: tuple[str, float], rate: tuple[str, float]) -> str:
+    """Under the seconds axis's cards: their times and rates are each in one unit for the page (`labels.shared_unit`,
+    `labels.shared_rate_unit`), where the CLI's ``schedule`` picks its units for its one method, so a method's figures
+    may read in another unit there."""
+    return (f"One unit for the page: every card's times in {unit[0]}, busbw in {rate[0]} (the CLI's schedule picks "
+            "them for its one method).")
 
 
 def merged_bound_line(plays: list[Playback], bound: int) -> str | None:
@@ -555,12 +565,10 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     title = method_title(pb.method)
     if view.timeline.seconds:
         end = labels.seconds(pb.end_s, unit=view.unit)  # as its Time card reads it: 80.0 ms, not 80.02
-        if r <= pb.n_rounds:  # the column's interval is the header's, the same for every method: said once there
-            st.markdown(f"**{title}**: sending, ends at {end}")
-            st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")
-        else:
-            st.markdown(f"**{title}**: finished at {end}")
-            st.caption("nothing left to send")
+        # the column's interval is the header's, the same for every method: said once there
+        st.markdown(end_headline(title, end, r > pb.n_rounds))
+        st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}" if r <= pb.n_rounds
+                   else "nothing left to send")
         return
     if r <= pb.n_rounds:
         st.markdown(f"**{title}**: round {r} of {pb.n_rounds}")
@@ -568,6 +576,21 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     else:
         st.markdown(f"**{title}**: finished after {pb.n_rounds} rounds")
         st.caption("nothing left to send")
+
+
+END_HEADLINE_CHARS = 38
+"""The most characters a method's line over its heatmap on the seconds axis may have (`end_headline`): at 1280 px a
+third of the page (263 px) held every registered method's "ends at 0.996 µs" and "ended at 0.996 µs" on one line (up
+to 38 characters, "RL, best of samples: ended at 0.996 µs"); "Time-aware (HEFT): finished at 0.996 µs" (39) wrapped
+(measured in Chromium). "Hierarchical RL: sending, ends at 24.1 µs" had wrapped before its unit."""
+NBSP = "\u00a0"
+
+
+def end_headline(title: str, end: str, finished: bool) -> str:
+    """A method's line over its heatmap on the seconds axis: its end (``**Ring AllReduce**: ends at 32.1 µs``, or
+    ``ended at`` once past it), the number and its unit joined by a no-break space, so that a line too long for its
+    column never leaves its unit alone on the next line."""
+    return f"**{title}**: {'ended' if finished else 'ends'} at {end.replace(' ', NBSP)}"
 
 
 def _workload_list(pb: Playback, r: int) -> None:
