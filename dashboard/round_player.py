@@ -479,7 +479,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     charts.show(fig, f"{key}:figure", name, buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
     rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
-    st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1)))
+    st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1),
+                            meta.get("beside", False)))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
@@ -505,10 +506,11 @@ def edge_digits(edges: tuple[float, ...]) -> int:
 
 
 def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_FONT), pair: str | None = None,
-                 group_stride: int = 1) -> str:
+                 group_stride: int = 1, beside: bool = False) -> str:
     """What the figure shows, in words, under it; `unnamed`: how many nodes of a network panel have no room for their
     name (`figures.name_offsets`); `rows`: which heatmap rows are named (`axisnames.naming`; `pair`: a name of a
-    link both ways, the example); `group_stride`: every how many link groups the bars name."""
+    link both ways, the example); `group_stride`: every how many link groups the bars name; `beside`: each network
+    panel is left of its heatmap (`figures.beside_panel_px`), not above the heatmaps."""
     unit = "time column" if view.timeline.seconds else "round"
     what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
             "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
@@ -523,7 +525,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
     else:
         below = (f"utilization of every {row_kind} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
-    text = (f"Top: {what}. Below: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
+    first, then = ("Left", "Right") if beside else ("Top", "Below")
+    text = (f"{first}: {what}. {then}: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
             f"marks this {unit}.")
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "

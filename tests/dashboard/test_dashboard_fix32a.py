@@ -35,3 +35,37 @@ def test_the_seconds_axis_says_its_cards_share_one_unit_per_page():
            "one method)." in captions
     at.segmented_control(key="w:player.axis").set_value("rounds").run()
     assert not any(c.value.startswith("One unit for the page") for c in at.caption)  # no rate card on the rounds axis
+
+
+def test_each_network_is_beside_its_heatmap_so_the_first_heatmap_starts_at_the_figures_top():
+    """At 1280x800 the player's first heatmap started ~350 px below its figure's top, under a row of network panels,
+    below the fold with the step controls at the window's top. Each method's network is now left of its heatmap, in
+    its row: the first heatmap starts at the top, and where a heatmap beside a network would give its columns less
+    than `figures.MIN_COLUMN_PX` (150 columns in 820 px), the networks go back above."""
+    from test_dashboard_figures import player_parts
+
+    from dashboard import figures
+
+    t, d, pbs, edges, heats = player_parts("bcube:n=3,k=1", ("ps", "ring", "critical-path"))
+    lay = figures.player_base(d, heats, edges, width_px=820)["layout"]
+    assert lay["meta"]["beside"]
+    assert lay["yaxis4"]["domain"][1] == 1.0  # the first heatmap: at the top of the plot, under the legend
+    for i in (1, 2, 3):
+        net, heat = lay["yaxis" + ("" if i == 1 else str(i))], lay[f"yaxis{3 + i}"]
+        assert net["domain"] == heat["domain"]  # one row each: the network beside its heatmap
+        assert lay["xaxis" + ("" if i == 1 else str(i))]["domain"][1] < lay[f"xaxis{3 + i}"]["domain"][0]
+    plot = 820 - lay["margin"]["l"] - lay["margin"]["r"]
+    heat_px = (1 - lay["xaxis4"]["domain"][0]) * plot
+    assert heat_px >= figures.MIN_COLUMN_PX * (len(edges) - 1)
+    stacked = figures.player_base(d, heats, figures.round_edges(150), width_px=820)["layout"]
+    assert not stacked["meta"]["beside"] and stacked["yaxis4"]["domain"][1] < stacked["yaxis"]["domain"][0]
+
+
+def test_the_caption_under_the_player_says_where_the_networks_are():
+    """The caption under the figure read "Top: ... Below: ..." with the networks beside the heatmaps."""
+    from dashboard.round_player import View, _legend_text
+
+    view = View(network=True, by_group=False, by_tree=False, edges=(0.5, 1.5), legend=())
+    assert _legend_text(view, beside=True).startswith("Left: each directed link busy") and \
+        ". Right: utilization of every directed link" in _legend_text(view, beside=True)
+    assert _legend_text(view).startswith("Top: ") and ". Below: " in _legend_text(view)
