@@ -69,3 +69,28 @@ def test_the_caption_under_the_player_says_where_the_networks_are():
     assert _legend_text(view, beside=True).startswith("Left: each directed link busy") and \
         ". Right: utilization of every directed link" in _legend_text(view, beside=True)
     assert _legend_text(view).startswith("Top: ") and ". Below: " in _legend_text(view)
+
+
+def test_a_specs_link_options_replacing_an_examples_own_speeds_are_said_under_the_picker(monkeypatch):
+    """`link_option_note` (core) says when a spec's bw=/lat= replaced the speeds a file or example gives its links; the
+    CLI prints it, no page did. The sidebar's picker, every page's, shows it under the topology shown. The dashboard
+    takes no file: spec (an upload, which takes no link options, instead) and the shipped example has default speeds,
+    so an example with its own speeds (the two-ToR file's, 10-100 Gbit/s) stands in for one here."""
+    from pathlib import Path
+
+    import core.topology as topology
+    from core.topology import link_option_note, load_topology_file, make_topology
+
+    two_tor = load_topology_file(str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "two-tor.json"))
+    monkeypatch.setattr(topology, "example", lambda name: two_tor)
+    spec = "example:fig3,bw=400"
+    note = link_option_note(make_topology(spec))
+    assert note == "bw=400 replaces the example's own bandwidths (10-100 Gbit/s)"
+    at = open_app()
+    at.sidebar.radio(key="w:source_mode").set_value("Spec").run()
+    at.sidebar.text_input(key="w:spec").set_value(spec).run()
+    assert not at.exception and not at.error
+    said = [c.value for c in at.sidebar.caption]
+    assert f"Links: {note}." in said
+    at.sidebar.text_input(key="w:spec").set_value("example:fig3").run()
+    assert not any(c.value.startswith("Links: ") for c in at.sidebar.caption)
