@@ -10,6 +10,7 @@ and adds a few traces to the cached column-independent figure.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -21,6 +22,7 @@ from core.schedule import ScheduleConfig
 from core.seconds import latency_line
 from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
+from core.topology import Topology
 
 from . import charts, data, figures, labels, pagewidth
 from .axisnames import MIN_ROW_FONT, Naming, unnamed_note
@@ -371,7 +373,7 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         changed = (tuple(event.failed) + tuple(e for e, _ in event.slowed), what or "changed link")
         if event.at_s != 0:  # a change before the run has no moment to mark: the whole run is re-planned
             marks = tuple(_mark(source, pb, config or ScheduleConfig(), timeline, unit[1]) for pb in plays)
-    tag = run_tag(config or ScheduleConfig(), timeline, t.bandwidth)
+    tag = run_tag(config or ScheduleConfig(), timeline, t)
     return View(network, by_group, by_tree, edges, tuple(legend), width, timeline, axis, unit, marks, changed, tag)
 
 
@@ -642,17 +644,24 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
                             "button and a slider over the rounds (or time columns)")
 
 
-def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
+TAG_LINKS = 2
+"""How many links a run tag names; past them it gives their count and a digest (`run_tag`)."""
+
+
+def run_tag(config: ScheduleConfig, timeline: Timeline, topology: Topology) -> str:
     """What a download's name (schedule JSON, heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its
     topology and methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the
     rounds axis without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds
     axis or with an event, the message size and the replay (``-1B-async``, ``-7KB-sync``), and the event: its
-    change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``, ``-fail3-before``), a slow-down with its
-    factor, the new bandwidth over `nominal` (each link's bandwidth before the event, Gbit/s): ``x0p25`` (one factor
-    for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``). A decimal point is ``p`` and ``_``
-    only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_`` for both, ``slow0_9`` read as
-    "slowed to 0.9"). One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so
-    one download overwrote the other."""
+    change, links and moment (``-fail-s00-sw0.0-at0p5ms``, ``-slow-s00-sw0.0_s22-sw1.2x0p25-after3``,
+    ``-fail-s00-sw0.0-before``), a slow-down with its factor, the new bandwidth over the link's before the event
+    (`topology`'s): ``x0p25`` (one factor for every link, as the page sets it; else each link's,
+    ``s00-sw0.0x0p25_s01-sw0.1x0p5``). Links are named as the user types them (`link_tag`, core's
+    ``link_name``: they were ids, ``fail3``, where every other place names them); past `TAG_LINKS` links, their
+    count and a digest of the whole change (``_2more.1a2b3c4d``). A decimal point of a number is ``p``, ``_`` only
+    separates links. One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so
+    one download overwrote the other: two different runs still never share a name (a link's name has one hyphen and
+    no ``_``; links past `TAG_LINKS` are told apart by the digest)."""
     routing = routing_tag(config)
     if not timeline.seconds and timeline.event is None:
         return routing
@@ -665,14 +674,48 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
             moment = "before"
         else:
             moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
-        change = [f"fail{'_'.join(map(str, event.failed))}"] if event.failed else []
+        nominal = topology.bandwidth
+        change = [f"fail-{_tag_links(topology, list(event.failed))}"] if event.failed else []
         if event.slowed:
             factors = [_file_safe(plain_number(bw / float(nominal[e]))) for e, bw in event.slowed]
-            links = [str(e) for e, _ in event.slowed]
-            change.append("slow" + ("_".join(links) + f"x{factors[0]}" if len(set(factors)) == 1 else
-                                    "_".join(f"{e}x{f}" for e, f in zip(links, factors))))
+            links = [e for e, _ in event.slowed]
+            if len(set(factors)) == 1:
+                change.append(f"slow-{_tag_links(topology, links)}x{factors[0]}")
+            else:
+                change.append("slow-" + _tag_links(topology, links, [f"x{f}" for f in factors]))
         tag += f"-{'-'.join(change)}-{moment}"
     return tag
+
+
+def link_tag(topology: Topology, edge: int) -> str:
+    """A link's name in a file name: core's (``s00-sw0.0``, `core.topology.degrade.link_name`), each end's label
+    kept to ASCII letters, digits and ``.`` (so one hyphen, no ``_``); ``link3`` (its id) where that leaves a label
+    empty or names two links of `topology` alike (labels that differ only in other characters)."""
+    ends = [_label_tag(topology.labels[v]) for v in topology.edges[edge]]
+    if all(ends) and _tags_distinct(topology):
+        return "-".join(ends)
+    return f"link{edge}"
+
+
+def _label_tag(label: str) -> str:
+    return "".join(c for c in str(label) if (c.isascii() and c.isalnum()) or c == ".")
+
+
+def _tags_distinct(topology: Topology) -> bool:
+    """Whether every link of `topology` keeps a name of its own once its labels are kept to file-name characters."""
+    labels = [_label_tag(x) for x in topology.labels]
+    return len(set(labels)) == len(labels)
+
+
+def _tag_links(topology: Topology, edges: list[int], after: list[str] | None = None) -> str:
+    """Links as a run tag names them: the first `TAG_LINKS` by `link_tag` (each followed by its `after`, a factor),
+    joined by ``_``; past them, their count and a digest of every link and factor (ids), e.g. ``_2more.1a2b3c4d``."""
+    after = after or [""] * len(edges)
+    shown = [link_tag(topology, e) + a for e, a in zip(edges[:TAG_LINKS], after)]
+    if len(edges) > TAG_LINKS:
+        whole = "_".join(f"{e}{a}" for e, a in zip(edges, after))
+        shown.append(f"{len(edges) - TAG_LINKS}more.{hashlib.sha1(whole.encode()).hexdigest()[:8]}")
+    return "_".join(shown)
 
 
 def _file_safe(text: str) -> str:

@@ -94,3 +94,39 @@ def test_a_specs_link_options_replacing_an_examples_own_speeds_are_said_under_th
     assert f"Links: {note}." in said
     at.sidebar.text_input(key="w:spec").set_value("example:fig3").run()
     assert not any(c.value.startswith("Links: ") for c in at.sidebar.caption)
+
+
+def test_run_tags_name_links_as_typed_cut_after_a_few_and_never_alike():
+    """`run_tag` named failed/slowed links by id (``fail3``) where every other place names them as the user types
+    them (core's `link_name`, ``s10-sw0.1``). File-name safe names; past `TAG_LINKS` links their count and a digest,
+    so that two different runs still never share a name; ids where a topology's labels, kept to file-name characters,
+    would name two links alike."""
+    import re
+
+    from core.replan import LinkEvent
+    from core.schedule import ScheduleConfig
+    from core.topology import from_dict, make_topology
+    from core.topology.degrade import link_name
+    from dashboard.round_player import TAG_LINKS, link_tag, run_tag
+    from dashboard.sources import Timeline
+
+    t = make_topology("bcube:n=3,k=1")
+    config = ScheduleConfig(size=1)
+
+    def tag(**event):
+        return run_tag(config, Timeline(event=LinkEvent(**event)), t)
+
+    assert [link_tag(t, e) for e in range(t.n_edges)] == [link_name(t, e) for e in range(t.n_edges)]
+    assert tag(failed=(3,), at_round=2) == "-1B-async-fail-s10-sw0.1-after2"
+    assert tag(failed=(3, 4), at_round=2) == "-1B-async-fail-s10-sw0.1_s11-sw0.1-after2"
+    many = {tag(failed=links, at_round=2) for links in [(0, 1, 2, 3), (0, 1, 2, 4), (0, 1, 3, 4), (0, 1, 2)]}
+    assert len(many) == 4  # the same first two links, told apart
+    assert all(re.fullmatch(r"-1B-async-fail-s00-sw0\.0_s01-sw0\.0_[12]more\.[0-9a-f]{8}-after2", x) for x in many)
+    slow = {tag(slowed=((0, 50.0), (1, 50.0), (2, f)), at_round=2) for f in (25.0, 10.0)}
+    assert len(slow) == 2  # a third link's factor, past the names, is in the digest
+    assert TAG_LINKS == 2
+    # labels that differ only in characters a file name leaves out ("a b" and "ab"): every link by its id instead
+    odd = from_dict({"nodes": [{"id": "a b", "kind": "server"}, {"id": "ab", "kind": "server"},
+                               {"id": "sw", "kind": "switch"}], "links": [["a b", "sw"], ["ab", "sw"]]}, "file:odd.json")
+    assert [link_tag(odd, e) for e in range(odd.n_edges)] == ["link0", "link1"]
+    assert run_tag(config, Timeline(event=LinkEvent(failed=(1,), at_round=1)), odd) == "-1B-async-fail-link1-after1"
