@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from core.methods import METHODS, get_method, method_names
 from core.routing import ROUTING_HELP, ROUTING_MODES
 from core.schedule import ScheduleConfig
-from core.topology import TopologyError, preset
+from core.topology import TopologyError, link_option_note, preset
 from core.topology.links import LINK_KEYS
 
 from . import data
@@ -163,6 +163,8 @@ def topology_picker() -> Source:
             if candidate.family == "upload":
                 st.session_state[UPLOAD_RECEIVED] = True
     sb.caption(showing_line(good))
+    if note := link_option_note(data.topology(good)):  # the CLI's "links:" line: a spec's bw=/lat= replaced the
+        sb.caption(f"Links: {plain(note)}.")  # speeds a file or example gives its links (core, fix29a)
     return good
 
 

@@ -468,6 +468,29 @@ RANGE_PAD = 0.1
 """Room around a network panel's drawing, as a share of its size, for the names of the nodes at its edge."""
 
 
+BESIDE_PX = (220, BIG_PANEL_PX)
+"""Width (px) of a method's network panel drawn beside its heatmap: `BESIDE_SHARE` of the plot, within these."""
+BESIDE_SHARE = 0.34
+MIN_COLUMN_PX = 5
+"""The least width (px) of a heatmap column: where a heatmap beside its network panel would give its columns less,
+the panels go above the heatmaps (`TIME_COLUMNS`' rule: a column of the 820-px figure stays >= 5 px wide)."""
+BESIDE_GAP_PX = 12
+"""Room between a network panel and its heatmap's row names."""
+
+
+def beside_panel_px(heats: Sequence["HeatRows"], width_px: float, n_columns: int) -> float | None:
+    """The width (px) of each method's network panel drawn beside its heatmap in a player figure `width_px` wide, or
+    None where the heatmap left beside it would give each of its `n_columns` columns less than `MIN_COLUMN_PX`.
+
+    Beside, not above: a row of network panels over the heatmaps put the first heatmap ~350 px lower, below the fold
+    at 1280x800 with the step controls at the window's top (fix32a)."""
+    names = max((_names_px(list(h.names), ROW_FONT) for h in heats), default=0.0) + TICK_GAP_PX
+    plot = width_px - 16 - COLORBAR_PX
+    panel = float(np.clip(BESIDE_SHARE * plot, *BESIDE_PX))
+    heat = plot - panel - BESIDE_GAP_PX - names
+    return panel if heat >= MIN_COLUMN_PX * max(n_columns, 1) else None
+
+
 def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarray,
                 legend: Sequence[tuple] = (), group_names: Sequence[str] = (),
                 height_hint: int | None = None, axis: AxisStyle = ROUND_AXIS,
@@ -475,14 +498,17 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                 changed: tuple[Sequence[int], str] | None = None, width_px: float = PLAYER_WIDTH_PX) -> dict:
     """The round-independent part of the player figure as a plotly dict.
 
-    Top: per method, the network (`d`), or, when `d` is None, bars of the link groups' use.
-    Below: one heatmap per method, stacked, all on ONE axis (`edges`: rounds, or intervals of
-    time), so a column is the same round or the same interval in every method; the heatmaps share
+    Per method, its network (`d`) beside its heatmap where the heatmap keeps room for its columns
+    (`beside_panel_px`), else a row of networks above the heatmaps; when `d` is None, a row of bars of
+    the link groups' use above them. The heatmaps are stacked, all on ONE axis (`edges`: rounds, or
+    intervals of time), so a column is the same round or the same interval in every method; they share
     one colour scale. `marks` (per method: (x, resume x, text)) draw a mid-run event on its heatmap;
     `changed` (undirected links, name) draws the links that event changes on every network.
+    The axes are numbered alike either way: the networks (or bars) x1..xk, the heatmaps x(k+1)..x(2k).
     """
     k = len(heats)
-    panel_w = network_panel_px(heats, width_px)
+    beside = beside_panel_px(heats, width_px, len(edges) - 1) if d is not None else None
+    panel_w = beside or network_panel_px(heats, width_px)
     font = name_font(panel_w)
     if d is not None:  # as tall as a panel this wide (at least ~260 px) needs for the drawing's aspect ratio
         wide = max(panel_w, 260.0)
@@ -491,12 +517,22 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     else:
         top = 36 + 20 * len(group_names)
     heat_h = [int(np.clip(ROW_PITCH * h.z.shape[0] + 24, *HEAT_PX)) for h in heats]
+    if beside:  # each method's row as tall as its heatmap or its drawing, whichever needs more
+        net_h = int(np.clip(panel_w * (1 + 2 * RANGE_PAD) * np.ptp(d.y) / max(float(np.ptp(d.x)), 1e-9)
+                            + 2 * RANGE_PAD * panel_w, TOP_PX[0], TOP_PX[1]))
+        heat_h = [max(h, net_h) for h in heat_h]
     margin = dict(l=8, r=8, t=58 if legend else 30, b=36)
-    total = top + sum(heat_h) + ROW_GAP_PX * k + margin["t"] + margin["b"]  # each row as tall as asked
+    total = (0 if beside else top + ROW_GAP_PX) + sum(heat_h) + ROW_GAP_PX * (k - 1) + margin["t"] + margin["b"]
     height = height_hint or total
     specs = [[{} for _ in range(k)]] + [[{"colspan": k}] + [None] * (k - 1) for _ in range(k)]
     fig = make_subplots(rows=k + 1, cols=k, specs=specs, row_heights=[top] + heat_h, horizontal_spacing=0.06,
                         vertical_spacing=min(ROW_GAP_PX / max(height - margin["t"] - margin["b"], 1), 0.5 / k))
+    if beside:  # row i: network i and heatmap i share its height (x domains below, once the names' room is known)
+        plot_h, y = height - margin["t"] - margin["b"], 0.0
+        for i, h_px in enumerate(heat_h, start=1):
+            domain = [max(0.0, 1 - (y + h_px) / plot_h), 1 - y / plot_h]
+            fig.layout[_axis_name("yaxis", i)].domain = fig.layout[f"yaxis{k + i}"].domain = domain
+            y += h_px + ROW_GAP_PX
     namings = [naming(h.z.shape[0], _domain_px(fig.layout[f"yaxis{k + i}"].domain, height, margin),
                       h.pair_names is not None) for i, h in enumerate(heats, start=1)]  # per heatmap: rows named
     bars = None if d is not None else naming(len(group_names), _domain_px(fig.layout["yaxis"].domain, height, margin))
@@ -504,10 +540,16 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
     # right, and the axes do not widen them (automargin off): left to plotly's automargin, they took ~150 px of the
     # 820 after the network panels' names were placed for the full width, so three BCube(3,1) panels drawn ~200 px
     # wide ran their names together (trial 19)
-    margin["l"] = 8 + int(np.ceil(max([_row_names_px(h, n) for h, n in zip(heats, namings)]
-                          + ([_names_px(list(group_names)[::bars.stride], bars.font) + TICK_GAP_PX] if bars else [])
-                          )))
+    names_px = int(np.ceil(max([_row_names_px(h, n) for h, n in zip(heats, namings)]
+                               + ([_names_px(list(group_names)[::bars.stride], bars.font) + TICK_GAP_PX] if bars else [])
+                               )))
+    margin["l"] = 8 + (0 if beside else names_px)
     margin["r"] = 8 + int(np.ceil(COLORBAR_PX))
+    if beside:  # the network on the left, the heatmap's row names, then the heatmap
+        plot_w = width_px - margin["l"] - margin["r"]
+        for i in range(1, k + 1):
+            fig.layout[_axis_name("xaxis", i)].domain = [0.0, panel_w / plot_w]
+            fig.layout[f"xaxis{k + i}"].domain = [min((panel_w + BESIDE_GAP_PX + names_px) / plot_w, 0.9), 1.0]
     unnamed, group_stride = 0, 1
     names: list[dict] = []  # added to the finished dict: 75 fig.add_annotation calls took ~0.5 s
     for i, h in enumerate(heats, start=1):
@@ -545,10 +587,11 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
         legend = [*legend, (changed[1], CHANGED_COLOUR, "dash", 3.0)]
     for tr in legend_entries(legend):
         fig.add_trace(tr)
-    for i, h in enumerate(heats, start=1):  # titles flush left over each panel
+    for i, h in enumerate(heats, start=1):  # titles flush left over each panel; beside, one over the row
         top_x, top_y = fig.layout[f"xaxis{'' if i == 1 else i}"].domain, fig.layout[f"yaxis{'' if i == 1 else i}"].domain
-        fig.add_annotation(text=f"<b>{h.title}</b>", x=top_x[0], y=top_y[1], xref="paper", yref="paper",
-                           xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14))
+        if not beside:
+            fig.add_annotation(text=f"<b>{h.title}</b>", x=top_x[0], y=top_y[1], xref="paper", yref="paper",
+                               xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14))
         heat_y = fig.layout[f"yaxis{k + i}"].domain
         fig.add_annotation(text=f"<b>{h.title}</b>: {axis.heading}", x=0, y=heat_y[1], xref="paper",
                            yref="paper", xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
@@ -559,11 +602,12 @@ def player_base(d: NetDrawing | None, heats: Sequence[HeatRows], edges: np.ndarr
                                                            xanchor="left", font=dict(size=13)),
                       coloraxis=dict(cmin=UTIL_CMIN, cmax=100, colorscale=UTIL_SCALE,
                                      colorbar=dict(title=dict(text=axis.value, side="right", font=dict(size=13)),
-                                                   thickness=10, len=min(1.0, sum(heat_h) / total), y=0,
+                                                   thickness=10, len=1.0 if beside else min(1.0, sum(heat_h) / total), y=0,
                                                    yanchor="bottom", x=1, xanchor="left", xpad=4,
                                                    tickfont=dict(size=11), **UTIL_TICKS)),
                       hoverlabel=dict(namelength=-1), shapes=shapes,
-                      meta={"top": "network" if d is not None else "groups", "methods": k, "value": axis.value,
+                      meta={"top": "network" if d is not None else "groups", "beside": beside is not None,
+                            "methods": k, "value": axis.value,
                             "width_px": width_px, "name_font": font,
                             "unnamed": unnamed, "group_stride": group_stride, **_naming_meta(namings, heats)})
     out = fig.to_dict()

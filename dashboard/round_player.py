@@ -10,6 +10,7 @@ and adds a few traces to the cached column-independent figure.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -21,6 +22,7 @@ from core.schedule import ScheduleConfig
 from core.seconds import latency_line
 from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
+from core.topology import Topology
 
 from . import charts, data, figures, labels, pagewidth
 from .axisnames import MIN_ROW_FONT, Naming, unnamed_note
@@ -143,11 +145,21 @@ def summary(plays: list[Playback], source: Source, config: ScheduleConfig, merge
                 _time_aware_metrics(pb, source, config, slots, timeline.mode, unit, len(plays) > 1, after)
             else:
                 _round_metrics(pb, source, config, slots, optimum, after)
+    if rate is not None:
+        st.caption(units_line(unit, rate))
     if times:
         _times_caption(plays, times, config, timeline.mode, unit)
     if merged_bound is not None and timeline.event is None and not timeline.seconds:
         if line := merged_bound_line(plays, merged_bound):
             st.caption(line)
+
+
+def units_line(unit: tuple[str, float], rate: tuple[str, float]) -> str:
+    """Under the seconds axis's cards: their times and rates are each in one unit for the page (`labels.shared_unit`,
+    `labels.shared_rate_unit`), where the CLI's ``schedule`` picks its units for its one method, so a method's figures
+    may read in another unit there."""
+    return (f"One unit for the page: every card's times in {unit[0]}, busbw in {rate[0]} (the CLI's schedule picks "
+            "them for its one method).")
 
 
 def merged_bound_line(plays: list[Playback], bound: int) -> str | None:
@@ -361,7 +373,7 @@ def view_of(source: Source, plays: list[Playback], mode: str = "auto", width: in
         changed = (tuple(event.failed) + tuple(e for e, _ in event.slowed), what or "changed link")
         if event.at_s != 0:  # a change before the run has no moment to mark: the whole run is re-planned
             marks = tuple(_mark(source, pb, config or ScheduleConfig(), timeline, unit[1]) for pb in plays)
-    tag = run_tag(config or ScheduleConfig(), timeline, t.bandwidth)
+    tag = run_tag(config or ScheduleConfig(), timeline, t)
     return View(network, by_group, by_tree, edges, tuple(legend), width, timeline, axis, unit, marks, changed, tag)
 
 
@@ -469,7 +481,8 @@ def _player(key: str, source: Source, config: ScheduleConfig, plays: tuple[Playb
     charts.show(fig, f"{key}:figure", name, buttons=("resetScale2d",), theme=None, width=view.width)
     meta = base["layout"].get("meta", {})
     rows = Naming(meta.get("row_stride", 1), MIN_ROW_FONT, meta.get("row_both_ways", False))
-    st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1)))
+    st.caption(_legend_text(view, meta.get("unnamed", 0), rows, meta.get("row_pair"), meta.get("group_stride", 1),
+                            meta.get("beside", False)))
     if show_workloads:
         for col, pb in zip(st.columns(len(plays)), plays):
             with col:
@@ -495,10 +508,11 @@ def edge_digits(edges: tuple[float, ...]) -> int:
 
 
 def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_FONT), pair: str | None = None,
-                 group_stride: int = 1) -> str:
+                 group_stride: int = 1, beside: bool = False) -> str:
     """What the figure shows, in words, under it; `unnamed`: how many nodes of a network panel have no room for their
     name (`figures.name_offsets`); `rows`: which heatmap rows are named (`axisnames.naming`; `pair`: a name of a
-    link both ways, the example); `group_stride`: every how many link groups the bars name."""
+    link both ways, the example); `group_stride`: every how many link groups the bars name; `beside`: each network
+    panel is left of its heatmap (`figures.beside_panel_px`), not above the heatmaps."""
     unit = "time column" if view.timeline.seconds else "round"
     what = ("each directed link busy in this " + unit + " is drawn beside its cable with arrows in its direction, "
             "coloured by " + ("flow-tree" if view.by_tree else "phase (reduce / broadcast)")
@@ -513,7 +527,8 @@ def _legend_text(view: View, unnamed: int = 0, rows: Naming = Naming(1, MIN_ROW_
     else:
         below = (f"utilization of every {row_kind} (rows) in every round (columns); all methods share the round axis, "
                  "so a column is the same round in each")
-    text = (f"Top: {what}. Below: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
+    first, then = ("Left", "Right") if beside else ("Top", "Below")
+    text = (f"{first}: {what}. {then}: {below}. One colour scale, idle cells grey (the bar's \"idle\" band); the red box "
             f"marks this {unit}.")
     if unnamed:
         text += (f" {unnamed} node name{'s have' if unnamed > 1 else ' has'} no room in a panel this narrow: hover a "
@@ -555,12 +570,10 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     title = method_title(pb.method)
     if view.timeline.seconds:
         end = labels.seconds(pb.end_s, unit=view.unit)  # as its Time card reads it: 80.0 ms, not 80.02
-        if r <= pb.n_rounds:  # the column's interval is the header's, the same for every method: said once there
-            st.markdown(f"**{title}**: sending, ends at {end}")
-            st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}")
-        else:
-            st.markdown(f"**{title}**: finished at {end}")
-            st.caption("nothing left to send")
+        # the column's interval is the header's, the same for every method: said once there
+        st.markdown(end_headline(title, end, r > pb.n_rounds))
+        st.caption(f"{n_workloads} workloads in flight · {_busy(pb, n_busy)}" if r <= pb.n_rounds
+                   else "nothing left to send")
         return
     if r <= pb.n_rounds:
         st.markdown(f"**{title}**: round {r} of {pb.n_rounds}")
@@ -568,6 +581,21 @@ def _caption(pb: Playback, n_workloads: int, n_busy: int, r: int, view: View) ->
     else:
         st.markdown(f"**{title}**: finished after {pb.n_rounds} rounds")
         st.caption("nothing left to send")
+
+
+END_HEADLINE_CHARS = 38
+"""The most characters a method's line over its heatmap on the seconds axis may have (`end_headline`): at 1280 px a
+third of the page (263 px) held every registered method's "ends at 0.996 µs" and "ended at 0.996 µs" on one line (up
+to 38 characters, "RL, best of samples: ended at 0.996 µs"); "Time-aware (HEFT): finished at 0.996 µs" (39) wrapped
+(measured in Chromium). "Hierarchical RL: sending, ends at 24.1 µs" had wrapped before its unit."""
+NBSP = "\u00a0"
+
+
+def end_headline(title: str, end: str, finished: bool) -> str:
+    """A method's line over its heatmap on the seconds axis: its end (``**Ring AllReduce**: ends at 32.1 µs``, or
+    ``ended at`` once past it), the number and its unit joined by a no-break space, so that a line too long for its
+    column never leaves its unit alone on the next line."""
+    return f"**{title}**: {'ended' if finished else 'ends'} at {end.replace(' ', NBSP)}"
 
 
 def _workload_list(pb: Playback, r: int) -> None:
@@ -618,17 +646,24 @@ def downloads(key: str, source: Source, plays: list[Playback], config: ScheduleC
                             "button and a slider over the rounds (or time columns)")
 
 
-def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> str:
+TAG_LINKS = 2
+"""How many links a run tag names; past them it gives their count and a digest (`run_tag`)."""
+
+
+def run_tag(config: ScheduleConfig, timeline: Timeline, topology: Topology) -> str:
     """What a download's name (schedule JSON, heatmap CSV, animation, a figure's PNG/SVG) says of the run beyond its
     topology and methods, short and file-name safe: the routing where it is not the default (`routing_tag`); on the
     rounds axis without a link event, nothing more (the numbers depend on neither size nor replay); on the seconds
     axis or with an event, the message size and the replay (``-1B-async``, ``-7KB-sync``), and the event: its
-    change, links and moment (``-fail3-at0p5ms``, ``-slow0_5x0p25-after3``, ``-fail3-before``), a slow-down with its
-    factor, the new bandwidth over `nominal` (each link's bandwidth before the event, Gbit/s): ``x0p25`` (one factor
-    for every link, as the page sets it; else each link's, ``0x0p25_5x0p5``). A decimal point is ``p`` and ``_``
-    only separates links (``slow0_9x0p25`` is links 0 and 9 at ×0.25; with ``_`` for both, ``slow0_9`` read as
-    "slowed to 0.9"). One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so
-    one download overwrote the other."""
+    change, links and moment (``-fail-s00-sw0.0-at0p5ms``, ``-slow-s00-sw0.0_s22-sw1.2x0p25-after3``,
+    ``-fail-s00-sw0.0-before``), a slow-down with its factor, the new bandwidth over the link's before the event
+    (`topology`'s): ``x0p25`` (one factor for every link, as the page sets it; else each link's,
+    ``s00-sw0.0x0p25_s01-sw0.1x0p5``). Links are named as the user types them (`link_tag`, core's
+    ``link_name``: they were ids, ``fail3``, where every other place names them); past `TAG_LINKS` links, their
+    count and a digest of the whole change (``_2more.1a2b3c4d``). A decimal point of a number is ``p``, ``_`` only
+    separates links. One size in sync and async, with and without an event, or at ×0.25 and ×0.5, had one name, so
+    one download overwrote the other: two different runs still never share a name (a link's name has one hyphen and
+    no ``_``; links past `TAG_LINKS` are told apart by the digest)."""
     routing = routing_tag(config)
     if not timeline.seconds and timeline.event is None:
         return routing
@@ -641,14 +676,48 @@ def run_tag(config: ScheduleConfig, timeline: Timeline, nominal: np.ndarray) -> 
             moment = "before"
         else:
             moment = f"at{_file_safe(seconds_in(event.at_s, 1e3))}ms"  # in ms, as the page's "At (ms)" takes it
-        change = [f"fail{'_'.join(map(str, event.failed))}"] if event.failed else []
+        nominal = topology.bandwidth
+        change = [f"fail-{_tag_links(topology, list(event.failed))}"] if event.failed else []
         if event.slowed:
             factors = [_file_safe(plain_number(bw / float(nominal[e]))) for e, bw in event.slowed]
-            links = [str(e) for e, _ in event.slowed]
-            change.append("slow" + ("_".join(links) + f"x{factors[0]}" if len(set(factors)) == 1 else
-                                    "_".join(f"{e}x{f}" for e, f in zip(links, factors))))
+            links = [e for e, _ in event.slowed]
+            if len(set(factors)) == 1:
+                change.append(f"slow-{_tag_links(topology, links)}x{factors[0]}")
+            else:
+                change.append("slow-" + _tag_links(topology, links, [f"x{f}" for f in factors]))
         tag += f"-{'-'.join(change)}-{moment}"
     return tag
+
+
+def link_tag(topology: Topology, edge: int) -> str:
+    """A link's name in a file name: core's (``s00-sw0.0``, `core.topology.degrade.link_name`), each end's label
+    kept to ASCII letters, digits and ``.`` (so one hyphen, no ``_``); ``link3`` (its id) where that leaves a label
+    empty or names two links of `topology` alike (labels that differ only in other characters)."""
+    ends = [_label_tag(topology.labels[v]) for v in topology.edges[edge]]
+    if all(ends) and _tags_distinct(topology):
+        return "-".join(ends)
+    return f"link{edge}"
+
+
+def _label_tag(label: str) -> str:
+    return "".join(c for c in str(label) if (c.isascii() and c.isalnum()) or c == ".")
+
+
+def _tags_distinct(topology: Topology) -> bool:
+    """Whether every link of `topology` keeps a name of its own once its labels are kept to file-name characters."""
+    labels = [_label_tag(x) for x in topology.labels]
+    return len(set(labels)) == len(labels)
+
+
+def _tag_links(topology: Topology, edges: list[int], after: list[str] | None = None) -> str:
+    """Links as a run tag names them: the first `TAG_LINKS` by `link_tag` (each followed by its `after`, a factor),
+    joined by ``_``; past them, their count and a digest of every link and factor (ids), e.g. ``_2more.1a2b3c4d``."""
+    after = after or [""] * len(edges)
+    shown = [link_tag(topology, e) + a for e, a in zip(edges[:TAG_LINKS], after)]
+    if len(edges) > TAG_LINKS:
+        whole = "_".join(f"{e}{a}" for e, a in zip(edges, after))
+        shown.append(f"{len(edges) - TAG_LINKS}more.{hashlib.sha1(whole.encode()).hexdigest()[:8]}")
+    return "_".join(shown)
 
 
 def _file_safe(text: str) -> str:

@@ -37,6 +37,25 @@ COLOURS = cluster_figures.scheduler_colours(DEFAULT_SCHEDULERS + [n for n in CHO
 """One colour per scheduler on every chart of the page, whichever are picked (the defaults get plotly's first)."""
 
 
+TOPDRL_CHECKPOINT = "checkpoints/topdrl/topdrl"
+"""The checkpoint the page's TopDRL runs (`core.cluster.topdrl.default_checkpoint`, as the CLI names it): the
+shipped one until ``cluster-train`` (whose default --out it is) replaces it with the user's own."""
+
+
+def topdrl_note(cluster_spec: str, info: dict) -> str:
+    """The line on the checkpoint TopDRL ran, from its own sidecar (`info`, `core.cluster.topdrl.trained_on`), the
+    shipped one's or the user's: the CLI's (`trained_note`) where the sidecar names the cluster it was trained on; where
+    it does not (a sidecar without it: "trained on  ()" before), that the page cannot tell, plainly."""
+    from core.cluster.topdrl import trained_note
+    info = {**info, "kept_iteration": info.get("kept_iteration") or "not given",
+            "train_traces": info.get("train_traces") or "unnamed"}
+    if info.get("cluster"):
+        return trained_note(cluster_spec, info)
+    return (f"topdrl: {info['checkpoint']} (iteration {info['kept_iteration']}): its sidecar does not say which cluster "
+            "it was trained on, so the page cannot tell whether it was this one; compare it with sjf+closest "
+            "(docs/cluster.md §6)")
+
+
 def repeat_note(running: list[dict]) -> str:
     """" Colours repeat every N jobs: ... share one" when running jobs share a colour (`cluster_figures.shared_colours`),
     else ""."""
@@ -177,7 +196,9 @@ def render() -> None:
     if trace is None:
         return
     names = persistent(st.multiselect, "cluster.schedulers", DEFAULT_SCHEDULERS, "Schedulers", CHOICES,
-                       help="ORDER+PLACEMENT heuristics, GADGET, TopDRL (shipped checkpoint) and ours")
+                       help="ORDER+PLACEMENT heuristics, GADGET, TopDRL and ours. TopDRL runs the checkpoint in "
+                            f"{TOPDRL_CHECKPOINT}: the shipped one, or yours where cluster-train wrote it there "
+                            "(its default --out); the note under the results says what it was trained on")
     if not names:
         st.info("Pick at least one scheduler.")
         return
@@ -208,8 +229,8 @@ def render() -> None:
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note + "."))  # as the CLI names them: "sjf+closest", not "Sjf+closest" (trial 28)
     if "topdrl" in runs:  # which picker ran, and whether it was trained on this cluster (trial 29), as the CLI says
-        from core.cluster.topdrl import trained_note, trained_on  # torch: imported only where TopDRL ran
-        st.caption(labels.plain(trained_note(runs["topdrl"].cluster.spec, trained_on()) + "."))
+        from core.cluster.topdrl import trained_on  # torch: imported only where TopDRL ran
+        st.caption(labels.plain(topdrl_note(runs["topdrl"].cluster.spec, trained_on()) + "."))
     seeds = int(remembered("cluster.seeds", 1)) if not uploaded else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:

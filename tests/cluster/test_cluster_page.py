@@ -494,3 +494,45 @@ def test_the_page_names_topdrls_checkpoint_as_the_cli_does():
     # the page's default: BCube(3,1), 4 GPUs
     assert said == [trained_note("bcube:n=3,k=1 x4 GPUs", trained_on()) + "."], said
     assert "untested on this cluster" in said[0]
+
+
+def _own_checkpoint(tmp_path, monkeypatch, **sidecar):
+    """The shipped TopDRL weights under a sidecar of the user's (`sidecar`: keys set, None: key dropped), put where the
+    page's TopDRL reads its checkpoint, as `cluster-train`'s default --out puts the user's own."""
+    import json
+    import shutil
+
+    import core.cluster.topdrl as topdrl
+    shipped = Path(topdrl.__file__).resolve().parents[2] / "checkpoints" / "topdrl" / "topdrl"
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    for k, v in sidecar.items():
+        meta.pop(k, None) if v is None else meta.__setitem__(k, v)
+    folder = tmp_path / str(len(list(tmp_path.iterdir())))
+    folder.mkdir()
+    stem = folder / "topdrl"
+    shutil.copy(shipped.with_suffix(".safetensors"), stem.with_suffix(".safetensors"))
+    stem.with_suffix(".json").write_text(json.dumps(meta))
+    monkeypatch.setattr(topdrl, "default_checkpoint", lambda: stem)
+
+
+def test_the_page_says_what_the_users_own_topdrl_checkpoint_was_trained_on_or_that_it_cannot_tell(tmp_path,
+                                                                                                   monkeypatch):
+    """fix32a: the note under the results is read from the sidecar of the checkpoint TopDRL ran, the user's own where
+    cluster-train wrote it in place of the shipped one: here one trained on this very cluster. Where its sidecar does
+    not name the cluster, the page says plainly that it cannot tell (it read "trained on  ()"). The schedulers' help
+    no longer says "shipped checkpoint" alone."""
+    _own_checkpoint(tmp_path, monkeypatch, cluster="bcube:n=3,k=1 x4 GPUs", kept_iteration=3,
+                    train_traces="synthetic:jobs=40,rate=6,seed=7..9")
+    at = _open(**{"keep:cluster.schedulers": ["topdrl"]})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    said = [shown(c.value) for c in at.caption if shown(c.value).startswith("topdrl: ")]
+    assert said == ["topdrl: checkpoints/topdrl/topdrl (iteration 3), trained on this cluster with "
+                    "synthetic:jobs=40,rate=6 traces."], said
+    assert "yours where cluster-train wrote it there" in at.multiselect(key="w:cluster.schedulers").help
+    _own_checkpoint(tmp_path, monkeypatch, cluster=None, train_traces=None, kept_iteration=None)
+    at = _open(**{"keep:cluster.schedulers": ["topdrl"]})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    said = [shown(c.value) for c in at.caption if shown(c.value).startswith("topdrl: ")]
+    assert said == ["topdrl: checkpoints/topdrl/topdrl (iteration not given): its sidecar does not say which cluster "
+                    "it was trained on, so the page cannot tell whether it was this one; compare it with sjf+closest "
+                    "(docs/cluster.md §6)."], said

@@ -410,10 +410,20 @@ def test_the_player_margins_hold_the_row_names_and_the_colour_bar(spec):
     """The network panels' names are placed for the panels' width in px: the margins the figure sets must already
     hold what plotly would widen them for (the heatmaps' row names, the colour bar), or every panel is drawn
     narrower than its names were placed for. On main the margins were 8 px and plotly widened them to ~150 px: three
-    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 19)."""
+    BCube(3,1) panels of ~200 px where names were placed for ~240 ("s0(s01s02s1(s11s12s20s21s22", trial 19).
+    With each network beside its heatmap (fix32a) the row names sit between the two: that gap holds them, the left
+    margin holds nothing; with the networks above (150 columns leave no room beside), the margin holds them."""
     t, d, pbs, edges, heats = player_parts(spec, ("ps", "ring", "critical-path"))
-    fig = figures.player_base(d, heats, edges)
-    assert drawn_margins(fig) == fig["layout"]["margin"]
+    for edges in (edges, figures.round_edges(150)):
+        fig = figures.player_base(d, heats, edges)
+        lay = fig["layout"]
+        if lay["meta"]["beside"]:
+            plot = lay["meta"]["width_px"] - lay["margin"]["l"] - lay["margin"]["r"]
+            gap = (lay["xaxis4"]["domain"][0] - lay["xaxis"]["domain"][1]) * plot
+            assert drawn_margins(fig)["l"] - 8 <= gap and lay["margin"]["l"] == 8
+            assert drawn_margins(fig)["r"] == lay["margin"]["r"]
+        else:
+            assert len(edges) == 151 and drawn_margins(fig) == lay["margin"]
 
 
 def test_scores_that_differ_in_the_third_decimal_get_an_axis_around_them():

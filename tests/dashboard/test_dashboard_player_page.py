@@ -268,7 +268,8 @@ def test_file_names_carry_the_spec_without_parentheses():
 def test_the_width_control_sets_the_figure_width(monkeypatch):
     """Trial 21: at 1920 px the 820-px default left half the page empty, its drawings ~130 px wide; "page width" drew
     them ~160 px tall. The default is now the page's width as the browser reports it (820 px until it has), and the
-    figure is laid out for that width: its network panels taller, their names larger; "820 px" stays 820."""
+    figure is laid out for that width: its network panels larger (wider, beside their heatmaps: fix32a), their names
+    larger; "820 px" stays 820."""
     from dashboard import charts as chart_module
     from dashboard import pagewidth
 
@@ -280,10 +281,11 @@ def test_the_width_control_sets_the_figure_width(monkeypatch):
             shown_figures.append((kwargs.get("width"), fig))
         return shown(fig, key, name, buttons, **kwargs)
 
-    def top_px(fig) -> float:  # the network row's height in px
+    def top_px(fig) -> float:  # the network panel's width in px (beside its heatmap, as tall as the heatmap)
         layout = fig["layout"]
-        domain = layout["yaxis"]["domain"]
-        return (domain[1] - domain[0]) * (layout["height"] - layout["margin"]["t"] - layout["margin"]["b"])
+        assert layout["meta"]["beside"]
+        domain = layout["xaxis"]["domain"]
+        return (domain[1] - domain[0]) * (layout["meta"]["width_px"] - layout["margin"]["l"] - layout["margin"]["r"])
 
     monkeypatch.setattr(chart_module, "show", spy)
     reported = {"width": None}
@@ -307,7 +309,8 @@ def test_one_or_two_methods_on_a_wide_page_draw_the_network_no_taller_than_three
     """Trial 22: at 1920 px with one or two methods the network row was ~470-520 px tall (three: ~310) and pushed
     the heatmaps below the fold. On the page width at 1920 (1440 px) it is at most `figures.TOP_PX[2]`, 340 px; the
     first heatmap starts at most 450 px below the figure's top (here 426, 437, 414 px; 606 and 576 before with
-    one and two methods, as chromium measured them too)."""
+    one and two methods, as chromium measured them too). Since fix32a each network is beside its heatmap, as tall
+    as it: the first heatmap starts at the figure's top, under the legend."""
     from dashboard import charts as chart_module
     from dashboard import pagewidth
 
@@ -332,9 +335,8 @@ def test_one_or_two_methods_on_a_wide_page_draw_the_network_no_taller_than_three
         choose_methods(at, methods)
         fig = shown_figures[-1]
         assert fig["layout"]["meta"]["top"] == "network" and fig["layout"]["meta"]["methods"] == len(methods)
-        net, heat = rows_px(fig)
-        # 1e-6: the row is laid out at exactly TOP_PX[2] since rows are a fixed 48 px apart (float noise above it)
-        assert net <= figures.TOP_PX[2] + 1e-6 and figures.TOP_PX[2] <= 340 and heat <= 450, (methods, net, heat)
+        _, heat = rows_px(fig)
+        assert fig["layout"]["meta"]["beside"] and heat == pytest.approx(fig["layout"]["margin"]["t"]), (methods, heat)
 
 
 def test_the_three_method_cap_says_why_next_to_the_picker():

@@ -66,7 +66,8 @@ def test_seconds_axis_lines_up_every_method_in_time_sync_or_async():
         # "0–0.2 ms" on every method)
         lines = [x for x in texts(at).splitlines() if x.startswith("**") and "ends at" in x]
         assert len(lines) == len(methods) and not any(first in x.split("ends at")[0] for x in lines)
-        assert [x.split("ends at ")[1] for x in lines] == [format_seconds(tm[m].time, ("ms", 1e3)) for m in methods]
+        assert [x.split("ends at ")[1] for x in lines] == [format_seconds(tm[m].time, ("ms", 1e3)).replace(" ", "\u00a0")
+                                                          for m in methods]  # its unit kept on its line (fix32a)
     at.button(key="player:next").click().run()
     assert marker_x0(at) == pytest.approx([edges[1] * 1e3] * 3)  # the same interval marked in every method
 
@@ -351,21 +352,22 @@ def test_sync_async_and_a_link_event_each_give_their_downloads_a_name_of_their_o
     at.multiselect(key=links).set_value([0]).run()
     at.number_input(key="w:player.at_ms").set_value(0.25).run()
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync-fail0-at0p25ms"
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-column1-1B-sync-fail-s00-sw0.0-at0p25ms"
     at.segmented_control(key="w:player.change").set_value("slow down").run()
     at.segmented_control(key="w:player.when").set_value("after a round").run()
     at.number_input(key="w:player.at_round").set_value(3).run()
     at.segmented_control(key="w:player.axis").set_value("rounds").run()  # with an event, rounds too depend on both
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0p25-after3"
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow-s00-sw0.0x0p25-after3"
     at.segmented_control(key="w:player.factor").set_value("×0.5").run()  # the same link and moment, another factor
     assert not at.exception and not at.error
-    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow0x0p5-after3"
-    csvs = [f"bcube_n3_k1_lat0-ring-1B-{run}.utilization.csv" for run in ("async", "sync", "sync-fail0-at0p25ms",
-                                                                          "sync-slow0x0p25-after3",
-                                                                          "sync-slow0x0p5-after3")]
+    assert figure_file_name(at) == "bcube_n3_k1_lat0-round1-1B-sync-slow-s00-sw0.0x0p5-after3"
+    csvs = [f"bcube_n3_k1_lat0-ring-1B-{run}.utilization.csv" for run in ("async", "sync",
+                                                                          "sync-fail-s00-sw0.0-at0p25ms",
+                                                                          "sync-slow-s00-sw0.0x0p25-after3",
+                                                                          "sync-slow-s00-sw0.0x0p5-after3")]
     assert set(csvs) <= set(got), sorted(got)  # (and the names of the steps between, each its own run)
-    assert "bcube_n3_k1_lat0-ring-1B-sync-fail0-at0p25ms.animation.html" in got
+    assert "bcube_n3_k1_lat0-ring-1B-sync-fail-s00-sw0.0-at0p25ms.animation.html" in got
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", n) for n in got), sorted(got)
     # trial 22: the schedule's JSON had the routing alone (bcube_n3_k1_lat0-ring.schedule.json) beside these; it
     # carries the same tag now, every run's name as its CSV's
@@ -378,22 +380,23 @@ def test_sync_async_and_a_link_event_each_give_their_downloads_a_name_of_their_o
 def test_a_slow_downs_factor_is_in_the_run_tag():
     """×0.25 and ×0.5 on the same link at the same moment had one name (`run_tag` left the factor out), so one
     download overwrote the other: the factor is the new bandwidth over the link's before the event, file-name safe,
-    one for all links where they share it, else each link's."""
+    one for all links where they share it, else each link's. Links by name, as typed (fix32a: by id, ``slow0``)."""
     from dashboard.round_player import run_tag
     from dashboard.sources import Timeline
 
     config = ScheduleConfig(size=1)
-    nominal = np.array([100.0, 100.0, 25.0, 100.0])
+    t = make_topology("bcube:n=3,k=1,bw=100/25")  # links 0-8 (level 0) at 100 Gbit/s, 9-17 (level 1) at 25
 
     def tag(slowed, **when):
-        return run_tag(config, Timeline(event=LinkEvent(slowed=slowed, **when)), nominal)
+        return run_tag(config, Timeline(event=LinkEvent(slowed=slowed, **when)), t)
 
-    assert tag(((0, 25.0),), at_round=3) == "-1B-async-slow0x0p25-after3"
-    assert tag(((0, 50.0),), at_round=3) == "-1B-async-slow0x0p5-after3"
-    assert tag(((0, 10.0), (2, 2.5)), at_s=0.0) == "-1B-async-slow0_2x0p1-before"  # one factor, links of two speeds
-    assert tag(((0, 50.0), (3, 25.0)), at_s=2.5e-4) == "-1B-async-slow0x0p5_3x0p25-at0p25ms"
-    both = run_tag(config, Timeline(event=LinkEvent(failed=(1,), slowed=((0, 25.0),), at_round=2)), nominal)
-    assert both == "-1B-async-fail1-slow0x0p25-after2"
+    assert tag(((0, 25.0),), at_round=3) == "-1B-async-slow-s00-sw0.0x0p25-after3"
+    assert tag(((0, 50.0),), at_round=3) == "-1B-async-slow-s00-sw0.0x0p5-after3"
+    # one factor, links of two speeds
+    assert tag(((0, 10.0), (9, 2.5)), at_s=0.0) == "-1B-async-slow-s00-sw0.0_s00-sw1.0x0p1-before"
+    assert tag(((0, 50.0), (3, 25.0)), at_s=2.5e-4) == "-1B-async-slow-s00-sw0.0x0p5_s10-sw0.1x0p25-at0p25ms"
+    both = run_tag(config, Timeline(event=LinkEvent(failed=(1,), slowed=((0, 25.0),), at_round=2)), t)
+    assert both == "-1B-async-fail-s01-sw0.0-slow-s00-sw0.0x0p25-after2"
 
 
 def test_download_names_are_made_once_per_render_and_keep_a_slow_downs_factor_on_links_of_two_speeds(monkeypatch):
@@ -426,7 +429,7 @@ def test_download_names_are_made_once_per_render_and_keep_a_slow_downs_factor_on
     at.segmented_control(key="w:player.axis").set_value("rounds").run()
     assert not at.exception and not at.error
     assert len(made) == 1, made  # once for the figure and every download of this render
-    tag = "1B-async-slow9x0p5-after3"
+    tag = "1B-async-slow-s00-sw1.0x0p5-after3"
     assert figure_file_name(at) == f"{stem}-round1-{tag}"
     assert f"{stem}-ring-{tag}.utilization.csv" in got and f"{stem}-ring-{tag}.animation.html" in got, sorted(got)
     assert f"{stem}-ring-1B-async.utilization.csv" in got  # the seconds axis before the event: size and replay
@@ -454,7 +457,7 @@ def test_a_time_reads_alike_in_the_cards_and_the_frame_text_beside_them():
     cards = [str(v) for v in metric(at, "Time (ms)")]
     titles = ["Parameter Server", "Ring AllReduce", "Critical-path"]
     ends = [m.value for m in at.markdown if " ends at " in m.value]
-    assert ends == [f"**{t}**: sending, ends at {c} ms" for t, c in zip(titles, cards)], (ends, cards)
+    assert ends == [f"**{t}**: ends at {c}\u00a0ms" for t, c in zip(titles, cards)], (ends, cards)
     last = int(at.slider(key="player:round").max)
     at.slider(key="player:round").set_value(last).run()
     (header,) = [m.value for m in at.markdown if m.value.startswith(f"**Column {last} of {last}: ")]
