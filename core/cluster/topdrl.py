@@ -352,9 +352,16 @@ def trained_on(path: str | Path | None = None) -> dict[str, Any]:
 def trained_note(cluster_spec: str, info: dict[str, Any]) -> str:
     """One line on the checkpoint TopDRL ran (`info`, its `trained_on`) and whether `cluster_spec` (`Cluster.spec`)
     is the cluster it was trained on: elsewhere its picks were never validated, and it can leave GPUs idle that a
-    baseline would fill (trial 29: 39% GPU use against sjf+closest's 78% on BCube(2,1), with nothing said)."""
-    traces = info["train_traces"].split(",seed=")[0]
-    head = f"topdrl: {info['checkpoint']} (iteration {info['kept_iteration']}), trained on"
+    baseline would fill (trial 29: 39% GPU use against sjf+closest's 78% on BCube(2,1), with nothing said). A sidecar
+    that does not name its training cluster (a user's, hand-made) is said to leave it unknown (it read "trained on  ()";
+    fix32a)."""
+    traces = (info.get("train_traces") or "unnamed").split(",seed=")[0]
+    iteration = info.get("kept_iteration")
+    head = f"topdrl: {info['checkpoint']} (iteration {'not given' if iteration in (None, '') else iteration})"
+    if not info.get("cluster"):
+        return (f"{head}: its sidecar does not say which cluster it was trained on, so whether it was this one is "
+                "unknown; compare it with sjf+closest (docs/cluster.md §6)")
+    head += ", trained on"
     if info["cluster"] == cluster_spec:
         return f"{head} this cluster with {traces} traces"
     return (f"{head} {info['cluster']} ({traces}); untested on this cluster: compare it with sjf+closest "

@@ -42,20 +42,6 @@ TOPDRL_CHECKPOINT = "checkpoints/topdrl/topdrl"
 shipped one until ``cluster-train`` (whose default --out it is) replaces it with the user's own."""
 
 
-def topdrl_note(cluster_spec: str, info: dict) -> str:
-    """The line on the checkpoint TopDRL ran, from its own sidecar (`info`, `core.cluster.topdrl.trained_on`), the
-    shipped one's or the user's: the CLI's (`trained_note`) where the sidecar names the cluster it was trained on; where
-    it does not (a sidecar without it: "trained on  ()" before), that the page cannot tell, plainly."""
-    from core.cluster.topdrl import trained_note
-    info = {**info, "kept_iteration": info.get("kept_iteration") or "not given",
-            "train_traces": info.get("train_traces") or "unnamed"}
-    if info.get("cluster"):
-        return trained_note(cluster_spec, info)
-    return (f"topdrl: {info['checkpoint']} (iteration {info['kept_iteration']}): its sidecar does not say which cluster "
-            "it was trained on, so the page cannot tell whether it was this one; compare it with sjf+closest "
-            "(docs/cluster.md §6)")
-
-
 def repeat_note(running: list[dict]) -> str:
     """" Colours repeat every N jobs: ... share one" when running jobs share a colour (`cluster_figures.shared_colours`),
     else ""."""
@@ -229,8 +215,8 @@ def render() -> None:
         if note:  # the CLI's notes under its table (trials 25, 26)
             st.caption(labels.plain(note + "."))  # as the CLI names them: "sjf+closest", not "Sjf+closest" (trial 28)
     if "topdrl" in runs:  # which picker ran, and whether it was trained on this cluster (trial 29), as the CLI says
-        from core.cluster.topdrl import trained_on  # torch: imported only where TopDRL ran
-        st.caption(labels.plain(topdrl_note(runs["topdrl"].cluster.spec, trained_on()) + "."))
+        from core.cluster.topdrl import trained_note, trained_on  # torch: imported only where TopDRL ran
+        st.caption(labels.plain(trained_note(runs["topdrl"].cluster.spec, trained_on()) + "."))
     seeds = int(remembered("cluster.seeds", 1)) if not uploaded else 1
     jobs = next(iter(runs.values())).trace.n
     if seeds > 1 and seeds * jobs > MAX_SEED_JOBS:

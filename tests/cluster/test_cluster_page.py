@@ -519,7 +519,7 @@ def test_the_page_says_what_the_users_own_topdrl_checkpoint_was_trained_on_or_th
                                                                                                    monkeypatch):
     """fix32a: the note under the results is read from the sidecar of the checkpoint TopDRL ran, the user's own where
     cluster-train wrote it in place of the shipped one: here one trained on this very cluster. Where its sidecar does
-    not name the cluster, the page says plainly that it cannot tell (it read "trained on  ()"). The schedulers' help
+    not name the cluster, the page (and the CLI: core's trained_note) says plainly that it cannot tell (it read "trained on  ()"). The schedulers' help
     no longer says "shipped checkpoint" alone."""
     _own_checkpoint(tmp_path, monkeypatch, cluster="bcube:n=3,k=1 x4 GPUs", kept_iteration=3,
                     train_traces="synthetic:jobs=40,rate=6,seed=7..9")
@@ -534,5 +534,18 @@ def test_the_page_says_what_the_users_own_topdrl_checkpoint_was_trained_on_or_th
     assert not at.exception and not at.error, [e.value for e in at.error]
     said = [shown(c.value) for c in at.caption if shown(c.value).startswith("topdrl: ")]
     assert said == ["topdrl: checkpoints/topdrl/topdrl (iteration not given): its sidecar does not say which cluster "
-                    "it was trained on, so the page cannot tell whether it was this one; compare it with sjf+closest "
+                    "it was trained on, so whether it was this one is unknown; compare it with sjf+closest "
                     "(docs/cluster.md §6)."], said
+
+
+def test_the_trained_note_of_a_sidecar_without_its_cluster_says_it_is_unknown_for_the_cli_too():
+    """core's trained_note, which the CLI prints under its table and in its JSON, read "trained on  ()" and "(iteration
+    )" for a sidecar without those fields (fix32a left it to the page): one rule for both now."""
+    from core.cluster.topdrl import trained_note
+    bare = trained_note("bcube:n=2,k=1 x4 GPUs", {"checkpoint": "mine"})
+    assert bare == ("topdrl: mine (iteration not given): its sidecar does not say which cluster it was trained on, so "
+                    "whether it was this one is unknown; compare it with sjf+closest (docs/cluster.md §6)")
+    full = {"checkpoint": "mine", "kept_iteration": 0, "cluster": "bcube:n=2,k=1 x4 GPUs",
+            "train_traces": "synthetic:jobs=8,seed=1..2"}
+    assert trained_note("bcube:n=2,k=1 x4 GPUs", full) == ("topdrl: mine (iteration 0), trained on this cluster with "
+                                                          "synthetic:jobs=8 traces")
