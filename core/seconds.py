@@ -211,6 +211,17 @@ def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: boo
     return f"{', '.join(names)}: {latency_note([r for _, r in hit], names, bandwidth_gap)}"
 
 
+def size_line(named: Sequence[tuple[str, dict[str, Any]]]) -> str | None:
+    """``"<names>: <note>"`` for the reports among `named` ((name, time report) pairs) that are not latency-dominated,
+    one clause per distinct note (`size_note_parts`: bandwidth-dominated, or both count), or None when none has one:
+    beside `latency_line`, what sets the time at every size (trial 32)."""
+    notes: dict[str, list[str]] = {}
+    for name, r in named:
+        if (parts := size_note_parts(r)) is not None:
+            notes.setdefault(" ".join(parts), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {note}" for note, names in notes.items()) or None
+
+
 def _owned(reports: Sequence[dict[str, Any]], names: Sequence[str] | None, key: str) -> str:
     """One bound over reports as text: ``8.00 µs`` when all agree, else each distinct value (ascending) with the names
     that have it: ``8.00 µs (greedy, optimal) to 32.0 µs (ring)``."""

@@ -19,7 +19,7 @@ import streamlit as st
 
 from core.methods import MethodUnavailable, get_method
 from core.schedule import ScheduleConfig
-from core.seconds import latency_line
+from core.seconds import latency_line, size_line
 from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
 from core.topology import Topology
@@ -296,10 +296,12 @@ def _times_caption(plays: list[Playback], times: dict[str, float], config: Sched
 
 
 def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConfig) -> None:
-    """Once above the methods (not under each): the note of those whose time is latency-dominated (core.seconds)."""
-    line = latency_line([(method_title(pb.method), data.seconds_report(source, pb.method, config)) for pb in plays])
-    if line:
-        st.caption(line)
+    """Once above the methods (not under each): what sets their time, the note of those whose time is
+    latency-dominated and of the others, bandwidth-dominated or both (core.seconds; trial 32: at 1 GB nothing said)."""
+    named = [(method_title(pb.method), data.seconds_report(source, pb.method, config)) for pb in plays]
+    for line in (latency_line(named), size_line(named)):
+        if line:
+            st.caption(line)
 
 
 def _seconds_metrics(pb: Playback, source: Source, config: ScheduleConfig, mode: str, slots: tuple,

@@ -105,6 +105,23 @@ def test_a_latency_dominated_time_is_said_once_above_the_methods():
     assert "8.00 µs (Critical-path) to 32.0 µs (Ring AllReduce)" in cap and "gap" not in cap  # the player's gaps are to the best bound
 
 
+def test_a_bandwidth_dominated_time_is_said_once_above_the_methods_too():
+    """Trial 32: at 1 KB a caption said per-hop latency sets the time, at 100 MB nothing said what does. One caption
+    names what sets each method's time there (core.seconds.size_line), the CLI's words."""
+    from core.seconds import size_line, time_report
+
+    at = player(["ring", "critical-path"])
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    caps = [c.value for c in at.caption if "bandwidth-dominated" in c.value]
+    reps = [time_report(r.dag, r.rounds, 1e8) for r in
+            (run_method(m, make_topology(BCUBE), ScheduleConfig()) for m in ("ring", "critical-path"))]
+    line = size_line(list(zip(["Ring AllReduce", "Critical-path"], reps)))
+    assert caps == [line], caps
+    assert line.startswith("Ring AllReduce: bandwidth-dominated: latency bound 32.0 µs is ") and "Critical-path: " in line
+    at.text_input(key="w:player.size").set_value("1KB").run()
+    assert "bandwidth-dominated" not in texts(at)  # latency-dominated there, said by the caption above
+
+
 def test_link_speeds_show_on_the_topology_and_in_the_player():
     at = open_app("topology")
     at.text_input(key="w:link_options").set_value("bw=100/25").run()
