@@ -1,0 +1,57 @@
+"""fix32b: CLI/API leftovers (the --explain table within 100 columns, long stderr notes, cluster-train's smallest
+budget, --init's checks in the API, argtypes' writable folder, one format for cut lists)."""
+
+from __future__ import annotations
+
+import re
+import types
+
+from core.cli.schedule import TERM_SHORT, explain_lines
+from core.rl.explain import TERMS
+
+
+def _steps(n: int, chosen: str) -> list[dict]:
+    rows = []
+    for k in range(n):
+        row = {"round": 1, "step": k + 1, "chosen": chosen.format(k=k), "score": 1.5, "p": 0.1,
+               "margin": None if k == 0 else 0.01, "best score": 2.0, "picked best": k != 1, "scored": 10,
+               "others tied": 0}
+        row.update({f"term: {t}": -12.3456 + k + i / 1000 for i, t in enumerate(TERMS)})
+        rows.append(row)
+    return rows
+
+
+def test_explain_fits_100_columns_with_every_term_and_long_labels(capsys):
+    """The --explain table's rows ran to 143-176 characters (the terms beside the pick). Every term nonzero (18) and
+    node labels of a file: every line within 100, every term's value still shown, under a heading or its short form
+    that a legend line names, each row keyed by its step."""
+    steps = _steps(3, "#{k} reduce a-very-long-server-label-{k}->another-very-long-label (tree root-label-{k})")
+    info = {"temperature": 2.0, "kept_rollout": "sample 1",
+            "kept_opening": {"temperature": 0.5, "rounds": 1, "fraction": 0.3}}
+    explain_lines(types.SimpleNamespace(trace={"decoding": "sampled"}, info=info), steps)
+    out = capsys.readouterr().out.splitlines()
+    assert max(len(x) for x in out) <= 100, max(out, key=len)
+    heads = [x.split() for x in out if x.split()[:2] == ["step", "score"]]
+    shown = [h for head in heads for h in head[2:]]
+    assert sorted(shown) == sorted(TERM_SHORT.get(t, t) for t in TERMS)  # each term once, over several tables
+    legend = " ".join(x.strip() for x in out[out.index(next(x for x in out if "terms shortened:" in x)):])
+    assert all(f"{s} = {t}" in legend for t, s in TERM_SHORT.items())
+    for i, t in enumerate(TERMS):  # every value, under its heading, in the row of its step
+        for k in range(3):
+            value = f"{-12.3456 + k + i / 1000:.4f}"
+            assert any(x.split()[0] == f"1.{k + 1}" and value in x.split() for x in out), (t, k)
+    picks = [x for x in out if re.match(r"  1\.\d +#", x)]
+    assert len(picks) == 3 and all("..." in x and x.split()[1] == f"#{k}" for k, x in enumerate(picks))
+    assert any("chosen: cut with ... to fit" in x for x in out)
+
+
+def test_explain_keeps_the_whole_term_names_where_they_fit_one_table(capsys):
+    """The shipped checkpoints' four nonzero terms fit one table with their whole names: no legend then."""
+    steps = [{k: v for k, v in row.items() if not k.startswith("term: ") or k in (
+        "term: tail", "term: link_pressure_max", "term: conflicts_valid", "term: network")}
+        for row in _steps(2, "#{k} reduce s01->s02 (tree s22)")]
+    explain_lines(types.SimpleNamespace(trace={"decoding": "greedy"}, info={}), steps)
+    out = capsys.readouterr().out.splitlines()
+    assert [x.split() for x in out if x.split()[:2] == ["step", "score"]] == \
+        [["step", "score", "tail", "link_pressure_max", "conflicts_valid", "network"]]
+    assert not any("terms shortened" in x for x in out) and max(len(x) for x in out) <= 100
