@@ -170,7 +170,7 @@ def _out_folder(text: str) -> Path:
         raise UsageError(f"--out: {text} is a file; with --preset, --out is a folder that gets one "
                          f"checkpoint per configuration")
     try:
-        at._writable_folder(folder if folder.is_dir() else folder.parent, "--out")
+        at.writable_folder(folder if folder.is_dir() else folder.parent, "--out")
     except argparse.ArgumentTypeError as err:
         raise UsageError(str(err)) from None
     return folder

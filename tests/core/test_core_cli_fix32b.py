@@ -55,3 +55,21 @@ def test_explain_keeps_the_whole_term_names_where_they_fit_one_table(capsys):
     assert [x.split() for x in out if x.split()[:2] == ["step", "score"]] == \
         [["step", "score", "tail", "link_pressure_max", "conflicts_valid", "network"]]
     assert not any("terms shortened" in x for x in out) and max(len(x) for x in out) <= 100
+
+
+def test_the_cli_uses_argtypes_public_functions_only(tmp_path):
+    """train's `_out_folder` called the private `core.argtypes._writable_folder`: it is public and documented now."""
+    import argparse
+    import pathlib
+
+    import pytest
+
+    from core import argtypes
+    assert argtypes.writable_folder.__doc__ and not hasattr(argtypes, "_writable_folder")
+    argtypes.writable_folder(tmp_path, "--out")  # a writable folder passes
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^--out: folder .* does not exist$"):
+        argtypes.writable_folder(tmp_path / "gone", "--out")
+    cli_dir = pathlib.Path(argtypes.__file__).parent / "cli"
+    private = [f"{p.name}: {m.group(0)}" for p in sorted(cli_dir.glob("*.py"))
+               for m in re.finditer(r"\b(?:at|argtypes)\._\w+", p.read_text())]
+    assert private == []
