@@ -65,7 +65,7 @@ def cmd_train(a: argparse.Namespace) -> int:
     """Train RL checkpoints (core.rl.recipes) and print what each got."""
     from dataclasses import replace
 
-    from ..rl.recipes import train_spec, train_universal
+    from ..rl.recipes import start_policy, train_spec, train_universal
     from ..rl.train import TrainConfig
 
     if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
@@ -74,19 +74,13 @@ def cmd_train(a: argparse.Namespace) -> int:
     for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
         if value is not None:
             cfg = replace(cfg, **{name: value})
-    if a.init:  # a run from a checkpoint keeps its network, so its width (trial 30: --hidden 32 was dropped)
+    if a.init:  # a run from a checkpoint keeps its network: its width and prior unless given, and the API refuses
+        # a given one that differs (trial 30: --hidden 32 was dropped; --prior was, the sidecar recording it), before
+        # anything is made
         from ..rl.checkpoint import load_checkpoint
         start = load_checkpoint(a.init)[0].config
-        width = start.hidden
-        if a.hidden is not None and a.hidden != width:
-            raise UsageError(f"--hidden {a.hidden} differs from --init {a.init}'s {width}: a run from a checkpoint "
-                             f"keeps its width; leave --hidden out")
-        # its skip path too: the prior is the checkpoint's, and the sidecar says so (--prior was dropped, the
-        # sidecar recording the flag's value)
-        if a.prior is not None and a.prior != start.prior:
-            raise UsageError(f"--prior {a.prior} differs from --init {a.init}'s {start.prior}: a run from a "
-                             f"checkpoint keeps its skip path; leave --prior out")
-        cfg = replace(cfg, hidden=width, prior=start.prior)
+        cfg = replace(cfg, hidden=start.hidden if a.hidden is None else a.hidden, prior=a.prior or start.prior)
+        start_policy(a.init, cfg)
     folder = _out_folder(a.out) if a.preset and a.out else None
     if a.out and not a.preset:
         try:

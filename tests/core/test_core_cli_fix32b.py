@@ -73,3 +73,31 @@ def test_the_cli_uses_argtypes_public_functions_only(tmp_path):
     private = [f"{p.name}: {m.group(0)}" for p in sorted(cli_dir.glob("*.py"))
                for m in re.finditer(r"\b(?:at|argtypes)\._\w+", p.read_text())]
     assert private == []
+
+
+def test_the_api_checks_inits_width_and_prior_with_the_clis_message(tmp_path, monkeypatch, capsys):
+    """`--init`'s width was checked twice (the CLI and recipes._init) and its prior by the CLI alone: the Python API
+    trained from a heuristic-prior checkpoint with TrainConfig(prior="none") and its sidecar said "none". The API
+    (`recipes.start_policy`) is the one check now; the CLI's refusal is its message, nothing written."""
+    import pytest
+
+    from core import cli
+    from core.rl import recipes
+    from core.rl.checkpoint import save_checkpoint
+    from core.rl.policy import HierarchicalPolicy, PolicyConfig
+    from tests.rl.test_rl_cli_trial30 import _fake_train
+    monkeypatch.setattr(recipes, "train", _fake_train)
+    init = str(tmp_path / "h")
+    save_checkpoint(HierarchicalPolicy(PolicyConfig(prior="heuristic", hidden=8)), init, {"topology": "bcube:n=2,k=1"})
+    for field, value, flag in (("prior", "none", "none"), ("hidden", 32, "32")):
+        cfg = recipes.TrainConfig(**{"hidden": 8, "prior": "heuristic", field: value})
+        for run in (lambda: recipes.train_spec("bcube:n=2,k=1", cfg, tmp_path / "py", init),
+                    lambda: recipes.train_universal(cfg, tmp_path / "py", init)):
+            with pytest.raises(ValueError) as err:
+                run()
+            assert str(err.value).startswith(f"--{field} {value} differs from --init {init}'s "), err.value
+        assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", init, f"--{field}", flag,
+                         "--out", str(tmp_path / "run")]) == 2
+        assert capsys.readouterr().err.strip() == f"allreduce-lab: error: {err.value}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.json", "h.safetensors"]  # nothing written
+    assert recipes.start_policy(init, recipes.TrainConfig(hidden=8, prior="heuristic")).config.hidden == 8

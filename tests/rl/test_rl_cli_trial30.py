@@ -57,7 +57,7 @@ def test_train_init_keeps_its_width_and_says_so(tmp_path, monkeypatch, capsys):
     assert cli.main(["train", "bcube:n=2,k=1", "--quiet", "--init", str(tmp_path / "narrow"), "--out", out]) == 0
     policy, meta = load_checkpoint(out)
     assert policy.config.hidden == meta["train"]["hidden"] == meta["policy"]["hidden"] == 8
-    with pytest.raises(ValueError, match="hidden 64 differs from init"):  # the Python API refuses it too
+    with pytest.raises(ValueError, match="--hidden 64 differs from --init"):  # the Python API refuses it too
         recipes.train_spec("bcube:n=2,k=1", recipes.TrainConfig(), tmp_path / "py", str(tmp_path / "narrow"))
 
 
