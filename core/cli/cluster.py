@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..rl.pair import pair_file, pair_stem
-from .common import Given, ignored_note, print_table, refuse_existing_checkpoint
+from .common import Given, ignored_note, note, print_table, refuse_existing_checkpoint, wrapped
 
 
 def register(sub) -> None:
@@ -78,9 +78,9 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     names = expand_names(a.scheduler)
     # notes are printed once the command has run: a refused one prints only its one-line error (trial 13: the
     # capping note came before "TopDRL network was built for 4 GPUs per server")
-    note = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
-                        {"--seed": "seed", "--checkpoint": "checkpoint"}, "the schedulers run")
-    notes = [note] if note else []
+    ignored = ignored_note(a, {n: options(n) for n in names}, {n: options(n) for n in ALL},
+                           {"--seed": "seed", "--checkpoint": "checkpoint"}, "the schedulers run")
+    notes = [ignored] if ignored else []
     cluster = make_cluster(a.topology, a.gpus_per_server)
     # `all` (or `topdrl` among others from a group) leaves out TopDRL on a cluster its network does not read;
     # `--scheduler topdrl`, named, still refuses it
@@ -103,7 +103,7 @@ def cmd_cluster(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     for line in notes:
-        print(line, file=sys.stderr)
+        note(line)
     rows = [summarize(r) for r in results]
     for path, table, what in ((a.jobs_out, jobs_table, "job"), (a.events_out, events_table, "event")):
         if path:
@@ -141,9 +141,9 @@ def cmd_cluster(a: argparse.Namespace) -> int:
           "peak/mean link = running jobs sharing one directed link (peak; time-average over links in use); "
           "sim s = wall seconds of the simulation (AllReduce plans are computed once and shared: the first "
           "scheduler to need one pays for it)")
-    for note in (*notes, topdrl["note"] if topdrl else None):
-        if note:
-            print(f"note: {note}")
+    for line in (*notes, topdrl["note"] if topdrl else None):
+        if line:
+            print(f"note: {line}")
     return 0
 
 
@@ -162,13 +162,13 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
                f"--out {a.out}" + (" --force" if a.force else ""))
     meta = train(TrainConfig(budget_s=a.budget, iterations=a.iterations, seed=a.seed), a.out, command)
     t = meta["training"]
-    print(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration "
-          f"{meta['kept_iteration']} ({meta['kept_why']}), validation ratio to {meta['config']['reference']} "
-          f"{meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) after {meta['iterations']} iterations, "
-          f"{meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
-          f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}")
+    print(wrapped(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration "
+                  f"{meta['kept_iteration']} ({meta['kept_why']}), validation ratio to {meta['config']['reference']} "
+                  f"{meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) after {meta['iterations']} "
+                  f"iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
+                  f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}"))
     for line in budget_notes(meta, a.budget):
-        print(line, file=sys.stderr)
+        note(line)
     return 0
 
 

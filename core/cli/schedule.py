@@ -27,7 +27,8 @@ from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
 from .common import (FORCE_HELP, WIDTH, Given, add_network_options, add_schedule_options, add_size_option,
                      config, guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
-                     read_event, read_network, replan_lines, say, search_note, shown_width, time_lines)
+                     note, read_event, read_network, replan_lines, say, search_note, shown_width, time_lines,
+                     wrapped)
 from .kinds import schedule_file
 
 
@@ -83,7 +84,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     said = announce_run(a, estimates)  # known before building (a family spec)
     hint = json_hint(a.out, estimates)
     if hint and not machine_output(a):
-        print(hint, file=sys.stderr)
+        note(hint)
     base, t = read_network(a, a.spec)
     estimate = guard(t, [a.method], a, out=a.out)
     if not said:  # a file: known once it is read
@@ -93,17 +94,17 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     cfg = config(a)
     if a.explain is not None:
         cfg = replace(cfg, trace=True)
-    note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
-                        asides={} if a.out else {"--trace": "it applies with --out only"})
-    if note:  # printed whether or not stderr is a terminal
-        print(note, file=sys.stderr)
+    ignored = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
+                           asides={} if a.out else {"--trace": "it applies with --out only"})
+    if ignored:  # printed whether or not stderr is a terminal
+        note(ignored)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
         nonlocal searching
         if searching is not None and method.solver == "cp-sat":  # its first call: CP-SAT starts searching
-            tqdm.write(searching, file=sys.stderr)  # above the bar, if any
+            tqdm.write(wrapped(searching), file=sys.stderr)  # above the bar, if any
             searching = None
         if bar is not None:
             bar.n = frac
@@ -140,10 +141,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if overridden:
-        print(f"  links: {overridden}")
+        say(f"links: {overridden}")
     if "network" in extra:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
-        print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
+        say(f"network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     print("\n".join(bound_lines(stats, sched.info)))
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
@@ -159,7 +160,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                 key, lambda v: v)(sched.info[key])
             say(f"{key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
-        print(f"  kept: {kept_text(sched.info)}")
+        say(f"kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
         answer = training_answer(sched.info)
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {answer})")
@@ -170,7 +171,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         if sched.info.get("kept_start"):
             say(KEPT_START)
     if sched.info.get("fallback"):
-        print(f"  fallback: {sched.info['fallback']}")
+        say(f"fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:
         say(sched.info["upper_agent"])
     if moved is not None:
@@ -431,9 +432,9 @@ def json_hint(out: str | None, estimates: list) -> str | None:
 
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
-    note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
-    if note and not machine_output(a):
-        print(note, file=sys.stderr)
+    line = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
+    if line and not machine_output(a):
+        note(line)
     return bool(estimates)
 
 

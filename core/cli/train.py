@@ -17,7 +17,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..guard import check_schedulable
 from ..topology import make_topology, preset, size_of, spec_size
-from .common import FORCE_HELP, refuse_existing_checkpoint
+from .common import FORCE_HELP, refuse_existing_checkpoint, wrapped
 
 
 def register(sub) -> None:
@@ -132,8 +132,8 @@ def cmd_train(a: argparse.Namespace) -> int:
         bar.close()
         ended = ("" if len(res.log) >= cfg.planned_updates else f" (the {cfg.budget_s:g} s budget ended it)"
                  if res.seconds > cfg.budget_s else " (greedy decoding met every lower bound: it is optimal)")
-        print(f"{label}: {len(res.log)} of {cfg.planned_updates} updates{ended} in {res.seconds:.0f} s wall, "
-              f"{res.cpu_seconds:.0f} s CPU -> {side}")
+        print(wrapped(f"{label}: {len(res.log)} of {cfg.planned_updates} updates{ended} in {res.seconds:.0f} s wall, "
+                      f"{res.cpu_seconds:.0f} s CPU -> {side}"))
         for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
                                       res.critical_path_rounds, res.lower_bounds):
             print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)

@@ -101,3 +101,37 @@ def test_the_api_checks_inits_width_and_prior_with_the_clis_message(tmp_path, mo
         assert capsys.readouterr().err.strip() == f"allreduce-lab: error: {err.value}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.json", "h.safetensors"]  # nothing written
     assert recipes.start_policy(init, recipes.TrainConfig(hidden=8, prior="heuristic")).config.hidden == 8
+
+
+def test_long_notes_on_stderr_are_wrapped_at_100_and_read_back_whole(monkeypatch, capsys):
+    """`schedule --method rl-sample` on a long run printed its estimate as one ~220-character stderr line, and the note
+    naming the options a method ignores ran as long: notes are wrapped at 100 (`common.note`) and
+    `notes_joined` reads each back as one line."""
+    from core import cli
+    from core.cli import common
+    monkeypatch.setattr(common, "LONG_RUN_S", 0.0)  # every run is "long": the note is printed
+    assert cli.main(["schedule", "bcube:n=2,k=1", "--method", "rl-sample", "--samples", "2", "--time-limit", "5",
+                     "--no-merge", "--seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert err.strip() and max(len(x) for x in err.splitlines()) <= 100, err
+    notes = [x for x in common.notes_joined(err) if x.startswith("note: ")]
+    assert len(notes) == 2, notes
+    assert notes[0].startswith("note: rl-sample: ") and notes[0].endswith("time can be under: docs/limits.md)")
+    assert len(notes[0]) > 150  # the one line it was
+    assert notes[1].startswith("note: rl-sample ignores --time-limit")
+
+
+def test_the_clis_stderr_prose_goes_through_the_wrapping_helpers():
+    """Every print to stderr in core/cli is a one-line error (``allreduce-lab: ...``), a note through `note`, or text
+    through `wrapped` (fix32b: the notes were printed whole, up to ~300 characters)."""
+    import pathlib
+
+    import core.cli
+    loose = []
+    for p in sorted(pathlib.Path(core.cli.__file__).parent.glob("*.py")):
+        text = p.read_text()
+        for m in re.finditer(r"(print|tqdm\.write)\((?P<arg>(?:[^()]|\([^()]*\))*?),\s*file=sys\.stderr\)", text, re.S):
+            arg = m.group("arg").strip()
+            if not (arg.startswith(("wrapped(", 'f"allreduce-lab: ', '"allreduce-lab: ')) or "wrote" in arg):
+                loose.append(f"{p.name}: {arg[:60]}")
+    assert loose == []

@@ -11,6 +11,7 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
+from core.cli.common import notes_joined
 from core.compare import compare, configurations, csv_table, default_methods, rows_to_table, time_columns
 from core.jsonnumbers import csv_number
 from core.seconds import time_report
@@ -71,7 +72,7 @@ def test_compare_adds_time_aware_to_its_defaults_where_links_differ(capsys, argv
     assert ("time-aware" in ran) == (extra is not None)
     note = (f"note: time-aware joins the default methods: link bandwidths differ ({extra}); --methods names the "
             "methods to run")
-    assert [line for line in err.splitlines() if "time-aware" in line] == ([note] if extra else [])
+    assert [line for line in notes_joined(err) if "time-aware" in line] == ([note] if extra else [])
 
 
 def test_rows_sizes_and_bounds(rows):
