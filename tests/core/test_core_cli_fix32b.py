@@ -103,6 +103,32 @@ def test_the_api_checks_inits_width_and_prior_with_the_clis_message(tmp_path, mo
     assert recipes.start_policy(init, recipes.TrainConfig(hidden=8, prior="heuristic")).config.hidden == 8
 
 
+def test_cluster_train_states_its_smallest_budget_and_says_plainly_when_nothing_was_trained(tmp_path, monkeypatch,
+                                                                                             capsys):
+    """cluster-train never said the budget one policy iteration needs, and a budget short of it wrote the warm-up
+    policy with a stderr note only. --help states it; such a run still writes the checkpoint and says on stdout, as
+    its sidecar does (`untrained`), that no iteration ran, how far the warm-up went and its screening ratio."""
+    import core.cluster.topdrl_train as tt
+    from core import cli
+    from core.cli.cluster import ONE_ITERATION_BUDGET_S
+    with __import__("pytest").raises(SystemExit):
+        cli.main(["cluster-train", "--help"])
+    assert f"One policy iteration needs about {ONE_ITERATION_BUDGET_S} s" in " ".join(capsys.readouterr().out.split())
+    untrained = "no policy iteration ran: the 3 s budget ended before one could, so this checkpoint is the warm-up " \
+                "policy (iteration 0): 1 of 200 epochs copying SJF's picks, screening ratio 5.687 to sjf+closest"
+    meta = {"kept_iteration": 0, "kept_why": "the only snapshot screened", "config": {"reference": "sjf+closest"},
+            "kept_val_ratio": 1.04, "best_val_avg_jct_h": 48.3, "iterations": 0, "episodes": 22,
+            "training": {"wall_s": 3.0, "cpu_s": 3.0, "loadavg_start": [1.0], "loadavg_end": [1.0]},
+            "stopped_by": "budget", "budget_cuts": ["policy iteration: 0 of 1 iterations"], "untrained": untrained}
+    monkeypatch.setattr(tt, "train", lambda cfg, out, command: meta)
+    assert cli.main(["cluster-train", "--budget", "3", "--iterations", "1", "--out", str(tmp_path / "t")]) == 0
+    out, err = capsys.readouterr()
+    joined = " ".join(out.split())
+    assert f"note: {untrained}; about {ONE_ITERATION_BUDGET_S} s trains one on the project's 2-core machine" in joined
+    assert "ran out before the first iteration" not in err and "policy iteration: 0 of 1" in err
+    assert max(len(x) for x in (out + err).splitlines()) <= 100
+
+
 def test_long_notes_on_stderr_are_wrapped_at_100_and_read_back_whole(monkeypatch, capsys):
     """`schedule --method rl-sample` on a long run printed its estimate as one ~220-character stderr line, and the note
     naming the options a method ignores ran as long: notes are wrapped at 100 (`common.note`) and
