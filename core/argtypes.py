@@ -135,7 +135,10 @@ def seed(text: str) -> int:
     return int_in(0, SEED_MAX)(text)
 
 
-def _writable_folder(folder: Path, what: str) -> None:
+def writable_folder(folder: Path, what: str) -> None:
+    """Refuse (``argparse.ArgumentTypeError`` naming `what`, the option or the path given) a `folder` that does not
+    exist, is not a folder, or cannot be written in: the check every output path of the CLI makes of its folder
+    before any work. Writability is probed by creating and removing a temporary file there."""
     if not folder.exists():
         raise argparse.ArgumentTypeError(f"{what}: folder {_show(str(folder))} does not exist")
     if not folder.is_dir():
@@ -154,7 +157,7 @@ def out_file(text: str) -> str:
     p = Path(text)
     if not text or text.endswith(os.sep) or p.is_dir():
         raise argparse.ArgumentTypeError(f"{_show(text)} is a folder; give a file name, e.g. {Path(text) / 's.json'}")
-    _writable_folder(p.parent, _show(text))
+    writable_folder(p.parent, _show(text))
     return text
 
 
@@ -193,7 +196,7 @@ def out_stem(text: str) -> str:
     for suffix in (".json", ".safetensors", ".log.csv"):
         if pair_file(stem, suffix).is_dir():
             raise argparse.ArgumentTypeError(f"{_show(str(pair_file(stem, suffix)))} is a folder")
-    _writable_folder(stem.parent, _show(text))
+    writable_folder(stem.parent, _show(text))
     return text
 
 

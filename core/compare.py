@@ -21,7 +21,7 @@ from .seconds import latency_line, mode_gaps, schedule_report
 from .timing import DEFAULT_SIZE_BYTES, MODES
 from .topology import (Preset, Topology, TopologyError, changes, degrade, keyed_spec, make_topology, paper_preset,
                        preset, split_link_options)
-from .topology.degrade import link_name
+from .topology.degrade import few, link_name
 from .workloads import WorkloadDAG, build_dag
 from .units import gap_shown, rate_unit, time_unit
 
@@ -208,15 +208,13 @@ def network_tag(moved: dict, topology: Topology | None = None, most: int = 6) ->
     networks never share a name: each link by the name the user types (`degrade.link_name`, of `topology`; its id
     without one), `` (failed s01-sw0.0,s12-sw0.1; slowed s00-sw1.0 x0.25)`` (it read ``slowed 8 x0.1``: a link id
     the user had not typed), each link's factor where they differ (``slowed 3 x0.25, 7 x0.5``), at most `most`
-    links of each named (``and 12 more``), and the speed they run at where they share it (``x0.002 to 0.1 Gbit/s``);
-    empty when nothing changed."""
-    def listed(items: list[str]) -> str:
-        return ",".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
-
+    links of each named, cut as every list is (`degrade.few`: ``... and 12 more``), and the speed they run at where
+    they share it (``x0.002 to 0.1 Gbit/s``); empty when nothing changed. A list of links has no space after its
+    commas, as --fail-links takes it: the links of a row's name can be typed back as the option."""
     def name(e: int) -> str:
         return str(e) if topology is None else link_name(topology, int(e))
 
-    parts = [f"failed {listed([name(e) for e in moved['failed']])}"] if moved["failed"] else []
+    parts = [f"failed {few([name(e) for e in moved['failed']], most, ',')}"] if moved["failed"] else []
     if moved["slowed"]:
         # the factor and, where the links share it, the speed they run at: a user who typed LINK:GBITS reads what
         # they typed (trial 31: `tor0-tor1:0.1` named the row `x0.002` alone)
@@ -224,10 +222,10 @@ def network_tag(moved: dict, topology: Topology | None = None, most: int = 6) ->
         speeds = [f"{to:.3g} Gbit/s" for _, _, to in moved["slowed"]]
         links = [name(e) for e, _, _ in moved["slowed"]]
         if len(set(factors)) == 1:
-            parts.append(f"slowed {listed(links)} {factors[0]}" + (f" to {speeds[0]}" if len(set(speeds)) == 1 else ""))
+            same = f" to {speeds[0]}" if len(set(speeds)) == 1 else ""
+            parts.append(f"slowed {few(links, most, ',')} {factors[0]}{same}")
         else:
-            parts.append("slowed " + listed([f"{e} {f} to {v}" for e, f, v in zip(links, factors, speeds)]
-                                            ).replace(",", ", "))
+            parts.append("slowed " + few([f"{e} {f} to {v}" for e, f, v in zip(links, factors, speeds)], most))
     return f" ({'; '.join(parts)})" if parts else ""
 
 

@@ -8,6 +8,7 @@ import sys
 import textwrap
 import unicodedata
 from collections.abc import Collection
+from typing import TextIO
 
 from .. import argtypes as at
 from ..argtypes import UsageError
@@ -173,19 +174,19 @@ def note_failed_again(t: Topology, fail_links: str | None, slow_links: str | Non
     nothing changes for them (a note, not an error: the run is the one the user described). With `mid_run`, the
     same for --fail-at/--slow-at on `t`, the network before the run (the links that the event does change
     still change at that moment)."""
-    def note(option: str, links: list[int], state: str, then: str) -> None:
+    def said(option: str, links: list[int], state: str, then: str) -> None:
         if links:
             one = len(links) == 1
-            print(f"note: {option}: link{'' if one else 's'} {link_names(t, links)} {'is' if one else 'are'} {state}; "
-                  + then.format(it="it" if one else "them"), file=sys.stderr)
+            note(f"note: {option}: link{'' if one else 's'} {link_names(t, links)} {'is' if one else 'are'} {state}; "
+                 + then.format(it="it" if one else "them"))
 
     fail_opt, slow_opt = ("--fail-at", "--slow-at") if mid_run else ("--fail-links", "--slow-links")
-    note(fail_opt, already_failed(t, fail_links, fail_opt) if fail_links else [],
+    said(fail_opt, already_failed(t, fail_links, fail_opt) if fail_links else [],
          "already failed before the run" if mid_run else f"already failed in {t.spec}",
          "nothing changes for {it}" + (" (the others fail as asked)" if mid_run else ""))
     if slow_links and not str(slow_links).strip().startswith("random:"):  # random slowdowns pick live links
         dead = failed_mask(t, fail_links, fail_opt) if fail_links else t.failed  # as LinkEvent.parse has it
-        note(slow_opt, [int(e) for e in (slowed_bandwidth(t, slow_links, slow_opt) != t.bandwidth).nonzero()[0]
+        said(slow_opt, [int(e) for e in (slowed_bandwidth(t, slow_links, slow_opt) != t.bandwidth).nonzero()[0]
                         if dead[e]], "failed", "slowing {it} changes nothing")
 
 
@@ -357,11 +358,31 @@ def unwrapped(text: str) -> list[str]:
     return re.sub(r"\n    (?=\S)", " ", text).splitlines()
 
 
-def say(text: str, indent: str = "  ") -> None:
+def say(text: str, indent: str = "  ", file: TextIO | None = None) -> None:
     """Print one line of a report's prose wrapped at `WIDTH`, its later lines two spaces further in (trial 31: legend
-    lines under --explain ran to 281 characters)."""
-    print("\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
-                                   break_on_hyphens=False, break_long_words=False)))
+    lines under --explain ran to 281 characters); `file`: stdout when None."""
+    print(wrapped(text, indent), file=file)
+
+
+def wrapped(text: str, indent: str | None = None) -> str:
+    """`text` wrapped at `WIDTH` as `say` prints it: its later lines two spaces further in than `indent` (None: the
+    spaces `text` starts with), no word broken (a path stays whole)."""
+    if indent is None:
+        indent, text = text[:len(text) - len(text.lstrip(" "))], text.lstrip(" ")
+    return "\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                                   break_on_hyphens=False, break_long_words=False))
+
+
+def note(text: str) -> None:
+    """Print a note (``note: ...``) on stderr wrapped at `WIDTH`, its later lines two spaces in (fix32b: rl-sample's
+    long-run note ran to ~220 characters on one line); `notes_joined` reads it back as one line."""
+    print(wrapped(text), file=sys.stderr)
+
+
+def notes_joined(text: str) -> list[str]:
+    """Lines of stderr with each wrapped note (`note`) joined back into one line, for a reader that matches a whole
+    note."""
+    return re.sub(r"\n  (?=\S)", " ", text).splitlines()
 
 
 def span(lo_hi: list[float], unit: str) -> str:

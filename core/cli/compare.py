@@ -18,7 +18,7 @@ from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
 from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, and_list, config,
                      event_texts, guard, ignored_note, long_run_note, machine_output, method_reads, note_failed_again,
-                     parse_event, print_table, search_note)
+                     note, parse_event, print_table, search_note, wrapped)
 
 
 def register(sub) -> None:
@@ -67,9 +67,9 @@ def cmd_compare(a: argparse.Namespace) -> int:
             load_checkpoint(a.checkpoint)
         except CheckpointError as err:
             raise UsageError(str(err)) from None
-    note = compare_note(a, methods)
-    if note:
-        print(note, file=sys.stderr)
+    ignored = compare_note(a, methods)
+    if ignored:
+        note(ignored)
     event = event_texts(a)  # read on each configuration; its form is checked once here
     runs, run_methods = [], []  # the estimate of every run compare makes (each method, each seed of a seeded one)
     for _, spec, _ in configs:  # compare also builds the merged DAG for the common bound
@@ -82,24 +82,24 @@ def cmd_compare(a: argparse.Namespace) -> int:
         if event is not None:  # the links the event names that are failed before the run (compare runs the rest)
             base = built[spec] if is_file else make_topology(spec, force=a.force)
             parse_event(degrade(base, fail=a.fail_links, slow=a.slow_links), event, base)
-    note = long_run_note(f"compare, {len(runs)} runs", runs)
-    if note and not machine_output(a):
-        print(note, file=sys.stderr)
-    said = bool(note) or machine_output(a)
+    long_run = long_run_note(f"compare, {len(runs)} runs", runs)
+    if long_run and not machine_output(a):
+        note(long_run)
+    said = bool(long_run) or machine_output(a)
 
     def searching(name: str, method: str) -> None:  # said once, at the first CP-SAT search (long_run_note's part)
         nonlocal said
         line = None if said else search_note(method, [e for m, e in zip(run_methods, runs) if m == method], name)
         if line:
-            tqdm.write(line, file=sys.stderr)  # above the bar, if any
+            tqdm.write(wrapped(line), file=sys.stderr)  # above the bar, if any
         said = True
     bar = tqdm(total=len(configs) * len(methods), desc="compare", disable=None, leave=False)
 
     def progress(what: str) -> None:
         nonlocal uneven
         if uneven:  # said once the first run is done, its topology built: a refused spec prints only its error
-            tqdm.write(f"note: {and_list(uneven_extra())} joins the default methods: link bandwidths differ "
-                       f"({uneven}); --methods names the methods to run", file=sys.stderr)
+            tqdm.write(wrapped(f"note: {and_list(uneven_extra())} joins the default methods: link bandwidths differ "
+                               f"({uneven}); --methods names the methods to run"), file=sys.stderr)
             uneven = None
         bar.set_postfix_str(what)
         bar.update(1 if bar.n < bar.total else 0)
@@ -149,7 +149,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     for r in rows:
         for m, res in r.results.items():
             if res.error:
-                print(f"n/a: {r.name} {m}: {res.error}", file=sys.stderr)
+                note(f"n/a: {r.name} {m}: {res.error}")
     return 0
 
 

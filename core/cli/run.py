@@ -15,7 +15,7 @@ from ..argtypes import UsageError
 from .kinds import schedule_file
 from ..timing import parse_size
 from ..units import RATE_UNITS, rate_unit, time_unit
-from .common import machine_output, table_lines
+from .common import machine_output, note, table_lines
 
 if TYPE_CHECKING:
     from ..execute.bench import BenchReport
@@ -55,7 +55,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     plan = build_plan(schedule_file(a.file), ranks, name=a.file)
     numel, rounded = bench.whole_elements(parse_size(a.size, "--size"), a.dtype)
     if rounded and not machine_output(a):  # --format json gives the bytes that ran in "bytes"
-        print(f"note: --size {a.size}: {rounded}", file=sys.stderr)
+        note(f"note: --size {a.size}: {rounded}")
     cfg = bench.BenchConfig(numel=numel, dtype=a.dtype, repeat=a.repeat, warmup=a.warmup)
     bar = tqdm(total=a.warmup + a.repeat, desc=f"run {plan.method}", disable=None, leave=False)
     progress = lambda rank, i: bar.update(1) if rank == 0 else None  # noqa: E731

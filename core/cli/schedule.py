@@ -25,9 +25,10 @@ from ..seconds import schedule_report, time_report
 from ..timing import DEFAULT_SIZE, parse_size
 from ..topology import describe_changes, link_option_note, network_record
 from ..validate import validate_document
-from .common import (FORCE_HELP, Given, add_network_options, add_schedule_options, add_size_option, config,
-                     guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
-                     read_event, read_network, replan_lines, say, search_note, time_lines)
+from .common import (FORCE_HELP, WIDTH, Given, add_network_options, add_schedule_options, add_size_option,
+                     config, guard, ignored_note, long_run_note, machine_output, method_reads, out_form, print_table,
+                     note, read_event, read_network, replan_lines, say, search_note, shown_width, time_lines,
+                     wrapped)
 from .kinds import schedule_file
 
 
@@ -83,7 +84,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     said = announce_run(a, estimates)  # known before building (a family spec)
     hint = json_hint(a.out, estimates)
     if hint and not machine_output(a):
-        print(hint, file=sys.stderr)
+        note(hint)
     base, t = read_network(a, a.spec)
     estimate = guard(t, [a.method], a, out=a.out)
     if not said:  # a file: known once it is read
@@ -93,17 +94,17 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     cfg = config(a)
     if a.explain is not None:
         cfg = replace(cfg, trace=True)
-    note = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
-                        asides={} if a.out else {"--trace": "it applies with --out only"})
-    if note:  # printed whether or not stderr is a terminal
-        print(note, file=sys.stderr)
+    ignored = ignored_note(a, method_reads([a.method], out=bool(a.out)), method_reads(),
+                           asides={} if a.out else {"--trace": "it applies with --out only"})
+    if ignored:  # printed whether or not stderr is a terminal
+        note(ignored)
     bar = tqdm(total=1.0, desc=a.method, disable=None, leave=False,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") if method.slow else None
 
     def progress(frac: float) -> None:
         nonlocal searching
         if searching is not None and method.solver == "cp-sat":  # its first call: CP-SAT starts searching
-            tqdm.write(searching, file=sys.stderr)  # above the bar, if any
+            tqdm.write(wrapped(searching), file=sys.stderr)  # above the bar, if any
             searching = None
         if bar is not None:
             bar.n = frac
@@ -140,10 +141,10 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     seed = f"  seed={cfg.seed}" if method.seeded else ""  # which seed ran (trial 27)
     print(f"{t.spec}  method={a.method}{seed}  merge={'on' if sched.dag.merge else 'off'}  chunks={sched.dag.chunks}")
     if overridden:
-        print(f"  links: {overridden}")
+        say(f"links: {overridden}")
     if "network" in extra:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
-        print(f"  network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
+        say(f"network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
     print("\n".join(bound_lines(stats, sched.info)))
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
@@ -159,7 +160,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
                 key, lambda v: v)(sched.info[key])
             say(f"{key.replace('_', ' ')}: {('yes' if value else 'no') if isinstance(value, bool) else value}")
     if sched.info.get("samples"):  # which of rl-sample's rollouts the schedule (and --explain) is
-        print(f"  kept: {kept_text(sched.info)}")
+        say(f"kept: {kept_text(sched.info)}")
     if "checkpoint" in sched.info:
         answer = training_answer(sched.info)
         print(f"  checkpoint: {checkpoint_label(sched.info)} (trained on this topology: {answer})")
@@ -170,7 +171,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         if sched.info.get("kept_start"):
             say(KEPT_START)
     if sched.info.get("fallback"):
-        print(f"  fallback: {sched.info['fallback']}")
+        say(f"fallback: {sched.info['fallback']}")
     if "upper_agent" in sched.info:
         say(sched.info["upper_agent"])
     if moved is not None:
@@ -210,43 +211,107 @@ def explained_steps(sched, n: int) -> list[dict]:
     return chosen_steps(sched.trace, n, sched.dag.describe)
 
 
+TERM_SHORT = {"link_pressure_max": "lp_max", "link_pressure_mean": "lp_mean", "path_links": "path_ln",
+              "successors": "succ", "desc_pressure": "desc_pr", "broadcast": "bcast", "tree_progress": "tree_pr",
+              "pool_conflicts": "pool_cf", "round_progress": "round_pr", "tail_rank": "tail_rk",
+              "unlock_starving": "unlock", "conflicts_valid": "cf_valid", "conflicts_rel": "cf_rel",
+              "exclusive_links": "excl_ln"}
+"""`--explain`'s headings of the score terms whose feature name is longer than a 4-decimal value, used where the terms
+with their whole names would not fit one table of `WIDTH` (a legend line names the ones shown): with the terms beside
+the pick, a row of the table ran to 143-176 characters (fix32b)."""
+
+
 def explain_lines(sched, steps: list[dict]) -> None:
-    """Print the explained steps as a plain table; terms that are 0 in every row are named below it."""
+    """Print the explained steps as two plain tables within `WIDTH`, a step a row in each: the pick (the workload
+    chosen, its score, p, margin, the counts), then its score split into terms (more tables of terms, each keyed by
+    the step, where they would not fit beside each other); terms that are 0 in every row are named below them."""
     if not steps:
         print("  explain: no trace (the schedule kept is not the policy's: see fallback)")
         return
     from ..rl.explain import zero_terms
     trace = sched.trace or {}
     opened = (sched.info.get("kept_opening") or {}).get("rounds", 0) > 0
-    if trace.get("decoding") == "sampled" and opened:  # two temperatures in the rollout: each row says its own
-        steps = [{**{c: v for c, v in row.items() if c in ("round", "step")},
-                  "T": f"{drawn_at(sched.info, row['round']):g}", **row} for row in steps]
+    drawn = trace.get("decoding") == "sampled" and opened  # two temperatures in the rollout: each row says its own
     zero = zero_terms(steps)
-    cols = [c for c in steps[0] if c not in zero]
-    say(f"explain: the first {len(steps)} steps of the lower agent; a step's score (4 decimals) is the sum of "
-        "the columns after 'others tied': one term per feature from the prior, bias, and network (the learned "
-        "residual); docs/rl.md")
-    cells = {c: explain_cells([row[c] for row in steps]) for c in cols}  # one number format per column
-    print_table(["  " + cols[0]] + [c.removeprefix("term: ") for c in cols[1:]],
-                [["  " + cells[cols[0]][i]] + [cells[c][i] for c in cols[1:]] for i in range(len(steps))],
-                left=[0, cols.index("chosen")] if "chosen" in cols else 1)
+    terms = [c for c in steps[0] if c.startswith("term: ") and c not in zero]
+    say(f"explain: the first {len(steps)} steps of the lower agent, a step a row: what it picked, then the pick's "
+        "score (4 decimals) split into one term per feature from the prior, bias, and network (the learned "
+        "residual), which add up to the score; docs/rl.md")
+    key = [f"{row['round']}.{row['step']}" for row in steps]
+    cols = {"chosen": [str(row["chosen"]) for row in steps]}  # an id where the trace had no describe
+    if drawn:
+        cols["T"] = [f"{drawn_at(sched.info, row['round']):g}" for row in steps]
+    for c in ("score", "p", "margin"):
+        cols[c] = explain_cells([row[c] for row in steps])
+    if "best score" in steps[0]:  # a sampled rollout: "yes" where the pick had the step's best score, else that score
+        best = explain_cells([row["best score"] for row in steps])
+        cols["best"] = ["yes" if row["picked best"] else b for row, b in zip(steps, best)]
+    cols["scored"] = [str(row["scored"]) for row in steps]
+    cols["ties"] = [str(row["others tied"]) for row in steps]
+    cut = fit_column(cols, "chosen", ["  step"] + list(cols), ["  " + k for k in key])
+    print_table(["  step"] + list(cols), [["  " + key[i]] + [cols[c][i] for c in cols] for i in range(len(steps))],
+                left=[0, 1])
+    names = [c.removeprefix("term: ") for c in terms]
+    head, head_cells = ["  step", "score"], [["  " + k for k in key], cols["score"]]
+    split = {n: explain_cells([row[c] for row in steps]) for n, c in zip(names, terms)}
+    blocks = column_blocks(head, head_cells, split)
+    short = [n for n in names if n in TERM_SHORT] if len(blocks) > 1 else []  # whole names where they fit one table
+    if short:
+        split = {TERM_SHORT.get(n, n): cells for n, cells in split.items()}
+        blocks = column_blocks(head, head_cells, split)
+    for block in blocks:
+        print_table(["  step", "score"] + block, [["  " + key[i], cols["score"][i]] + [split[c][i] for c in block]
+                                                  for i in range(len(steps))], left=1)
     if zero:
         say(f"0 in every step shown: {', '.join(c.removeprefix('term: ') for c in zero)}")
+    if short:
+        say(f"terms shortened: {', '.join(f'{TERM_SHORT[n]} = {n}' for n in short)}")
+    if cut:
+        say("chosen: cut with ... to fit the table (--format json has it whole)")
     tie = trace.get("tie_rule", "lowest workload id")
     if trace.get("decoding") == "sampled":
         shown = max(row["round"] for row in steps)  # the last round a shown step is in (1-based)
-        per_row = "; column T: each step's" if "T" in steps[0] else ""
+        per_row = "; column T: each step's" if drawn else ""
         say(f"sampled rollout: each pick is drawn at random from the softmax of score / T (T = "
             f"{kept_temperature(sched.info, shown)}{per_row}), "
-            f"not taken as the top score; best score: the highest score at that step, picked best: whether the "
-            f"pick had it")
+            f"not taken as the top score; best: yes where the pick had the highest score at that step, else that "
+            f"highest score")
     say("p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
         "candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
-        "'-' when it was the only candidate; 0.0000 beside 0 others tied: the two differ past the 4th decimal), as "
+        "'-' when it was the only candidate; 0.0000 beside 0 ties: the two differ past the 4th decimal), as "
         "the dashboard's Policy debugger shows them")
-    say(f"scored: the candidates the agent scored at that step (the round's ready workloads that still fit beside "
-        f"those chosen before), the chosen one among them; others tied: how many of the others had exactly the "
-        f"chosen score (0: no tie; more: broken by {tie})")
+    say(f"step: round.step, both from 1; scored: the candidates the agent scored at that step (the round's ready "
+        f"workloads that still fit beside those chosen before), the chosen one among them; ties: how many of the "
+        f"others had exactly the chosen score (0: no tie; more: broken by {tie})")
+
+
+def fit_column(cols: dict[str, list[str]], name: str, header: list[str], first: list[str]) -> bool:
+    """Cut the cells of column `name` (a workload's description, ``#id`` first) with ``...`` where the table of `first`
+    (the key column) and `cols` would be wider than `WIDTH` (long node labels of a topology file); whether it did."""
+    widths = [max(shown_width(h), *(shown_width(v) for v in vals))
+              for h, vals in zip(header, [first] + list(cols.values()))]
+    over = sum(widths) + 2 * (len(widths) - 1) - WIDTH
+    if over > 0:
+        keep = max(widths[header.index(name)] - over, 12) - 3
+        cols[name] = [v if shown_width(v) <= keep + 3 else v[:keep] + "..." for v in cols[name]]
+    return over > 0
+
+
+def column_blocks(head: list[str], head_cells: list[list[str]], cols: dict[str, list[str]]) -> list[list[str]]:
+    """`cols`' names in blocks that each fit `WIDTH` beside the columns `head` (repeated in every block)."""
+    def width(h: str, cells: list[str]) -> int:
+        return max(shown_width(h), *(shown_width(v) for v in cells)) + 2
+    base = sum(width(h, c) for h, c in zip(head, head_cells)) - 2
+    blocks: list[list[str]] = []
+    used = WIDTH + 1
+    for name, cells in cols.items():
+        w = width(name, cells)
+        if used + w > WIDTH and (not blocks or blocks[-1]):
+            blocks.append([])
+            used = base
+        blocks[-1].append(name)
+        used += w
+    return blocks
 
 
 def opening_text(info: dict) -> str:
@@ -367,9 +432,9 @@ def json_hint(out: str | None, estimates: list) -> str | None:
 
 def announce_run(a: argparse.Namespace, estimates: list) -> bool:
     """Print `long_run_note` for this run on stderr (not for machine-readable output); whether there was an estimate."""
-    note = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
-    if note and not machine_output(a):
-        print(note, file=sys.stderr)
+    line = long_run_note(f"{a.method}: {estimates[0].what}", estimates) if estimates else None
+    if line and not machine_output(a):
+        note(line)
     return bool(estimates)
 
 

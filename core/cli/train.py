@@ -17,7 +17,7 @@ from .. import argtypes as at
 from ..argtypes import UsageError
 from ..guard import check_schedulable
 from ..topology import make_topology, preset, size_of, spec_size
-from .common import FORCE_HELP, refuse_existing_checkpoint
+from .common import FORCE_HELP, refuse_existing_checkpoint, wrapped
 
 
 def register(sub) -> None:
@@ -65,7 +65,7 @@ def cmd_train(a: argparse.Namespace) -> int:
     """Train RL checkpoints (core.rl.recipes) and print what each got."""
     from dataclasses import replace
 
-    from ..rl.recipes import train_spec, train_universal
+    from ..rl.recipes import start_policy, train_spec, train_universal
     from ..rl.train import TrainConfig
 
     if sum(map(bool, (a.spec, a.preset, a.universal))) != 1:
@@ -74,19 +74,13 @@ def cmd_train(a: argparse.Namespace) -> int:
     for name, value in (("budget_s", a.budget), ("iterations", a.iterations), ("hidden", a.hidden)):
         if value is not None:
             cfg = replace(cfg, **{name: value})
-    if a.init:  # a run from a checkpoint keeps its network, so its width (trial 30: --hidden 32 was dropped)
+    if a.init:  # a run from a checkpoint keeps its network: its width and prior unless given, and the API refuses
+        # a given one that differs (trial 30: --hidden 32 was dropped; --prior was, the sidecar recording it), before
+        # anything is made
         from ..rl.checkpoint import load_checkpoint
         start = load_checkpoint(a.init)[0].config
-        width = start.hidden
-        if a.hidden is not None and a.hidden != width:
-            raise UsageError(f"--hidden {a.hidden} differs from --init {a.init}'s {width}: a run from a checkpoint "
-                             f"keeps its width; leave --hidden out")
-        # its skip path too: the prior is the checkpoint's, and the sidecar says so (--prior was dropped, the
-        # sidecar recording the flag's value)
-        if a.prior is not None and a.prior != start.prior:
-            raise UsageError(f"--prior {a.prior} differs from --init {a.init}'s {start.prior}: a run from a "
-                             f"checkpoint keeps its skip path; leave --prior out")
-        cfg = replace(cfg, hidden=width, prior=start.prior)
+        cfg = replace(cfg, hidden=start.hidden if a.hidden is None else a.hidden, prior=a.prior or start.prior)
+        start_policy(a.init, cfg)
     folder = _out_folder(a.out) if a.preset and a.out else None
     if a.out and not a.preset:
         try:
@@ -138,8 +132,8 @@ def cmd_train(a: argparse.Namespace) -> int:
         bar.close()
         ended = ("" if len(res.log) >= cfg.planned_updates else f" (the {cfg.budget_s:g} s budget ended it)"
                  if res.seconds > cfg.budget_s else " (greedy decoding met every lower bound: it is optimal)")
-        print(f"{label}: {len(res.log)} of {cfg.planned_updates} updates{ended} in {res.seconds:.0f} s wall, "
-              f"{res.cpu_seconds:.0f} s CPU -> {side}")
+        print(wrapped(f"{label}: {len(res.log)} of {cfg.planned_updates} updates{ended} in {res.seconds:.0f} s wall, "
+                      f"{res.cpu_seconds:.0f} s CPU -> {side}"))
         for name, g, s_, c, lb in zip(_instance_names(side), res.greedy_rounds, res.sample_rounds,
                                       res.critical_path_rounds, res.lower_bounds):
             print(f"  {name}: rl {g}, rl-sample {s_} (critical-path {c}, lower bound {lb})", flush=True)
@@ -170,7 +164,7 @@ def _out_folder(text: str) -> Path:
         raise UsageError(f"--out: {text} is a file; with --preset, --out is a folder that gets one "
                          f"checkpoint per configuration")
     try:
-        at._writable_folder(folder if folder.is_dir() else folder.parent, "--out")
+        at.writable_folder(folder if folder.is_dir() else folder.parent, "--out")
     except argparse.ArgumentTypeError as err:
         raise UsageError(str(err)) from None
     return folder

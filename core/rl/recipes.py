@@ -90,14 +90,23 @@ def _log_as_it_goes(stem: Path, report: Callable[[dict], None] | None) -> Iterat
             f.close()
 
 
-def _init(init: str | None, cfg: TrainConfig) -> HierarchicalPolicy | None:
-    """The policy a run starts from (None: fresh weights); its width must be `cfg.hidden`, which the sidecar records."""
+INIT_KEEPS = {"hidden": "width", "prior": "skip path"}
+"""The `TrainConfig` fields a run from a checkpoint (`init`) keeps from it, with what each is: its network is the
+checkpoint's, so the config (which the sidecar records) must say the same."""
+
+
+def start_policy(init: str | None, cfg: TrainConfig) -> HierarchicalPolicy | None:
+    """The policy a run starts from (`init`, a checkpoint; None: fresh weights). The one check of a run from a
+    checkpoint, for the Python API and `train --init` alike: `cfg`'s width and prior must be the checkpoint's
+    (`INIT_KEEPS`), else ValueError (one line, naming the option and the field); nothing is written before it."""
     if not init:
         return None
     policy = load_checkpoint(init)[0]
-    if policy.config.hidden != cfg.hidden:
-        raise ValueError(f"hidden {cfg.hidden} differs from init {init}'s {policy.config.hidden}: a run from a "
-                         f"checkpoint keeps its width")
+    for field, what in INIT_KEEPS.items():
+        given, kept = getattr(cfg, field), getattr(policy.config, field)
+        if given != kept:
+            raise ValueError(f"--{field} {given} differs from --init {init}'s {kept}: a run from a checkpoint keeps "
+                             f"its {what}; leave --{field} out (in Python, TrainConfig({field}={kept!r}))")
     return policy
 
 
@@ -115,11 +124,12 @@ def train_spec(spec: str, cfg: TrainConfig, out: str | Path | None = None, init:
                report: Callable[[dict], None] | None = None, command: str = "") -> tuple[Path, TrainResult]:
     """Train on one topology spec and write the checkpoint (default checkpoints/<slug>)."""
     start = _machine()
+    policy = start_policy(init, cfg)  # refused before anything is built
     topo = make_topology(spec)
     dag = build_dag(topo, "tree")
     stem = checkpoint_out(topo.spec, out)
     with _log_as_it_goes(stem, report) as log_row:
-        res = train(dag, cfg, _init(init, cfg), log_row)
+        res = train(dag, cfg, policy, log_row)
     meta = {"topology": topo.spec, "family": parse_spec(topo.spec)[0], "servers": topo.n_servers,
             "workloads": dag.n, "init": init}
     return _write(res, stem, cfg, [topo.spec], [topo.spec], meta, command, start), res
@@ -129,10 +139,11 @@ def train_universal(cfg: TrainConfig, out: str | Path | None = None, init: str |
                     report: Callable[[dict], None] | None = None, command: str = "") -> tuple[Path, TrainResult]:
     """Train one policy across `instances.UNIVERSAL_TRAINING` and write checkpoints/universal."""
     start = _machine()
+    policy = start_policy(init, cfg)  # refused before anything is built
     dags = [x.dag() for x in UNIVERSAL_TRAINING]
     stem = checkpoint_out(None, out)
     with _log_as_it_goes(stem, report) as log_row:
-        res = train(dags, cfg, _init(init, cfg), log_row)
+        res = train(dags, cfg, policy, log_row)
     meta = {"topology": None, "family": UNIVERSAL, "init": init,
             "instances": [{"name": x.name, "topology": x.topology_spec, "chunks": x.chunks, "servers": d.topology.n_servers,
                            "workloads": d.n} for x, d in zip(UNIVERSAL_TRAINING, dags)]}

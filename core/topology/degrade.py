@@ -65,9 +65,10 @@ def check_connected(topology: Topology) -> None:
                             f"servers ({few([lab[x] for x in cut.tolist()])})")
 
 
-def few(names: list[str], most: int = 4) -> str:
-    """Names joined by commas, cut after `most`: ``a, b, c, d ... and 3 more``."""
-    return ", ".join(names[:most]) + (f" ... and {len(names) - most} more" if len(names) > most else "")
+def few(names: list[str], most: int = 4, sep: str = ", ") -> str:
+    """Names joined by `sep`, cut after `most`: ``a, b, c, d ... and 3 more``, the one form of a cut list (messages,
+    and with ``sep=","`` a compare row's name: ``failed a,b,c ... and 3 more``, its links as --fail-links takes them)."""
+    return sep.join(names[:most]) + (f" ... and {len(names) - most} more" if len(names) > most else "")
 
 
 def link_ids(topology: Topology, text: str, what: str = "links") -> np.ndarray:

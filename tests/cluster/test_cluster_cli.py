@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core.cli import main
+from core.cli.common import notes_joined  # notes are wrapped at 100 characters (fix32b)
 
 ARGS = ["cluster", "--topology", "bcube:n=4,k=1", "--trace", "synthetic:jobs=20,seed=2,rate=10",
         "--scheduler", "fifo+first-fit,gadget"]
@@ -97,7 +98,7 @@ def test_a_philly_run_names_its_options_and_the_records_it_left_out(capsys, tmp_
     assert main(ARGS[:-2] + ["--trace", f"philly:{p},model=resnet50", "--scheduler", "fifo+closest"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0].endswith(f"trace {p} (model=resnet50; 2 jobs; {RUN_TIMES})")
-    assert err.splitlines() == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
+    assert notes_joined(err) == [f"note: {p}: 1 of 3 records skipped: no attempt with start and end time"]
 
 
 def test_json_and_csv_say_what_the_text_says_of_the_trace(capsys, tmp_path):
@@ -244,7 +245,7 @@ def test_all_leaves_out_topdrl_on_a_cluster_its_network_does_not_read(capsys):
     out, err = capsys.readouterr()
     from core.cluster import ALL
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == [n for n in ALL if n != "topdrl"]
-    assert err.splitlines() == ["note: topdrl left out: its network was built for 4 GPUs per server, the cluster has 8 "
+    assert notes_joined(err) == ["note: topdrl left out: its network was built for 4 GPUs per server, the cluster has 8 "
                                 "(docs/cluster.md §6); the other schedulers run"]
     for named in ("topdrl", "gadget,topdrl"):
         assert main(args + ["--scheduler", named]) == 2
@@ -269,7 +270,7 @@ def test_a_synthetic_trace_larger_than_the_cluster_is_capped_with_a_note(capsys)
     from core.cluster import load_trace
     over = int((load_trace("synthetic:jobs=60,seed=0").gpus > 16).sum())  # how many jobs the note must count
     assert over >= 1
-    assert err.splitlines() == [f"note: synthetic:jobs=60,seed=0: {over} of 60 jobs' GPU demands capped at 16, the "
+    assert notes_joined(err) == [f"note: synthetic:jobs=60,seed=0: {over} of 60 jobs' GPU demands capped at 16, the "
                                 "cluster's GPUs (the mix draws jobs larger than the cluster): the trace run is "
                                 "synthetic:jobs=60,seed=0,max_gpus=16"]
     capped = json.loads(out)

@@ -22,9 +22,12 @@ from _corelib import make_graph
 
 
 def run_cli(capsys, *argv):
+    """(exit code, stdout, stderr), stderr's notes each on one line again (`notes_joined`: they are wrapped at 100
+    characters, fix32b)."""
+    from core.cli.common import notes_joined
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
-    return code, out, err
+    return code, out, "".join(line + "\n" for line in notes_joined(err))
 
 
 def assert_one_line_error(code, err, *needles):

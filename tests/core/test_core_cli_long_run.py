@@ -9,6 +9,7 @@ import pytest
 
 from core import cli
 from core.cli import common
+from core.cli.common import notes_joined
 from core.guard import Estimate
 
 
@@ -37,7 +38,7 @@ def test_a_long_run_says_its_estimate_on_stderr_and_keeps_stdout(argv, says, mon
     argv = [x.format(tmp=tmp_path) for x in argv]
     assert cli.main(argv) == 0
     out, err = capsys.readouterr()
-    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    notes = [line for line in notes_joined(err) if line.startswith("note: ")]
     assert len(notes) == 1 and notes[0].startswith(says), err
     assert "estimated by the size guard" not in out
     assert cli.main(argv + ["--format", "json"]) == 0  # machine-readable output: no note
@@ -50,7 +51,7 @@ def test_a_file_topology_says_its_estimate_once_read(monkeypatch, capsys, tmp_pa
     path.write_text(json.dumps(to_dict(make_topology("bcube:2,1"))))
     monkeypatch.setattr(common, "LONG_RUN_S", 0.0)
     assert cli.main(["schedule", f"file:{path}"]) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    notes = [line for line in notes_joined(capsys.readouterr().err) if line.startswith("note: ")]
     assert len(notes) == 1 and notes[0].startswith("note: critical-path: scheduling "), notes
 
 
@@ -84,7 +85,7 @@ def test_optimal_says_its_search_when_it_starts(capsys):
     LONG_RUN_S): said once, when it starts; not with --format json."""
     argv = ["schedule", "example:fig3", "--method", "optimal", "--time-limit", "9"]
     assert cli.main(argv) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    notes = [line for line in notes_joined(capsys.readouterr().err) if line.startswith("note: ")]
     assert notes == ["note: optimal: critical-path's schedule misses the lower bound, so CP-SAT searches for up to "
                      "~11 s (--time-limit; it stops when it proves the optimum)"], notes
     assert cli.main(argv + ["--format", "json"]) == 0
@@ -98,7 +99,7 @@ def test_compare_says_the_first_search_once_and_nothing_when_none_starts(capsys)
     assert "note:" not in capsys.readouterr().err
     assert cli.main(["compare", "example:fig3", "bcube:2,1", "example:fig3", "--methods", "ring,optimal",
                      "--time-limit", "9"]) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    notes = [line for line in notes_joined(capsys.readouterr().err) if line.startswith("note: ")]
     assert notes == ["note: compare: critical-path's schedule misses the lower bound on example:fig3, so optimal's "
                      "CP-SAT searches there for up to ~11 s, as on each configuration where it does (~32 s at most in "
                      "all; --time-limit; it stops when it proves the optimum)"], notes
@@ -117,7 +118,7 @@ def test_a_large_json_schedule_points_to_npz(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(cli_schedule, "JSON_HINT_WORKLOADS", 1)
     argv = ["schedule", "bcube:2,1", "--out", str(tmp_path / "s.json")]
     assert cli.main(argv) == 0
-    assert [line for line in capsys.readouterr().err.splitlines() if "JSON of ~" in line]
+    assert [line for line in notes_joined(capsys.readouterr().err) if "JSON of ~" in line]
     assert cli.main(argv + ["--format", "json"]) == 0 and "JSON of ~" not in capsys.readouterr().err
     assert cli.main(["schedule", "bcube:2,1", "--out", str(tmp_path / "s.npz")]) == 0
     assert "JSON of ~" not in capsys.readouterr().err

@@ -40,20 +40,23 @@ def test_explain_columns_have_one_number_format_and_say_what_scored_and_tied_are
     out = unwrapped(capsys.readouterr().out)  # its prose wrapped at 100 characters (trial 31)
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 8 steps"))
     header = out[at + 1].split()
-    assert header[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]
+    assert header == ["step", "chosen", "score", "p", "margin", "scored", "ties"]  # the pick; its terms below (fix32b)
     rows = [line.split() for line in out[at + 2:at + 10]]
-    # the chosen cell is 5 words: '#129 reduce s01->s02 (tree s22)'; the heading 'others tied' 2
-    assert all(len(r) == len(header) - 1 + 4 for r in rows)
-    numbers = [r[7:] for r in rows]  # score, p, margin, scored, others tied, then the terms
+    # the chosen cell is 5 words: '#129 reduce s01->s02 (tree s22)'
+    assert all(len(r) == len(header) + 4 for r in rows)
+    numbers = [r[6:] for r in rows]  # score, p, margin, scored, ties
     for r in numbers:
         assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[:3]), r  # score, p, margin
-        assert r[3].isdigit() and r[4].isdigit(), r  # scored, others tied: counts
-        assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[5:]), r  # every term with the same 4 decimals
-    footer = out[at + 10:]
+        assert r[3].isdigit() and r[4].isdigit(), r  # scored, ties: counts
+    terms = [line.split() for line in out[at + 11:at + 19]]  # step, score, then the terms
+    assert out[at + 10].split()[:2] == ["step", "score"] and [r[:2] for r in terms] == [r[:1] + r[6:7] for r in rows]
+    for r in terms:
+        assert all(re.fullmatch(r"-?\d+\.\d{4}", c) for c in r[1:]), r  # every term with the same 4 decimals
+    footer = out[at + 19:]
     assert footer[0].startswith("  0 in every step shown: ")
     assert footer[1].startswith("  p: the policy's probability of the pick") and "margin: " in footer[1]
-    assert footer[2].startswith("  scored: the candidates the agent scored at that step")
-    assert "; others tied: " in footer[2]
+    assert footer[2].startswith("  step: round.step, both from 1; scored: the candidates the agent scored at that step")
+    assert "; ties: " in footer[2]
     assert "broken by lowest workload id" in footer[2]
 
 

@@ -23,13 +23,15 @@ def test_explain_of_a_sampled_rollout_shows_the_best_score_and_says_picks_are_dr
     assert any(not s["picked best"] for s in steps)
     explain_lines(types.SimpleNamespace(trace=trace, info={"temperature": 2.0}), steps)
     out = capsys.readouterr().out.splitlines()
-    head = next(line for line in out if line.strip().startswith("round"))
-    assert head.split()[:11] == ["round", "step", "chosen", "score", "p", "margin", "best", "score", "picked", "best",
-                                 "scored"]
-    rows = out[out.index(head) + 1:out.index(head) + 1 + len(steps)]
-    assert {row.split()[7] for row in rows} == {"yes", "no"}  # after score, p, margin and best score
+    head = next(line for line in out if line.strip().startswith("step  chosen"))
+    assert head.split() == ["step", "chosen", "score", "p", "margin", "best", "scored", "ties"]
+    rows = [row.split() for row in out[out.index(head) + 1:out.index(head) + 1 + len(steps)]]
+    # best: yes where the pick had the step's best score, else that score (fix32b: "best score" and "picked best")
+    assert [r[-3] for r in rows] == ["yes" if s["picked best"] else f"{s['best score']:.4f}" for s in steps]
+    assert all(len(line) <= 100 for line in out)
     assert any("drawn at random from the softmax of score / T (T = 2)" in line for line in out)
-    assert "broken by the random draw (Gumbel noise)" in out[-1] and "broken by sampled" not in out[-1]
+    last = " ".join(x.strip() for x in out[-3:])  # the legend's last line, wrapped
+    assert "broken by the random draw (Gumbel noise)" in last and "broken by sampled" not in last
 
 
 def test_a_checkpoint_of_ones_own_is_named_by_its_path(tmp_path, capsys):

@@ -122,10 +122,12 @@ def test_explain_prints_the_first_steps_of_the_debuggers_trace(capsys):
     assert cli.main(["schedule", "bcube:3,1", "--method", "rl", "--explain", "5"]) == 0
     out = unwrapped(capsys.readouterr().out)  # its prose wrapped at 100 characters (trial 31)
     at = next(i for i, line in enumerate(out) if line.startswith("  explain: the first 5 steps"))
-    assert out[at + 1].split()[:9] == ["round", "step", "chosen", "score", "p", "margin", "scored", "others", "tied"]
+    assert out[at + 1].split() == ["step", "chosen", "score", "p", "margin", "scored", "ties"]
     rows = out[at + 2:at + 7]
-    assert [line.split()[:3] for line in rows] == [["1", str(k), got[k - 1]["chosen"].split()[0]] for k in range(1, 6)]
-    assert "explain" not in out[at + 7]
+    assert [line.split()[:2] for line in rows] == [[f"1.{k}", got[k - 1]["chosen"].split()[0]] for k in range(1, 6)]
+    assert out[at + 7].split()[:2] == ["step", "score"]  # the terms' table
+    assert [line.split()[0] for line in out[at + 8:at + 13]] == [f"1.{k}" for k in range(1, 6)]
+    assert "explain" not in out[at + 13]
 
 
 @pytest.mark.parametrize("option", ["--jobs-out", "--events-out"])

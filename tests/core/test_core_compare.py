@@ -11,6 +11,7 @@ import pytest
 
 from core import cli
 from core.bounds import lower_bounds
+from core.cli.common import notes_joined
 from core.compare import compare, configurations, csv_table, default_methods, rows_to_table, time_columns
 from core.jsonnumbers import csv_number
 from core.seconds import time_report
@@ -71,7 +72,7 @@ def test_compare_adds_time_aware_to_its_defaults_where_links_differ(capsys, argv
     assert ("time-aware" in ran) == (extra is not None)
     note = (f"note: time-aware joins the default methods: link bandwidths differ ({extra}); --methods names the "
             "methods to run")
-    assert [line for line in err.splitlines() if "time-aware" in line] == ([note] if extra else [])
+    assert [line for line in notes_joined(err) if "time-aware" in line] == ([note] if extra else [])
 
 
 def test_rows_sizes_and_bounds(rows):
@@ -604,7 +605,7 @@ def test_a_changed_network_is_in_the_rows_name(capsys):
     assert slow["name"] == "bcube:n=2,k=1 (slowed s10-sw0.1,s01-sw1.1 x0.25 to 25 Gbit/s)"  # trial 31: the speed too
     assert slow["network"] == {"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 25.0]]}
     assert network_tag({"failed": list(range(8)), "slowed": [[3, 100.0, 25.0], [7, 100.0, 50.0]]}) == \
-        " (failed 0,1,2,3,4,5 and 2 more; slowed 3 x0.25 to 25 Gbit/s, 7 x0.5 to 50 Gbit/s)"
+        " (failed 0,1,2,3,4,5 ... and 2 more; slowed 3 x0.25 to 25 Gbit/s, 7 x0.5 to 50 Gbit/s)"  # few's cut (fix32b)
     assert network_tag({"failed": [], "slowed": [[2, 100.0, 25.0], [5, 100.0, 50.0]]}, make_topology("bcube:n=2,k=1")) \
         == " (slowed s10-sw0.1 x0.25 to 25 Gbit/s, s01-sw1.1 x0.5 to 50 Gbit/s)"
     # one factor over links of other speeds: no one speed to say (a file's links at 10 and 100 Gbit/s)
@@ -753,3 +754,17 @@ def test_a_ring_under_the_merged_bound_is_said_to_schedule_another_dag(capsys):
     rows = compare([c for c in configurations("table2") if c[0] == "BCube(3,1)"], ["ps", "ring"], seeds=1)
     assert all(r.results[m].rounds >= r.lower_bound for r in rows for m in ("ps", "ring"))
     assert under_bound_notes(rows, ["ps", "ring"]) == []
+
+
+def test_cut_lists_have_one_form():
+    """fix32b: a compare row's name cut its links as ``a,b and 3 more`` while every message (`degrade.few`) wrote
+    ``a, b ... and 3 more``: one cut now, the row's links keeping no space after their commas (as --fail-links takes
+    them), also in a list of slowed links cut at `most`."""
+    from core.compare import network_tag
+    from core.topology.degrade import few
+    assert few(list("abcdef"), 2) == "a, b ... and 4 more" and few(list("abcdef"), 2, ",") == "a,b ... and 4 more"
+    assert few(list("ab"), 2, ",") == "a,b"
+    assert network_tag({"failed": list(range(5)), "slowed": []}, most=2) == " (failed 0,1 ... and 3 more)"
+    slowed = [[e, 100.0, 10.0 * (e + 1)] for e in range(4)]
+    assert network_tag({"failed": [], "slowed": slowed}, most=2) == \
+        " (slowed 0 x0.1 to 10 Gbit/s, 1 x0.2 to 20 Gbit/s ... and 2 more)"

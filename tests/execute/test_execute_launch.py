@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core import cli
+from core.cli.common import notes_joined
 from core.execute import build_plan
 from core.execute import launch as launch_mod
 from core.execute import bench as bench_mod
@@ -159,7 +160,7 @@ def test_run_says_what_size_ran_when_it_rounds_to_whole_elements(ring_file, caps
     monkeypatch.setattr(bench_mod, "run_local", fake)
     rc, _, err = run_cli(capsys, ring_file, "--size", size, "--dtype", dtype, "--repeat", "2")
     assert rc == 0 and seen["numel"] == numel
-    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    notes = [line for line in notes_joined(err) if line.startswith("note: ")]  # wrapped at 100 characters (fix32b)
     assert notes == ([f"note: {note}"] if note else []), err
 
 

@@ -205,8 +205,8 @@ def test_explain_says_both_temperatures_of_two_splits_in_order_and_each_rows_own
     said = (f"T = {o['temperature']:g} in rounds 1-{o['rounds']} (the opening: sample {k}'s item of none,0.5:0.3), "
             f"then {info['kept_temperature']:g} (its item of 0.2,1); column T: each step's)")
     assert said in sampled, sampled
-    head = next(i for i, x in enumerate(lines) if x.split()[:3] == ["round", "step", "T"])
-    rows = [x.split() for x in lines[head + 1:head + 81]]
-    assert {r[2] for r in rows} == {f"{o['temperature']:g}", f"{info['kept_temperature']:g}"}  # both are shown
-    assert all(r[2] == f"{drawn_at(info, int(r[0])):g}" for r in rows)
-    assert all((int(r[0]) <= o["rounds"]) == (r[2] == f"{o['temperature']:g}") for r in rows)
+    head = next(i for i, x in enumerate(lines) if x.split()[:3] == ["step", "chosen", "T"])
+    rows = [x.split() for x in lines[head + 1:head + 81]]  # step, then the chosen cell's 5 words, then T
+    assert {r[6] for r in rows} == {f"{o['temperature']:g}", f"{info['kept_temperature']:g}"}  # both are shown
+    assert all(r[6] == f"{drawn_at(info, int(r[0].split('.')[0])):g}" for r in rows)
+    assert all((int(r[0].split(".")[0]) <= o["rounds"]) == (r[6] == f"{o['temperature']:g}") for r in rows)
