@@ -160,3 +160,16 @@ def test_the_shared_unit_has_no_rule_of_its_own_on_which_values_count(monkeypatc
     rule = units.magnitudes
     monkeypatch.setattr(units, "magnitudes", lambda values: [x for x in rule(values) if math.isfinite(x)])
     assert labels.shared_unit([math.inf, 1e-6]) == ("µs", 1e6)
+
+
+def test_the_seconds_gap_help_says_which_bound_sets_the_gap():
+    """Trial 33: the rounds axis's help said "set by the link schedule", the seconds axis's listed its bounds alone."""
+    bounds = {"bandwidth": 0.06, "link": 0.08, "latency": 8e-06, "critical_path": 0.080008, "best": 0.080008}
+    assert labels.time_gap_note(bounds) == ("gap vs the best lower bound in seconds (set by the critical path): "
+                                            "bandwidth 60.0 ms, busiest link 80.0 ms, latency 8.00 µs, critical path "
+                                            "80.0 ms")
+    rounds = {"rounds": 5, "round_s": 0.02, "bound_s": 0.1}
+    assert labels.time_gap_note(bounds, rounds).startswith("gap vs the best lower bound in seconds (set by the sync "
+                                                           "rounds): ")
+    tied = dict(bounds, link=0.080008)
+    assert "(set by the busiest link and the critical path)" in labels.time_gap_note(tied)
