@@ -173,20 +173,30 @@ BANDWIDTH_DOMINATED = 0.1
 """A time report is bandwidth-dominated where its latency bound is under this share of its bandwidth bound."""
 
 
+def _size_kind(report: dict[str, Any]) -> tuple[str, str] | None:
+    """What sets a report's time where latency does not dominate: (kind, why) for `size_note_parts` and `size_line`;
+    None for a latency-dominated report or one without a bandwidth bound."""
+    b = report["bounds"]
+    if latency_dominated(report) or not b["bandwidth"] > 0:
+        return None
+    if b["latency"] / b["bandwidth"] < BANDWIDTH_DOMINATED:
+        return "bandwidth-dominated", "at this size bytes over the links, not per-hop latency, set the time"
+    return "latency and bandwidth both count", "at this size neither alone sets the time"
+
+
 def size_note_parts(report: dict[str, Any]) -> list[str] | None:
     """For a report that is not latency-dominated, what sets its time, as clauses for one line each: bytes over the
     links (``bandwidth-dominated``, latency under `BANDWIDTH_DOMINATED` of the bandwidth bound) or both; None for a
     latency-dominated one (`latency_note_parts` says that) or one without a bandwidth bound. Trial 32: at 1 KB the
     report said latency sets the time, at 1 GB it said nothing of what does."""
-    b = report["bounds"]
-    if latency_dominated(report) or not b["bandwidth"] > 0:
+    kind = _size_kind(report)
+    if kind is None:
         return None
+    b = report["bounds"]
     share = b["latency"] / b["bandwidth"]
     shown = f"{100 * share:.2g}%" if share >= 0.0001 else "under 0.01%"
-    head = f"latency bound {format_seconds(b['latency'])} is {shown} of the bandwidth bound {format_seconds(b['bandwidth'])}:"
-    if share < BANDWIDTH_DOMINATED:
-        return [f"bandwidth-dominated: {head}", "at this size bytes over the links, not per-hop latency, set the time"]
-    return [f"latency and bandwidth both count: {head}", "at this size neither alone sets the time"]
+    return [f"{kind[0]}: latency bound {format_seconds(b['latency'])} is {shown} of the bandwidth bound "
+            f"{format_seconds(b['bandwidth'])}:", kind[1]]
 
 
 def busbw_note(report: dict[str, Any]) -> str | None:
@@ -212,14 +222,20 @@ def latency_line(named: Sequence[tuple[str, dict[str, Any]]], bandwidth_gap: boo
 
 
 def size_line(named: Sequence[tuple[str, dict[str, Any]]]) -> str | None:
-    """``"<names>: <note>"`` for the reports among `named` ((name, time report) pairs) that are not latency-dominated,
-    one clause per distinct note (`size_note_parts`: bandwidth-dominated, or both count), or None when none has one:
-    beside `latency_line`, what sets the time at every size (trial 32)."""
-    notes: dict[str, list[str]] = {}
+    """``"<names>: <kind>: latency bound ... against the bandwidth bound ...: <why>"`` for the reports among `named`
+    ((name, time report) pairs) that are not latency-dominated, one clause per kind (`_size_kind`), each bound once
+    with its owners where they differ, as `latency_line` says its own (trial 33: a note per method repeated the whole
+    sentence); None when none has one. Beside `latency_line`, what sets the time at every size (trial 32)."""
+    kinds: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}
     for name, r in named:
-        if (parts := size_note_parts(r)) is not None:
-            notes.setdefault(" ".join(parts), []).append(name)
-    return "; ".join(f"{', '.join(names)}: {note}" for note, names in notes.items()) or None
+        if (kind := _size_kind(r)) is not None:
+            kinds.setdefault(kind, []).append((name, r))
+    lines = []
+    for (kind, why), hit in kinds.items():
+        names, reports = [n for n, _ in hit], [r for _, r in hit]
+        lines.append(f"{', '.join(names)}: {kind}: latency bound {_owned(reports, names, 'latency')} against the "
+                     f"bandwidth bound {_owned(reports, names, 'bandwidth')}: {why}")
+    return "; ".join(lines) or None
 
 
 def _owned(reports: Sequence[dict[str, Any]], names: Sequence[str] | None, key: str) -> str:

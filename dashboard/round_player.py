@@ -19,7 +19,7 @@ import streamlit as st
 
 from core.methods import MethodUnavailable, get_method
 from core.schedule import ScheduleConfig
-from core.seconds import latency_line, size_line
+from core.seconds import busbw_note, latency_line, size_line
 from core.units import plain_number, rate_in, rate_unit, seconds_in
 from core.timing.windows import time_edges
 from core.topology import Topology
@@ -297,9 +297,11 @@ def _times_caption(plays: list[Playback], times: dict[str, float], config: Sched
 
 def _latency_caption(plays: list[Playback], source: Source, config: ScheduleConfig) -> None:
     """Once above the methods (not under each): what sets their time, the note of those whose time is
-    latency-dominated and of the others, bandwidth-dominated or both (core.seconds; trial 32: at 1 GB nothing said)."""
+    latency-dominated and of the others, bandwidth-dominated or both (core.seconds; trial 32: at 1 GB nothing said),
+    and why a busbw reads above a link's speed where one does (trial 33: 18.75 GB/s on links of 12.5, unexplained)."""
     named = [(method_title(pb.method), data.seconds_report(source, pb.method, config)) for pb in plays]
-    for line in (latency_line(named), size_line(named)):
+    busbw = next(filter(None, (busbw_note(r) for _, r in named)), None)  # once, as the CLI says it (trial 33)
+    for line in (latency_line(named), size_line(named), busbw and busbw + "."):
         if line:
             st.caption(line)
 

@@ -42,3 +42,17 @@ def test_the_size_note_is_none_where_latency_dominates_or_there_are_no_bytes():
     assert size_note_parts({"bounds": {"latency": 8e-6, "bandwidth": 0.0}}) is None
     assert size_note_parts({"bounds": {"latency": 1e-6, "bandwidth": 1e-5}})[0].startswith("bandwidth-dominated")
     assert size_note_parts({"bounds": {"latency": 1e-6, "bandwidth": 1e-6}})[0].startswith("latency and bandwidth")
+
+
+def test_the_size_line_says_each_kind_once_with_each_bound_once():
+    """Trial 33: the player's caption wrote the whole note once per method; one clause per kind now, its bounds with
+    their owners where they differ (as latency_line)."""
+    from core.seconds import size_line
+    bw = {"latency": 8e-6, "bandwidth": 0.06}
+    line = size_line([("PS", {"bounds": bw}), ("Ring", {"bounds": dict(bw, latency=1.2e-5)}),
+                      ("RL", {"bounds": dict(bw, latency=0.01)}), ("tiny", {"bounds": dict(bw, latency=1.0)})])
+    assert line == ("PS, Ring: bandwidth-dominated: latency bound 8.00 µs (PS) to 12.0 µs (Ring) against the "
+                    "bandwidth bound 60.0 ms: at this size bytes over the links, not per-hop latency, set the time; "
+                    "RL: latency and bandwidth both count: latency bound 10.0 ms against the bandwidth bound 60.0 ms: "
+                    "at this size neither alone sets the time"), line
+    assert size_line([("tiny", {"bounds": dict(bw, latency=1.0)})]) is None

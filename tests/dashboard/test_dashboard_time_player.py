@@ -117,9 +117,33 @@ def test_a_bandwidth_dominated_time_is_said_once_above_the_methods_too():
             (run_method(m, make_topology(BCUBE), ScheduleConfig()) for m in ("ring", "critical-path"))]
     line = size_line(list(zip(["Ring AllReduce", "Critical-path"], reps)))
     assert caps == [line], caps
-    assert line.startswith("Ring AllReduce: bandwidth-dominated: latency bound 32.0 µs is ") and "Critical-path: " in line
+    # one sentence for both, each bound once with its owners where they differ (trial 33: it was said twice)
+    assert line.startswith("Ring AllReduce, Critical-path: bandwidth-dominated: latency bound 8.00 µs (Critical-path) "
+                           "to 32.0 µs (Ring AllReduce) against the bandwidth bound "), line
+    assert line.count("bandwidth-dominated") == 1 and line.endswith("not per-hop latency, set the time")
     at.text_input(key="w:player.size").set_value("1KB").run()
     assert "bandwidth-dominated" not in texts(at)  # latency-dominated there, said by the caption above
+
+
+def test_a_busbw_above_a_links_speed_is_explained_once_above_the_methods():
+    """Trial 33: on BCube(2,1) at 1 GB a card read busbw 18.75 GB/s on links of 12.5 GB/s, and only the CLI said why."""
+    from core.seconds import busbw_note
+
+    from core.seconds import time_report
+
+    at = open_app()
+    at.radio(key="w:source_mode").set_value("Spec").run()
+    at.text_input(key="w:spec").set_value("bcube:n=2,k=1").run()
+    at.multiselect(key="w:player.methods").set_value(["ring", "critical-path"]).run()
+    at.segmented_control(key="w:player.axis").set_value("seconds").run()
+    at.text_input(key="w:player.size").set_value("1GB").run()
+    assert not at.exception and not at.error
+    said = [c.value for c in at.caption if "busbw is above" in c.value]
+    cp = run_method("critical-path", make_topology("bcube:n=2,k=1"), ScheduleConfig())
+    note = busbw_note(time_report(cp.dag, cp.rounds, 1e9))
+    assert note and said == [note + "."], said
+    at.text_input(key="w:player.size").set_value("1KB").run()
+    assert not [c.value for c in at.caption if "busbw is above" in c.value]  # 185.64 MB/s: under a link
 
 
 def test_link_speeds_show_on_the_topology_and_in_the_player():
