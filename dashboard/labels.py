@@ -113,13 +113,17 @@ def percent(fraction: float) -> str:
     return f"{value:.1f}%" if value < 9.95 else f"{value:.0f}%"
 
 
-def carries(dag: WorkloadDAG, w: int) -> str:
-    """What workload w carries, for a small DAG's tables and hovers: a reduce workload the pieces merged into it
-    (``carries B+C+D``; a relay says it is not its sender's own), a broadcast its tree's sum."""
+def carries(dag: WorkloadDAG, w: int, short: bool = False) -> str:
+    """What workload w carries, for a small DAG's hovers: a reduce workload the pieces merged into it (``carries
+    B+C+D``; a relay says it is not its sender's own), a broadcast its tree's sum. `short`: a table cell's words
+    (``B+C+D``, ``C (relayed)``, ``sum of tree A``; trial 33: a narrow column cut the long ones)."""
     lab = dag.topology.labels
     if dag.phase[w] == BROADCAST:
-        return f"carries the sum of tree {lab[int(dag.tree_root[dag.tree[w]])]}"
+        tree = f"sum of tree {lab[int(dag.tree_root[dag.tree[w]])]}"
+        return tree if short else f"carries the {tree}"
     pieces = "+".join(lab[s] for s in dag.payload(w))
+    if short:
+        return pieces + ("" if dag.carries_own[w] else " (relayed)")
     return f"carries {pieces}" + ("" if dag.carries_own[w] else " (relayed, not the sender's own)")
 
 

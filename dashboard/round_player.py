@@ -612,9 +612,10 @@ def _workload_list(pb: Playback, r: int) -> None:
     ids = sorted(set(pb.round(r - 1).workloads.tolist()))
     st.markdown(workload_list_title(pb.method, r, len(ids)))
     # what each carries, so that a student stepping through the rounds sees where pieces merged (trial 32)
+    # (before the path, which the workload's name mostly repeats: a narrow column cut it last; trial 33)
     st.dataframe(pd.DataFrame({"workload": [dag.describe(w) for w in ids],
-                               "path": ["→".join(dag.topology.labels[v] for v in dag.path.row(w)) for w in ids],
-                               "carries": [labels.carries(dag, w).removeprefix("carries ") for w in ids]}),
+                               "carries": [labels.carries(dag, w, short=True) for w in ids],
+                               "path": ["→".join(dag.topology.labels[v] for v in dag.path.row(w)) for w in ids]}),
                  hide_index=True, width="stretch")
 
 

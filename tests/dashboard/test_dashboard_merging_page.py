@@ -113,11 +113,16 @@ def test_the_last_step_plays_all_four_shards():
     for w in cp.rounds[1].tolist():
         root = lab[int(cp.dag.tree_root[cp.dag.tree[w]])]
         if cp.dag.phase[w] == 1:
-            assert carried[cp.dag.describe(w)] == f"the sum of tree {root}"
+            assert carried[cp.dag.describe(w)] == f"sum of tree {root}"
         else:
             assert set(carried[cp.dag.describe(w)].split("+")) == {lab[s] for s in cp.dag.payload(w)}
     merged = [c for c in carried.values() if c.count("+") == 2]
     assert merged == ["B+C+D"], carried  # tree A's B->A, one workload carrying three pieces
+    assert list(table.columns) == ["workload", "carries", "path"]  # the path last: a narrow column cuts it (trial 33)
+    ps_rows = at.dataframe[0].value  # PS's round 2: a relay names the piece and says it is relayed, in few words
+    relays = [c for w, c in zip(ps_rows["workload"], ps_rows["carries"])
+              if not ps.dag.carries_own[int(w.split()[0].lstrip("#"))]]
+    assert relays and all(c.endswith(" (relayed)") and len(c) <= 12 for c in relays), relays
     (fig,) = charts(at)
     assert [h["z"].shape for h in traces(fig, "heatmap")] == [(t.n_links, ps.n_rounds), (t.n_links, cp.n_rounds)]
     assert [s["x0"] for s in fig["layout"]["shapes"]] == [1.5, 1.5]
