@@ -172,7 +172,7 @@ def cmd_cluster_train(a: argparse.Namespace) -> int:
     t = meta["training"]
     print(wrapped(f"wrote {pair_file(stem, '.safetensors')} and {pair_file(stem, '.json')}: kept iteration "
                   f"{meta['kept_iteration']} ({meta['kept_why']}), validation ratio to {meta['config']['reference']} "
-                  f"{meta['kept_val_ratio']:.3f} ({meta['best_val_avg_jct_h']:.2f} h) after {meta['iterations']} "
+                  f"{meta['kept_val_ratio']:.3f} (mean JCT {meta['best_val_avg_jct_h']:.2f} h) after {meta['iterations']} "
                   f"iterations, {meta['episodes']} episodes; {t['wall_s']:.0f} s wall, {t['cpu_s']:.0f} s CPU, "
                   f"load {t['loadavg_start'][0]:.1f} -> {t['loadavg_end'][0]:.1f}"))
     if meta.get("untrained"):  # on stdout, beside what was written: the checkpoint is not what the user asked for

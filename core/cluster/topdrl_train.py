@@ -243,7 +243,7 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
     episodes, epochs = 0, 0
     warm_up = cfg.imitation > 0 and cfg.imitation_epochs > 0  # copying SJF takes both episodes and epochs
     if warm_up:  # the warm-up and its screening take tens of seconds before the next line (trial 29: silent)
-        log(f"imitation: copying SJF's picks from {cfg.imitation} episode{'s' * (cfg.imitation != 1)}, then up to {cfg.imitation_epochs} "
+        log(f"warm-up: copying SJF's picks from {cfg.imitation} episode{'s' * (cfg.imitation != 1)}, then up to {cfg.imitation_epochs} "
             f"epochs (budget {cfg.budget_s:g} s)")
     for i in range(cfg.imitation if warm_up else 0):
         if i and left() < cfg.budget_s / 2:
@@ -273,10 +273,10 @@ def train(cfg: TrainConfig, out: str | Path, command: str = "", log=print) -> di
             bc.step()
             per_epoch = time.perf_counter() - t_ep
             epochs = e + 1
-        log(f"imitation: {len(obs)} picks from {episodes} episodes, loss {loss.item():.3f}; screening it on "
+        log(f"warm-up: {len(obs)} picks from {episodes} episodes, loss {loss.item():.3f}; screening it on "
             f"{n_val} validation trace{'s' * (n_val != 1)}")
     else:
-        log(f"imitation: none (imitation={cfg.imitation}, imitation_epochs={cfg.imitation_epochs})")
+        log(f"warm-up: none (imitation={cfg.imitation}, imitation_epochs={cfg.imitation_epochs})")
     net.eval()
     snapshots: list[tuple[int, float, dict, dict]] = []  # (iteration, screening ratio, JCT per seed, weights)
 

@@ -220,8 +220,8 @@ def test_the_warm_up_says_what_it_does_before_it_starts(tmp_path):
     """Trial 29: cluster-train printed nothing for its first 37 s (the warm-up and its screening)."""
     logs: list[str] = []
     train(TrainConfig(**TINY, budget_s=600, iterations=1), tmp_path / "w", log=logs.append)
-    assert logs[0] == "imitation: copying SJF's picks from 1 episode, then up to 5 epochs (budget 600 s)", logs
-    assert logs[1].startswith("imitation: ") and logs[1].endswith("; screening it on 1 validation trace"), logs
+    assert logs[0] == "warm-up: copying SJF's picks from 1 episode, then up to 5 epochs (budget 600 s)", logs
+    assert logs[1].startswith("warm-up: ") and logs[1].endswith("; screening it on 1 validation trace"), logs
 
 
 def test_training_runs_without_a_warm_up_or_without_confirmation(tmp_path):
@@ -230,7 +230,7 @@ def test_training_runs_without_a_warm_up_or_without_confirmation(tmp_path):
     logs: list[str] = []
     meta = train(TrainConfig(**{**TINY, "imitation_epochs": 0}, budget_s=600, iterations=1), tmp_path / "a",
                  log=logs.append)
-    assert logs[0] == "imitation: none (imitation=1, imitation_epochs=0)" and logs[1].startswith("initial weights: ")
+    assert logs[0] == "warm-up: none (imitation=1, imitation_epochs=0)" and logs[1].startswith("initial weights: ")
     assert meta["history"][0]["episodes"] == 0 and meta["train_traces"].endswith("seed=1000..1000")  # no warm-up
     assert len(meta["confirmed"]) == 2 and meta["budget_cuts"] == []
     meta = train(TrainConfig(**{**TINY, "confirm_seeds": ()}, budget_s=600, iterations=1), tmp_path / "b",
