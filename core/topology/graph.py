@@ -46,11 +46,14 @@ def clip(text: str, limit: int = 60) -> str:
 
 
 def did_you_mean(name: str, known: Sequence[str]) -> str:
-    """`` (did you mean x?)`` when `name` is a known name in other case, or close to one; else empty (for a
-    one-line refusal that lists the known names after it)."""
+    """`` (did you mean x?)`` when `name` is a known name in other case, close to one, or one with more or less at its
+    end; else empty (for a one-line refusal that lists the known names after it)."""
     text = str(name).strip()
-    same = [k for k in known if k.lower() == text.lower()]
-    close = same or difflib.get_close_matches(text.lower(), list(known), n=1, cutoff=0.75)
+    low = text.lower()
+    same = [k for k in known if k.lower() == low]
+    # a longer or shorter form of a name: ring-allreduce, critical (trial 33)
+    part = [k for k in known if len(low) >= 3 and (low.startswith(k.lower()) or k.lower().startswith(low))]
+    close = same or difflib.get_close_matches(low, list(known), n=1, cutoff=0.75) or part[:1]
     return f" (did you mean {close[0]}?)" if close and close[0] != text else ""
 
 

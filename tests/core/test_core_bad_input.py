@@ -211,6 +211,10 @@ def test_file_errors(tmp_path):
     (["topology", "bcube2,1"], ["(write bcube:2,1)"]),
     (["topology", "bcub:2,1"], ["'bcub' (did you mean bcube?); known:"]),
     (["topology", "Mesh(3)"], ["unknown topology family 'Mesh(3)'; known:"]),
+    (["schedule", "bcube:2,1", "--method", "ring-allreduce"], ["'ring-allreduce' (did you mean ring?); known:"]),
+    (["schedule", "bcube:2,1", "--method", "critical"], ["'critical' (did you mean critical-path?); known:"]),
+    (["schedule", "bcube:2,1", "--method", "pso"], ["'pso' (did you mean ps?); known:"]),
+    (["schedule", "bcube:2,1", "--method", "ri"], ["'ri'; known:"]),  # too short to be read as a part of a name
     (["schedule", "bcube:n=2,k=1", "--chunks", "0"], ["--chunks", "got '0'"]),
     (["schedule", "bcube:n=2,k=1", "--time-limit", "-1", "--method", "optimal"], ["--time-limit", "got '-1'"]),
     (["compare", "bcube:n=2,k=1", "--methods", "ps,quantum"], ["unknown method", "'quantum'"]),
