@@ -234,8 +234,11 @@ def explain_lines(sched, steps: list[dict]) -> None:
     drawn = trace.get("decoding") == "sampled" and opened  # two temperatures in the rollout: each row says its own
     zero = zero_terms(steps)
     terms = [c for c in steps[0] if c.startswith("term: ") and c not in zero]
-    say(f"explain: the first {len(steps)} steps of the lower agent, a step a row: what it picked, then the pick's "
-        "score (4 decimals) split into one term per feature from the prior, bias, and network (the learned "
+    kept = str(sched.info.get("kept_rollout") or "") if sched.info.get("samples") else ""  # rl-sample: which rollout (trial 33)
+    whose = (f" in the kept rollout ({kept if kept.startswith('sample ') else 'the ' + kept + ' one'})"
+             if kept else "")
+    say(f"explain: the first {len(steps)} steps of the lower agent{whose}, a step a row: what it picked, then the "
+        "pick's score (4 decimals) split into one term per feature from the prior, bias, and network (the learned "
         "residual), which add up to the score; docs/rl.md")
     key = [f"{row['round']}.{row['step']}" for row in steps]
     cols = {"chosen": [str(row["chosen"]) for row in steps]}  # an id where the trace had no describe
@@ -277,7 +280,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
             f"not taken as the top score; best: yes where the pick had the highest score at that step, else that "
             f"highest score")
     say("p: the policy's probability of the pick, the softmax of the scores at temperature 1 over every "
-        "candidate scored; margin: its score minus the runner-up's (the log of how many times likelier it was; "
+        "candidate scored" + (" (the scores' own odds, whatever temperature the samples drew at)" if kept else "")
+        + "; margin: its score minus the runner-up's (the log of how many times likelier it was; "
         "'-' when it was the only candidate; 0.0000 beside 0 ties: the two differ past the 4th decimal), as "
         "the dashboard's Policy debugger shows them")
     say(f"step: round.step, both from 1; scored: the candidates the agent scored at that step (the round's ready "

@@ -56,3 +56,18 @@ def test_the_size_line_says_each_kind_once_with_each_bound_once():
                     "RL: latency and bandwidth both count: latency bound 10.0 ms against the bandwidth bound 60.0 ms: "
                     "at this size neither alone sets the time"), line
     assert size_line([("tiny", {"bounds": dict(bw, latency=1.0)})]) is None
+
+
+def test_rl_samples_explain_says_which_rollout_its_rows_follow_and_whose_odds_p_is(capsys):
+    """Trial 33: `--method rl-sample --explain` printed "temperature: 0.2" above a legend saying p is the softmax "at
+    temperature 1", and did not say which rollout the rows follow (the kept one: the greedy one here)."""
+    from core.cli.common import unwrapped
+    assert cli.main(["schedule", "example:fig3", "--method", "rl-sample", "--explain", "2"]) == 0
+    out = "\n".join(unwrapped(capsys.readouterr().out))
+    assert "  kept: the greedy rollout;" in out
+    assert "explain: the first 2 steps of the lower agent in the kept rollout (the greedy one), a step a row" in out
+    assert "at temperature 1 over every candidate scored (the scores' own odds, whatever temperature the samples " \
+           "drew at); margin" in out
+    assert cli.main(["schedule", "example:fig3", "--method", "rl", "--explain", "2"]) == 0
+    out = "\n".join(unwrapped(capsys.readouterr().out))
+    assert "lower agent, a step a row" in out and "kept rollout" not in out and "samples drew" not in out
