@@ -495,6 +495,7 @@ def test_a_projector_sized_workload_tree_has_projector_sized_hovers():
     pos = {0: (0.0, 0.0), 1: (-1.0, -1.0)}
     arcs = [figures.WorkloadArc(1, 0, 0, "x", False)]
     big = figures.workload_tree_figure(pos, ["r", "a"], arcs, root=0, big=True)
-    assert big["layout"]["hoverlabel"]["font"]["size"] == 16 and big["layout"]["hoverlabel"]["namelength"] == -1
+    assert big["layout"]["hoverlabel"]["font"] == {"size": 16, "color": "#222"}  # dark on white (trial 33: grey)
+    assert big["layout"]["hoverlabel"]["namelength"] == -1 and big["layout"]["hoverlabel"]["bgcolor"] == "white"
     small = figures.workload_tree_figure(pos, ["r", "a"], arcs, root=0)
     assert "font" not in small["layout"]["hoverlabel"]
