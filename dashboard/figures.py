@@ -832,7 +832,8 @@ def workload_tree_figure(pos: dict[int, tuple[float, float]], labels: Sequence[s
     layout.update(showlegend=True, legend=dict(orientation="h", y=-0.02, yanchor="top", font=dict(size=font)))
     layout["title"]["font"] = dict(size=font + 2)
     if big:  # on a projector the hovers' 13 px read as 11 (trial 32), and plotly's grey on white faded (trial 33)
-        layout["hoverlabel"] = dict(layout.get("hoverlabel", {}), bgcolor="white", font=dict(size=font - 2, color="#222"))
+        layout["hoverlabel"] = dict(layout.get("hoverlabel", {}), bgcolor="white",
+                                    font=dict(size=font - 2, color="#222"))
     return fig
 
 

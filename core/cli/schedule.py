@@ -234,7 +234,8 @@ def explain_lines(sched, steps: list[dict]) -> None:
     drawn = trace.get("decoding") == "sampled" and opened  # two temperatures in the rollout: each row says its own
     zero = zero_terms(steps)
     terms = [c for c in steps[0] if c.startswith("term: ") and c not in zero]
-    kept = str(sched.info.get("kept_rollout") or "") if sched.info.get("samples") else ""  # rl-sample: which rollout (trial 33)
+    # rl-sample: which rollout the rows follow (trial 33)
+    kept = str(sched.info.get("kept_rollout") or "") if sched.info.get("samples") else ""
     whose = (f" in the kept rollout ({kept if kept.startswith('sample ') else 'the ' + kept + ' one'})"
              if kept else "")
     say(f"explain: the first {len(steps)} steps of the lower agent{whose}, a step a row: what it picked, then the "
