@@ -128,11 +128,11 @@ def show(step: int, root: int) -> None:
                     pos, lab, arcs, root, height=HEIGHT, big=True,
                     title=f"Broadcast, {'merged' if merge else 'unmerged'}: {len(arcs)} workloads"), HALF_PX),
                     key=f"merge-bc-{merge}", name=f"fig3-broadcast-{'merged' if merge else 'unmerged'}")
-        st.markdown(f"Once {lab[root]} holds the full sum, it flows back down the tree. Merged, a host forwards "
-                    "the sum to each child once it has it; unmerged, every destination gets its own chain. "
-                    "Broadcasts of one shard may overlap reduces of another: links are full-duplex, and the only order is "
-                    "each workload's **prefixes**, the workloads that must be sent before it (what it carries must "
-                    "have arrived).")
+        _explain(st, f"Once {lab[root]} holds the full sum, it flows back down the tree. Merged, a host forwards "
+                 "the sum to each child once it has it; unmerged, every destination gets its own chain. "
+                 "Broadcasts of one shard may overlap reduces of another: links are full-duplex, and the only order "
+                 "is each workload's **prefixes**, the workloads that must be sent before it (what it carries must "
+                 "have arrived).")  # projector-sized as the other steps' (trial 32: step 5's was body text)
     else:
         counts = data.tree_counts(FIG3, root)
         st.markdown(f"All four hosts are roots of their own shard, so four flow-trees run at once. Unmerged (plain "
@@ -219,7 +219,12 @@ def _two(fig, text: str) -> None:
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:  # the legend above the drawing: under it, it was below the fold at 1280x800 (trial 19)
         charts.show(figures.legend_above(fig, FIGURE_PX), key="merge-fig", name="fig3-step")
-    right.markdown(f"<div style='font-size:1.2rem;line-height:1.55'>{_bold(text)}</div>", unsafe_allow_html=True)
+    _explain(right, text)
+
+
+def _explain(where, text: str) -> None:
+    """A step's explanation, set larger for a projector."""
+    where.markdown(f"<div style='font-size:1.2rem;line-height:1.55'>{_bold(text)}</div>", unsafe_allow_html=True)
 
 
 def _bold(text: str) -> str:

@@ -270,3 +270,13 @@ def test_step_5s_broadcast_legend_says_what_a_broadcast_carries():
     assert names == [["solid: carries the root's sum"]] * 2, names
     hovers = [h for fig in charts(at) for t in fig["data"] if t.get("name") == "workloads" for h in t["hovertext"]]
     assert hovers and all("carries the sum of tree" in h for h in hovers), hovers
+
+
+def test_every_steps_explanation_is_projector_sized():
+    """Trial 32: step 5's explanation was body text, below the fold, where the other steps' are set at 1.2rem."""
+    at = open_app("merging")
+    for step in range(1, 6):
+        big = [m.value for m in at.markdown if "font-size:1.2rem" in m.value]
+        assert len(big) == 1, (step, big)
+        next_step(at)
+    assert "<b>prefixes</b>" in big[0]  # step 5's explanation is the big one
