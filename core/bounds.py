@@ -88,6 +88,42 @@ def one_link_bound(links: csr.CSR, head: np.ndarray, tail: np.ndarray, cap: np.n
     return int(best)
 
 
+NAMED_LINK_MAX = 1 << 20
+"""`link_schedule_link` names a link on DAGs up to this many workloads (its search transposes the links)."""
+
+
+def link_schedule_link(dag: WorkloadDAG, bound: int) -> int | None:
+    """A directed link whose one-link relaxation reaches `bound` (`link_schedule_bound`'s value), the heaviest such,
+    so that a report can say where the bound comes from (trial 32: "link schedule 5", and no word of which link);
+    None on a DAG over `NAMED_LINK_MAX` workloads or where no link reaches it."""
+    if dag.n == 0 or dag.n > NAMED_LINK_MAX or bound <= 0:
+        return None
+    cap = dag.topology.link_capacity.astype(np.int64)
+    head, tail = dag.head, dag.tail
+    count, _, hmax, _, tmax = _link_ranges(dag.links.ptr, dag.links.values, head, tail, len(cap))
+    by_link = dag.links.transpose(len(cap))
+    for g in np.argsort(-count, kind="stable").tolist():
+        if count[g] == 0:
+            break
+        if hmax[g] + -(-count[g] // cap[g]) + tmax[g] < bound:  # its upper bound cannot reach it
+            continue
+        if _link_schedule(np.array([g], np.int64), by_link.ptr, by_link.values, head, tail, cap, HISTOGRAM_CELLS,
+                          0) >= bound:
+            return g
+    return None
+
+
+def schedule_link_name(dag: WorkloadDAG, bounds: dict) -> str | None:
+    """``A->B``, the directed link whose one-link relaxation gives the link-schedule bound (`link_schedule_link`),
+    where that bound (of `bounds`, `Bounds.as_dict`) is above the link load and the critical path: the one closed-form
+    bound no count explains (trial 32); else None."""
+    if bounds["link_schedule"] <= max(bounds["link_load"], bounds["critical_path"]):
+        return None
+    g = link_schedule_link(dag, bounds["link_schedule"])
+    t = dag.topology
+    return None if g is None else f"{t.labels[t.link_src[g]]}->{t.labels[t.link_dst[g]]}"
+
+
 HISTOGRAM_CELLS = 4096
 """A link runs Jackson's rule over counts (`_jackson_counts`) where its workloads have at most this many (release,
 tail) cells, else over the sorted jobs with a heap (`_jackson_sorted`)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from core.bounds import schedule_link_name
 from core.methods import get_method
 from core.rl.pair import pair_stem
 from core.schedule import openings, show_opening, temperatures
@@ -146,7 +147,9 @@ def gap_note(method: str, stats: dict, dag: WorkloadDAG | None = None) -> str:
         why = "proven by CP-SAT, above the closed-form bounds"
     else:
         why = ""
-    listed = ", ".join(f"{words} {value}" for words, value in parts)
+    link = schedule_link_name(dag, b) if dag is not None and len(parts) == len(BOUND_WORDS) else None
+    listed = ", ".join(f"{words} {value}" + (f" on link {link}" if link and words == "link schedule" else "")
+                       for words, value in parts)  # which link, as the CLI says it (trial 32)
     return (f"gap vs the lower bound of its own DAG ({dag_name(method, dag)}): {stats['lower_bound']} rounds"
             f"{', ' + why if why else ''} ({listed}; docs/model.md §6)")
 

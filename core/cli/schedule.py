@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tqdm import tqdm
 
 from .. import argtypes as at
 from ..argtypes import UsageError
+from ..bounds import schedule_link_name
 from ..engine import Violation
 from ..jsonnumbers import json_numbers
 from ..methods import get_method, method_names, run_method
@@ -146,7 +148,7 @@ def cmd_schedule(a: argparse.Namespace) -> int:
         source = "the file" if base.spec.startswith("file:") else base.spec  # a family spec builds no failed links
         say(f"network: {describe_changes(t, network, held=network.get('failed_in_file'), source=source)}")
     print(f"  rounds {stats['rounds']}" + (f" ({stats['rounds_per_chunk']:.2f} per chunk)" if sched.dag.chunks > 1 else ""))
-    print("\n".join(bound_lines(stats, sched.info)))
+    print("\n".join(bound_lines(stats, sched.info, schedule_link_name(sched.dag, stats["bounds"]))))
     print(f"  mean link utilization {100 * stats['mean_utilization']:.1f}%")
     print("\n".join(time_lines(timing)))
     for key in ("status", "proven_optimal", "proven_bound", "ring_adjacent", "samples", "temperature", "opening",
@@ -185,12 +187,13 @@ def cmd_schedule(a: argparse.Namespace) -> int:
     return 0
 
 
-def bound_lines(stats: dict, info: dict) -> list[str]:
+def bound_lines(stats: dict, info: dict, schedule_link: str | None = None) -> list[str]:
     """The workloads, the rounds' lower bound and the gap to it as `schedule` prints them, saying whose bound it is:
     the DAG a method chose (time-aware: ``lower bound 12 of the DAG it chose, 'shortest'``), or CP-SAT's proven bound
     when that is above the closed-form ones (``lower bound 10, proven by CP-SAT, above the closed-form bounds``: the
     10 was named only at the bottom, as ``proven bound``); the four closed-form bounds on the line under it (on one
-    line with them it ran to 101-107 characters, fix29a: every line of the report is at most `WIDTH`)."""
+    line with them it ran to 101-107 characters, fix29a: every line of the report is at most `WIDTH`), and under
+    them the link that sets the link-schedule bound where `schedule_link` names one (`core.bounds.schedule_link_name`)."""
     b = stats["bounds"]
     own = info.get("dag")  # a method that chooses its DAG (time-aware) names it: the bound is that DAG's
     whose = f" of the DAG it chose, {own!r}" if own else ""
@@ -199,7 +202,10 @@ def bound_lines(stats: dict, info: dict) -> list[str]:
     return [f"  workloads {stats['workloads']}; lower bound {stats['lower_bound']}{whose}{proven}; "
             f"gap {100 * stats['gap']:.1f}%",
             f"    closed-form bounds: link load {b['link_load']}, critical path {b['critical_path']}, "
-            f"ports {b['ports']}, link schedule {b['link_schedule']}"]
+            f"ports {b['ports']}, link schedule {b['link_schedule']}"] + (
+        textwrap.wrap(f"link schedule {b['link_schedule']}: link {schedule_link}, whose workloads wait on chains "
+                      "before it and start chains after it", WIDTH, initial_indent="    ", subsequent_indent="      ",
+                      break_on_hyphens=False) if schedule_link else [])
 
 
 def explained_steps(sched, n: int) -> list[dict]:

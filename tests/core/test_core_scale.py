@@ -864,6 +864,56 @@ def test_compiled_link_schedule_bound_equals_the_loop(t, fail, kind):
             assert link_schedule_bound(dag) == want
 
 
+def one_link_reference(dag, g: int) -> int:
+    """Link g's own one-link bound, as `loop_link_schedule_bound` computes it for each link."""
+    ws = dag.links.transpose(dag.topology.n_links).row(g)
+    head, tail, c = dag.head, dag.tail - 1, int(dag.topology.link_capacity[g])
+    return max(int(head[ws].min() + -(-len(ws) // c) + tail[ws].min()), jackson(head[ws], tail[ws], c))
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=random_topologies(max_nodes=9, capacities=True), fail=st.integers(0, 2 ** 16),
+       kind=st.sampled_from(["merged", "plain", "ring"]))
+def test_the_named_link_of_the_link_schedule_bound_reaches_it(t, fail, kind):
+    """Trial 32: "link schedule 5" named no link. `link_schedule_link` names the heaviest link whose own one-link
+    bound (the per-link loop's reference) reaches the DAG's bound, and none for a bound one above it."""
+    from core.bounds import link_schedule_bound, link_schedule_link
+    t = some_links_failed(t, fail)
+    dag = {"merged": lambda: tree_dag(t), "plain": lambda: tree_dag(t, merge=False), "ring": lambda: ring_dag(t)}[kind]()
+    bound = link_schedule_bound(dag)
+    g = link_schedule_link(dag, bound)
+    if dag.n == 0:
+        assert g is None
+        return
+    assert g is not None and one_link_reference(dag, g) == bound
+    loads = dag.link_load  # the heaviest of the links that reach it
+    assert all(loads[h] <= loads[g] for h in range(t.n_links) if loads[h] and one_link_reference(dag, h) >= bound)
+    assert link_schedule_link(dag, bound + 1) is None  # nothing reaches above the bound
+
+
+def test_fig3s_link_schedule_bound_is_named_on_the_cli_and_the_page():
+    """By hand (docs/model.md §9): A->B carries the first hops of trees C and D, both released in round 1, each
+    starting a chain of 4, so one ends in round 5 at the earliest."""
+    import contextlib
+    import io
+
+    from core import cli
+    from core.bounds import schedule_link_name
+    from core.methods import run_method
+    from core.topology import make_topology
+    s = run_method("critical-path", make_topology("example:fig3"))
+    assert schedule_link_name(s.dag, s.stats()["bounds"]) == "A->B"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["schedule", "example:fig3"]) == 0
+    lines = out.getvalue().splitlines()
+    at = lines.index("    closed-form bounds: link load 4, critical path 4, ports 3, link schedule 5")
+    assert lines[at + 1] == ("    link schedule 5: link A->B, whose workloads wait on chains before it and start "
+                             "chains after it")
+    bcube = run_method("critical-path", make_topology("bcube:n=2,k=1"))  # link schedule 4 = link load: not named
+    assert schedule_link_name(bcube.dag, bcube.stats()["bounds"]) is None
+
+
 @contextlib.contextmanager
 def heap_only(cells: int = 0):
     """`link_schedule_bound` with Jackson's rule over the heap for every link beyond the first `cells` (release,

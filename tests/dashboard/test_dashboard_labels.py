@@ -173,3 +173,14 @@ def test_the_seconds_gap_help_says_which_bound_sets_the_gap():
                                                            "rounds): ")
     tied = dict(bounds, link=0.080008)
     assert "(set by the busiest link and the critical path)" in labels.time_gap_note(tied)
+
+
+
+def test_the_gap_help_names_the_link_of_the_link_schedule_bound():
+    """Trial 32: the bound 5 of Fig. 3 is the link schedule's, on A->B (docs/model.md §9); the help says so, as the CLI."""
+    from core.methods import run_method
+    from core.topology import make_topology
+    s = run_method("critical-path", make_topology("example:fig3"))
+    assert labels.gap_note("critical-path", s.stats(), s.dag).endswith(
+        "5 rounds, set by the link schedule (link load 4, critical path 4, ports 3, link schedule 5 on link A->B; "
+        "docs/model.md §6)")
