@@ -53,25 +53,32 @@ _SHOWN = {id(_SIZE_UNITS): "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB",
           id(_LAT_UNITS): "ns, us, ms, s (or none: µs)"}
 
 
+def _shown(text: object, limit: int = 60) -> str:
+    """`text` as a refusal quotes it: its repr, cut after `limit` characters (a schedule file's link field can hold a
+    list of long strings: the fuzz test's 673-character message)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit] + "..."
+
+
 def _split(text: object, what: str, units: dict, hint: str, key=str.lower) -> tuple[float, float]:
     """(number, unit factor) of a value given as a number or a string with an optional unit (`key` maps the
     unit as written onto `units`' keys; None for one it refuses before the lookup)."""
     if isinstance(text, bool):
-        raise UnitError(f"{what} must be a number{hint}, got {text!r}")
+        raise UnitError(f"{what} must be a number{hint}, got {_shown(text)}")
     if isinstance(text, (int, float)):
         value, factor = float(text), 1.0
     else:
         m = _NUMBER.match(text) if isinstance(text, str) else None
         if m is None:
             if isinstance(text, str) and _not_finite(text):  # inf, -inf, nan: the same rule as 1e400's
-                raise UnitError(f"{what} must be a finite number, got {text!r}")
-            raise UnitError(f"{what} must be a number{hint}, got {text!r}")
+                raise UnitError(f"{what} must be a finite number, got {_shown(text)}")
+            raise UnitError(f"{what} must be a number{hint}, got {_shown(text)}")
         unit = key(m.group(2) or "")
         if unit not in units:
-            raise UnitError(f"{what}: unknown unit {m.group(2)!r} in {text!r}; use {_SHOWN[id(units)]}")
+            raise UnitError(f"{what}: unknown unit {_shown(m.group(2), 20)} in {_shown(text)}; use {_SHOWN[id(units)]}")
         value, factor = float(m.group(1)), units[unit]
     if not math.isfinite(value):
-        raise UnitError(f"{what} must be a finite number, got {text!r}")
+        raise UnitError(f"{what} must be a finite number, got {_shown(text)}")
     return value, factor
 
 
@@ -95,7 +102,7 @@ def _size_bits(text: str, value: str, unit: str, what: str) -> None:
     prefix = (m.group("p") or m.group("q") or "").lower()
     byte_unit = (prefix[:1].upper() + prefix[1:] + "B") if prefix else "B"
     bits = f"{_PREFIX_NAME[prefix]}bits" if prefix else "bits"
-    raise UnitError(f"{what}: {text.strip()!r} is in {bits}, but sizes are in bytes; write {byte_unit} "
+    raise UnitError(f"{what}: {_shown(text.strip())} is in {bits}, but sizes are in bytes; write {byte_unit} "
                     f"({bits.replace('bits', 'bytes')}): {value}{unit} = {float(value) / 8:g}{byte_unit}")
 
 
@@ -103,7 +110,7 @@ def _bare_b(text: str, value: str, what: str) -> None:
     """Refuse a size whose unit is a bare lowercase ``b``: a rate reads it as bits (``25Gbps``), so ``1b`` may mean
     1 bit as well as the 1 byte it read as (trial 16)."""
     n = float(value)
-    raise UnitError(f"{what}: {text.strip()!r} is ambiguous (a bare b may be a byte or a bit): write {value}B for "
+    raise UnitError(f"{what}: {_shown(text.strip())} is ambiguous (a bare b may be a byte or a bit): write {value}B for "
                     f"{value} byte{'' if n == 1 else 's'} or {value}bit for bits ({n / 8:g}B)")
 
 
@@ -124,9 +131,9 @@ def parse_size(text: object, what: str = "size") -> int:
     size = value * factor
     if size < 1:
         negative = " (a size cannot be negative)" if value < 0 else ""
-        raise UnitError(f"{what} must be at least 1 byte{negative}, got {text!r}")
+        raise UnitError(f"{what} must be at least 1 byte{negative}, got {_shown(text)}")
     if size > MAX_SIZE_BYTES:
-        raise UnitError(f"{what} must be at most 1024TiB, got {text!r}")
+        raise UnitError(f"{what} must be at most 1024TiB, got {_shown(text)}")
     return int(round(size))
 
 
@@ -151,7 +158,7 @@ def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
     second: 400 Gbit/s); must be > 0."""
     value, factor = _split(text, what, _BW_UNITS, " in Gbit/s", key=_bandwidth_unit)
     if value <= 0:
-        raise UnitError(f"{what} must be > 0 Gbit/s, got {text!r}")
+        raise UnitError(f"{what} must be > 0 Gbit/s, got {_shown(text)}")
     return value * factor
 
 
@@ -159,7 +166,7 @@ def parse_latency(text: object, what: str = "latency") -> float:
     """Microseconds of a link latency such as ``1``, ``500ns`` or ``0.002ms``; must be >= 0."""
     value, factor = _split(text, what, _LAT_UNITS, " in µs")
     if value < 0:
-        raise UnitError(f"{what} must be >= 0 µs, got {text!r}")
+        raise UnitError(f"{what} must be >= 0 µs, got {_shown(text)}")
     return value * factor
 
 

@@ -848,3 +848,15 @@ def test_a_node_id_that_is_not_an_integer_or_a_string_is_named(capsys, tmp_path,
     (tmp_path / "net.json").write_text(json.dumps(doc))
     code, out, err = run_cli(capsys, "topology", f"file:{tmp_path / 'net.json'}")
     assert (code, out, err) == (2, "", f"allreduce-lab: error: net.json: {says}\n")
+
+
+@pytest.mark.parametrize("value", [["x" * 300, "y" * 300], "z" * 500, "1" + "q" * 500, {"k": "v" * 400}])
+def test_a_refused_size_bandwidth_or_latency_is_quoted_cut_short(value):
+    """The schedule-file fuzz test found a link whose bandwidth was a list of two 300-character strings refused in a
+    673-character message: every unit refusal quotes the value cut after 60 characters."""
+    from core.units import UnitError, parse_bandwidth, parse_latency, parse_size
+    for parse in (parse_bandwidth, parse_latency, parse_size):
+        with pytest.raises(UnitError) as info:
+            parse(value)
+        message = str(info.value)
+        assert "\n" not in message and len(message) < 400 and "..." in message, message  # 673 before
