@@ -23,8 +23,8 @@ from .engine import Rounds, replay, rounds_valid, sorted_ids
 from .guard import Estimate, Size, check_schedulable
 from .schedule import Plan, Schedule, ScheduleConfig
 from .schedulers import listsched, timeaware
+from .text import did_you_mean
 from .topology import Topology, size_of
-from .topology.graph import did_you_mean
 from .workloads import DAG_KINDS, WorkloadDAG, build_dag
 
 Progress = Callable[[float], None]

@@ -25,6 +25,8 @@ import math
 import re
 from collections.abc import Iterable
 
+from .text import clip
+
 DEFAULT_SIZE = "100MB"
 """Default AllReduce message size M (the issue's example; a mid-size gradient bucket set)."""
 
@@ -54,10 +56,9 @@ _SHOWN = {id(_SIZE_UNITS): "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB",
 
 
 def _shown(text: object, limit: int = 60) -> str:
-    """`text` as a refusal quotes it: its repr, cut after `limit` characters (a schedule file's link field can hold a
-    list of long strings: the fuzz test's 673-character message)."""
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit] + "..."
+    """`text` as a refusal quotes it: its repr, clipped (a schedule file's link field can hold a list of long strings:
+    the fuzz test's 673-character message)."""
+    return clip(repr(text), limit)
 
 
 def _split(text: object, what: str, units: dict, hint: str, key=str.lower) -> tuple[float, float]:

@@ -14,6 +14,7 @@ from core.rl.pair import pair_stem
 from core.schedule import openings, show_opening, temperatures
 from core.schedulers.learned import KEPT_START, file_spec_text, training_answer
 from core.schedulers.status import BOUND_MET, stopped_words
+from core.text import and_list
 from core.topology.links import without_link_options
 from core.workloads import BROADCAST, WorkloadDAG
 from core import units
@@ -139,10 +140,9 @@ def gap_note(method: str, stats: dict, dag: WorkloadDAG | None = None) -> str:
     alone, the link schedule's 5 left out), or CP-SAT's proven bound where it is above them."""
     b = stats["bounds"]
     parts = [(words, b[key]) for key, words in BOUND_WORDS.items() if key in b]
-    setting = [words for words, value in parts if value == stats["lower_bound"]]
-    the = [f"the {words}" for words in setting]
+    setting = [f"the {words}" for words, value in parts if value == stats["lower_bound"]]
     if setting:
-        why = "set by " + (the[0] if len(the) == 1 else f"{', '.join(the[:-1])} and {the[-1]}")
+        why = f"set by {and_list(setting)}"
     elif stats["lower_bound"] > max((value for _, value in parts), default=0):
         why = "proven by CP-SAT, above the closed-form bounds"
     else:
@@ -445,8 +445,7 @@ def time_gap_note(bounds: dict, sync_rounds: dict | None = None) -> str:
     # which sets it, as the rounds axis's help says (trial 33); values that print alike may differ past 3 digits
     top = max(values.values(), default=None)
     setting = [f"the {name}" for name, value in values.items() if value == top]
-    said = f" (set by {setting[0] if len(setting) == 1 else ', '.join(setting[:-1]) + ' and ' + setting[-1]})" \
-        if setting else ""
+    said = f" (set by {and_list(setting)})" if setting else ""
     return f"gap vs the best lower bound in seconds{said}: " + ", ".join(parts)
 
 

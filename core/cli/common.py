@@ -19,6 +19,7 @@ from ..routing import ROUTING_HELP, ROUTING_MODES
 from ..schedule import DEFAULT_OPENING, DEFAULT_TEMPERATURE, ScheduleConfig, show_opening
 from ..schedule_io import file_form
 from ..seconds import busbw_note, latency_dominated, latency_note_parts, size_note_parts
+from ..text import and_list
 from ..timing import DEFAULT_SIZE, MODES, format_seconds, format_size, parse_size
 from ..units import gap_words, rate_in, rate_unit, show_apart
 from ..topology import Topology, degrade, describe_changes, make_topology, spec_size
@@ -91,11 +92,6 @@ def ignored_note(a: argparse.Namespace, chosen: dict[str, frozenset[str]], every
         return f"note: {next(iter(chosen))} ignores {and_list(unread)}" if unread else None
     clauses = partly + ([f"none of {group} reads {and_list(unread, 'or')}"] if unread else [])
     return "note: " + "; ".join(clauses) if clauses else None
-
-
-def and_list(items: list[str], word: str = "and") -> str:
-    """``a``, ``a and b``, ``a, b and c`` (or another `word`)."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
 def add_schedule_options(p: argparse.ArgumentParser, writes: bool = True) -> None:

@@ -14,9 +14,10 @@ from ..compare import (GAP_COLUMNS, bound_label, compare, configurations, csv_ta
                        json_numbers, latency_notes, learned_notes, replan_table, routing_notes, rows_to_table,
                        time_table, under_bound_notes, uneven_extra, uneven_links, unproven_lines)
 from ..methods import get_method, method_names
+from ..text import and_list
 from ..timing import format_size
 from ..topology import degrade, make_topology, parse_spec
-from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, and_list, config,
+from .common import (METHOD_OPTIONS, Given, add_network_options, add_schedule_options, add_size_option, config,
                      event_texts, guard, ignored_note, long_run_note, machine_output, method_reads, note_failed_again,
                      note, parse_event, print_table, search_note, wrapped)
 

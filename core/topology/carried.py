@@ -19,7 +19,8 @@ import numpy as np
 from ..guard import SizeError
 from . import make_topology, parse_spec
 from .degrade import link_names
-from .graph import Topology, TopologyError, clip
+from ..text import clip
+from .graph import Topology, TopologyError
 
 
 def carried_difference(t: Topology) -> str | None:

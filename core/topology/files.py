@@ -22,7 +22,8 @@ import numpy as np
 
 from ..guard import check, estimate_json
 from ..units import UnitError, parse_bandwidth, parse_latency
-from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError, clip
+from ..text import clip
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, SERVER, SWITCH, Topology, TopologyError
 
 if TYPE_CHECKING:  # networkx is imported where a GraphML file is read: ~0.1 s that presets never need
     import networkx as nx

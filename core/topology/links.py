@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..units import UnitError, parse_bandwidth, parse_latency, show_apart
-from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, Topology, TopologyError, clip
+from ..text import clip
+from .graph import DEFAULT_BANDWIDTH, DEFAULT_LATENCY, Topology, TopologyError
 
 LINK_OPTIONS = {"bw": "bandwidth", "lat": "latency", "link_seed": "seed of mixed values"}
 """Spec options that set link properties rather than build the graph, and what each sets (for messages)."""

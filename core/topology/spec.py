@@ -18,7 +18,8 @@ from .bcube import bcube
 from .dcell import dcell
 from .examples import EXAMPLES
 from .fattree import fattree
-from .graph import Topology, TopologyError, clip, did_you_mean
+from ..text import clip, did_you_mean
+from .graph import Topology, TopologyError
 from .jellyfish import jellyfish
 from .leafspine import leafspine
 from .links import LINK_OPTIONS, split_link_options
