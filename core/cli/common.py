@@ -335,12 +335,13 @@ def time_lines(rep: dict) -> list[str]:
         # still saying its rounds are a bound (trial 16); it ran to 168 characters (trial 24), then 108
         lines.append(f"    sync only: any schedule of this DAG takes at least {r['rounds']:g} rounds")
         lines.append(f"      x the shortest workload {format_seconds(r['round_s'])} = {format_seconds(r['bound_s'])}")
-    # what sets the time at this size: a clause a line, as one ran to ~195 characters
+    # what sets the time at this size: a clause a line, the later ones under the first, as one ran to ~195 characters;
+    # then why busbw tops a link's speed, where it does
     parts = latency_note_parts([rep], bandwidth_gap=True) if latency_dominated(rep) else size_note_parts(rep) or []
     busbw = busbw_note(rep)
-    for i, part in enumerate(parts + ([busbw] if busbw else [])):
-        lines += textwrap.wrap(part, WIDTH, initial_indent="      " if i and part is not busbw else "    ",
-                               subsequent_indent="      ", break_on_hyphens=False)
+    for i, part in [*enumerate(parts), *([(0, busbw)] if busbw else [])]:
+        lines += textwrap.wrap(part, WIDTH, initial_indent="      " if i else "    ", subsequent_indent="      ",
+                               break_on_hyphens=False)
     return lines
 
 
@@ -348,10 +349,11 @@ WIDTH = 100
 """The widest line of a time report's text."""
 
 
-def unwrapped(text: str) -> list[str]:
+def unwrapped(text: str, indent: str = "    ") -> list[str]:
     """A report's lines with `say`'s wrapped prose joined back, one line each (for a reader that matches a whole
-    line; also joins the report's other four-space lines onto the line above them)."""
-    return re.sub(r"\n    (?=\S)", " ", text).splitlines()
+    line; also joins the report's other four-space lines onto the line above them); `indent`: the later lines' (a
+    note's are two spaces in, `notes_joined`)."""
+    return re.sub(rf"\n{indent}(?=\S)", " ", text).splitlines()
 
 
 def say(text: str, indent: str = "  ", file: TextIO | None = None) -> None:
@@ -378,7 +380,7 @@ def note(text: str) -> None:
 def notes_joined(text: str) -> list[str]:
     """Lines of stderr with each wrapped note (`note`) joined back into one line, for a reader that matches a whole
     note."""
-    return re.sub(r"\n  (?=\S)", " ", text).splitlines()
+    return unwrapped(text, "  ")
 
 
 def span(lo_hi: list[float], unit: str) -> str:

@@ -6,7 +6,6 @@ import argparse
 import json
 import re
 import sys
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -203,9 +202,8 @@ def bound_lines(stats: dict, info: dict, schedule_link: str | None = None) -> li
             f"gap {100 * stats['gap']:.1f}%",
             f"    closed-form bounds: link load {b['link_load']}, critical path {b['critical_path']}, "
             f"ports {b['ports']}, link schedule {b['link_schedule']}"] + (
-        textwrap.wrap(f"link schedule {b['link_schedule']}: link {schedule_link}, whose workloads wait on chains "
-                      "before it and start chains after it", WIDTH, initial_indent="    ", subsequent_indent="      ",
-                      break_on_hyphens=False) if schedule_link else [])
+        wrapped(f"link schedule {b['link_schedule']}: link {schedule_link}, whose workloads wait on chains before it "
+                "and start chains after it", "    ").splitlines() if schedule_link else [])
 
 
 def explained_steps(sched, n: int) -> list[dict]:
