@@ -864,10 +864,13 @@ def _every_arc(pos, groups: dict[tuple[int, int], list[WorkloadArc]], font: int,
             lab_h.append(a.text)
             lab_c.append(RELAY_COLOUR if a.relay else OWN_COLOUR)
     out = []
-    phases = {a.broadcast for members in groups.values() for a in members}
-    solid = {frozenset({False}): "solid: carries the sender's own piece",
-             frozenset({True}): "solid: carries the root's sum"}.get(  # a broadcast carries no piece of its sender's
-        frozenset(phases), "solid: carries the sender's own piece (reduce) or the root's sum (broadcast)")
+    broadcast = {a.broadcast for members in groups.values() for a in members}
+    if broadcast == {False}:
+        solid = "solid: carries the sender's own piece"
+    elif broadcast == {True}:  # a broadcast carries no piece of its sender's
+        solid = "solid: carries the root's sum"
+    else:
+        solid = "solid: carries the sender's own piece (reduce) or the root's sum (broadcast)"
     for relay, colour, name in ((False, OWN_COLOUR, solid),
                                 (True, RELAY_COLOUR, "dashed: relays another server's piece")):
         lx, ly = lines[relay]
